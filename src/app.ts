@@ -1,0 +1,74 @@
+import Fastify, { type FastifyInstance } from 'fastify'
+import cors from '@fastify/cors'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { Kysely } from 'kysely'
+import type { Config } from './config.ts'
+import type { Database } from './db/database.ts'
+import { queryCounter } from './db/query-counter.ts'
+import { registerAuthentication } from './http/authentication.ts'
+import { registerBodyParsers } from './http/body.ts'
+import { registerBrowsableRendering } from './http/browsable.ts'
+import { errorHandler } from './http/errors.ts'
+import { ResourceRegistry } from './http/resources.ts'
+import { registerModules } from './modules/index.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    config: Config
+    db: Kysely<Database>
+  }
+}
+
+export interface AppOptions {
+  config: Config
+  db: Kysely<Database>
+  /** Adds X-Query-Count to every answer: how many SQL statements the request ran. */
+  exposeQueryCount?: boolean
+}
+
+/** Builds the service without listening, so tests can inject requests and close it. */
+export async function buildApp({ config, db, exposeQueryCount = false }: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: { level: config.logLevel },
+    disableRequestLogging: true,
+    bodyLimit: config.bodyLimit,
+    trustProxy: config.trustProxy,
+    ajv: { customOptions: { coerceTypes: 'array', allErrors: true, removeAdditional: true, useDefaults: true } },
+  }).withTypeProvider<TypeBoxTypeProvider>()
+
+  app.decorate('config', config)
+  app.decorate('db', db)
+  app.setErrorHandler(errorHandler)
+
+  // Preflights are answered here, before authentication, so browsers on configured origins get through.
+  await app.register(cors, {
+    origin: config.corsOrigins.includes('*') ? true : config.corsOrigins,
+    allowedHeaders: ['Authorization', 'Content-Type', 'AppAuthorization', 'Accept'],
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+    maxAge: 86400,
+  })
+
+  app.addHook('onRequest', (request, reply, done) => {
+    queryCounter.run({ queries: 0 }, done)
+  })
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (exposeQueryCount) reply.header('x-query-count', String(queryCounter.getStore()?.queries ?? 0))
+    return payload
+  })
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      `${request.method} ${request.url} ${reply.statusCode}`,
+    )
+  })
+
+  registerBrowsableRendering(app)
+  registerAuthentication(app)
+  registerBodyParsers(app)
+
+  const registry = new ResourceRegistry()
+  registry.attach(app)
+  registerModules(app)
+  registry.complete(app)
+  return app
+}

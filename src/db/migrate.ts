@@ -1,0 +1,13 @@
+import { Migrator, type Kysely, type MigrationResultSet } from 'kysely'
+import { migrations } from './migrations/index.ts'
+
+export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } })
+  const result: MigrationResultSet = await migrator.migrateToLatest()
+  if (result.error) {
+    const failed = result.results?.find((r) => r.status === 'Error')
+    const reason = result.error instanceof Error ? result.error.message : String(result.error)
+    throw new Error(`migration ${failed?.migrationName ?? '?'} failed: ${reason}`)
+  }
+  return (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)
+}

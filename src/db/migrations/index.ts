@@ -1,0 +1,7 @@
+import type { Migration } from 'kysely'
+import * as initialSchema from './2026-11-22-001-initial-schema.ts'
+
+/** Every migration in the order it applies; names never change once released. */
+export const migrations: Record<string, Migration> = {
+  '2026-11-22-001-initial-schema': initialSchema,
+}

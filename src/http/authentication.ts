@@ -1,0 +1,92 @@
+import { createHash, randomBytes } from 'node:crypto'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { sql } from 'kysely'
+import { ApiError, AuthenticationFailed } from './errors.ts'
+
+export interface Caller {
+  id: number
+  isStaff: boolean
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    caller: Caller | null
+    appKeyId: number | null
+  }
+}
+
+/** Secrets are random (256 bits), so a plain SHA-256 is a safe, indexable way to store them. */
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex')
+}
+
+export function newSecret(): string {
+  return randomBytes(32).toString('hex')
+}
+
+const APP_KEY_PARAMETER = 'AppAuthorization'
+
+function appKeyOf(request: FastifyRequest): string | null {
+  const header = request.headers['appauthorization']
+  if (typeof header === 'string' && header) return header
+  const query = request.query as Record<string, unknown> | undefined
+  const fromQuery = query?.[APP_KEY_PARAMETER]
+  if (typeof fromQuery === 'string' && fromQuery) return fromQuery
+  return null
+}
+
+/** The token from `Authorization: Token <key>` (or Bearer), with DRF's messages for malformed headers. */
+function tokenOf(request: FastifyRequest): string | null {
+  const header = request.headers.authorization
+  if (!header) return null
+  const parts = header.trim().split(/\s+/)
+  const scheme = parts[0]?.toLowerCase()
+  if (scheme !== 'token' && scheme !== 'bearer') return null
+  if (parts.length === 1) throw AuthenticationFailed('Invalid token header. No credentials provided.')
+  if (parts.length > 2) throw AuthenticationFailed('Invalid token header. Token string should not contain spaces.')
+  return parts[1]
+}
+
+/**
+ * Identifies the application and the user of every request before routing decides anything,
+ * as DRF does: a bad credential fails even on a public resource.
+ */
+export function registerAuthentication(app: FastifyInstance): void {
+  app.decorateRequest('caller', null)
+  app.decorateRequest('appKeyId', null)
+  app.addHook('onRequest', async (request) => {
+    const db = app.db
+    const appKey = appKeyOf(request)
+    if (appKey) {
+      const key = await db
+        .selectFrom('app_keys')
+        .select(['id', 'revoked_at'])
+        .where('key_hash', '=', hashSecret(appKey))
+        .executeTakeFirst()
+      if (!key || key.revoked_at) throw new ApiError(401, { detail: 'Invalid or revoked application key.' })
+      request.appKeyId = key.id
+      // At most one write a minute per key: last use is for audits, not accounting.
+      await db
+        .updateTable('app_keys')
+        .set({ last_used_at: sql`now()` })
+        .where('id', '=', key.id)
+        .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', sql<Date>`now() - interval '1 minute'`)]))
+        .execute()
+    } else if (app.config.requireAppKey) {
+      throw new ApiError(401, { detail: `An application key is required: send it as the ${APP_KEY_PARAMETER} query parameter or header.` })
+    }
+
+    const token = tokenOf(request)
+    if (token) {
+      const row = await db
+        .selectFrom('auth_tokens')
+        .innerJoin('users', 'users.id', 'auth_tokens.user_id')
+        .select(['users.id', 'users.is_staff', 'users.is_active', 'users.is_deleted', 'auth_tokens.revoked_at', 'auth_tokens.id as token_id'])
+        .where('auth_tokens.key_hash', '=', hashSecret(token))
+        .executeTakeFirst()
+      if (!row || row.revoked_at) throw AuthenticationFailed('Invalid token.')
+      if (!row.is_active || row.is_deleted) throw AuthenticationFailed('User inactive or deleted.')
+      request.caller = { id: row.id, isStaff: row.is_staff }
+    }
+  })
+}

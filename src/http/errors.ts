@@ -1,0 +1,149 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+
+/** Field errors as Django REST Framework shapes them: {"field": ["message", ...]}. */
+export type FieldErrors = Record<string, string[]>
+
+/** An error the client caused or may see; its body is exactly what goes on the wire. */
+export class ApiError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly body: unknown,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(typeof body === 'object' && body && 'detail' in body ? String((body as { detail: unknown }).detail) : `HTTP ${statusCode}`)
+  }
+}
+
+const detail = (statusCode: number, text: string, headers?: Record<string, string>) => new ApiError(statusCode, { detail: text }, headers)
+
+export const NotFound = (text = 'Not found.') => detail(404, text)
+export const InvalidPage = () => detail(404, 'Invalid page.')
+export const PermissionDenied = (text = 'You do not have permission to perform this action.') => detail(403, text)
+/** No credentials: 403, as DRF answers when session authentication comes first (the web app logs out on 401). */
+export const NotAuthenticated = () => detail(403, 'Authentication credentials were not provided.')
+/** Bad credentials: 401 with a challenge, so clients drop the token. */
+export const AuthenticationFailed = (text: string) => detail(401, text, { 'www-authenticate': 'Token' })
+export const MethodNotAllowed = (method: string) => detail(405, `Method "${method}" not allowed.`)
+export const ParseError = (text: string) => detail(400, text)
+export const UnsupportedMediaType = (contentType: string) => detail(415, `Unsupported media type "${contentType}" in request.`)
+export const PayloadTooLarge = (limit: number) => detail(413, `Request body exceeds the limit of ${limit} bytes.`)
+export const NotAcceptable = () => detail(406, 'Could not satisfy the request Accept header.')
+export const Throttled = (waitSeconds: number) => {
+  const wait = Math.max(1, Math.ceil(waitSeconds))
+  return detail(429, `Request was throttled. Expected available in ${wait} second${wait === 1 ? '' : 's'}.`, { 'retry-after': String(wait) })
+}
+export const ValidationFailed = (errors: FieldErrors) => new ApiError(400, errors)
+export const fieldError = (field: string, message: string) => ValidationFailed({ [field]: [message] })
+
+/** Ajv error -> the message DRF's fields would give for the same problem. */
+function ajvMessage(error: { keyword: string; params: Record<string, any>; message?: string }, context: string): string {
+  const p = error.params
+  const inQuery = context === 'querystring'
+  switch (error.keyword) {
+    case 'required':
+      return 'This field is required.'
+    case 'type': {
+      const expected = String(p.type)
+      if (expected.includes('null') && p.type !== 'null') return messageForType(expected.replace(',null', ''), inQuery)
+      return messageForType(expected, inQuery)
+    }
+    case 'minimum':
+      return `Ensure this value is greater than or equal to ${p.limit}.`
+    case 'maximum':
+      return `Ensure this value is less than or equal to ${p.limit}.`
+    case 'exclusiveMinimum':
+      return `Ensure this value is greater than ${p.limit}.`
+    case 'exclusiveMaximum':
+      return `Ensure this value is less than ${p.limit}.`
+    case 'minLength':
+      return p.limit === 1 ? 'This field may not be blank.' : `Ensure this field has at least ${p.limit} characters.`
+    case 'maxLength':
+      return `Ensure this field has no more than ${p.limit} characters.`
+    case 'maxItems':
+      return `Ensure this field has no more than ${p.limit} elements.`
+    case 'minItems':
+      return p.limit === 1 ? 'This list may not be empty.' : `Ensure this field has at least ${p.limit} elements.`
+    case 'enum':
+    case 'const':
+      return 'Select a valid choice.'
+    case 'format':
+      return p.format === 'email' ? 'Enter a valid email address.' : p.format === 'uri' ? 'Enter a valid URL.' : `Enter a valid ${p.format}.`
+    case 'pattern':
+      return 'This value does not match the required pattern.'
+    case 'additionalProperties':
+      return `Unexpected field "${p.additionalProperty}".`
+    case 'anyOf':
+    case 'oneOf':
+      return 'Invalid value.'
+    default:
+      return error.message ?? 'Invalid value.'
+  }
+}
+
+function messageForType(type: string, inQuery: boolean): string {
+  switch (type) {
+    case 'integer':
+      return inQuery ? 'Enter a whole number.' : 'A valid integer is required.'
+    case 'number':
+      return inQuery ? 'Enter a number.' : 'A valid number is required.'
+    case 'boolean':
+      return 'Must be a valid boolean.'
+    case 'string':
+      return 'Not a valid string.'
+    case 'array':
+      return 'Expected a list of items.'
+    case 'object':
+      return 'Invalid data. Expected a dictionary.'
+    case 'null':
+      return 'This field may not be null.'
+    default:
+      return `Expected ${type}.`
+  }
+}
+
+/** Ajv validation errors -> {"field": ["message"]}; nested paths become dotted field names. */
+export function validationBody(error: FastifyError): FieldErrors {
+  const context = (error as { validationContext?: string }).validationContext ?? 'body'
+  const out: FieldErrors = {}
+  for (const item of error.validation ?? []) {
+    const params = item.params as Record<string, any>
+    const path = item.instancePath.split('/').filter(Boolean)
+    if (item.keyword === 'required') path.push(String(params.missingProperty))
+    if (item.keyword === 'type' && path.length === 0 && context === 'body') {
+      out.non_field_errors = [`Invalid data. Expected a dictionary, but got ${params.type === 'object' ? 'another type' : params.type}.`]
+      continue
+    }
+    const field = path.length ? path.join('.') : 'non_field_errors'
+    const message = ajvMessage(item as any, context)
+    const list = (out[field] ??= [])
+    if (!list.includes(message)) list.push(message)
+  }
+  return out
+}
+
+/** One handler turns every failure into a DRF-shaped body; 5xx details stay in the log. */
+export function errorHandler(error: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply) {
+  if (error instanceof ApiError) {
+    return reply.code(error.statusCode).headers(error.headers).send(error.body)
+  }
+  if ((error as FastifyError).validation) {
+    return reply.code(400).send(validationBody(error as FastifyError))
+  }
+  const code = (error as FastifyError).code
+  const status = (error as FastifyError).statusCode ?? 500
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return reply.code(413).send({ detail: `Request body exceeds the limit of ${request.server.initialConfig.bodyLimit} bytes.` })
+  }
+  if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    return reply.code(415).send({ detail: `Unsupported media type "${request.headers['content-type'] ?? ''}" in request.` })
+  }
+  if (status === 429) {
+    const retry = Number(reply.getHeader('retry-after')) || 1
+    return reply.code(429).send({ detail: `Request was throttled. Expected available in ${retry} second${retry === 1 ? '' : 's'}.` })
+  }
+  if (status >= 400 && status < 500) {
+    return reply.code(status).send({ detail: error.message })
+  }
+  request.log.error({ err: error }, 'request failed')
+  return reply.code(500).send({ detail: 'A server error occurred.' })
+}

@@ -1,0 +1,60 @@
+import { Type, type TSchema, type TObject, type TProperties } from 'typebox'
+
+/** Shared shapes: every resource builds its schemas from these. */
+export const Id = Type.Integer({ minimum: 1 })
+export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with fractional seconds and Z' })
+export const Url = Type.String({ format: 'uri' })
+
+export function Nullable<T extends TSchema>(schema: T) {
+  return Type.Union([schema, Type.Null()])
+}
+
+export const ErrorBody = Type.Object(
+  { detail: Type.String() },
+  { description: 'DRF error: 401, 403, 404, 405, 415, 429, 500' },
+)
+export const FieldErrorsBody = Type.Record(Type.String(), Type.Array(Type.String()), {
+  description: 'DRF validation error: field name (or non_field_errors) to messages',
+})
+
+/** The pagination envelope of spec 2.1. */
+export function Page<T extends TSchema>(item: T) {
+  return Type.Object({
+    count: Type.Integer(),
+    next: Nullable(Url),
+    previous: Nullable(Url),
+    next_id: Nullable(Type.Integer()),
+    previous_id: Nullable(Type.Integer()),
+    results: Type.Array(item),
+  })
+}
+
+/** Responses every read route may give besides its success body. */
+export const readErrors = { 400: FieldErrorsBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody }
+
+export const STATISTIC_LEVELS = ['minimum', 'low', 'medium', 'high', 'maximum'] as const
+export const STATISTIC_FIELDS = ['vote_count', 'value', 'sum', 'heat', 'consensus', 'skipped', ...STATISTIC_LEVELS] as const
+const INTEGER_STATISTICS = new Set(['vote_count', 'skipped', ...STATISTIC_LEVELS])
+
+/** The statistics family of spec 2.8 under a prefix. */
+export function statisticsProperties(prefix: 'direct' | 'liquid'): TProperties {
+  const properties: TProperties = {}
+  for (const field of STATISTIC_FIELDS) {
+    properties[`${prefix}_${field}`] = INTEGER_STATISTICS.has(field) ? Type.Integer() : Type.Number()
+  }
+  return properties
+}
+
+/** Every column name of a statistics family, for selects and ordering. */
+export function statisticsColumns(prefix: 'direct' | 'liquid'): string[] {
+  return STATISTIC_FIELDS.map((field) => `${prefix}_${field}`)
+}
+
+export function withProperties<T extends TProperties>(base: TObject, extra: T) {
+  return Type.Object({ ...base.properties, ...extra })
+}
+
+export const GeoPoint = Type.Object({
+  type: Type.Literal('Point'),
+  coordinates: Type.Array(Type.Number(), { minItems: 2, maxItems: 2, description: '[longitude, latitude]' }),
+})
