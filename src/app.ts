@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { LogController, type FastifyInstance } from 'fastify'
 import cors from '@fastify/cors'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Kysely } from 'kysely'
@@ -11,6 +11,7 @@ import { registerBrowsableRendering } from './http/browsable.ts'
 import { errorHandler } from './http/errors.ts'
 import { ResourceRegistry } from './http/resources.ts'
 import { registerModules } from './modules/index.ts'
+import type { App } from './http/app-type.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -30,7 +31,8 @@ export interface AppOptions {
 export async function buildApp({ config, db, exposeQueryCount = false }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: { level: config.logLevel },
-    disableRequestLogging: true,
+    // One line per request, written by the onResponse hook below.
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimit,
     trustProxy: config.trustProxy,
     ajv: { customOptions: { coerceTypes: 'array', allErrors: true, removeAdditional: true, useDefaults: true } },

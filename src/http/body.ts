@@ -10,7 +10,7 @@ const FALSE_VALUES = new Set(['false', 'False', 'FALSE', 'f', 'F', 'n', 'N', 'no
  */
 export function registerBodyParsers(app: FastifyInstance): void {
   app.removeAllContentTypeParsers()
-  app.addContentTypeParser(['application/json', /^application\/[\w.+-]+\+json$/], { parseAs: 'string' }, (_request, text, done) => {
+  const parseJson = (_request: unknown, text: string | Buffer, done: (error: Error | null, body?: unknown) => void) => {
     const source = String(text)
     if (source.trim() === '') return done(null, {})
     try {
@@ -18,7 +18,9 @@ export function registerBodyParsers(app: FastifyInstance): void {
     } catch (error) {
       done(ParseError(`JSON parse error - ${(error as Error).message}`), undefined)
     }
-  })
+  }
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJson)
+  app.addContentTypeParser(/^application\/[\w.+-]+\+json$/, { parseAs: 'string' }, parseJson)
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, text, done) => {
     const fields: Record<string, string | string[]> = {}
     for (const [key, value] of new URLSearchParams(String(text))) {

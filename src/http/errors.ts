@@ -127,6 +127,8 @@ export function errorHandler(error: FastifyError | ApiError, request: FastifyReq
     return reply.code(error.statusCode).headers(error.headers).send(error.body)
   }
   if ((error as FastifyError).validation) {
+    // An id in the path that is not a number names no object: DRF answers 404, not 400.
+    if ((error as { validationContext?: string }).validationContext === 'params') return reply.code(404).send({ detail: 'Not found.' })
     return reply.code(400).send(validationBody(error as FastifyError))
   }
   const code = (error as FastifyError).code

@@ -35,7 +35,7 @@ export class ResourceRegistry {
   attach(app: FastifyInstance): void {
     app.addHook('onRoute', (route: RouteOptions) => {
       const methods = Array.isArray(route.method) ? route.method : [route.method]
-      const entry = this.entry(route.url ?? route.path)
+      const entry = this.entry(route.url)
       for (const method of methods) {
         entry.methods.add(method)
         if (route.schema?.body) entry.bodies.set(method, route.schema.body)

@@ -1,0 +1,139 @@
+import { parseArgs } from 'node:util'
+import { ConfigError, loadConfig, type Config } from './config.ts'
+import { connectDatabase, type DatabaseHandle } from './db/connect.ts'
+import { migrateToLatest } from './db/migrate.ts'
+import { appKeysRepository } from './modules/app-keys/app-keys.repository.ts'
+import { startServer } from './server.ts'
+
+const USAGE = `Usage: civic-survey <command> [options]
+
+Commands:
+  migrate                                  apply the database migrations
+  seed [--scale tiny|demo|large] [--seed N] [--force]
+                                           fill the database with deterministic demo data
+  app-key create --name NAME               create an application key; prints the key alone
+  app-key list                             list application keys (never the keys themselves)
+  app-key revoke --id ID                   revoke an application key
+  serve                                    migrate, then serve the API on HOST:PORT
+  demo                                     migrate, seed the demo data if empty, create a key and serve
+
+Configuration comes from the environment: see README.md.`
+
+class UsageError extends Error {}
+
+async function withDatabase<T>(config: Config, work: (handle: DatabaseHandle) => Promise<T>): Promise<T> {
+  const handle = await connectDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
+  try {
+    return await work(handle)
+  } finally {
+    await handle.close()
+  }
+}
+
+async function seedCommand(config: Config, args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { scale: { type: 'string', default: 'demo' }, seed: { type: 'string', default: '1' }, force: { type: 'boolean', default: false } } })
+  if (!['tiny', 'demo', 'large'].includes(values.scale!)) throw new UsageError(`--scale must be tiny, demo or large, not "${values.scale}"`)
+  if (!/^\d+$/.test(values.seed!)) throw new UsageError(`--seed must be a whole number, not "${values.seed}"`)
+  const { seedWithProgress } = await import('./seed/progress.ts')
+  await withDatabase(config, async ({ db }) => {
+    await migrateToLatest(db)
+    const summary = await seedWithProgress(db, { scale: values.scale as 'tiny', seed: Number(values.seed), force: values.force! })
+    console.error(`seeded: ${Object.entries(summary).map(([k, v]) => `${v} ${k}`).join(', ')}`)
+  })
+}
+
+async function appKeyCommand(config: Config, args: string[]): Promise<void> {
+  const [action, ...rest] = args
+  const { values } = parseArgs({ args: rest, options: { name: { type: 'string' }, id: { type: 'string' } } })
+  await withDatabase(config, async ({ db }) => {
+    await migrateToLatest(db)
+    const keys = appKeysRepository(db)
+    if (action === 'create') {
+      if (!values.name) throw new UsageError('app-key create needs --name NAME')
+      const { key } = await keys.create(values.name)
+      process.stdout.write(`${key}\n`)
+    } else if (action === 'list') {
+      for (const key of await keys.list()) {
+        const state = key.revoked_at ? `revoked ${key.revoked_at.toISOString()}` : 'active'
+        const used = key.last_used_at ? key.last_used_at.toISOString() : 'never used'
+        console.log(`${key.id}\t${key.name}\t${key.key_prefix}…\t${state}\t${used}`)
+      }
+    } else if (action === 'revoke') {
+      if (!values.id || !/^\d+$/.test(values.id)) throw new UsageError('app-key revoke needs --id ID')
+      if (!(await keys.revoke(Number(values.id)))) throw new UsageError(`no active application key with id ${values.id}`)
+      console.error(`revoked application key ${values.id}`)
+    } else {
+      throw new UsageError('app-key needs create, list or revoke')
+    }
+  })
+}
+
+async function demoCommand(config: Config): Promise<void> {
+  const handle = await connectDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
+  await migrateToLatest(handle.db)
+  const { isDatabaseEmpty } = await import('./seed/seed.ts')
+  if (await isDatabaseEmpty(handle.db)) {
+    const { seedWithProgress } = await import('./seed/progress.ts')
+    await seedWithProgress(handle.db, { scale: 'demo', seed: 1, force: false })
+  }
+  const { key } = await appKeysRepository(handle.db).create('demo')
+  const server = await startServer(config, handle)
+  const root = `${config.publicUrl ?? server.url.replace('0.0.0.0', '127.0.0.1')}/api/?AppAuthorization=${key}`
+  console.log(`\nCivic Survey API is running.\n  API root: ${root}\n  Browsable: ${root}&format=api\nPress Ctrl+C to stop.\n`)
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...args] = argv
+  if (!command || command === '--help' || command === 'help') {
+    console.log(USAGE)
+    return command ? 0 : 1
+  }
+  let config: Config
+  try {
+    config = loadConfig()
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`configuration error: ${error.message}`)
+      return 2
+    }
+    throw error
+  }
+  try {
+    switch (command) {
+      case 'migrate': {
+        const applied = await withDatabase(config, ({ db }) => migrateToLatest(db))
+        console.error(applied.length ? `applied ${applied.join(', ')}` : 'database is up to date')
+        return 0
+      }
+      case 'seed':
+        await seedCommand(config, args)
+        return 0
+      case 'app-key':
+        await appKeyCommand(config, args)
+        return 0
+      case 'serve':
+        await startServer(config)
+        return -1
+      case 'demo':
+        await demoCommand(config)
+        return -1
+      default:
+        throw new UsageError(`unknown command "${command}"`)
+    }
+  } catch (error) {
+    if (error instanceof UsageError) {
+      console.error(`${error.message}\n\n${USAGE}`)
+      return 2
+    }
+    if ((error as Error).name === 'DatabaseNotEmpty') {
+      console.error((error as Error).message)
+      return 1
+    }
+    console.error(error instanceof Error ? error.message : error)
+    return 1
+  }
+}
+
+const code = await main(process.argv.slice(2))
+// -1: a server is running and exits on its own signal handlers.
+if (code >= 0) process.exit(code)

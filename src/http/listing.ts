@@ -1,0 +1,34 @@
+import type { FastifyRequest } from 'fastify'
+import type { SelectQueryBuilder } from 'kysely'
+import { envelope, pageRequest, resolvePage, type Envelope } from './pagination.ts'
+import type { OrderTerm } from './ordering.ts'
+
+/**
+ * Runs a filtered listing as two statements: the count, then one ordered page of ids' rows.
+ * `filtered` has its FROM, joins and WHERE set but selects nothing yet.
+ */
+export async function pageOfRows<Row>(
+  request: FastifyRequest,
+  filtered: SelectQueryBuilder<any, any, object>,
+  select: (query: SelectQueryBuilder<any, any, object>) => SelectQueryBuilder<any, any, any>,
+  ordering: OrderTerm[],
+): Promise<{ page: ReturnType<typeof resolvePage>; count: number; rows: Row[] }> {
+  const requested = pageRequest(request.query as Record<string, unknown>)
+  const counted = await filtered.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()
+  const count = Number((counted as { count: number }).count)
+  const page = resolvePage(requested, count)
+  let query = select(filtered)
+  for (const term of ordering) query = query.orderBy(term.expression, term.direction)
+  const rows: Row[] = count > page.offset ? await query.limit(page.size).offset(page.offset).execute() : []
+  return { page, count, rows }
+}
+
+/** Maps the rows of a page and wraps them in the envelope of spec 2.1. */
+export async function listing<Row, Item>(
+  request: FastifyRequest,
+  result: { page: ReturnType<typeof resolvePage>; count: number; rows: Row[] },
+  toItems: (rows: Row[]) => Promise<Item[]> | Item[],
+): Promise<Envelope<Item>> {
+  const items = await toItems(result.rows)
+  return envelope(request, result.page, result.count, items)
+}

@@ -1,0 +1,44 @@
+import { Type, type Static } from 'typebox'
+import { GeoPoint, Nullable, Timestamp, Url } from '../../http/schemas.ts'
+
+/** Spec 2.3: the area object (country_info, region_info, geo_info and the geos listing). */
+export const Area = Type.Object({
+  id: Type.Integer(),
+  url: Url,
+  ID: Type.String({ description: 'area code' }),
+  name: Type.String(),
+  m_type: Type.String(),
+  location: GeoPoint,
+  members_count: Type.Integer(),
+  question_count: Type.Integer(),
+  created_at: Timestamp,
+  modified_at: Timestamp,
+  type_description: Nullable(Type.String()),
+  parent: Nullable(Type.Integer()),
+  parent_url: Nullable(Url),
+  politicians: Type.Array(Type.Integer(), { description: 'ids of the politicians of this area' }),
+})
+export type Area = Static<typeof Area>
+
+/** The light form served by simple_geos (what parent_url points at). */
+export const SimpleArea = Type.Object({
+  id: Type.Integer(),
+  url: Url,
+  ID: Type.String(),
+  name: Type.String(),
+  m_type: Type.String(),
+  parent: Nullable(Type.Integer()),
+  parent_url: Nullable(Url),
+})
+export type SimpleArea = Static<typeof SimpleArea>
+
+export const AreaListQuery = Type.Object({
+  page: Type.Optional(Type.String()),
+  page_size: Type.Optional(Type.String()),
+  ordering: Type.Optional(Type.String()),
+  search: Type.Optional(Type.String({ maxLength: 200 })),
+  m_type: Type.Optional(Type.String({ maxLength: 50 })),
+  parent: Type.Optional(Type.Integer()),
+  ID: Type.Optional(Type.String({ maxLength: 50 })),
+  id__in: Type.Optional(Type.String({ pattern: '^\\d+(,\\d+)*$' })),
+})

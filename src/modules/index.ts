@@ -1,0 +1,18 @@
+import type { App } from '../http/app-type.ts'
+import { areaRoutes } from './areas/areas.routes.ts'
+import { choiceRoutes } from './choices/choices.routes.ts'
+import { questionRoutes } from './questions/questions.routes.ts'
+import { rootRoutes } from './root/root.routes.ts'
+import { staticRoutes } from './static/static.routes.ts'
+import { tagRoutes } from './tags/tags.routes.ts'
+import { userRoutes } from './users/users.routes.ts'
+
+export function registerModules(app: App): void {
+  rootRoutes(app)
+  staticRoutes(app)
+  areaRoutes(app)
+  userRoutes(app)
+  tagRoutes(app)
+  questionRoutes(app)
+  choiceRoutes(app)
+}

@@ -1,0 +1,171 @@
+import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely'
+import type { Database, Questions } from '../../db/database.ts'
+import { column, orderingFieldsOf, type OrderingFields } from '../../http/ordering.ts'
+import { statisticsColumns } from '../../http/schemas.ts'
+import type { Caller } from '../../http/authentication.ts'
+import { parseIdList } from '../users/users.repository.ts'
+import type { QuestionListQuery } from './questions.schemas.ts'
+
+export type QuestionRow = Omit<Selectable<Questions>, 'search_vector'>
+
+/** Every column but the search vector, which no answer needs. */
+export const QUESTION_COLUMNS = [
+  'id', 'user_id', 'question', 'slug', 'description', 'subtype', 'topic_id', 'group_id', 'geo_id', 'og_image',
+  'perodic_repeat_interval', 'start_at', 'end_at', 'publish', 'count_comments', 'count_comments_suggestion',
+  'count_comments_reason', 'count_comments_info', ...statisticsColumns('direct'), ...statisticsColumns('liquid'),
+  'polarisation', 'created_at', 'modified_at',
+].map((name) => `questions.${name}`) as `questions.${keyof QuestionRow & string}`[]
+
+export const QUESTION_ORDERING: OrderingFields = {
+  ...orderingFieldsOf(
+    ['id', 'question', 'created_at', 'modified_at', 'start_at', 'end_at', 'polarisation', 'count_comments', 'slug',
+      ...statisticsColumns('direct'), ...statisticsColumns('liquid')],
+    'questions',
+  ),
+  user: column('questions.user_id'),
+}
+
+/** Words of a search made safe for to_tsquery: letters and digits only, each matched as a prefix. */
+export function searchQuery(text: string): string | null {
+  const words = text.match(/[\p{L}\p{N}]+/gu) ?? []
+  if (words.length === 0) return null
+  return words.slice(0, 32).map((word) => `${word}:*`).join(' & ')
+}
+
+function wordsOf(text: string): string[] {
+  return (text.match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, 32)
+}
+
+type QuestionsEb = ExpressionBuilder<Database, 'questions'>
+
+function answeredBy(eb: QuestionsEb, userId: number | ((eb: QuestionsEb) => any)) {
+  return eb.or([
+    eb.exists(eb.selectFrom('question_votes as qv').select('qv.id').whereRef('qv.question_id', '=', 'questions.id').where('qv.user_id', '=', userId as number)),
+    eb.exists(eb.selectFrom('question_choice_votes as qcv').select('qcv.id').whereRef('qcv.question_id', '=', 'questions.id').where('qcv.user_id', '=', userId as number)),
+  ])
+}
+
+export function questionsRepository(db: Kysely<Database>) {
+  return {
+    /** The listing's FROM and WHERE: what the caller may see, narrowed by the filters of spec 4.2. */
+    filtered(filters: QuestionListQuery, caller: Caller | null) {
+      let query = db.selectFrom('questions')
+      if (!caller?.isStaff) {
+        query = query.where((eb) => (caller ? eb.or([eb('questions.publish', '=', true), eb('questions.user_id', '=', caller.id)]) : eb('questions.publish', '=', true)))
+      }
+      if (filters.id !== undefined) query = query.where('questions.id', '=', filters.id)
+      if (filters.id__in !== undefined) query = query.where('questions.id', 'in', [...parseIdList(filters.id__in), -1])
+      if (filters.subtype) query = query.where('questions.subtype', '=', filters.subtype)
+      if (filters.search) {
+        const tsquery = searchQuery(filters.search)
+        if (tsquery) query = query.where(sql<boolean>`questions.search_vector @@ to_tsquery('english', ${tsquery})`)
+      }
+      if (filters.exact_question) {
+        const words = wordsOf(filters.exact_question)
+        if (words.length) query = query.where(sql<boolean>`questions.question ~* ${`\\m(${words.join('|')})\\M`}`)
+      }
+      if (filters.user__username !== undefined) {
+        const username = filters.user__username
+        query = query.where((eb) => eb.exists(eb.selectFrom('users as author').select('author.id').whereRef('author.id', '=', 'questions.user_id').where('author.username', '=', username)))
+      }
+      if (filters.user__id !== undefined) query = query.where('questions.user_id', '=', filters.user__id)
+      if (filters.answered_by !== undefined) {
+        const userId = filters.answered_by
+        query = query.where((eb) => answeredBy(eb, userId))
+      }
+      if (filters.votes__user__username !== undefined) {
+        const voter = db.selectFrom('users').select('users.id').where('users.username', '=', filters.votes__user__username)
+        query = query.where((eb) => answeredBy(eb, voter as never))
+      }
+      if (filters.in_collections__parent !== undefined) {
+        const parent = filters.in_collections__parent
+        query = query.where((eb) =>
+          eb.exists(eb.selectFrom('question_collection_items as item').select('item.id').whereRef('item.question_id', '=', 'questions.id').where('item.parent_id', '=', parent)),
+        )
+      }
+      const inGroup = (groupId: number, active: boolean | null) =>
+        query.where((eb) => {
+          let connection = eb.selectFrom('group_question_connections as gqc').select('gqc.id').whereRef('gqc.question_id', '=', 'questions.id').where('gqc.group_id', '=', groupId)
+          if (active !== null) connection = connection.where('gqc.active', '=', active)
+          return eb.exists(connection)
+        })
+      if (filters.group !== undefined) query = inGroup(filters.group, true)
+      if (filters.in_group_all !== undefined) query = inGroup(filters.in_group_all, null)
+      if (filters.in_group_disabled !== undefined) query = inGroup(filters.in_group_disabled, false)
+      const tag = filters.tags__tag ?? filters.topic
+      if (filters.tags__tag !== undefined) {
+        query = query.where((eb) => eb.exists(eb.selectFrom('question_tags as qt').select('qt.id').whereRef('qt.question_id', '=', 'questions.id').where('qt.tag_id', '=', filters.tags__tag!)))
+      }
+      if (filters.topic !== undefined && tag !== undefined) query = query.where('questions.topic_id', '=', filters.topic)
+      return query
+    },
+
+    async questionTags(questionIds: number[]) {
+      if (questionIds.length === 0) return []
+      return db
+        .selectFrom('question_tags')
+        .innerJoin('tags', 'tags.id', 'question_tags.tag_id')
+        .selectAll('question_tags')
+        .select(['tags.text', 'tags.followers_count', 'tags.questions_count', 'tags.votes_count'])
+        .where('question_tags.question_id', 'in', questionIds)
+        .orderBy('question_tags.question_id')
+        .orderBy('question_tags.position')
+        .orderBy('question_tags.id')
+        .execute()
+    },
+
+    async choices(questionIds: number[]) {
+      if (questionIds.length === 0) return []
+      return db
+        .selectFrom('question_choices')
+        .selectAll()
+        .where('question_id', 'in', questionIds)
+        .orderBy('question_id')
+        .orderBy('store_number')
+        .execute()
+    },
+
+    async links(questionIds: number[]) {
+      if (questionIds.length === 0) return []
+      return db.selectFrom('question_links').select(['id', 'question_id', 'link', 'title']).where('question_id', 'in', questionIds).orderBy('id').execute()
+    },
+
+    async groupNames(groupIds: number[]): Promise<Map<number, string>> {
+      const unique = [...new Set(groupIds)]
+      if (unique.length === 0) return new Map()
+      const rows = await db.selectFrom('groups').select(['id', 'name']).where('id', 'in', unique).execute()
+      return new Map(rows.map((row) => [row.id, row.name]))
+    },
+
+    /** Current answers of one user on these questions, likert and choice alike. */
+    async answersOf(userId: number, questionIds: number[], publicOnly: boolean) {
+      if (questionIds.length === 0) return { likert: [], choices: [] }
+      let likert = db
+        .selectFrom('question_votes')
+        .select(['id', 'question_id', 'value', 'skipped', 'private', 'importance', 'created_at', 'modified_at'])
+        .where('user_id', '=', userId)
+        .where('question_id', 'in', questionIds)
+      let choices = db
+        .selectFrom('question_choice_votes')
+        .select(['id', 'question_id', 'choice_id', 'value', 'skipped', 'private', 'created_at', 'modified_at'])
+        .where('user_id', '=', userId)
+        .where('question_id', 'in', questionIds)
+      if (publicOnly) {
+        likert = likert.where('private', '=', false)
+        choices = choices.where('private', '=', false)
+      }
+      const [likertRows, choiceRows] = await Promise.all([likert.orderBy('id').execute(), choices.orderBy('id').execute()])
+      return { likert: likertRows, choices: choiceRows }
+    },
+
+    async userIdByUsername(username: string): Promise<number | null> {
+      const row = await db.selectFrom('users').select('id').where('username', '=', username).executeTakeFirst()
+      return row?.id ?? null
+    },
+  }
+}
+
+export type QuestionsRepository = ReturnType<typeof questionsRepository>
+export type QuestionTagRow = Awaited<ReturnType<QuestionsRepository['questionTags']>>[number]
+export type ChoiceRow = Awaited<ReturnType<QuestionsRepository['choices']>>[number]
+export type Answers = Awaited<ReturnType<QuestionsRepository['answersOf']>>

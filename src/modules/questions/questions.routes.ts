@@ -1,0 +1,52 @@
+import type { App } from '../../http/app-type.ts'
+import { Type } from 'typebox'
+import { NotFound } from '../../http/errors.ts'
+import { listing, pageOfRows } from '../../http/listing.ts'
+import { column, orderingTerms } from '../../http/ordering.ts'
+import { Id, Page, readErrors } from '../../http/schemas.ts'
+import { userViewContext } from '../users/users.routes.ts'
+import { QUESTION_COLUMNS, QUESTION_ORDERING, questionsRepository, type QuestionRow } from './questions.repository.ts'
+import { Question, QuestionListQuery, type QuestionListQuery as QuestionFilters } from './questions.schemas.ts'
+import { questionsFromRows } from './questions.service.ts'
+
+const IdParams = Type.Object({ id: Id })
+
+export function questionRoutes(app: App): void {
+  app.get('/api/questions/', {
+    schema: {
+      summary: 'Questions in their full form',
+      description: 'Paginated questions with filters of spec 4.2. With `count`, the answer is `{"count": N}` instead of a page.',
+      querystring: QuestionListQuery,
+      response: { 200: Page(Question), ...readErrors },
+    },
+    config: { resource: { name: 'Question List', description: 'Questions people answer, with their statistics.' } },
+    handler: async (request, reply) => {
+      const filters = request.query as QuestionFilters
+      const repository = questionsRepository(app.db)
+      const filtered = repository.filtered(filters, request.caller)
+      if (filters.count !== undefined && filters.count !== '') {
+        const { count } = await filtered.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()
+        return reply.serializer(JSON.stringify).send({ count: Number(count) } as never)
+      }
+      const ordering = orderingTerms(filters.ordering, QUESTION_ORDERING, ['-created_at'], column('questions.id'))
+      const result = await pageOfRows<QuestionRow>(request, filtered, (q) => q.select(QUESTION_COLUMNS) as never, ordering)
+      const theirUserId =
+        filters.answered_by ?? (filters.votes__user__username ? await repository.userIdByUsername(filters.votes__user__username) : null)
+      return listing(request, result, (rows) => questionsFromRows(userViewContext(app, request), rows, { theirUserId }))
+    },
+  })
+
+  app.get('/api/questions/:id/', {
+    schema: { summary: 'One question in its full form', params: IdParams, response: { 200: Question, ...readErrors } },
+    config: { resource: { name: 'Question Instance', description: 'One question with its statistics.' } },
+    handler: async (request) => {
+      const [row] = await questionsRepository(app.db)
+        .filtered({ id: request.params.id }, request.caller)
+        .select(QUESTION_COLUMNS)
+        .execute()
+      if (!row) throw NotFound()
+      const [question] = await questionsFromRows(userViewContext(app, request), [row as QuestionRow])
+      return question
+    },
+  })
+}

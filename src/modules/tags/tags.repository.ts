@@ -1,0 +1,64 @@
+import type { Kysely, Selectable } from 'kysely'
+import type { Database, Tags } from '../../db/database.ts'
+import { orderingFieldsOf } from '../../http/ordering.ts'
+import { iso } from '../../http/schemas.ts'
+import type { UrlBuilder } from '../../http/urls.ts'
+import { escapeLike } from '../areas/areas.repository.ts'
+import type { Tag, TagInfo, TagListQuery } from './tags.schemas.ts'
+
+export type TagRow = Selectable<Tags>
+
+export const TAG_ORDERING = orderingFieldsOf(['id', 'text', 'followers_count', 'questions_count', 'votes_count', 'created_at', 'modified_at'], 'tags')
+
+export function tagsRepository(db: Kysely<Database>) {
+  return {
+    filtered(filters: TagListQuery & { quick?: boolean }) {
+      let query = db.selectFrom('tags')
+      if (filters.quick) query = query.where('tags.quick_order', 'is not', null)
+      if (filters.id !== undefined) query = query.where('tags.id', '=', filters.id)
+      if (filters.text) query = query.where((eb) => eb(eb.fn('lower', ['tags.text']), '=', filters.text!.toLowerCase()))
+      if (filters.search) {
+        // DRF SearchFilter: whitespace- or comma-separated terms, every term must match.
+        for (const term of filters.search.split(/[\s,]+/).filter(Boolean)) {
+          query = query.where('tags.text', 'ilike', `%${escapeLike(term)}%`)
+        }
+      }
+      return query
+    },
+
+    async findByIds(ids: number[]): Promise<Map<number, TagRow>> {
+      const unique = [...new Set(ids)]
+      if (unique.length === 0) return new Map()
+      const rows = await db.selectFrom('tags').selectAll().where('id', 'in', unique).execute()
+      return new Map(rows.map((row) => [row.id, row]))
+    },
+
+    async followedBy(callerId: number | null, tagIds: number[]): Promise<Set<number>> {
+      if (callerId === null || tagIds.length === 0) return new Set()
+      const rows = await db.selectFrom('following_tags').select('tag_id').where('user_id', '=', callerId).where('tag_id', 'in', tagIds).execute()
+      return new Set(rows.map((row) => row.tag_id))
+    },
+  }
+}
+
+export function toTagInfo(row: TagRow): TagInfo {
+  return {
+    id: row.id,
+    text: row.text,
+    followers_count: row.followers_count,
+    questions_count: row.questions_count,
+    votes_count: row.votes_count,
+  }
+}
+
+export function toTag(row: TagRow, following: boolean, urls: UrlBuilder): Tag {
+  return {
+    ...toTagInfo(row),
+    url: urls.detail('tags', row.id),
+    slug: row.slug,
+    image: row.image,
+    following,
+    created_at: iso(row.created_at),
+    modified_at: iso(row.modified_at),
+  }
+}

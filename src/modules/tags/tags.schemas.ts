@@ -1,0 +1,34 @@
+import { Type, type Static } from 'typebox'
+import { Nullable, Timestamp, Url } from '../../http/schemas.ts'
+
+/** The tag object embedded in questions (spec 2.5). */
+export const TagInfo = Type.Object({
+  id: Type.Integer(),
+  text: Type.String(),
+  followers_count: Type.Integer(),
+  questions_count: Type.Integer(),
+  votes_count: Type.Integer(),
+})
+export type TagInfo = Static<typeof TagInfo>
+
+/** The tags resource: the tag object plus what the clients read (image, following). */
+export const Tag = Type.Object({
+  ...TagInfo.properties,
+  url: Url,
+  slug: Type.String(),
+  image: Nullable(Type.String()),
+  following: Type.Boolean({ description: 'whether the caller follows this tag' }),
+  created_at: Timestamp,
+  modified_at: Timestamp,
+})
+export type Tag = Static<typeof Tag>
+
+export const TagListQuery = Type.Object({
+  page: Type.Optional(Type.String()),
+  page_size: Type.Optional(Type.String()),
+  ordering: Type.Optional(Type.String()),
+  search: Type.Optional(Type.String({ maxLength: 200 })),
+  id: Type.Optional(Type.Integer()),
+  text: Type.Optional(Type.String({ maxLength: 200 })),
+})
+export type TagListQuery = Static<typeof TagListQuery>

@@ -1,0 +1,51 @@
+import type { FastifyRequest } from 'fastify'
+import type { App } from '../../http/app-type.ts'
+import { Type } from 'typebox'
+import { NotFound } from '../../http/errors.ts'
+import { listing, pageOfRows } from '../../http/listing.ts'
+import { column, orderingTerms } from '../../http/ordering.ts'
+import { Id, Page, readErrors } from '../../http/schemas.ts'
+import { UrlBuilder } from '../../http/urls.ts'
+import { USER_ORDERING, usersRepository, type UserRow } from './users.repository.ts'
+import { FullUser, UserListQuery, type UserListQuery as UserFilters } from './users.schemas.ts'
+import { fullUsersFromRows, type UserViewContext } from './users.service.ts'
+
+const IdParams = Type.Object({ id: Id })
+
+export function userViewContext(app: App, request: FastifyRequest): UserViewContext {
+  return { db: app.db, urls: UrlBuilder.for(request), callerId: request.caller?.id ?? null, defaultAvatar: app.config.defaultAvatarUrl }
+}
+
+/** `users` and `user_politician` are one resource under two names (spec 4.4); the clients call `users`. */
+export function userRoutes(app: App): void {
+  for (const name of ['user_politician', 'users']) {
+    app.get(`/api/${name}/`, {
+      schema: {
+        summary: 'Users in their full form, with politician information',
+        querystring: UserListQuery,
+        response: { 200: Page(FullUser), ...readErrors },
+      },
+      config: { resource: { name: 'User Politician List', description: 'People of the service, with their areas and politician records.' } },
+      handler: async (request) => {
+        const context = userViewContext(app, request)
+        const filters = request.query as UserFilters
+        const ordering = orderingTerms(filters.ordering, USER_ORDERING, ['id'], column('users.id'))
+        const result = await pageOfRows<UserRow>(request, usersRepository(app.db).filtered(filters), (q) => q.selectAll('users'), ordering)
+        return listing(request, result, async (rows) => {
+          const users = await fullUsersFromRows(context, rows)
+          return rows.map((row) => users.get(row.id)!)
+        })
+      },
+    })
+    app.get(`/api/${name}/:id/`, {
+      schema: { summary: 'One user in the full form', params: IdParams, response: { 200: FullUser, ...readErrors } },
+      config: { resource: { name: 'User Politician Instance', description: 'One person of the service.' } },
+      handler: async (request) => {
+        const [row] = await usersRepository(app.db).filtered({ id: request.params.id }).selectAll('users').execute()
+        if (!row) throw NotFound()
+        const users = await fullUsersFromRows(userViewContext(app, request), [row])
+        return users.get(row.id)!
+      },
+    })
+  }
+}
