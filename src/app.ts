@@ -25,10 +25,12 @@ export interface AppOptions {
   db: Kysely<Database>
   /** Adds X-Query-Count to every answer: how many SQL statements the request ran. */
   exposeQueryCount?: boolean
+  /** Routes added beside the modules, under the same conventions (tests use it for the shared layer). */
+  extraRoutes?: (app: App) => void
 }
 
 /** Builds the service without listening, so tests can inject requests and close it. */
-export async function buildApp({ config, db, exposeQueryCount = false }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ config, db, exposeQueryCount = false, extraRoutes }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: { level: config.logLevel },
     // One line per request, written by the onResponse hook below.
@@ -71,6 +73,7 @@ export async function buildApp({ config, db, exposeQueryCount = false }: AppOpti
   const registry = new ResourceRegistry()
   registry.attach(app)
   registerModules(app)
+  extraRoutes?.(app)
   registry.complete(app)
   return app
 }

@@ -23,6 +23,8 @@ export interface DatabaseHandle {
   db: Kysely<Database>
   kind: DatabaseKind
   close(): Promise<void>
+  /** The embedded database's files as a tarball (PGlite only): tests start from such a template. */
+  dumpDataDir?: () => Promise<Blob>
 }
 
 export interface ConnectOptions {
@@ -51,5 +53,6 @@ export async function connectDatabase(options: ConnectOptions): Promise<Database
     db,
     kind: 'pglite',
     close: () => db.destroy(),
+    dumpDataDir: () => pglite.dumpDataDir('none'),
   }
 }

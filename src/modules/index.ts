@@ -1,5 +1,6 @@
 import type { App } from '../http/app-type.ts'
 import { areaRoutes } from './areas/areas.routes.ts'
+import { echoRoutes } from './auth/echo.routes.ts'
 import { choiceRoutes } from './choices/choices.routes.ts'
 import { questionRoutes } from './questions/questions.routes.ts'
 import { rootRoutes } from './root/root.routes.ts'
@@ -9,6 +10,7 @@ import { userRoutes } from './users/users.routes.ts'
 
 export function registerModules(app: App): void {
   rootRoutes(app)
+  echoRoutes(app)
   staticRoutes(app)
   areaRoutes(app)
   userRoutes(app)

@@ -1,0 +1,71 @@
+/**
+ * The test command: builds the template databases once (migrated, and migrated plus the tiny seed),
+ * then runs every test file with node's test runner, each file on its own copy of a template.
+ * With DATABASE_URL set the suite runs against that PostgreSQL server; otherwise on embedded PGlite.
+ */
+import { spawn } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import pg from 'pg'
+import { connectDatabase } from '../src/db/connect.ts'
+import { migrateToLatest } from '../src/db/migrate.ts'
+import { seedDatabase } from '../src/seed/seed.ts'
+import { databaseUrlFor, serverUrl, TEMPLATE_DIR, templateDatabaseName, templateFile, type TemplateName } from './helpers/databases.ts'
+
+const TEMPLATES: TemplateName[] = ['empty', 'tiny']
+process.env.CIVIC_TEST_RUN ??= String(process.pid)
+
+async function fill(name: TemplateName, handle: Awaited<ReturnType<typeof connectDatabase>>) {
+  await migrateToLatest(handle.db)
+  if (name === 'tiny') await seedDatabase(handle.db, { scale: 'tiny', seed: 1, force: false })
+}
+
+async function buildTemplates(): Promise<() => Promise<void>> {
+  const server = serverUrl()
+  if (!server) {
+    fs.mkdirSync(TEMPLATE_DIR, { recursive: true })
+    for (const name of TEMPLATES) {
+      const handle = await connectDatabase({ databaseUrl: null, dataDir: '', inMemory: true })
+      await fill(name, handle)
+      const tarball = await handle.dumpDataDir!()
+      fs.writeFileSync(templateFile(name), Buffer.from(await tarball.arrayBuffer()))
+      await handle.close()
+    }
+    return async () => {}
+  }
+  const admin = new pg.Client({ connectionString: server })
+  await admin.connect()
+  for (const name of TEMPLATES) {
+    const database = templateDatabaseName(name)
+    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
+    await admin.query(`CREATE DATABASE ${database}`)
+    const handle = await connectDatabase({ databaseUrl: databaseUrlFor(server, database), dataDir: '' })
+    await fill(name, handle)
+    await handle.close()
+  }
+  return async () => {
+    for (const name of TEMPLATES) await admin.query(`DROP DATABASE IF EXISTS ${templateDatabaseName(name)} WITH (FORCE)`)
+    await admin.end()
+  }
+}
+
+function testFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name)
+    if (entry.isDirectory()) return entry.name === 'helpers' ? [] : testFiles(full)
+    return entry.name.endsWith('.test.ts') ? [full] : []
+  })
+}
+
+const started = Date.now()
+const filter = process.argv.slice(2)
+const files = testFiles('test').filter((file) => filter.length === 0 || filter.some((f) => file.includes(f))).sort()
+const dropTemplates = await buildTemplates()
+console.error(`templates ready in ${((Date.now() - started) / 1000).toFixed(1)}s on ${serverUrl() ? 'PostgreSQL' : 'PGlite'}; ${files.length} test files`)
+const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files], {
+  stdio: 'inherit',
+  env: process.env,
+})
+const code: number = await new Promise((resolve) => child.on('exit', (status) => resolve(status ?? 1)))
+await dropTemplates()
+process.exit(code)
