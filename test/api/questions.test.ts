@@ -188,7 +188,7 @@ describe('ordering', () => {
 describe('no query per row', () => {
   test('a page costs the same number of statements whatever its size', async () => {
     const token = await t.tokenFor(ids.other)
-    for (const headers of [{}, { authorization: `Token ${token}` }]) {
+    for (const headers of [{}, { authorization: `Token ${token}` }] as Record<string, string>[]) {
       const small = await t.get('/api/questions/?page_size=1', headers)
       const large = await t.get('/api/questions/?page_size=50', headers)
       assert.equal(small.statusCode, 200)

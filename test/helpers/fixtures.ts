@@ -1,11 +1,11 @@
-import type { Kysely } from 'kysely'
-import type { Database } from '../../src/db/database.ts'
+import type { Insertable, Kysely } from 'kysely'
+import type { Database, Questions, Users } from '../../src/db/database.ts'
 
 /** Small rows inserted by tests so that each filter has data that tells it apart from its neighbours. */
 let serial = 0
 const unique = (prefix: string) => `${prefix}-${process.pid}-${++serial}`
 
-export async function insertUser(db: Kysely<Database>, values: Partial<Database['users']['insert']> = {}) {
+export async function insertUser(db: Kysely<Database>, values: Partial<Insertable<Users>> = {}) {
   const username = values.username ?? unique('user')
   return db
     .insertInto('users')
@@ -18,7 +18,7 @@ export async function insertTag(db: Kysely<Database>, text = unique('Tag')) {
   return db.insertInto('tags').values({ text, slug: text.toLowerCase() }).returningAll().executeTakeFirstOrThrow()
 }
 
-export async function insertQuestion(db: Kysely<Database>, userId: number, values: Partial<Database['questions']['insert']> = {}) {
+export async function insertQuestion(db: Kysely<Database>, userId: number, values: Partial<Insertable<Questions>> = {}) {
   const slug = unique('question')
   return db
     .insertInto('questions')

@@ -1,0 +1,95 @@
+import { after, before, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { spawn, spawnSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import net from 'node:net'
+import { connectDatabase } from '../../src/db/connect.ts'
+import { scratchDatabase } from '../helpers/scratch.ts'
+
+const BIN = 'bin/civic-survey.js'
+let scratch: Awaited<ReturnType<typeof scratchDatabase>>
+
+function run(args: string[], env: Record<string, string> = {}) {
+  const result = spawnSync(process.execPath, [BIN, ...args], { env: { ...process.env, LOG_LEVEL: 'warn', ...scratch.env, ...env }, encoding: 'utf8', timeout: 180_000 })
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr }
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+before(async () => {
+  scratch = await scratchDatabase()
+})
+after(() => scratch.cleanup())
+
+test('a bad configuration value stops the command with one line naming the variable', () => {
+  const result = run(['migrate'], { PORT: 'eighty' })
+  assert.equal(result.code, 2)
+  assert.equal(result.stderr.trim(), 'configuration error: PORT: expected a whole number, got "eighty"')
+  assert.equal(run(['migrate'], { REQUIRE_APP_KEY: 'perhaps' }).stderr.trim().split('\n').length, 1)
+})
+
+test('migrate applies the migrations once', () => {
+  const first = run(['migrate'])
+  assert.equal(first.code, 0, first.stderr)
+  assert.match(first.stderr, /applied 2026-11-22-001-initial-schema/)
+  assert.match(run(['migrate']).stderr, /database is up to date/)
+})
+
+test('app-key create prints the key alone, and only its hash is stored', async () => {
+  const result = run(['app-key', 'create', '--name', 'chatbot'])
+  assert.equal(result.code, 0, result.stderr)
+  assert.match(result.stdout, /^[0-9a-f]{64}\n$/)
+  const key = result.stdout.trim()
+  const listed = run(['app-key', 'list'])
+  assert.match(listed.stdout, /chatbot/)
+  assert.ok(!listed.stdout.includes(key), 'keys are never listed')
+  const handle = await connectDatabase({ databaseUrl: scratch.env.DATABASE_URL || null, dataDir: scratch.env.DATA_DIR ?? '' })
+  try {
+    const row = await handle.db.selectFrom('app_keys').select('key_hash').where('name', '=', 'chatbot').executeTakeFirstOrThrow()
+    assert.equal(row.key_hash, createHash('sha256').update(key).digest('hex'))
+  } finally {
+    await handle.close()
+  }
+})
+
+test('seed fills an empty database, refuses a non-empty one, and --force starts over', () => {
+  const first = run(['seed', '--scale', 'tiny', '--seed', '7'])
+  assert.equal(first.code, 0, first.stderr)
+  assert.match(first.stderr, /seeded: \d+ users/)
+  const again = run(['seed', '--scale', 'tiny'])
+  assert.equal(again.code, 1)
+  assert.match(again.stderr, /not empty/i)
+  const forced = run(['seed', '--scale', 'tiny', '--seed', '7', '--force'])
+  assert.equal(forced.code, 0, forced.stderr)
+  assert.equal(run(['seed', '--scale', 'huge']).code, 2)
+})
+
+test('serve answers on PORT and stops cleanly on SIGTERM', async () => {
+  const port = await freePort()
+  const child = spawn(process.execPath, [BIN, 'serve'], { env: { ...process.env, LOG_LEVEL: 'info', ...scratch.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  child.stdout.on('data', (chunk) => (output += chunk))
+  child.stderr.on('data', (chunk) => (output += chunk))
+  try {
+    const deadline = Date.now() + 60_000
+    while (!output.includes('Server listening') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+    const response = await fetch(`http://127.0.0.1:${port}/api/questions/?page_size=1`)
+    assert.equal(response.status, 200)
+    const body = (await response.json()) as { count: number; next: string }
+    assert.ok(body.count > 0)
+    assert.equal(body.next, `http://127.0.0.1:${port}/api/questions/?page=2&page_size=1`)
+    await new Promise((r) => setTimeout(r, 100))
+    assert.match(output, /GET \/api\/questions\/\?page_size=1 200/, 'one log line per request')
+  } finally {
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+    child.kill('SIGTERM')
+    assert.equal(await exited, 0)
+  }
+})
