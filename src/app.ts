@@ -1,4 +1,4 @@
-import Fastify, { LogController, type FastifyInstance } from 'fastify'
+import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify'
 import cors from '@fastify/cors'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Kysely } from 'kysely'
@@ -45,11 +45,15 @@ export async function buildApp({ config, db, exposeQueryCount = false, extraRout
   app.setErrorHandler(errorHandler)
 
   // Preflights are answered here, before authentication, so browsers on configured origins get through.
-  await app.register(cors, {
-    origin: config.corsOrigins.includes('*') ? true : config.corsOrigins,
+  // Only a request asking Access-Control-Request-Method is a preflight; other OPTIONS get the resource's metadata.
+  const corsOptions = {
+    origin: config.corsOrigins.length === 0 ? false : config.corsOrigins.includes('*') ? true : config.corsOrigins,
     allowedHeaders: ['Authorization', 'Content-Type', 'AppAuthorization', 'Accept'],
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
     maxAge: 86400,
+  }
+  await app.register(cors, () => (request: FastifyRequest, callback: (error: Error | null, options: typeof corsOptions & { preflight: boolean }) => void) => {
+    callback(null, { ...corsOptions, preflight: request.headers['access-control-request-method'] !== undefined })
   })
 
   app.addHook('onRequest', (request, reply, done) => {

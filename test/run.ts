@@ -23,14 +23,15 @@ async function fill(name: TemplateName, handle: Awaited<ReturnType<typeof connec
 async function buildTemplates(): Promise<() => Promise<void>> {
   const server = serverUrl()
   if (!server) {
+    // A new PGlite database costs an initdb; build both templates on one, dumping it after each step.
     fs.mkdirSync(TEMPLATE_DIR, { recursive: true })
+    const handle = await connectDatabase({ databaseUrl: null, dataDir: '', inMemory: true })
     for (const name of TEMPLATES) {
-      const handle = await connectDatabase({ databaseUrl: null, dataDir: '', inMemory: true })
       await fill(name, handle)
       const tarball = await handle.dumpDataDir!()
       fs.writeFileSync(templateFile(name), Buffer.from(await tarball.arrayBuffer()))
-      await handle.close()
     }
+    await handle.close()
     return async () => {}
   }
   const admin = new pg.Client({ connectionString: server })

@@ -46,7 +46,7 @@ export async function connectDatabase(options: ConnectOptions): Promise<Database
   }
   const dir = options.inMemory ? undefined : path.join(options.dataDir, 'pglite')
   if (dir) fs.mkdirSync(dir, { recursive: true })
-  const pglite = new PGlite(dir, { loadDataDir: options.pgliteLoadDataDir, parsers: PGLITE_PARSERS })
+  const pglite = new PGlite({ dataDir: dir, loadDataDir: options.pgliteLoadDataDir, parsers: PGLITE_PARSERS })
   await pglite.waitReady
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite), log })
   return {
