@@ -1,6 +1,7 @@
 import type { App } from '../http/app-type.ts'
 import { areaRoutes } from './areas/areas.routes.ts'
 import { echoRoutes } from './auth/echo.routes.ts'
+import { censusRoutes } from './census/census.routes.ts'
 import { choiceRoutes } from './choices/choices.routes.ts'
 import { questionRoutes } from './questions/questions.routes.ts'
 import { rootRoutes } from './root/root.routes.ts'
@@ -17,4 +18,5 @@ export function registerModules(app: App): void {
   tagRoutes(app)
   questionRoutes(app)
   choiceRoutes(app)
+  censusRoutes(app)
 }

@@ -1,0 +1,42 @@
+import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely'
+import type { CensusData, Database } from '../../db/database.ts'
+import { orderingFieldsOf } from '../../http/ordering.ts'
+import type { UrlBuilder } from '../../http/urls.ts'
+import { CENSUS_AGES, type CensusListQuery, type CensusRecord } from './census.schemas.ts'
+
+export type CensusRow = Selectable<CensusData>
+
+export const CENSUS_ORDERING = orderingFieldsOf(['id', 'code', 'name', 'date', 'all_ages'], 'census_data')
+
+/** `age_<N>` sorts by that year of the ages array; N is checked, so only a number reaches SQL. */
+export function ageOrdering(name: string): RawBuilder<unknown> | null {
+  const match = /^age_(\d{1,2})$/.exec(name)
+  if (!match || Number(match[1]) >= CENSUS_AGES) return null
+  return sql`census_data.ages[${sql.lit(Number(match[1]) + 1)}]`
+}
+
+export function censusRepository(db: Kysely<Database>) {
+  return {
+    filtered(filters: CensusListQuery & { id?: number }) {
+      let query = db.selectFrom('census_data')
+      if (filters.id !== undefined) query = query.where('census_data.id', '=', filters.id)
+      if (filters.geo !== undefined) query = query.where('census_data.area_id', '=', filters.geo)
+      if (filters.code) query = query.where('census_data.code', '=', filters.code)
+      return query
+    },
+  }
+}
+
+export function toCensusRecord(row: CensusRow, urls: UrlBuilder): CensusRecord {
+  const ages = row.ages as number[]
+  const record: Record<string, unknown> = {
+    url: urls.detail('census_data', row.id),
+    date: row.date,
+    code: row.code,
+    name: row.name,
+    all_ages: row.all_ages,
+  }
+  for (let age = 0; age < CENSUS_AGES; age++) record[`age_${age}`] = ages[age] ?? 0
+  record.geo = row.area_id
+  return record as CensusRecord
+}
