@@ -8,6 +8,7 @@ import { rootRoutes } from './root/root.routes.ts'
 import { staticRoutes } from './static/static.routes.ts'
 import { tagRoutes } from './tags/tags.routes.ts'
 import { userRoutes } from './users/users.routes.ts'
+import { userGeoRoutes } from './user-geos/user-geos.routes.ts'
 
 export function registerModules(app: App): void {
   rootRoutes(app)
@@ -19,4 +20,5 @@ export function registerModules(app: App): void {
   questionRoutes(app)
   choiceRoutes(app)
   censusRoutes(app)
+  userGeoRoutes(app)
 }

@@ -68,3 +68,13 @@ test('a listing of users costs a small bound of statements, not one per row', as
     assert.ok(Number(response.headers['x-query-count']) <= 8, `a page of ${size} took ${response.headers['x-query-count']} statements`)
   }
 })
+
+test("a user's locations resolve to their user-area links", async () => {
+  const user = (await t.json('/api/users/?page_size=100')).results.find((u: any) => u.locations.length > 0)
+  assert.ok(user, 'seeded users have locations')
+  const links = await Promise.all(user.locations.map((url: string) => t.json(url.replace('http://localhost:80', ''))))
+  for (const link of links) assert.equal(link.user, user.id)
+  assert.deepEqual(links.map((link: any) => link.geo).sort(), [user.country, user.region].filter((id) => id !== null).sort())
+  const listed = await t.json(`/api/user_geos/?user=${user.id}`)
+  assert.equal(listed.count, user.locations.length)
+})

@@ -1,0 +1,69 @@
+import { Type, type Static } from 'typebox'
+import type { App } from '../../http/app-type.ts'
+import { NotFound } from '../../http/errors.ts'
+import { listing, pageOfRows } from '../../http/listing.ts'
+import { column, orderingFieldsOf, orderingTerms } from '../../http/ordering.ts'
+import { Id, iso, Page, readErrors, Timestamp, Url } from '../../http/schemas.ts'
+import { UrlBuilder } from '../../http/urls.ts'
+
+/** A link between a user and an area they belong to: what a user's `locations` point at. */
+const UserGeo = Type.Object({
+  id: Type.Integer(),
+  url: Url,
+  user: Type.Integer(),
+  user_url: Url,
+  geo: Type.Integer(),
+  geo_url: Url,
+  created_at: Timestamp,
+})
+
+const UserGeoListQuery = Type.Object({
+  page: Type.Optional(Type.String()),
+  page_size: Type.Optional(Type.String()),
+  ordering: Type.Optional(Type.String()),
+  user: Type.Optional(Type.Integer()),
+  geo: Type.Optional(Type.Integer()),
+})
+
+const ORDERING = orderingFieldsOf(['id', 'created_at'], 'user_geos')
+
+export function userGeoRoutes(app: App): void {
+  const filtered = (filters: Static<typeof UserGeoListQuery> & { id?: number }) => {
+    let query = app.db.selectFrom('user_geos')
+    if (filters.id !== undefined) query = query.where('user_geos.id', '=', filters.id)
+    if (filters.user !== undefined) query = query.where('user_geos.user_id', '=', filters.user)
+    if (filters.geo !== undefined) query = query.where('user_geos.area_id', '=', filters.geo)
+    return query
+  }
+  type Row = { id: number; user_id: number; area_id: number; created_at: Date }
+  const toUserGeo = (row: Row, urls: UrlBuilder) => ({
+    id: row.id,
+    url: urls.detail('user_geos', row.id),
+    user: row.user_id,
+    user_url: urls.detail('users', row.user_id),
+    geo: row.area_id,
+    geo_url: urls.detail('geos', row.area_id),
+    created_at: iso(row.created_at),
+  })
+
+  app.get('/api/user_geos/', {
+    schema: { summary: 'Links between users and their areas', querystring: UserGeoListQuery, response: { 200: Page(UserGeo), ...readErrors } },
+    config: { resource: { name: 'User Geo List', description: 'Which areas (country, region) each user belongs to.' } },
+    handler: async (request) => {
+      const query = request.query
+      const urls = UrlBuilder.for(request)
+      const ordering = orderingTerms(query.ordering, ORDERING, ['id'], column('user_geos.id'))
+      const result = await pageOfRows<Row>(request, filtered(query), (q) => q.selectAll('user_geos'), ordering)
+      return listing(request, result, (rows) => rows.map((row) => toUserGeo(row, urls)))
+    },
+  })
+  app.get('/api/user_geos/:id/', {
+    schema: { summary: 'One user-area link', params: Type.Object({ id: Id }), response: { 200: UserGeo, ...readErrors } },
+    config: { resource: { name: 'User Geo Instance', description: 'One link between a user and an area.' } },
+    handler: async (request) => {
+      const [row] = await filtered({ id: request.params.id }).selectAll('user_geos').execute()
+      if (!row) throw NotFound()
+      return toUserGeo(row, UrlBuilder.for(request))
+    },
+  })
+}
