@@ -67,3 +67,13 @@ export function iso(value: Date | string): string {
 export function isoOrNull(value: Date | string | null | undefined): string | null {
   return value === null || value === undefined ? null : iso(value)
 }
+
+/** Query parameters every listing takes (page, page_size, ordering) plus the resource's own filters. */
+export function ListQuery<T extends TProperties>(filters: T) {
+  return Type.Object({
+    page: Type.Optional(Type.String({ description: 'page number from 1, or "last"' })),
+    page_size: Type.Optional(Type.String({ description: 'items per page, 10 by default, at most 100' })),
+    ordering: Type.Optional(Type.String({ description: 'comma-separated fields, a leading - reverses' })),
+    ...filters,
+  })
+}

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { GeoPoint, Nullable, Timestamp, Url } from '../../http/schemas.ts'
+import { GeoPoint, ListQuery, Nullable, Timestamp, Url } from '../../http/schemas.ts'
 
 /** Spec 2.3: the area object (country_info, region_info, geo_info and the geos listing). */
 export const Area = Type.Object({
@@ -32,10 +32,7 @@ export const SimpleArea = Type.Object({
 })
 export type SimpleArea = Static<typeof SimpleArea>
 
-export const AreaListQuery = Type.Object({
-  page: Type.Optional(Type.String()),
-  page_size: Type.Optional(Type.String()),
-  ordering: Type.Optional(Type.String()),
+export const AreaListQuery = ListQuery({
   search: Type.Optional(Type.String({ maxLength: 200 })),
   m_type: Type.Optional(Type.String({ maxLength: 50 })),
   parent: Type.Optional(Type.Integer()),

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { Nullable, Url } from '../../http/schemas.ts'
+import { ListQuery, Nullable, Url } from '../../http/schemas.ts'
 
 export const CENSUS_AGES = 91
 
@@ -19,10 +19,7 @@ export const CensusRecord = Type.Object({
 })
 export type CensusRecord = Static<typeof CensusRecord>
 
-export const CensusListQuery = Type.Object({
-  page: Type.Optional(Type.String()),
-  page_size: Type.Optional(Type.String()),
-  ordering: Type.Optional(Type.String()),
+export const CensusListQuery = ListQuery({
   geo: Type.Optional(Type.Integer()),
   code: Type.Optional(Type.String({ maxLength: 50 })),
 })

@@ -3,17 +3,14 @@ import { Type, type Static } from 'typebox'
 import { NotFound } from '../../http/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
 import { column, orderingFieldsOf, orderingTerms } from '../../http/ordering.ts'
-import { Id, Page, readErrors, statisticsColumns } from '../../http/schemas.ts'
+import { Id, ListQuery, Page, readErrors, statisticsColumns } from '../../http/schemas.ts'
 import { UrlBuilder } from '../../http/urls.ts'
 import type { Caller } from '../../http/authentication.ts'
 import { toChoiceListItem } from '../questions/questions.mapper.ts'
 import type { ChoiceRow } from '../questions/questions.repository.ts'
 import { ChoiceListItem } from '../questions/questions.schemas.ts'
 
-const ChoiceListQuery = Type.Object({
-  page: Type.Optional(Type.String()),
-  page_size: Type.Optional(Type.String()),
-  ordering: Type.Optional(Type.String()),
+const ChoiceListQuery = ListQuery({
   question: Type.Optional(Type.Integer()),
   id: Type.Optional(Type.Integer()),
 })

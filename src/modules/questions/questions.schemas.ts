@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { Nullable, statisticsProperties, Timestamp, Url } from '../../http/schemas.ts'
+import { ListQuery, Nullable, Timestamp, Url, statisticsProperties } from '../../http/schemas.ts'
 import { Area } from '../areas/areas.schemas.ts'
 import { TagInfo } from '../tags/tags.schemas.ts'
 import { FullUser } from '../users/users.schemas.ts'
@@ -94,10 +94,7 @@ export type Question = Static<typeof Question>
 
 const idList = Type.String({ pattern: '^\\s*\\d+\\s*(,\\s*\\d+\\s*)*,?$' })
 
-export const QuestionListQuery = Type.Object({
-  page: Type.Optional(Type.String()),
-  page_size: Type.Optional(Type.String()),
-  ordering: Type.Optional(Type.String()),
+export const QuestionListQuery = ListQuery({
   id: Type.Optional(Type.Integer()),
   id__in: Type.Optional(idList),
   search: Type.Optional(Type.String({ maxLength: 500 })),

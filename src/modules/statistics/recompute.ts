@@ -11,14 +11,25 @@ import { likertFigures, type LevelCounts } from './compute/likert.ts'
  * Liquid counts add up each vote's `liquid_weight`; while no delegation is resolved every weight
  * is 1 and the liquid family equals the direct one.
  */
-export async function recomputeStatistics(db: Kysely<Database>): Promise<void> {
-  if (db.isTransaction) return recomputeAll(db)
-  await db.transaction().execute((trx) => recomputeAll(trx))
+export async function recomputeStatistics(db: Kysely<Database>, options: RecomputeOptions = {}): Promise<void> {
+  if (db.isTransaction) return recomputeAll(db, options)
+  await db.transaction().execute((trx) => recomputeAll(trx, options))
 }
 
-async function recomputeAll(db: Kysely<any>): Promise<void> {
-  for (const target of likertTargets()) await recomputeLikert(db, target)
-  for (const statement of counterStatements()) await statement.execute(db)
+export interface RecomputeOptions {
+  /** Called after each of the steps (one per table and family of figures). */
+  onStep?: (done: number, total: number) => void
+}
+
+async function recomputeAll(db: Kysely<any>, options: RecomputeOptions): Promise<void> {
+  const steps = [
+    ...likertTargets().map((target) => () => recomputeLikert(db, target)),
+    ...counterStatements().map((statement) => () => statement.execute(db)),
+  ]
+  for (let i = 0; i < steps.length; i++) {
+    await steps[i]()
+    options.onStep?.(i + 1, steps.length)
+  }
 }
 
 const LEVELS = ['minimum', 'low', 'medium', 'high', 'maximum'] as const

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { Nullable, Timestamp, Url } from '../../http/schemas.ts'
+import { ListQuery, Nullable, Timestamp, Url } from '../../http/schemas.ts'
 
 /** The tag object embedded in questions (spec 2.5). */
 export const TagInfo = Type.Object({
@@ -23,10 +23,7 @@ export const Tag = Type.Object({
 })
 export type Tag = Static<typeof Tag>
 
-export const TagListQuery = Type.Object({
-  page: Type.Optional(Type.String()),
-  page_size: Type.Optional(Type.String()),
-  ordering: Type.Optional(Type.String()),
+export const TagListQuery = ListQuery({
   search: Type.Optional(Type.String({ maxLength: 200 })),
   id: Type.Optional(Type.Integer()),
   text: Type.Optional(Type.String({ maxLength: 200 })),

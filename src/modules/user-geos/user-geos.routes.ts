@@ -3,7 +3,7 @@ import type { App } from '../../http/app-type.ts'
 import { NotFound } from '../../http/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
 import { column, orderingFieldsOf, orderingTerms } from '../../http/ordering.ts'
-import { Id, iso, Page, readErrors, Timestamp, Url } from '../../http/schemas.ts'
+import { Id, ListQuery, Page, Timestamp, Url, iso, readErrors } from '../../http/schemas.ts'
 import { UrlBuilder } from '../../http/urls.ts'
 
 /** A link between a user and an area they belong to: what a user's `locations` point at. */
@@ -17,10 +17,7 @@ const UserGeo = Type.Object({
   created_at: Timestamp,
 })
 
-const UserGeoListQuery = Type.Object({
-  page: Type.Optional(Type.String()),
-  page_size: Type.Optional(Type.String()),
-  ordering: Type.Optional(Type.String()),
+const UserGeoListQuery = ListQuery({
   user: Type.Optional(Type.Integer()),
   geo: Type.Optional(Type.Integer()),
 })

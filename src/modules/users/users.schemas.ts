@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { Nullable, Timestamp, Url } from '../../http/schemas.ts'
+import { ListQuery, Nullable, Timestamp, Url } from '../../http/schemas.ts'
 import { Area } from '../areas/areas.schemas.ts'
 import { Politician } from '../politicians/politicians.schemas.ts'
 
@@ -54,10 +54,7 @@ export const FullUser = Type.Object({
 })
 export type FullUser = Static<typeof FullUser>
 
-export const UserListQuery = Type.Object({
-  page: Type.Optional(Type.String()),
-  page_size: Type.Optional(Type.String()),
-  ordering: Type.Optional(Type.String()),
+export const UserListQuery = ListQuery({
   search: Type.Optional(Type.String({ maxLength: 200 })),
   id: Type.Optional(Type.Integer()),
   id__in: Type.Optional(Type.String({ pattern: '^\\s*\\d+\\s*(,\\s*\\d+\\s*)*,?$' })),
