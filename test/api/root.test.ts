@@ -26,9 +26,9 @@ test('GET /api/ maps every name of spec 4.5 to its URL, with the four exceptions
 })
 
 test('with format=api every URL carries the parameter', async () => {
-  const body = (await t.get('/api/?format=api&format=json'.replace('&format=json', ''), { accept: 'application/json' }))
-  assert.match(body.body, /<h1>Api Root<\/h1>/)
-  assert.match(body.body, /\/api\/questions\/\?format=api/)
+  const page = await t.get('/api/?format=api', { accept: 'application/json' })
+  assert.match(page.body, /<h1>Api Root<\/h1>/)
+  assert.match(page.body, /\/api\/questions\/\?format=api/)
 })
 
 test('GET /auth/ maps every account operation of spec 4.6 to /auth/<name>/', async () => {
@@ -40,7 +40,7 @@ test('GET /auth/ maps every account operation of spec 4.6 to /auth/<name>/', asy
 })
 
 test('PUBLIC_URL replaces the request host in every URL', async () => {
-  const behindProxy = await (await import('../helpers/app.ts')).createTestApp('empty', { PUBLIC_URL: 'https://api.civic.example' })
+  const behindProxy = await createTestApp('empty', { PUBLIC_URL: 'https://api.civic.example' })
   try {
     assert.equal((await behindProxy.json('/api/')).questions, 'https://api.civic.example/api/questions/')
   } finally {
