@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { ParseError } from './errors.ts'
+import { ParseError, ValidationFailed } from './errors.ts'
 
 const TRUE_VALUES = new Set(['true', 'True', 'TRUE', 't', 'T', 'y', 'Y', 'yes', 'Yes', 'YES', 'on', 'On', 'ON', '1'])
 const FALSE_VALUES = new Set(['false', 'False', 'FALSE', 'f', 'F', 'n', 'N', 'no', 'No', 'NO', 'off', 'Off', 'OFF', '0'])
@@ -31,8 +31,21 @@ export function registerBodyParsers(app: FastifyInstance): void {
   })
   app.addHook('preValidation', async (request) => {
     if (request.body === undefined && ['POST', 'PUT', 'PATCH'].includes(request.method)) request.body = {}
+    refuseNullCharacters(request.query, 'query')
+    refuseNullCharacters(request.body, 'body')
     coerceBooleans(request)
   })
+}
+
+/** PostgreSQL text cannot hold U+0000; DRF refuses it with this message, and so do we, before any SQL. */
+function refuseNullCharacters(value: unknown, where: string, field = 'non_field_errors'): void {
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) throw ValidationFailed({ [field]: ['Null characters are not allowed.'] })
+  } else if (Array.isArray(value)) {
+    for (const item of value) refuseNullCharacters(item, where, field)
+  } else if (value && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) refuseNullCharacters(item, where, field === 'non_field_errors' ? key : field)
+  }
 }
 
 /** DRF's BooleanField accepts "1", "yes", "on" and friends; Ajv only knows "true" and "false". */

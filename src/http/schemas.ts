@@ -1,7 +1,10 @@
 import { Type, type TSchema, type TObject, type TProperties } from 'typebox'
 
 /** Shared shapes: every resource builds its schemas from these. */
-export const Id = Type.Integer({ minimum: 1 })
+const MAX_ID = 2147483647
+export const Id = Type.Integer({ minimum: 1, maximum: MAX_ID })
+/** An id given as a filter: any value a row id can take, so it never overflows the column. */
+export const IdFilter = Type.Integer({ minimum: 0, maximum: MAX_ID })
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with fractional seconds and Z' })
 export const Url = Type.String({ format: 'uri' })
 

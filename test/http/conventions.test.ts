@@ -127,6 +127,23 @@ describe('errors are shaped as DRF shapes them', () => {
     assert.deepEqual(response.json(), { group: ['Enter a whole number.'], user__id: ['Enter a whole number.'] })
   })
 
+  test('ids beyond what a row can hold are refused or match nothing, never a server error', async () => {
+    assert.equal((await t.get('/api/questions/99999999999/')).statusCode, 404)
+    const filter = await t.get('/api/questions/?group=99999999999')
+    assert.equal(filter.statusCode, 400)
+    assert.deepEqual(filter.json(), { group: ['Ensure this value is less than or equal to 2147483647.'] })
+    const list = await t.get('/api/users/?id__in=1,99999999999')
+    assert.equal(list.statusCode, 200)
+  })
+
+  test('a null character is refused before it reaches SQL', async () => {
+    const response = await t.get('/api/questions/?search=nhs%00')
+    assert.equal(response.statusCode, 400)
+    assert.deepEqual(response.json(), { search: ['Null characters are not allowed.'] })
+    const body = await t.request({ method: 'POST', url: '/api/test_typed_bodies/', payload: { count: 1, name: 'a\u0000' } })
+    assert.deepEqual(body.json(), { name: ['Null characters are not allowed.'] })
+  })
+
   test('an unrouted path: 404 JSON', async () => {
     const response = await t.get('/api/no_such_resource/')
     assert.equal(response.statusCode, 404)

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { GeoPoint, ListQuery, Nullable, Timestamp, Url } from '../../http/schemas.ts'
+import { GeoPoint, IdFilter, ListQuery, Nullable, Timestamp, Url } from '../../http/schemas.ts'
 
 /** Spec 2.3: the area object (country_info, region_info, geo_info and the geos listing). */
 export const Area = Type.Object({
@@ -35,7 +35,7 @@ export type SimpleArea = Static<typeof SimpleArea>
 export const AreaListQuery = ListQuery({
   search: Type.Optional(Type.String({ maxLength: 200 })),
   m_type: Type.Optional(Type.String({ maxLength: 50 })),
-  parent: Type.Optional(Type.Integer()),
+  parent: Type.Optional(IdFilter),
   ID: Type.Optional(Type.String({ maxLength: 50 })),
   id__in: Type.Optional(Type.String({ pattern: '^\\d+(,\\d+)*$' })),
 })

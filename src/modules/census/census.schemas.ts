@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { ListQuery, Nullable, Url } from '../../http/schemas.ts'
+import { IdFilter, ListQuery, Nullable, Url } from '../../http/schemas.ts'
 
 export const CENSUS_AGES = 91
 
@@ -20,7 +20,7 @@ export const CensusRecord = Type.Object({
 export type CensusRecord = Static<typeof CensusRecord>
 
 export const CensusListQuery = ListQuery({
-  geo: Type.Optional(Type.Integer()),
+  geo: Type.Optional(IdFilter),
   code: Type.Optional(Type.String({ maxLength: 50 })),
 })
 export type CensusListQuery = Static<typeof CensusListQuery>

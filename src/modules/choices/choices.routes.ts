@@ -3,7 +3,7 @@ import { Type, type Static } from 'typebox'
 import { NotFound } from '../../http/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
 import { column, orderingFieldsOf, orderingTerms } from '../../http/ordering.ts'
-import { Id, ListQuery, Page, readErrors, statisticsColumns } from '../../http/schemas.ts'
+import { Id, IdFilter, ListQuery, Page, readErrors, statisticsColumns } from '../../http/schemas.ts'
 import { UrlBuilder } from '../../http/urls.ts'
 import type { Caller } from '../../http/authentication.ts'
 import { toChoiceListItem } from '../questions/questions.mapper.ts'
@@ -11,8 +11,8 @@ import type { ChoiceRow } from '../questions/questions.repository.ts'
 import { ChoiceListItem } from '../questions/questions.schemas.ts'
 
 const ChoiceListQuery = ListQuery({
-  question: Type.Optional(Type.Integer()),
-  id: Type.Optional(Type.Integer()),
+  question: Type.Optional(IdFilter),
+  id: Type.Optional(IdFilter),
 })
 type ChoiceFilters = Static<typeof ChoiceListQuery>
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { ListQuery, Nullable, Timestamp, Url, statisticsProperties } from '../../http/schemas.ts'
+import { IdFilter, ListQuery, Nullable, Timestamp, Url, statisticsProperties } from '../../http/schemas.ts'
 import { Area } from '../areas/areas.schemas.ts'
 import { TagInfo } from '../tags/tags.schemas.ts'
 import { FullUser } from '../users/users.schemas.ts'
@@ -95,20 +95,20 @@ export type Question = Static<typeof Question>
 const idList = Type.String({ pattern: '^\\s*\\d+\\s*(,\\s*\\d+\\s*)*,?$' })
 
 export const QuestionListQuery = ListQuery({
-  id: Type.Optional(Type.Integer()),
+  id: Type.Optional(IdFilter),
   id__in: Type.Optional(idList),
   search: Type.Optional(Type.String({ maxLength: 500 })),
   exact_question: Type.Optional(Type.String({ maxLength: 500 })),
   user__username: Type.Optional(Type.String({ maxLength: 150 })),
-  user__id: Type.Optional(Type.Integer()),
-  answered_by: Type.Optional(Type.Integer()),
+  user__id: Type.Optional(IdFilter),
+  answered_by: Type.Optional(IdFilter),
   votes__user__username: Type.Optional(Type.String({ maxLength: 150 })),
-  in_collections__parent: Type.Optional(Type.Integer()),
-  group: Type.Optional(Type.Integer()),
-  in_group_all: Type.Optional(Type.Integer()),
-  in_group_disabled: Type.Optional(Type.Integer()),
-  tags__tag: Type.Optional(Type.Integer()),
-  topic: Type.Optional(Type.Integer()),
+  in_collections__parent: Type.Optional(IdFilter),
+  group: Type.Optional(IdFilter),
+  in_group_all: Type.Optional(IdFilter),
+  in_group_disabled: Type.Optional(IdFilter),
+  tags__tag: Type.Optional(IdFilter),
+  topic: Type.Optional(IdFilter),
   subtype: Type.Optional(Type.Union([Type.Literal('likert'), Type.Literal('mcq')])),
   count: Type.Optional(Type.String({ description: 'any non-empty value: answer {"count": N} instead of a page' })),
 })

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { ListQuery, Nullable, Timestamp, Url } from '../../http/schemas.ts'
+import { IdFilter, ListQuery, Nullable, Timestamp, Url } from '../../http/schemas.ts'
 
 /** The tag object embedded in questions (spec 2.5). */
 export const TagInfo = Type.Object({
@@ -25,7 +25,7 @@ export type Tag = Static<typeof Tag>
 
 export const TagListQuery = ListQuery({
   search: Type.Optional(Type.String({ maxLength: 200 })),
-  id: Type.Optional(Type.Integer()),
+  id: Type.Optional(IdFilter),
   text: Type.Optional(Type.String({ maxLength: 200 })),
 })
 export type TagListQuery = Static<typeof TagListQuery>

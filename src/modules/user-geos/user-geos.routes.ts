@@ -3,7 +3,7 @@ import type { App } from '../../http/app-type.ts'
 import { NotFound } from '../../http/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
 import { column, orderingFieldsOf, orderingTerms } from '../../http/ordering.ts'
-import { Id, ListQuery, Page, Timestamp, Url, iso, readErrors } from '../../http/schemas.ts'
+import { Id, IdFilter, ListQuery, Page, Timestamp, Url, iso, readErrors } from '../../http/schemas.ts'
 import { UrlBuilder } from '../../http/urls.ts'
 
 /** A link between a user and an area they belong to: what a user's `locations` point at. */
@@ -18,8 +18,8 @@ const UserGeo = Type.Object({
 })
 
 const UserGeoListQuery = ListQuery({
-  user: Type.Optional(Type.Integer()),
-  geo: Type.Optional(Type.Integer()),
+  user: Type.Optional(IdFilter),
+  geo: Type.Optional(IdFilter),
 })
 
 const ORDERING = orderingFieldsOf(['id', 'created_at'], 'user_geos')

@@ -12,8 +12,9 @@ export const USER_ORDERING = orderingFieldsOf(
   'users',
 )
 
+/** A comma-separated id list; numbers no row id can reach are dropped rather than overflow the column. */
 export function parseIdList(text: string): number[] {
-  return text.split(',').map((part) => part.trim()).filter(Boolean).map(Number)
+  return text.split(',').map((part) => part.trim()).filter(Boolean).map(Number).filter((id) => id <= 2147483647)
 }
 
 export function usersRepository(db: Kysely<Database>) {

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { ListQuery, Nullable, Timestamp, Url } from '../../http/schemas.ts'
+import { IdFilter, ListQuery, Nullable, Timestamp, Url } from '../../http/schemas.ts'
 import { Area } from '../areas/areas.schemas.ts'
 import { Politician } from '../politicians/politicians.schemas.ts'
 
@@ -56,11 +56,11 @@ export type FullUser = Static<typeof FullUser>
 
 export const UserListQuery = ListQuery({
   search: Type.Optional(Type.String({ maxLength: 200 })),
-  id: Type.Optional(Type.Integer()),
+  id: Type.Optional(IdFilter),
   id__in: Type.Optional(Type.String({ pattern: '^\\s*\\d+\\s*(,\\s*\\d+\\s*)*,?$' })),
   username: Type.Optional(Type.String({ maxLength: 150 })),
   username__iexact: Type.Optional(Type.String({ maxLength: 150 })),
   politician__type: Type.Optional(Type.String({ maxLength: 50 })),
-  locations__geo: Type.Optional(Type.Integer()),
+  locations__geo: Type.Optional(IdFilter),
 })
 export type UserListQuery = Static<typeof UserListQuery>
