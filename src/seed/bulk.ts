@@ -43,12 +43,20 @@ export interface InsertOptions {
   chunkSize?: number
   /** Called after each chunk with the number of rows written so far. */
   onChunk?: (done: number) => void
+  /** Called as the keys and indexes of a large load are put back (see `withoutKeysAndIndexes`). */
+  onRebuild?: (done: number, total: number) => void
 }
 
 /** Builds the column arrays of rows [start, end); lets large tables be produced one chunk at a time. */
 export type ChunkBuilder = (start: number, end: number) => Readonly<Record<string, readonly unknown[]>>
 
-/** Inserts `count` rows, asking `build` for each chunk's columns. */
+/** From this many rows on, a table is loaded without its keys and indexes (see `withoutKeysAndIndexes`). */
+const BULK_LOAD_ROWS = 50_000
+
+/**
+ * Inserts `count` rows, asking `build` for each chunk's columns. Large loads inside a transaction
+ * take the table's keys and indexes off first and put them back at the end.
+ */
 export async function insertChunks(
   db: Kysely<any>,
   table: string,
@@ -61,20 +69,24 @@ export async function insertChunks(
   const columnList = names.map((n) => `"${n}"`).join(', ')
   const selectList = names.map((n) => selectExpression(n, spec[n])).join(', ')
   const chunkSize = options.chunkSize ?? 25_000
-  for (let start = 0; start < count; start += chunkSize) {
-    const end = Math.min(count, start + chunkSize)
-    const columns = build(start, end)
-    const params = names.map((n) => {
-      const values = columns[n]
-      if (!values || values.length !== end - start) {
-        throw new Error(`${table}.${n}: expected ${end - start} values, got ${values?.length ?? 'none'}`)
-      }
-      return sql`${values}::${sql.raw(PARAM_TYPE[spec[n]])}`
-    })
-    await sql`INSERT INTO ${sql.raw(`"${table}"`)} (${sql.raw(columnList)})
-      SELECT ${sql.raw(selectList)} FROM unnest(${sql.join(params)}) AS u(${sql.raw(columnList)})`.execute(db)
-    options.onChunk?.(end)
+  const load = async () => {
+    for (let start = 0; start < count; start += chunkSize) {
+      const end = Math.min(count, start + chunkSize)
+      const columns = build(start, end)
+      const params = names.map((n) => {
+        const values = columns[n]
+        if (!values || values.length !== end - start) {
+          throw new Error(`${table}.${n}: expected ${end - start} values, got ${values?.length ?? 'none'}`)
+        }
+        return sql`${values}::${sql.raw(PARAM_TYPE[spec[n]])}`
+      })
+      await sql`INSERT INTO ${sql.raw(`"${table}"`)} (${sql.raw(columnList)})
+        SELECT ${sql.raw(selectList)} FROM unnest(${sql.join(params)}) AS u(${sql.raw(columnList)})`.execute(db)
+      options.onChunk?.(end)
+    }
   }
+  if (count >= BULK_LOAD_ROWS && db.isTransaction) await withoutKeysAndIndexes(db, table, load, options.onRebuild)
+  else await load()
 }
 
 /** Inserts `count` rows given column by column (plain or typed arrays, all of the same length). */
@@ -141,7 +153,12 @@ interface Definition {
  * key with one join is much faster than maintaining them row by row. Foreign keys of other tables
  * that point at this one are taken off and put back too. Call it inside a transaction.
  */
-export async function withoutKeysAndIndexes<T>(db: Kysely<any>, table: string, load: () => Promise<T>): Promise<T> {
+export async function withoutKeysAndIndexes<T>(
+  db: Kysely<any>,
+  table: string,
+  load: () => Promise<T>,
+  onRebuild?: (done: number, total: number) => void,
+): Promise<T> {
   const { rows: constraints } = await sql<{ table: string; name: string; def: string; kind: string; own: boolean }>`
     SELECT c.conrelid::regclass::text AS table, c.conname AS name, pg_get_constraintdef(c.oid) AS def,
       c.contype AS kind, c.conrelid = ${table}::regclass AS own
@@ -171,12 +188,14 @@ export async function withoutKeysAndIndexes<T>(db: Kysely<any>, table: string, l
 
   const result = await load()
 
-  for (const key of keys) {
-    await sql.raw(`ALTER TABLE ${key.table} ADD CONSTRAINT ${quote(key.name)} ${key.sql}`).execute(db)
-  }
-  for (const index of indexes) await sql.raw(index.def).execute(db)
-  for (const fk of foreign) {
-    await sql.raw(`ALTER TABLE ${fk.table} ADD CONSTRAINT ${quote(fk.name)} ${fk.sql}`).execute(db)
+  const rebuild = [
+    ...keys.map((key) => `ALTER TABLE ${key.table} ADD CONSTRAINT ${quote(key.name)} ${key.sql}`),
+    ...indexes.map((index) => index.def),
+    ...foreign.map((fk) => `ALTER TABLE ${fk.table} ADD CONSTRAINT ${quote(fk.name)} ${fk.sql}`),
+  ]
+  for (let i = 0; i < rebuild.length; i++) {
+    await sql.raw(rebuild[i]).execute(db)
+    onRebuild?.(i + 1, rebuild.length)
   }
   return result
 }

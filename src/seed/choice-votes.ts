@@ -1,5 +1,5 @@
-import { insertChunks, insertRows, withoutKeysAndIndexes } from './bulk.ts'
-import type { CollectionPool, QuestionPool, SeedContext, UserPool } from './context.ts'
+import { insertChunks, insertRows } from './bulk.ts'
+import { loadOptions, type CollectionPool, type QuestionPool, type SeedContext, type UserPool } from './context.ts'
 import {
   analyticsProfiles, answerTime, collectionFor, rankByTime, replacementTime, VoterSampler, voterCounts,
 } from './vote-plan.ts'
@@ -57,7 +57,8 @@ export async function seedChoiceVotes(
   const history: Record<string, unknown>[] = []
 
   let n = 0
-  for (const q of mcq) {
+  for (const [index, q] of mcq.entries()) {
+    if (index % 100 === 0) ctx.progress('planning choice votes', index, mcq.length)
     const target = targets.get(q) ?? 0
     if (target === 0) continue
     const k = questions.choiceCount[q]
@@ -95,32 +96,32 @@ export async function seedChoiceVotes(
   }
 
   const { order, idOf } = rankByTime(created, n)
-  await withoutKeysAndIndexes(ctx.db, 'question_choice_votes', () => insertChunks(ctx.db, 'question_choice_votes', CHOICE_VOTE_SPEC, n, (from, to) => {
-    const rows = Array.from(order.subarray(from, to))
-    const profile = (i: number) => (analytics[i] >= 0 ? profiles[analytics[i]] : null)
-    return {
-      id: rows.map((i) => idOf[i]),
-      choice_id: rows.map((i) => choice[i]),
-      question_id: rows.map((i) => question[i] + 1),
-      user_id: rows.map((i) => user[i] + 1),
-      value: rows.map(() => CHOSEN),
-      skipped: rows.map(() => false),
-      private: rows.map((i) => isPrivate[i] === 1),
-      collection_id: rows.map((i) => collection[i] || null),
-      analytics_interface: rows.map((i) => profile(i)?.interface ?? null),
-      analytics_os: rows.map((i) => profile(i)?.os ?? null),
-      analytics_browser: rows.map((i) => profile(i)?.browser ?? null),
-      analytics_parent_url: rows.map((i) => profile(i)?.parentUrl ?? null),
-      analytics_location: rows.map((i) => profile(i)?.location ?? null),
-      created_at: rows.map((i) => created[i]),
-      modified_at: rows.map((i) => created[i]),
+  await insertChunks(ctx.db, 'question_choice_votes', CHOICE_VOTE_SPEC, n, (from, to) => {
+    const columns = Object.fromEntries(Object.keys(CHOICE_VOTE_SPEC).map((name) => [name, new Array<unknown>(to - from)]))
+    for (let k = 0; k < to - from; k++) {
+      const i = order[from + k]
+      const a = analytics[i] >= 0 ? profiles[analytics[i]] : null
+      columns.id[k] = idOf[i]
+      columns.choice_id[k] = choice[i]
+      columns.question_id[k] = question[i] + 1
+      columns.user_id[k] = user[i] + 1
+      columns.value[k] = CHOSEN
+      columns.skipped[k] = false
+      columns.private[k] = isPrivate[i] === 1
+      columns.collection_id[k] = collection[i] || null
+      columns.analytics_interface[k] = a?.interface ?? null
+      columns.analytics_os[k] = a?.os ?? null
+      columns.analytics_browser[k] = a?.browser ?? null
+      columns.analytics_parent_url[k] = a?.parentUrl ?? null
+      columns.analytics_location[k] = a?.location ?? null
+      columns.created_at[k] = created[i]
+      columns.modified_at[k] = created[i]
     }
-  }, { chunkSize: ctx.scale.chunkSize, onChunk: (done) => ctx.progress('choice votes', done, n) }))
+    return columns
+  }, loadOptions(ctx, 'choice votes', n))
 
   history.sort((a, b) => (a.replaced_at as number) - (b.replaced_at as number))
   history.forEach((row, i) => (row.id = i + 1))
-  await insertRows(ctx.db, 'question_choice_vote_history', CHOICE_HISTORY_SPEC, history, {
-    chunkSize: ctx.scale.chunkSize,
-  })
+  await insertRows(ctx.db, 'question_choice_vote_history', CHOICE_HISTORY_SPEC, history, { chunkSize: ctx.scale.chunkSize })
   return { votes: n, history: history.length }
 }

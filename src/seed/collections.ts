@@ -78,7 +78,9 @@ export async function seedCollections(
       const chosen = rng.sample(onTopic, Math.ceil(wanted * 0.6))
       for (const q of rng.sample(published, wanted * 2)) if (chosen.length < wanted && !chosen.includes(q)) chosen.push(q)
       list = chosen.map((q) => ({ question: q }))
-      const breaks = list.length > 3 ? rng.weighted<number>([[0, 50], [1, 35], [2, 15]]) : 0
+      const drawn = list.length > 3 ? rng.weighted<number>([[0, 50], [1, 35], [2, 15]]) : 0
+      // The first collection always shows a break between its questions.
+      const breaks = c === 0 && list.length >= 2 ? Math.max(1, drawn) : drawn
       for (let b = 0; b < breaks; b++) {
         const at = rng.int(1, list.length - 1)
         list.splice(at, 0, breakContent(rng, questions.subjects[rng.int(0, questions.subjects.length - 1)], b + 2))

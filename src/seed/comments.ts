@@ -1,5 +1,7 @@
 import { insertRows } from './bulk.ts'
-import { ACTIVITY_END, DAY, usersSignedUpBy, type QuestionPool, type SeedContext, type UserPool } from './context.ts'
+import {
+  ACTIVITY_END, DAY, loadOptions, usersSignedUpBy, type QuestionPool, type SeedContext, type UserPool,
+} from './context.ts'
 import type { Random } from './random.ts'
 import { commentText, replyText } from './text.ts'
 import { answerTime, rankByTime } from './vote-plan.ts'
@@ -51,6 +53,7 @@ function draftComments(ctx: SeedContext, rng: Random, users: UserPool, questions
   for (let q = 0; q < questions.count; q++) if (questions.subtype[q] === 'likert') likert++
   const meanVoters = votes.count / Math.max(1, likert)
   for (let q = 0; q < questions.count; q++) {
+    if (q % 500 === 0) ctx.progress('planning comments', q, questions.count)
     const open = questions.voteOpen[q]
     const close = questions.voteClose[q]
     if (close <= open) continue
@@ -63,7 +66,8 @@ function draftComments(ctx: SeedContext, rng: Random, users: UserPool, questions
       const subject = questions.subjects[questions.topic[q]]
       if (drafts.length > first && rng.chance(0.25)) {
         const parent = rng.int(first, drafts.length - 1)
-        const time = later(rng, drafts[parent].time, 2 * DAY)
+        // A reply always comes after its parent, even when the parent was written at the very end.
+        const time = Math.max(later(rng, drafts[parent].time, 2 * DAY), drafts[parent].time + 60)
         const user = rng.int(0, usersSignedUpBy(users, time) - 1)
         drafts.push({ question: q, user, parent, text: replyText(rng), subtype, hidden, time, voteRow: -1 })
       } else if (voters > 0 && rng.chance(0.75)) {
@@ -77,7 +81,8 @@ function draftComments(ctx: SeedContext, rng: Random, users: UserPool, questions
         const signedUp = usersSignedUpBy(users, close - 3600)
         const user = rng.int(0, Math.max(0, signedUp - 1))
         const time = answerTime(rng, open, close, users.createdAt[user])
-        drafts.push({ question: q, user, parent: -1, text: commentText(rng, subtype, subject), subtype, hidden, time, voteRow: -1 })
+        const text = commentText(rng, subtype, subject)
+        drafts.push({ question: q, user, parent: -1, text, subtype, hidden, time, voteRow: -1 })
       }
     }
   }
@@ -120,8 +125,10 @@ export async function seedComments(
       if (rng.chance(0.06)) {
         // A vote the user changed: the superseded one stays, inactive.
         const changed = later(rng, at, 2 * DAY)
-        commentVotes.push({ ...row, id: commentVotes.length + 1, value: up ? 1 : 5, active: false, modified_at: changed })
-        commentVotes.push({ ...row, id: commentVotes.length + 1, value: up ? 5 : 1, active: true, created_at: changed, modified_at: changed })
+        const superseded = { ...row, value: up ? 1 : 5, active: false, modified_at: changed }
+        commentVotes.push({ ...superseded, id: commentVotes.length + 1 })
+        const current = { ...row, value: up ? 5 : 1, active: true, created_at: changed, modified_at: changed }
+        commentVotes.push({ ...current, id: commentVotes.length + 1 })
       } else {
         commentVotes.push({ ...row, id: commentVotes.length + 1, value: up ? 5 : 1, active: true })
       }
@@ -130,17 +137,18 @@ export async function seedComments(
     for (const u of rng.distinctInts(voterPool, reporters)) {
       if (u === d.user) continue
       reports.push({
-        id: reports.length + 1, comment_id: id, user_id: u + 1, reason: rng.pick(['Offensive', 'Spam', 'Off topic', 'Misleading', '']),
+        id: reports.length + 1, comment_id: id, user_id: u + 1,
+        reason: rng.pick(['Offensive', 'Spam', 'Off topic', 'Misleading', '']),
         created_at: later(rng, Math.max(d.time, users.createdAt[u]), DAY),
       })
     }
   }
   const chunkSize = ctx.scale.chunkSize
-  await insertRows(ctx.db, 'comments', COMMENT_SPEC, comments, { chunkSize })
-  await insertRows(ctx.db, 'comment_votes', COMMENT_VOTE_SPEC, commentVotes, { chunkSize })
+  await insertRows(ctx.db, 'comments', COMMENT_SPEC, comments, loadOptions(ctx, 'comments', comments.length))
+  const voteOptions = loadOptions(ctx, 'comment votes', commentVotes.length)
+  await insertRows(ctx.db, 'comment_votes', COMMENT_VOTE_SPEC, commentVotes, voteOptions)
   await insertRows(ctx.db, 'comment_reports', REPORT_SPEC, reports, { chunkSize })
   await insertRows(ctx.db, 'vote_comments', VOTE_COMMENT_SPEC, voteComments, { chunkSize })
-  ctx.progress('comments', comments.length, comments.length)
   return {
     comments: comments.length, commentVotes: commentVotes.length, reports: reports.length, voteComments: voteComments.length,
   }

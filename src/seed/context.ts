@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import type { InsertOptions } from './bulk.ts'
 import type { Random } from './random.ts'
 
 export type SeedScale = 'tiny' | 'demo' | 'large'
@@ -51,6 +52,15 @@ export interface SeedContext {
   rng: Random
   scale: ScaleConfig
   progress: Progress
+}
+
+/** Chunked inserts of a table that can grow large, reported as a stage of their own. */
+export function loadOptions(ctx: SeedContext, stage: string, total: number): InsertOptions {
+  return {
+    chunkSize: ctx.scale.chunkSize,
+    onChunk: (done) => ctx.progress(stage, done, total),
+    onRebuild: (done, steps) => ctx.progress(`${stage} (keys and indexes)`, done, steps),
+  }
 }
 
 /** Users as the later stages need them; index i is the user with id i + 1. */

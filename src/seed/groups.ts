@@ -1,5 +1,5 @@
 import { insertRows } from './bulk.ts'
-import { ACTIVITY_END, DAY, type QuestionPool, type SeedContext, type UserPool } from './context.ts'
+import { ACTIVITY_END, DAY, loadOptions, type QuestionPool, type SeedContext, type UserPool } from './context.ts'
 import { UK_REGIONS } from './data/uk-regions.ts'
 import { SlugSet } from './question-ideas.ts'
 import { groupDescription, groupName } from './text.ts'
@@ -26,6 +26,9 @@ const CONNECTION_SPEC = {
   id: 'int', group_id: 'int', question_id: 'int', active: 'bool', created_at: 'time', modified_at: 'time',
 } as const
 
+/** The first groups show each join policy once; the rest are mostly open. */
+const JOIN_POLICIES = ['open', 'request', 'invite'] as const
+
 export interface GroupPool {
   count: number
   /** Member user ids of each group (index = group id - 1), owner first. */
@@ -39,6 +42,7 @@ function later(base: number, extra: number): number {
 
 export async function seedGroups(ctx: SeedContext, users: UserPool): Promise<GroupPool> {
   const rng = ctx.rng.stream('groups')
+  ctx.progress('groups', 0, ctx.scale.groups)
   const slugs = new SlugSet()
   const pool: GroupPool = { count: ctx.scale.groups, members: [], createdAt: [] }
   const groups: Record<string, unknown>[] = []
@@ -51,7 +55,9 @@ export async function seedGroups(ctx: SeedContext, users: UserPool): Promise<Gro
     const created = later(users.createdAt[ownerIndex], rng.int(1, 40) * DAY)
     const region = UK_REGIONS[users.region[ownerIndex] >= 0 ? users.region[ownerIndex] : rng.int(0, UK_REGIONS.length - 1)]
     const name = groupName(rng, rng.pick(region.places), region.name)
-    const policy = rng.weighted<string>([['open', 60], ['request', 25], ['invite', 15]])
+    const policy = g < JOIN_POLICIES.length
+      ? JOIN_POLICIES[g]
+      : rng.weighted<string>([['open', 60], ['request', 25], ['invite', 15]])
     groups.push({
       id, name, slug: slugs.claim(name), description: groupDescription(rng, name),
       image: rng.chance(0.3) ? `https://images.example.org/groups/${id}.png` : null,
@@ -59,9 +65,9 @@ export async function seedGroups(ctx: SeedContext, users: UserPool): Promise<Gro
     })
     pool.createdAt.push(created)
 
-    const size = Math.max(3, Math.min(Math.floor(users.count / 3), Math.round(users.count * 0.02 * rng.logNormal(0.8))))
-    const others = rng.sample(Array.from({ length: users.count }, (_, i) => i + 1).filter((u) => u !== ownerIndex + 1), size - 1)
-    const members = [ownerIndex + 1, ...others.sort((a, b) => a - b)]
+    const size = Math.max(3, Math.min(Math.floor(users.count / 3), Math.round(users.count * 0.01 * rng.logNormal(0.8))))
+    const others = rng.distinctInts(users.count, size).map((i) => i + 1).filter((u) => u !== ownerIndex + 1)
+    const members = [ownerIndex + 1, ...others.slice(0, size - 1).sort((a, b) => a - b)]
     pool.members.push(members)
     members.forEach((userId, k) => {
       const joined = later(Math.max(created, users.createdAt[userId - 1]), k === 0 ? 0 : Math.floor(rng.exponential(20 * DAY)))
@@ -72,7 +78,10 @@ export async function seedGroups(ctx: SeedContext, users: UserPool): Promise<Gro
     })
 
     const memberSet = new Set(members)
-    const outsiders = rng.sample(Array.from({ length: users.count }, (_, i) => i + 1).filter((u) => !memberSet.has(u)), 3)
+    const outsiders = rng.distinctInts(users.count, members.length + 3)
+      .map((i) => i + 1)
+      .filter((u) => !memberSet.has(u))
+      .slice(0, 3)
     if (policy === 'invite') {
       for (const userId of outsiders) {
         const at = later(Math.max(created, users.createdAt[userId - 1]), rng.int(1, 30) * DAY)
@@ -98,10 +107,10 @@ export async function seedGroups(ctx: SeedContext, users: UserPool): Promise<Gro
     }
   }
   await insertRows(ctx.db, 'groups', GROUP_SPEC, groups)
-  await insertRows(ctx.db, 'group_memberships', MEMBERSHIP_SPEC, memberships, { chunkSize: ctx.scale.chunkSize })
+  const membershipOptions = loadOptions(ctx, 'group members', memberships.length)
+  await insertRows(ctx.db, 'group_memberships', MEMBERSHIP_SPEC, memberships, membershipOptions)
   await insertRows(ctx.db, 'group_invites', INVITE_SPEC, invites)
   await insertRows(ctx.db, 'group_join_requests', REQUEST_SPEC, requests)
-  ctx.progress('groups', pool.count, pool.count)
   return pool
 }
 

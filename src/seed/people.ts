@@ -1,6 +1,6 @@
 import { insertRows } from './bulk.ts'
 import {
-  ACTIVITY_END, BASE_TIME, DAY, REFERENCE_DATE, type AreaIds, type SeedContext, type UserPool,
+  ACTIVITY_END, BASE_TIME, DAY, loadOptions, REFERENCE_DATE, type AreaIds, type SeedContext, type UserPool,
 } from './context.ts'
 import { ukAgeShape } from './census.ts'
 import { BIO_PHRASES, FEMALE_NAMES, MALE_NAMES, NEUTRAL_NAMES, OTHER_COUNTRY_CODES, SURNAMES } from './data/names.ts'
@@ -29,7 +29,11 @@ export interface Person {
 
 function personName(rng: Random): Pick<Person, 'first' | 'last' | 'gender'> {
   const gender = rng.weighted<number>([[1, 47], [2, 48], [3, 1], [0, 4]])
-  const names = gender === 1 ? MALE_NAMES : gender === 2 ? FEMALE_NAMES : gender === 3 ? NEUTRAL_NAMES : rng.pick([MALE_NAMES, FEMALE_NAMES])
+  const names =
+    gender === 1 ? MALE_NAMES
+    : gender === 2 ? FEMALE_NAMES
+    : gender === 3 ? NEUTRAL_NAMES
+    : rng.pick([MALE_NAMES, FEMALE_NAMES])
   return { first: rng.pick(names), last: rng.pick(SURNAMES), gender }
 }
 
@@ -116,6 +120,7 @@ export async function seedPeople(ctx: SeedContext, areas: AreaIds): Promise<Peop
     activity[userIndex] *= 3
   })
   await seedPoliticians(ctx, areas, politicianUsers.map((i) => ({ ...people[i], createdAt: createdAt[i] })))
+  ctx.progress('users', 0, n)
 
   const taken = new Set<string>()
   const rows: Record<string, unknown>[] = []
@@ -165,9 +170,8 @@ export async function seedPeople(ctx: SeedContext, areas: AreaIds): Promise<Peop
     geos.push({ id: geos.length + 1, user_id: id, area_id: countryId, created_at: createdAt[i] })
     if (regionId !== null) geos.push({ id: geos.length + 1, user_id: id, area_id: regionId, created_at: createdAt[i] })
   }
-  const chunkSize = ctx.scale.chunkSize
-  await insertRows(ctx.db, 'users', USER_SPEC, rows, { chunkSize, onChunk: (done) => ctx.progress('users', done, n) })
-  await insertRows(ctx.db, 'user_geos', USER_GEO_SPEC, geos, { chunkSize })
+  await insertRows(ctx.db, 'users', USER_SPEC, rows, loadOptions(ctx, 'users', n))
+  await insertRows(ctx.db, 'user_geos', USER_GEO_SPEC, geos, loadOptions(ctx, 'user areas', geos.length))
 
   const users: UserPool = {
     count: n,

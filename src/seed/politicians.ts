@@ -51,7 +51,7 @@ export async function seedPoliticians(
       area_id: areas.regions[person.region],
       area_name: region.name,
       chamber: 'House of Commons',
-      term: isMp ? '2024–2029' : '2029',
+      term: isMp ? '2024–2029' : '2029–2034',
       start_date: isMp ? '2024-07-04' : isoDate(person.createdAt),
       end_date: null,
       image: rng.chance(0.7) ? `https://images.example.org/politicians/${id}.jpg` : null,

@@ -66,7 +66,8 @@ function drawFromPools<T>(rng: Random, pools: { items: T[]; weight: number }[], 
 
 /**
  * `likert` agree/disagree questions and `mcq` multiple-choice questions, all with distinct wording.
- * Hand-written questions and national ones come first in likelihood; about one in six is about a region.
+ * Hand-written and national wordings are the likelier picks; some questions are about one region
+ * (most of them at the large scale, where the national wordings run out).
  */
 export function questionIdeas(rng: Random, likert: number, mcq: number): QuestionIdea[] {
   const written: QuestionIdea[] = []
@@ -124,8 +125,10 @@ export function describeQuestion(rng: Random, idea: QuestionIdea): string {
   const audience = rng.pick(AUDIENCES)
   const lines = [
     `This question is about ${topic.subject}. Vote to see how your view compares with people across the UK.`,
-    `Supporters argue this would make a real difference to ${audience}. Opponents say the money would be better spent elsewhere. Where do you stand?`,
-    `Ministers are expected to set out their plans on ${topic.subject} later this year. Your answer helps show what people actually think.`,
+    `Supporters argue this would make a real difference to ${audience}. ` +
+      'Opponents say the money would be better spent elsewhere. Where do you stand?',
+    `Ministers are expected to set out their plans on ${topic.subject} later this year. ` +
+      'Your answer helps show what people actually think.',
     `Think about how this would affect you, your family and your area.\n\nYou can explain your answer in the comments.`,
     `Asked by a member of the community. Your answer is only shown to others if you choose to share it.`,
     `There is no right or wrong answer. If you are unsure, you can skip this question and come back to it later.`,

@@ -76,6 +76,12 @@ export async function seedQuestions(
   const unpublished = someQuestions(rng, n, Math.max(1, Math.round(n * 0.02)), new Set())
   const notYetOpen = someQuestions(rng, n, Math.max(1, Math.round(n * 0.005)), unpublished)
   const closed = someQuestions(rng, n, Math.max(1, Math.round(n * 0.07)), new Set([...unpublished, ...notYetOpen]))
+  // Questions asked in a group: at least one per group, about 6% of all.
+  const groupQuestions = new Map<number, number>()
+  if (groups.count > 0) {
+    const asked = someQuestions(rng, n, Math.max(groups.count, Math.round(n * 0.06)), new Set())
+    ;[...asked].forEach((q, k) => groupQuestions.set(q, k < groups.count ? k : rng.int(0, groups.count - 1)))
+  }
 
   const pool: QuestionPool = {
     count: n,
@@ -102,12 +108,9 @@ export async function seedQuestions(
     const idea = ideas[i]
     const t = createdAt[i]
     let userId = author(rng, users, t)
-    let groupId: number | null = null
-    if (groups.count > 0 && rng.chance(0.06)) {
-      const g = rng.int(0, groups.count - 1)
-      groupId = g + 1
-      userId = rng.pick(groups.members[g])
-    }
+    const groupIndex = groupQuestions.get(i)
+    const groupId = groupIndex === undefined ? null : groupIndex + 1
+    if (groupIndex !== undefined) userId = rng.pick(groups.members[groupIndex])
     let startAt: number | null = null
     let endAt: number | null = null
     if (notYetOpen.has(i)) {

@@ -77,6 +77,10 @@ async function clearSeededTables(db: Kysely<any>): Promise<void> {
   for (const table of [...SEEDED_TABLES].reverse()) await sql.raw(`DELETE FROM "${table}"`).execute(db)
 }
 
+async function analyze(db: Kysely<any>, tables: readonly string[]): Promise<void> {
+  await sql.raw(`ANALYZE ${tables.map((t) => `"${t}"`).join(', ')}`).execute(db)
+}
+
 function checkOptions(options: SeedOptions): void {
   if (!(options.scale in SCALES)) {
     throw new RangeError(`unknown seed scale '${options.scale}' (expected ${Object.keys(SCALES).join(', ')})`)
@@ -109,6 +113,10 @@ async function seedInTransaction(db: Kysely<any>, options: SeedOptions): Promise
     await clearSeededTables(db)
   }
 
+  // Room for building the indexes of the large tables and for the statistics' GROUP BYs; reset at commit.
+  await sql`SET LOCAL maintenance_work_mem = '256MB'`.execute(db)
+  await sql`SET LOCAL work_mem = '64MB'`.execute(db)
+
   const progress = options.onProgress ?? (() => {})
   const ctx: SeedContext = { db, rng: new Random(options.seed), scale: SCALES[options.scale], progress }
 
@@ -126,11 +134,11 @@ async function seedInTransaction(db: Kysely<any>, options: SeedOptions): Promise
   await seedSocial(ctx, users)
   const census = await seedCensus(ctx, areas)
 
-  progress('statistics', 0, 1)
   await syncIdentitySequences(db, SEEDED_TABLES)
-  await recomputeStatistics(db)
-  await sql.raw(`ANALYZE ${SEEDED_TABLES.map((t) => `"${t}"`).join(', ')}`).execute(db)
-  progress('statistics', 1, 1)
+  // Planner statistics first, so that the recomputation's GROUP BYs and joins get good plans.
+  await analyze(db, SEEDED_TABLES)
+  await recomputeStatistics(db, { onStep: (done, total) => progress('statistics', done, total) })
+  await analyze(db, ['users', 'questions', 'question_choices', 'question_tags', 'comments', 'tags', 'areas', 'groups'])
 
   return {
     users: users.count,

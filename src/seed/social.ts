@@ -1,5 +1,5 @@
 import { insertRows } from './bulk.ts'
-import { ACTIVITY_END, DAY, type SeedContext, type UserPool } from './context.ts'
+import { ACTIVITY_END, DAY, loadOptions, type SeedContext, type UserPool } from './context.ts'
 import { TOPICS } from './data/topics.ts'
 import { AliasTable, type Random } from './random.ts'
 
@@ -97,12 +97,11 @@ export async function seedSocial(ctx: SeedContext, users: UserPool): Promise<Soc
     }
   }
 
-  const chunkSize = ctx.scale.chunkSize
-  await insertRows(ctx.db, 'following_users', FOLLOWING_USER_SPEC, followingUsers, { chunkSize })
-  await insertRows(ctx.db, 'following_tags', FOLLOWING_TAG_SPEC, followingTags, { chunkSize })
-  await insertRows(ctx.db, 'friendships', FRIENDSHIP_SPEC, friendships, { chunkSize })
-  await insertRows(ctx.db, 'tag_delegations', DELEGATION_SPEC, delegations, { chunkSize })
-  ctx.progress('social', n, n)
+  const { db } = ctx
+  await insertRows(db, 'following_users', FOLLOWING_USER_SPEC, followingUsers, loadOptions(ctx, 'followed users', followingUsers.length))
+  await insertRows(db, 'following_tags', FOLLOWING_TAG_SPEC, followingTags, loadOptions(ctx, 'followed tags', followingTags.length))
+  await insertRows(db, 'friendships', FRIENDSHIP_SPEC, friendships, loadOptions(ctx, 'friendships', friendships.length))
+  await insertRows(ctx.db, 'tag_delegations', DELEGATION_SPEC, delegations, { chunkSize: ctx.scale.chunkSize })
   return {
     followingUsers: followingUsers.length,
     followingTags: followingTags.length,

@@ -123,9 +123,12 @@ export function collectionTexts(
     `Your views on ${subject}`,
   ])
   const desc = rng.pick([
-    `A short survey on ${subject}. Read the background in [our briefing](https://www.example.org/briefings/${slug}) before you start.`,
-    `Answer as many questions as you like; you can skip any of them. See [how we use the results](https://www.example.org/about/results).`,
-    `We will share the results with local representatives in ${region}. Questions suggested by [our members](https://www.example.org/members).`,
+    `A short survey on ${subject}. ` +
+      `Read the background in [our briefing](https://www.example.org/briefings/${slug}) before you start.`,
+    'Answer as many questions as you like; you can skip any of them. ' +
+      'See [how we use the results](https://www.example.org/about/results).',
+    `We will share the results with local representatives in ${region}. ` +
+      'Questions suggested by [our members](https://www.example.org/members).',
   ])
   const endText = rng.pick([
     'Thanks for taking part! Share this survey to see how your friends compare.',

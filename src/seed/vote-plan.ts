@@ -26,23 +26,20 @@ export function voterCounts(
   let remaining = total
   let open = [...weight.keys()]
   // Water-filling: questions that hit their cap are fixed there and the rest is shared out again.
-  for (let round = 0; round < 20 && open.length > 0 && remaining > 0; round++) {
+  for (let round = 0; open.length > 0; round++) {
     const sum = open.reduce((s, q) => s + weight.get(q)!, 0)
-    const next: number[] = []
-    let spent = 0
-    for (const q of open) {
-      const share = (remaining * weight.get(q)!) / sum
-      if (share >= cap.get(q)!) {
-        counts.set(q, cap.get(q)!)
-        spent += cap.get(q)!
-      } else next.push(q)
-    }
-    if (next.length === open.length) {
-      for (const q of open) counts.set(q, Math.round((remaining * weight.get(q)!) / sum))
+    const share = (q: number) => Math.max(0, (remaining * weight.get(q)!) / sum)
+    const capped = open.filter((q) => share(q) >= cap.get(q)!)
+    if (capped.length === 0 || round === 50) {
+      for (const q of open) counts.set(q, Math.min(cap.get(q)!, Math.round(share(q))))
       break
     }
-    remaining -= spent
-    open = next
+    for (const q of capped) {
+      counts.set(q, cap.get(q)!)
+      remaining -= cap.get(q)!
+    }
+    const fixed = new Set(capped)
+    open = open.filter((q) => !fixed.has(q))
   }
   return counts
 }

@@ -1,5 +1,5 @@
-import { insertChunks, insertRows, withoutKeysAndIndexes } from './bulk.ts'
-import type { CollectionPool, QuestionPool, SeedContext, UserPool } from './context.ts'
+import { insertChunks, insertRows } from './bulk.ts'
+import { loadOptions, type CollectionPool, type QuestionPool, type SeedContext, type UserPool } from './context.ts'
 import type { Random } from './random.ts'
 import {
   analyticsProfiles, answerTime, collectionFor, rankByTime, replacementTime, VoterSampler, voterCounts,
@@ -17,11 +17,12 @@ const HISTORY_SPEC = {
 } as const
 
 /**
- * How a question's answers fall: consensual ones peak at one level, polarised ones split by the
- * voters' leaning towards both ends, lukewarm ones gather around the middle, uniform ones spread evenly.
+ * How a question's answers fall: consensual ones peak at one level, polarised ones split into two
+ * camps at the ends (the voter's leaning picks the camp), lukewarm ones gather around the middle,
+ * uniform ones spread evenly.
  */
 interface Profile {
-  uniform: boolean
+  kind: 'consensual' | 'polarised' | 'lukewarm' | 'uniform'
   center: number
   spread: number
   /** How strongly the voter's leaning pulls the answer, and in which direction. */
@@ -30,22 +31,34 @@ interface Profile {
 
 function drawProfile(rng: Random): Profile {
   const side = rng.chance(0.5) ? 1 : -1
-  switch (rng.weighted<string>([['consensual', 35], ['polarised', 25], ['lukewarm', 25], ['uniform', 15]])) {
+  const kind = rng.weighted<Profile['kind']>([['consensual', 35], ['polarised', 25], ['lukewarm', 25], ['uniform', 15]])
+  switch (kind) {
     case 'consensual':
-      return { uniform: false, center: rng.pick([1.4, 1.9, 4.1, 4.6, 3]), spread: 0.75, pull: 0.35 * side }
+      return { kind, center: rng.pick([1.4, 1.9, 4.1, 4.6, 3]), spread: 0.7, pull: 0.35 * side }
     case 'polarised':
-      return { uniform: false, center: 3 + rng.normal() * 0.3, spread: 0.6, pull: 3 * side }
+      return { kind, center: rng.normal() * 0.3, spread: 0.4, pull: side }
     case 'lukewarm':
-      return { uniform: false, center: 3 + rng.normal() * 0.25, spread: 0.85, pull: 0.25 * side }
+      return { kind, center: 3 + rng.normal() * 0.25, spread: 0.85, pull: 0.25 * side }
     default:
-      return { uniform: true, center: 3, spread: 0, pull: 0 }
+      return { kind, center: 3, spread: 0, pull: 0 }
   }
 }
 
 function answer(rng: Random, profile: Profile, lean: number): number {
-  if (profile.uniform) return rng.int(1, 5)
-  const x = profile.center + profile.spread * rng.normal() + profile.pull * lean
-  return Math.max(1, Math.min(5, Math.round(x)))
+  switch (profile.kind) {
+    case 'uniform':
+      return rng.int(1, 5)
+    case 'polarised': {
+      // The camp follows the leaning (with some noise); most of a camp sits at its extreme.
+      const camp = profile.pull * lean + profile.center * 0.5 + profile.spread * rng.normal() > 0 ? 1 : -1
+      const distance = rng.weighted<number>([[2, 70], [1, 23], [0, 7]])
+      return 3 + camp * distance
+    }
+    default: {
+      const x = profile.center + profile.spread * rng.normal() + profile.pull * lean
+      return Math.max(1, Math.min(5, Math.round(x)))
+    }
+  }
 }
 
 /** Question votes as later stages need them: rows grouped by question, `start[q]..start[q+1]`. */
@@ -80,7 +93,7 @@ export async function seedQuestionVotes(
   const user = new Int32Array(capacity)
   const value = new Int8Array(capacity)
   const importance = new Int8Array(capacity)
-  const flags = new Uint8Array(capacity) // 1 private, 2 replaced an earlier answer, 4 skipped
+  const flags = new Uint8Array(capacity) // 1 private, 4 skipped
   const collection = new Int32Array(capacity)
   const analytics = new Int16Array(capacity).fill(-1)
   const created = new Float64Array(capacity)
@@ -92,6 +105,7 @@ export async function seedQuestionVotes(
 
   let n = 0
   for (let q = 0; q < questions.count; q++) {
+    if (q % 500 === 0) ctx.progress('planning votes', q, questions.count)
     start[q] = n
     const target = targets.get(q) ?? 0
     if (target === 0) continue
@@ -114,7 +128,6 @@ export async function seedQuestionVotes(
         const replaced = replacementTime(rng, t, close)
         if (replaced > t) {
           modified[n] = replaced
-          flags[n] |= 2
           const earlierSkip = !skip && rng.chance(0.1)
           let earlier = earlierSkip ? 0 : rng.int(1, 5)
           if (!earlierSkip && earlier === value[n]) earlier = earlier === 5 ? 4 : earlier + 1
@@ -128,34 +141,36 @@ export async function seedQuestionVotes(
     }
   }
   start[questions.count] = n
-  ctx.progress('votes', 0, n)
+  ctx.progress('planning votes', questions.count, questions.count)
 
   const { order, idOf } = rankByTime(created, n)
-  await withoutKeysAndIndexes(ctx.db, 'question_votes', () => insertChunks(ctx.db, 'question_votes', VOTE_SPEC, n, (from, to) => {
-    const rows = Array.from(order.subarray(from, to))
-    const profile = (i: number) => (analytics[i] >= 0 ? profiles[analytics[i]] : null)
-    return {
-      id: rows.map((i) => idOf[i]),
-      question_id: rows.map((i) => question[i] + 1),
-      user_id: rows.map((i) => user[i] + 1),
-      value: rows.map((i) => (value[i] === 0 ? null : value[i])),
-      skipped: rows.map((i) => (flags[i] & 4) === 4),
-      importance: rows.map((i) => importance[i] || null),
-      private: rows.map((i) => (flags[i] & 1) === 1),
-      collection_id: rows.map((i) => collection[i] || null),
-      analytics_interface: rows.map((i) => profile(i)?.interface ?? null),
-      analytics_os: rows.map((i) => profile(i)?.os ?? null),
-      analytics_browser: rows.map((i) => profile(i)?.browser ?? null),
-      analytics_parent_url: rows.map((i) => profile(i)?.parentUrl ?? null),
-      analytics_location: rows.map((i) => profile(i)?.location ?? null),
-      created_at: rows.map((i) => created[i]),
-      modified_at: rows.map((i) => modified[i]),
+  await insertChunks(ctx.db, 'question_votes', VOTE_SPEC, n, (from, to) => {
+    const columns = Object.fromEntries(Object.keys(VOTE_SPEC).map((name) => [name, new Array<unknown>(to - from)]))
+    for (let k = 0; k < to - from; k++) {
+      const i = order[from + k]
+      const a = analytics[i] >= 0 ? profiles[analytics[i]] : null
+      columns.id[k] = idOf[i]
+      columns.question_id[k] = question[i] + 1
+      columns.user_id[k] = user[i] + 1
+      columns.value[k] = value[i] === 0 ? null : value[i]
+      columns.skipped[k] = (flags[i] & 4) === 4
+      columns.importance[k] = importance[i] || null
+      columns.private[k] = (flags[i] & 1) === 1
+      columns.collection_id[k] = collection[i] || null
+      columns.analytics_interface[k] = a?.interface ?? null
+      columns.analytics_os[k] = a?.os ?? null
+      columns.analytics_browser[k] = a?.browser ?? null
+      columns.analytics_parent_url[k] = a?.parentUrl ?? null
+      columns.analytics_location[k] = a?.location ?? null
+      columns.created_at[k] = created[i]
+      columns.modified_at[k] = modified[i]
     }
-  }, { chunkSize: ctx.scale.chunkSize, onChunk: (done) => ctx.progress('votes', done, n) }))
+    return columns
+  }, loadOptions(ctx, 'votes', n))
 
   history.sort((a, b) => (a.replaced_at as number) - (b.replaced_at as number))
   history.forEach((row, i) => (row.id = i + 1))
-  await insertRows(ctx.db, 'question_vote_history', HISTORY_SPEC, history, { chunkSize: ctx.scale.chunkSize })
+  await insertRows(ctx.db, 'question_vote_history', HISTORY_SPEC, history, loadOptions(ctx, 'vote history', history.length))
 
   const skipped = new Uint8Array(n)
   for (let i = 0; i < n; i++) skipped[i] = flags[i] & 4 ? 1 : 0

@@ -7,6 +7,7 @@ import { likertFigures, type LevelCounts } from './compute/likert.ts'
  * choices, question-tags, links and question connections; comment counts and comment vote tallies;
  * the counters of users, tags, areas, groups and collections. Counting happens in SQL (one GROUP BY
  * per source table); the likert floats come from `likertFigures` and are written back in chunks.
+ * Only rows whose stored values differ from the recomputed ones are written.
  *
  * Liquid counts add up each vote's `liquid_weight`; while no delegation is resolved every weight
  * is 1 and the liquid family equals the direct one.
@@ -84,36 +85,41 @@ function familyValues(row: CountRow, short: 'd' | 'l'): { values: number[]; pola
   }
 }
 
+/** Reads the counts behind every row of the target, computes its figures and writes back the rows that differ. */
 async function recomputeLikert(db: Kysely<any>, target: LikertTarget): Promise<void> {
   const shorts: ('d' | 'l')[] = target.liquid ? ['d', 'l'] : ['d']
-  const selected = shorts.flatMap((s) =>
-    [1, 2, 3, 4, 5, 'skip'].map((suffix) => `coalesce(s.${s}${suffix}, 0) AS ${s}${suffix}`),
-  )
+  const columns = [...familyColumns('direct'), ...(target.liquid ? [...familyColumns('liquid'), 'polarisation'] : [])]
+  const selected = [
+    ...shorts.flatMap((s) => [1, 2, 3, 4, 5, 'skip'].map((suffix) => `coalesce(s.${s}${suffix}, 0) AS ${s}${suffix}`)),
+    ...columns.map((c) => `t.${c} AS stored_${c}`),
+  ]
   const { rows } = await sql<CountRow>`SELECT t.id, ${sql.raw(selected.join(', '))}
     FROM ${sql.raw(target.table)} t LEFT JOIN (${target.source}) s ON s.key = t.id
     ORDER BY t.id`.execute(db)
 
-  const columns = [...familyColumns('direct'), ...(target.liquid ? [...familyColumns('liquid'), 'polarisation'] : [])]
-  const floatColumns = new Set(columns.filter((c) => /_(sum|value|consensus|heat)$|^polarisation$/.test(c)))
-  for (let start = 0; start < rows.length; start += CHUNK) {
-    const chunk = rows.slice(start, start + CHUNK)
-    const arrays: number[][] = columns.map(() => [])
-    const ids: number[] = []
-    for (const row of chunk) {
-      ids.push(Number(row.id))
-      const direct = familyValues(row, 'd')
-      const values = [...direct.values]
-      if (target.liquid) {
-        const liquid = familyValues(row, 'l')
-        values.push(...liquid.values, liquid.polarisation)
-      }
-      values.forEach((v, i) => arrays[i].push(v))
+  const ids: number[] = []
+  const arrays: number[][] = columns.map(() => [])
+  for (const row of rows) {
+    const values = familyValues(row, 'd').values
+    if (target.liquid) {
+      const liquid = familyValues(row, 'l')
+      values.push(...liquid.values, liquid.polarisation)
     }
+    if (values.every((v, i) => v === Number(row[`stored_${columns[i]}`]))) continue
+    ids.push(Number(row.id))
+    values.forEach((v, i) => arrays[i].push(v))
+  }
+
+  const floatColumns = new Set(columns.filter((c) => /_(sum|value|consensus|heat)$|^polarisation$/.test(c)))
+  const assignments = columns.map((c) => `${c} = u.${c}`).join(', ')
+  for (let start = 0; start < ids.length; start += CHUNK) {
     const params = [
-      sql`${ids}::int4[]`,
-      ...columns.map((c, i) => sql`${arrays[i]}::${sql.raw(floatColumns.has(c) ? 'float8[]' : 'int4[]')}`),
+      sql`${ids.slice(start, start + CHUNK)}::int4[]`,
+      ...columns.map((c, i) => {
+        const type = floatColumns.has(c) ? 'float8[]' : 'int4[]'
+        return sql`${arrays[i].slice(start, start + CHUNK)}::${sql.raw(type)}`
+      }),
     ]
-    const assignments = columns.map((c) => `${c} = u.${c}`).join(', ')
     await sql`UPDATE ${sql.raw(target.table)} t SET ${sql.raw(assignments)}
       FROM unnest(${sql.join(params)}) AS u(id, ${sql.raw(columns.join(', '))})
       WHERE t.id = u.id`.execute(db)
