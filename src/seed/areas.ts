@@ -13,9 +13,15 @@ const AREA_SPEC = {
   longitude: 'float', latitude: 'float', created_at: 'time', modified_at: 'time',
 } as const
 
+/** The UK's area id in the original service, which its web app relies on. */
+export const UK_AREA_ID = 59
+
 /** Every country of the `world-countries` data (by ISO code), then the UK's regions and nations under GB. */
 export async function seedAreas(ctx: SeedContext): Promise<AreaIds> {
   const sorted = [...countries].sort((a, b) => (a.cca2 < b.cca2 ? -1 : a.cca2 > b.cca2 ? 1 : 0))
+  // The original web app asks for census data of area 59, the UK, when a region has none: keep that id.
+  const gbIndex = sorted.findIndex((country) => country.cca2 === UK_COUNTRY_CODE)
+  if (gbIndex >= 0) sorted.splice(UK_AREA_ID - 1, 0, ...sorted.splice(gbIndex, 1))
   const rows: Record<string, unknown>[] = []
   const ids: AreaIds = { gb: 0, regions: [], countries: new Map(), count: 0 }
   for (const country of sorted) {

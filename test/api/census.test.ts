@@ -35,6 +35,13 @@ test('filtered by geo, as the web app asks for its region', async () => {
   assert.deepEqual((await t.json('/api/census_data/?geo=999999')).results, [])
 })
 
+test('area 59 is the UK, the census fallback the web app asks for', async () => {
+  const body = await t.json('/api/census_data/?geo=59')
+  assert.equal(body.count, 1)
+  assert.equal(body.results[0].code, 'GB')
+  assert.equal((await t.json('/api/geos/59/')).ID, 'GB')
+})
+
 test('ordering by any age_<N>, both ways; an age out of range is ignored', async () => {
   const up = (await t.json('/api/census_data/?ordering=age_30&page_size=100')).results.map((r: any) => r.age_30)
   assert.deepEqual(up, [...up].sort((a, b) => a - b))
