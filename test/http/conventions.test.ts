@@ -16,6 +16,9 @@ before(async () => {
   t = await createTestApp('tiny', {}, (app) => {
     // A typed write route under the shared conventions, to see how bodies are parsed, coerced and refused.
     app.post('/api/test_typed_bodies/', { schema: { body: TypedBody, response: { 201: TypedBody } } }, async (request, reply) => reply.code(201).send(request.body))
+    app.get('/api/test_failures/', async () => {
+      throw new Error('secret internals at /srv/app.ts:42')
+    })
   })
 })
 after(() => t.close())
@@ -142,6 +145,13 @@ describe('errors are shaped as DRF shapes them', () => {
     assert.deepEqual(response.json(), { search: ['Null characters are not allowed.'] })
     const body = await t.request({ method: 'POST', url: '/api/test_typed_bodies/', payload: { count: 1, name: 'a\u0000' } })
     assert.deepEqual(body.json(), { name: ['Null characters are not allowed.'] })
+  })
+
+  test('a failure inside the service: 500 with a fixed detail and no internals', async () => {
+    const response = await t.get('/api/test_failures/')
+    assert.equal(response.statusCode, 500)
+    assert.deepEqual(response.json(), { detail: 'A server error occurred.' })
+    assert.ok(!response.body.includes('secret'))
   })
 
   test('an unrouted path: 404 JSON', async () => {
