@@ -26,8 +26,6 @@ export const AuthenticationFailed = (text: string) => detail(401, text, { 'www-a
 export const MethodNotAllowed = (method: string) => detail(405, `Method "${method}" not allowed.`)
 export const ParseError = (text: string) => detail(400, text)
 export const UnsupportedMediaType = (contentType: string) => detail(415, `Unsupported media type "${contentType}" in request.`)
-export const PayloadTooLarge = (limit: number) => detail(413, `Request body exceeds the limit of ${limit} bytes.`)
-export const NotAcceptable = () => detail(406, 'Could not satisfy the request Accept header.')
 export const Throttled = (waitSeconds: number) => {
   const wait = Math.max(1, Math.ceil(waitSeconds))
   return detail(429, `Request was throttled. Expected available in ${wait} second${wait === 1 ? '' : 's'}.`, { 'retry-after': String(wait) })

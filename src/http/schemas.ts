@@ -1,4 +1,4 @@
-import { Type, type TSchema, type TObject, type TProperties } from 'typebox'
+import { Type, type TSchema, type TProperties } from 'typebox'
 
 /** Shared shapes: every resource builds its schemas from these. */
 const MAX_ID = 2147483647
@@ -51,10 +51,6 @@ export function statisticsProperties(prefix: 'direct' | 'liquid'): TProperties {
 /** Every column name of a statistics family, for selects and ordering. */
 export function statisticsColumns(prefix: 'direct' | 'liquid'): string[] {
   return STATISTIC_FIELDS.map((field) => `${prefix}_${field}`)
-}
-
-export function withProperties<T extends TProperties>(base: TObject, extra: T) {
-  return Type.Object({ ...base.properties, ...extra })
 }
 
 export const GeoPoint = Type.Object({

@@ -21,10 +21,4 @@ export class UrlBuilder {
   detail(resource: string, id: number): string {
     return `${this.base}/api/${resource}/${id}/`
   }
-
-  list(resource: string, query?: Record<string, string | number>): string {
-    const url = `${this.base}/api/${resource}/`
-    if (!query) return url
-    return `${url}?${new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)])).toString()}`
-  }
 }

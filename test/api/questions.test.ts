@@ -128,6 +128,15 @@ describe('filters of spec 4.2', () => {
     assert.deepEqual(idsOf(await t.json(`/api/questions/?in_group_disabled=${ids.group}`)), [ids.canal])
   })
 
+  test('tags__tag (any tag of the question) and topic (its topic tag)', async () => {
+    assert.deepEqual(idsOf(await t.json(`/api/questions/?tags__tag=${ids.tag}`)), [ids.zebra])
+    assert.deepEqual(idsOf(await t.json(`/api/questions/?topic=${ids.tag}`)), [ids.zebra])
+    await t.database.db.insertInto('question_tags').values({ question_id: ids.canal, tag_id: ids.tag, position: 1 }).execute()
+    assert.deepEqual(idsOf(await t.json(`/api/questions/?tags__tag=${ids.tag}`)), [ids.zebra, ids.canal])
+    assert.deepEqual(idsOf(await t.json(`/api/questions/?topic=${ids.tag}`)), [ids.zebra], 'a secondary tag is not the topic')
+    await t.database.db.deleteFrom('question_tags').where('question_id', '=', ids.canal).where('tag_id', '=', ids.tag).execute()
+  })
+
   test('count answers the number only', async () => {
     const response = await t.get(`/api/questions/?count=1&in_group_all=${ids.group}`)
     assert.equal(response.statusCode, 200)

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable } from 'kysely'
+import type { Kysely, Selectable } from 'kysely'
 import type { Areas, Database } from '../../db/database.ts'
 import { orderingFieldsOf } from '../../http/ordering.ts'
 
@@ -43,5 +43,3 @@ export function areasRepository(db: Kysely<Database>) {
 export function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`)
 }
-
-export const ilikeContains = (text: string) => sql`${'%' + escapeLike(text) + '%'}`

@@ -92,11 +92,11 @@ export function questionsRepository(db: Kysely<Database>) {
       if (filters.group !== undefined) query = inGroup(filters.group, true)
       if (filters.in_group_all !== undefined) query = inGroup(filters.in_group_all, null)
       if (filters.in_group_disabled !== undefined) query = inGroup(filters.in_group_disabled, false)
-      const tag = filters.tags__tag ?? filters.topic
       if (filters.tags__tag !== undefined) {
-        query = query.where((eb) => eb.exists(eb.selectFrom('question_tags as qt').select('qt.id').whereRef('qt.question_id', '=', 'questions.id').where('qt.tag_id', '=', filters.tags__tag!)))
+        const tag = filters.tags__tag
+        query = query.where((eb) => eb.exists(eb.selectFrom('question_tags as qt').select('qt.id').whereRef('qt.question_id', '=', 'questions.id').where('qt.tag_id', '=', tag)))
       }
-      if (filters.topic !== undefined && tag !== undefined) query = query.where('questions.topic_id', '=', filters.topic)
+      if (filters.topic !== undefined) query = query.where('questions.topic_id', '=', filters.topic)
       return query
     },
 
