@@ -8,15 +8,23 @@ import { queryCounter } from './db/query-counter.ts'
 import { registerAuthentication } from './http/authentication.ts'
 import { registerBodyParsers } from './http/body.ts'
 import { registerBrowsableRendering } from './http/browsable.ts'
+import { registerPermissions } from './http/permissions.ts'
+import { registerRateLimits } from './http/rate-limits.ts'
 import { errorHandler } from './http/errors.ts'
 import { ResourceRegistry } from './http/resources.ts'
 import { registerModules } from './modules/index.ts'
 import type { App } from './http/app-type.ts'
+import { createMailer, type Mailer } from './mail/mailer.ts'
+import { loggingPushSender, type PushSender } from './push/push-sender.ts'
+import { createSmsSender, type SmsSender } from './sms/sms-sender.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
     config: Config
     db: Kysely<Database>
+    mailer: Mailer
+    sms: SmsSender
+    push: PushSender
   }
 }
 
@@ -42,6 +50,10 @@ export async function buildApp({ config, db, exposeQueryCount = false, extraRout
 
   app.decorate('config', config)
   app.decorate('db', db)
+  app.decorate('mailer', createMailer(config, app.log))
+  app.decorate('sms', createSmsSender(config, app.log))
+  app.decorate('push', loggingPushSender(app.log))
+  app.addHook('onClose', async () => app.mailer.close())
   app.setErrorHandler(errorHandler)
 
   // Preflights are answered here, before authentication, so browsers on configured origins get through.
@@ -72,6 +84,8 @@ export async function buildApp({ config, db, exposeQueryCount = false, extraRout
 
   registerBrowsableRendering(app)
   registerAuthentication(app)
+  registerPermissions(app)
+  await registerRateLimits(app)
   registerBodyParsers(app)
 
   const registry = new ResourceRegistry()

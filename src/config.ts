@@ -14,6 +14,38 @@ export interface Config {
   bodyLimit: number
   redisUrl: string | null
   defaultAvatarUrl: string | null
+  /** Signs one-time codes; when unset, one is generated once and kept in the database for every process. */
+  secretKey: string | null
+  /** Where e-mail links lead (the web app); the service's own address when unset. */
+  webAppUrl: string | null
+  smtpUrl: string | null
+  mailFrom: string
+  smsGatewayUrl: string | null
+  smsGatewayToken: string | null
+  socialProviders: SocialProviderConfig[]
+  paymentWebhookSecret: string | null
+  paymentCheckoutUrl: string | null
+  rateLimits: RateLimits
+}
+
+/** An OpenID Connect provider in one of the four social slots of spec 2.2. */
+export interface SocialProviderConfig {
+  slot: 'social1' | 'social2' | 'social3' | 'social4'
+  /** What clients send as `provider` (for example "facebook"); the slot name always works too. */
+  name: string
+  issuer: string
+  clientId: string
+  clientSecret: string
+}
+
+/** Requests per minute. */
+export interface RateLimits {
+  anonymous: number
+  appKey: number
+  user: number
+  ip: number
+  /** sign-in, check_email, password reset, one-time sign-in links and SMS, per IP */
+  sensitive: number
 }
 
 export class ConfigError extends Error {
@@ -58,6 +90,30 @@ function url(env: Env, name: string, protocols: string[]): string | null {
   return raw.replace(/\/+$/, '')
 }
 
+const SOCIAL_SLOTS = ['social1', 'social2', 'social3', 'social4'] as const
+
+function socialProviders(env: Env): SocialProviderConfig[] {
+  const providers: SocialProviderConfig[] = []
+  for (const slot of SOCIAL_SLOTS) {
+    const prefix = slot.toUpperCase()
+    const issuer = url(env, `${prefix}_ISSUER`, ['http:', 'https:'])
+    if (!issuer) continue
+    const clientId = env[`${prefix}_CLIENT_ID`]
+    if (!clientId) throw new ConfigError(`${prefix}_CLIENT_ID`, `required when ${prefix}_ISSUER is set`)
+    const name = (env[`${prefix}_NAME`] || slot).toLowerCase()
+    if (!/^[a-z0-9_-]+$/.test(name)) throw new ConfigError(`${prefix}_NAME`, `letters, digits, - and _ only, got "${name}"`)
+    providers.push({ slot, name, issuer, clientId, clientSecret: env[`${prefix}_CLIENT_SECRET`] ?? '' })
+  }
+  return providers
+}
+
+function secret(env: Env, name: string): string | null {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return null
+  if (raw.length < 32) throw new ConfigError(name, 'must be at least 32 characters long')
+  return raw
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const logLevel = (env.LOG_LEVEL || 'info') as Config['logLevel']
   if (!LOG_LEVELS.includes(logLevel)) {
@@ -80,5 +136,21 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimit: integer(env, 'BODY_LIMIT', 1024 * 1024, 1024, 64 * 1024 * 1024),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     defaultAvatarUrl: url(env, 'DEFAULT_AVATAR_URL', ['http:', 'https:']),
+    secretKey: secret(env, 'SECRET_KEY'),
+    webAppUrl: url(env, 'WEB_APP_URL', ['http:', 'https:']),
+    smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    mailFrom: env.MAIL_FROM || 'Civic Survey <no-reply@civic-survey.invalid>',
+    smsGatewayUrl: url(env, 'SMS_GATEWAY_URL', ['http:', 'https:']),
+    smsGatewayToken: env.SMS_GATEWAY_TOKEN || null,
+    socialProviders: socialProviders(env),
+    paymentWebhookSecret: secret(env, 'PAYMENT_WEBHOOK_SECRET'),
+    paymentCheckoutUrl: url(env, 'PAYMENT_CHECKOUT_URL', ['http:', 'https:']),
+    rateLimits: {
+      anonymous: integer(env, 'RATE_LIMIT_ANONYMOUS', 300, 1, 10_000_000),
+      appKey: integer(env, 'RATE_LIMIT_APP_KEY', 3000, 1, 10_000_000),
+      user: integer(env, 'RATE_LIMIT_USER', 600, 1, 10_000_000),
+      ip: integer(env, 'RATE_LIMIT_IP', 3000, 1, 10_000_000),
+      sensitive: integer(env, 'RATE_LIMIT_SENSITIVE', 10, 1, 10_000_000),
+    },
   })
 }

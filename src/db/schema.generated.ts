@@ -204,6 +204,36 @@ export interface NotificationSettings {
   user_id: number;
 }
 
+export interface OneTimeCodes {
+  attempts: Generated<number>;
+  code_hash: string;
+  created_at: Generated<Timestamp>;
+  expires_at: Timestamp;
+  id: Generated<number>;
+  purpose: string;
+  target: Generated<string>;
+  used_at: Timestamp | null;
+  user_id: number;
+}
+
+export interface PaymentSubscriptions {
+  created_at: Generated<Timestamp>;
+  current_period_end: Timestamp | null;
+  external_id: string;
+  id: Generated<number>;
+  modified_at: Generated<Timestamp>;
+  plan: string;
+  provider: string;
+  status: Generated<string>;
+  user_id: number;
+}
+
+export interface PaymentWebhookEvents {
+  event_id: string;
+  received_at: Generated<Timestamp>;
+  type: string;
+}
+
 export interface Politicians {
   area_id: number | null;
   area_name: Generated<string>;
@@ -238,6 +268,7 @@ export interface PushDevices {
   created_at: Generated<Timestamp>;
   id: Generated<number>;
   kind: string;
+  modified_at: Generated<Timestamp>;
   name: Generated<string>;
   registration_id: string;
   user_id: number;
@@ -516,12 +547,28 @@ export interface QuestionVotes {
   value: number | null;
 }
 
+export interface ServiceSecrets {
+  created_at: Generated<Timestamp>;
+  name: string;
+  value: string;
+}
+
 export interface ShareableLinks {
   code: string;
   created_at: Generated<Timestamp>;
   id: Generated<number>;
   target_url: string;
   user_id: number | null;
+}
+
+export interface SocialAccounts {
+  created_at: Generated<Timestamp>;
+  email: string | null;
+  id: Generated<number>;
+  last_login_at: Generated<Timestamp>;
+  provider: string;
+  subject: string;
+  user_id: number;
 }
 
 export interface TagDelegations {
@@ -631,6 +678,9 @@ export interface DB {
   groups: Groups;
   notification_settings: NotificationSettings;
   notifications: Notifications;
+  one_time_codes: OneTimeCodes;
+  payment_subscriptions: PaymentSubscriptions;
+  payment_webhook_events: PaymentWebhookEvents;
   politicians: Politicians;
   push_devices: PushDevices;
   question_choice_vote_history: QuestionChoiceVoteHistory;
@@ -649,7 +699,9 @@ export interface DB {
   question_vote_history: QuestionVoteHistory;
   question_votes: QuestionVotes;
   questions: Questions;
+  service_secrets: ServiceSecrets;
   shareable_links: ShareableLinks;
+  social_accounts: SocialAccounts;
   tag_delegations: TagDelegations;
   tags: Tags;
   user_geos: UserGeos;

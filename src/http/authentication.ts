@@ -6,6 +6,8 @@ import { ApiError, AuthenticationFailed } from './errors.ts'
 export interface Caller {
   id: number
   isStaff: boolean
+  /** The token this request came with, so sign-out and password changes know which one it is. */
+  tokenId: number
 }
 
 declare module 'fastify' {
@@ -22,6 +24,11 @@ export function hashSecret(secret: string): string {
 
 export function newSecret(): string {
   return randomBytes(32).toString('hex')
+}
+
+/** 160 random bits as 40 hex characters: the length of the original service's tokens, which clients store. */
+export function newToken(): string {
+  return randomBytes(20).toString('hex')
 }
 
 const APP_KEY_PARAMETER = 'AppAuthorization'
@@ -81,12 +88,18 @@ export function registerAuthentication(app: FastifyInstance): void {
       const row = await db
         .selectFrom('auth_tokens')
         .innerJoin('users', 'users.id', 'auth_tokens.user_id')
-        .select(['users.id', 'users.is_staff', 'users.is_active', 'users.is_deleted', 'auth_tokens.revoked_at', 'auth_tokens.id as token_id'])
+        .select([
+          'users.id', 'users.is_staff', 'users.is_active', 'users.is_deleted',
+          'auth_tokens.revoked_at', 'auth_tokens.id as token_id', 'auth_tokens.last_used_at',
+        ])
         .where('auth_tokens.key_hash', '=', hashSecret(token))
         .executeTakeFirst()
       if (!row || row.revoked_at) throw AuthenticationFailed('Invalid token.')
       if (!row.is_active || row.is_deleted) throw AuthenticationFailed('User inactive or deleted.')
-      request.caller = { id: row.id, isStaff: row.is_staff }
+      request.caller = { id: row.id, isStaff: row.is_staff, tokenId: row.token_id }
+      if (!row.last_used_at || Date.now() - new Date(row.last_used_at).getTime() > 60_000) {
+        await db.updateTable('auth_tokens').set({ last_used_at: sql`now()` }).where('id', '=', row.token_id).execute()
+      }
     }
   })
 }

@@ -103,7 +103,7 @@ function messageForType(type: string, inQuery: boolean): string {
 export function validationBody(error: FastifyError): FieldErrors {
   const context = (error as { validationContext?: string }).validationContext ?? 'body'
   const out: FieldErrors = {}
-  for (const item of error.validation ?? []) {
+  for (const item of withoutUnionNoise(error.validation ?? [])) {
     const params = item.params as Record<string, any>
     const path = item.instancePath.split('/').filter(Boolean)
     if (item.keyword === 'required') path.push(String(params.missingProperty))
@@ -117,6 +117,23 @@ export function validationBody(error: FastifyError): FieldErrors {
     if (!list.includes(message)) list.push(message)
   }
   return out
+}
+
+type AjvItem = NonNullable<FastifyError['validation']>[number]
+
+/**
+ * A nullable field that fails reports the failure of its non-null branch only: "may not be null" and the
+ * union's own "Invalid value." are noise when a more precise message exists.
+ */
+function withoutUnionNoise(items: AjvItem[]): AjvItem[] {
+  const unions = new Set(items.filter((item) => item.keyword === 'anyOf' || item.keyword === 'oneOf').map((item) => item.instancePath))
+  if (unions.size === 0) return items
+  const precise = (path: string) =>
+    items.some((item) => item.instancePath.startsWith(path) && item.keyword !== 'anyOf' && item.keyword !== 'oneOf' && !(item.keyword === 'type' && (item.params as { type?: string }).type === 'null'))
+  return items.filter((item) => {
+    if (!unions.has(item.instancePath) || !precise(item.instancePath)) return true
+    return !(item.keyword === 'anyOf' || item.keyword === 'oneOf' || (item.keyword === 'type' && (item.params as { type?: string }).type === 'null'))
+  })
 }
 
 /** One handler turns every failure into a DRF-shaped body; 5xx details stay in the log. */

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify'
 import { MethodNotAllowed, NotFound } from './errors.ts'
 import { describeFields } from './metadata.ts'
+import type { Access } from './permissions.ts'
 
 const METHOD_ORDER = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']
 const WRITE_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE']
@@ -15,6 +16,16 @@ interface Entry {
   methods: Set<string>
   info?: ResourceInfo
   bodies: Map<string, unknown>
+  access: Map<string, Access>
+}
+
+/** Who may call each method of each URL, as the routes declare it (docs/permissions.md mirrors it). */
+export type AccessTable = Map<string, Map<string, Access>>
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    accessTable: () => AccessTable
+  }
 }
 
 declare module 'fastify' {
@@ -33,12 +44,21 @@ export class ResourceRegistry {
 
   /** Call before any route is added. */
   attach(app: FastifyInstance): void {
+    app.decorate('accessTable', () => {
+      const table: AccessTable = new Map()
+      for (const [url, entry] of this.entries) {
+        const methods = [...entry.methods].filter((method) => method !== 'HEAD' && method !== 'OPTIONS' && entry.access.has(method))
+        if (methods.length) table.set(url, new Map(methods.map((method) => [method, entry.access.get(method)!])))
+      }
+      return table
+    })
     app.addHook('onRoute', (route: RouteOptions) => {
       const methods = Array.isArray(route.method) ? route.method : [route.method]
       const entry = this.entry(route.url)
       for (const method of methods) {
         entry.methods.add(method)
         if (route.schema?.body) entry.bodies.set(method, route.schema.body)
+        if (route.config?.access) entry.access.set(method, route.config.access)
       }
       if (route.config?.resource && !entry.info) entry.info = route.config.resource
     })
@@ -59,6 +79,7 @@ export class ResourceRegistry {
           method: 'OPTIONS',
           url,
           schema: { hide: true },
+          config: { access: 'anyone' },
           handler: async (request) => this.metadata(request, entry),
         })
       }
@@ -68,6 +89,7 @@ export class ResourceRegistry {
           method: method as 'GET',
           url,
           schema: { hide: true },
+          config: { access: 'anyone' },
           exposeHeadRoute: false,
           handler: async (request) => {
             throw MethodNotAllowed(request.method)
@@ -89,7 +111,7 @@ export class ResourceRegistry {
   private entry(url: string): Entry {
     let entry = this.entries.get(url)
     if (!entry) {
-      entry = { methods: new Set(), bodies: new Map() }
+      entry = { methods: new Set(), bodies: new Map(), access: new Map() }
       this.entries.set(url, entry)
     }
     return entry

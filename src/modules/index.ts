@@ -1,8 +1,15 @@
 import type { App } from '../http/app-type.ts'
+import { accountManagementRoutes } from './accounts/account-management.routes.ts'
+import { accountRoutes } from './accounts/accounts.routes.ts'
+import { emailFlowRoutes } from './accounts/email-flows.routes.ts'
+import { paymentRoutes } from './accounts/payments.routes.ts'
+import { phoneRoutes } from './accounts/phone.routes.ts'
+import { socialRoutes } from './accounts/social/social.routes.ts'
 import { areaRoutes } from './areas/areas.routes.ts'
 import { echoRoutes } from './auth/echo.routes.ts'
 import { censusRoutes } from './census/census.routes.ts'
 import { choiceRoutes } from './choices/choices.routes.ts'
+import { pushDeviceRoutes } from './push-devices/push-devices.routes.ts'
 import { questionRoutes } from './questions/questions.routes.ts'
 import { rootRoutes } from './root/root.routes.ts'
 import { staticRoutes } from './static/static.routes.ts'
@@ -13,6 +20,13 @@ import { userGeoRoutes } from './user-geos/user-geos.routes.ts'
 export function registerModules(app: App): void {
   rootRoutes(app)
   echoRoutes(app)
+  accountRoutes(app)
+  accountManagementRoutes(app)
+  emailFlowRoutes(app)
+  socialRoutes(app)
+  phoneRoutes(app)
+  paymentRoutes(app)
+  pushDeviceRoutes(app)
   staticRoutes(app)
   areaRoutes(app)
   userRoutes(app)

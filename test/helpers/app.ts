@@ -1,10 +1,12 @@
+import fs from 'node:fs'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { buildApp } from '../../src/app.ts'
 import type { App } from '../../src/http/app-type.ts'
 import { loadConfig, type Config } from '../../src/config.ts'
 import type { DatabaseHandle } from '../../src/db/connect.ts'
-import { hashSecret, newSecret } from '../../src/http/authentication.ts'
+import { hashSecret, newToken } from '../../src/http/authentication.ts'
 import { databaseFromTemplate, type TemplateName } from './databases.ts'
+import { scratchDataDir } from './scratch.ts'
 
 export interface TestApp {
   app: FastifyInstance
@@ -12,6 +14,8 @@ export interface TestApp {
   request(options: InjectOptions | string): Promise<LightMyRequestResponse>
   get(url: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>
   json<T = any>(url: string, headers?: Record<string, string>): Promise<T>
+  /** A JSON write, signed in with `token` when given. */
+  send(method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, body?: unknown, token?: string): Promise<LightMyRequestResponse>
   /** A token for an existing user, as a sign-in would give. */
   tokenFor(userId: number): Promise<string>
   close(): Promise<void>
@@ -23,7 +27,10 @@ export async function createTestApp(
   extraRoutes?: (app: App) => void,
 ): Promise<TestApp> {
   const database = await databaseFromTemplate(template)
-  const config: Config = loadConfig({ LOG_LEVEL: 'silent', ...env })
+  // Limits high enough for a test file's requests from one address; the rate-limit tests set their own.
+  const limits = { RATE_LIMIT_ANONYMOUS: '100000', RATE_LIMIT_USER: '100000', RATE_LIMIT_IP: '100000', RATE_LIMIT_SENSITIVE: '100000', RATE_LIMIT_APP_KEY: '100000' }
+  const dataDir = scratchDataDir()
+  const config: Config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: dataDir, ...limits, ...env })
   const app = await buildApp({ config, db: database.db, exposeQueryCount: true, extraRoutes })
   await app.ready()
   const request = (options: InjectOptions | string) => app.inject(options as InjectOptions)
@@ -37,14 +44,20 @@ export async function createTestApp(
       if (response.statusCode !== 200) throw new Error(`GET ${url} answered ${response.statusCode}: ${response.body}`)
       return response.json()
     },
+    send(method, url, body, token) {
+      const headers: Record<string, string> = token ? { authorization: `Token ${token}` } : {}
+      if (body === undefined) return app.inject({ method, url, headers })
+      return app.inject({ method, url, headers: { ...headers, 'content-type': 'application/json' }, payload: JSON.stringify(body) })
+    },
     async tokenFor(userId) {
-      const token = newSecret()
+      const token = newToken()
       await database.db.insertInto('auth_tokens').values({ user_id: userId, key_hash: hashSecret(token), name: 'test' }).execute()
       return token
     },
     async close() {
       await app.close()
       await database.close()
+      fs.rmSync(dataDir, { recursive: true, force: true })
     },
   }
 }

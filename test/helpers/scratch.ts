@@ -29,3 +29,8 @@ export async function scratchDatabase(): Promise<{ env: Record<string, string>; 
     },
   }
 }
+
+/** A data directory of the test process's own (mail written to files lands there), under the OS temp folder. */
+export function scratchDataDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'civic-data-'))
+}

@@ -15,8 +15,8 @@ let t: TestApp
 before(async () => {
   t = await createTestApp('tiny', {}, (app) => {
     // A typed write route under the shared conventions, to see how bodies are parsed, coerced and refused.
-    app.post('/api/test_typed_bodies/', { schema: { body: TypedBody, response: { 201: TypedBody } } }, async (request, reply) => reply.code(201).send(request.body))
-    app.get('/api/test_failures/', async () => {
+    app.post('/api/test_typed_bodies/', { schema: { body: TypedBody, response: { 201: TypedBody } }, config: { access: 'anyone' } }, async (request, reply) => reply.code(201).send(request.body))
+    app.get('/api/test_failures/', { config: { access: 'anyone' } }, async () => {
       throw new Error('secret internals at /srv/app.ts:42')
     })
   })

@@ -24,7 +24,7 @@ export function areaRoutes(app: App): void {
 
   app.get('/api/geos/', {
     schema: { summary: 'Geographic areas (countries, regions)', querystring: AreaListQuery, response: { 200: Page(Area), ...readErrors } },
-    config: { resource: { name: 'Geo List', description: 'Geographic areas: countries and their regions, with location and counts.' } },
+    config: { access: 'anyone', resource: { name: 'Geo List', description: 'Geographic areas: countries and their regions, with location and counts.' } },
     handler: async (request) => {
       const result = await page(request)
       return listing(request, result, async (rows) => {
@@ -35,7 +35,7 @@ export function areaRoutes(app: App): void {
   })
   app.get('/api/geos/:id/', {
     schema: { summary: 'One geographic area', params: IdParams, response: { 200: Area, ...readErrors } },
-    config: { resource: { name: 'Geo Instance', description: 'One geographic area.' } },
+    config: { access: 'anyone', resource: { name: 'Geo Instance', description: 'One geographic area.' } },
     handler: async (request) => {
       const row = await repository().findById(request.params.id)
       if (!row) throw NotFound()
@@ -45,7 +45,7 @@ export function areaRoutes(app: App): void {
   })
   app.get('/api/simple_geos/', {
     schema: { summary: 'Geographic areas, light form', querystring: AreaListQuery, response: { 200: Page(SimpleArea), ...readErrors } },
-    config: { resource: { name: 'Simple Geo List', description: 'Geographic areas in their light form.' } },
+    config: { access: 'anyone', resource: { name: 'Simple Geo List', description: 'Geographic areas in their light form.' } },
     handler: async (request) => {
       const urls = UrlBuilder.for(request)
       return listing(request, await page(request), (rows) => rows.map((row) => toSimpleArea(row, urls)))
@@ -53,7 +53,7 @@ export function areaRoutes(app: App): void {
   })
   app.get('/api/simple_geos/:id/', {
     schema: { summary: 'One geographic area, light form', params: IdParams, response: { 200: SimpleArea, ...readErrors } },
-    config: { resource: { name: 'Simple Geo Instance', description: 'One geographic area in its light form.' } },
+    config: { access: 'anyone', resource: { name: 'Simple Geo Instance', description: 'One geographic area in its light form.' } },
     handler: async (request) => {
       const row = await repository().findById(request.params.id)
       if (!row) throw NotFound()

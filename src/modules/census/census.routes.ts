@@ -12,7 +12,7 @@ export function censusRoutes(app: App): void {
   const resource = { name: 'Census Data List', description: 'Population of each area by single year of age, for weighting answers (read-only).' }
   app.get('/api/census_data/', {
     schema: { summary: 'Census population by single year of age', querystring: CensusListQuery, response: { 200: Page(CensusRecord), ...readErrors } },
-    config: { resource },
+    config: { access: 'anyone', resource },
     handler: async (request) => {
       const filters = request.query as CensusFilters
       const urls = UrlBuilder.for(request)
@@ -23,7 +23,7 @@ export function censusRoutes(app: App): void {
   })
   app.get('/api/census_data/:id/', {
     schema: { summary: 'One census record', params: Type.Object({ id: Id }), response: { 200: CensusRecord, ...readErrors } },
-    config: { resource: { name: 'Census Data Instance', description: 'One area\'s population by single year of age.' } },
+    config: { access: 'anyone', resource: { name: 'Census Data Instance', description: 'One area\'s population by single year of age.' } },
     handler: async (request) => {
       const [row] = await censusRepository(app.db).filtered({ id: request.params.id }).selectAll('census_data').execute()
       if (!row) throw NotFound()

@@ -35,7 +35,7 @@ function filteredChoices(app: App, filters: ChoiceFilters, caller: Caller | null
 export function choiceRoutes(app: App): void {
   app.get('/api/question_choices/', {
     schema: { summary: 'Answer choices of questions', querystring: ChoiceListQuery, response: { 200: Page(ChoiceListItem), ...readErrors } },
-    config: { resource: { name: 'Question Choice List', description: 'The answer choices of multiple-choice questions, with their statistics.' } },
+    config: { access: 'anyone', resource: { name: 'Question Choice List', description: 'The answer choices of multiple-choice questions, with their statistics.' } },
     handler: async (request) => {
       const filters = request.query as ChoiceFilters
       const urls = UrlBuilder.for(request)
@@ -48,7 +48,7 @@ export function choiceRoutes(app: App): void {
   })
   app.get('/api/question_choices/:id/', {
     schema: { summary: 'One answer choice', params: Type.Object({ id: Id }), response: { 200: ChoiceListItem, ...readErrors } },
-    config: { resource: { name: 'Question Choice Instance', description: 'One answer choice.' } },
+    config: { access: 'anyone', resource: { name: 'Question Choice Instance', description: 'One answer choice.' } },
     handler: async (request) => {
       const [row] = await filteredChoices(app, { id: request.params.id }, request.caller).selectAll('question_choices').execute()
       if (!row) throw NotFound()

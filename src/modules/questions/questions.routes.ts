@@ -19,7 +19,7 @@ export function questionRoutes(app: App): void {
       querystring: QuestionListQuery,
       response: { 200: Page(Question), ...readErrors },
     },
-    config: { resource: { name: 'Question List', description: 'Questions people answer, with their statistics.' } },
+    config: { access: 'anyone', resource: { name: 'Question List', description: 'Questions people answer, with their statistics.' } },
     handler: async (request, reply) => {
       const filters = request.query as QuestionFilters
       const repository = questionsRepository(app.db)
@@ -38,7 +38,7 @@ export function questionRoutes(app: App): void {
 
   app.get('/api/questions/:id/', {
     schema: { summary: 'One question in its full form', params: IdParams, response: { 200: Question, ...readErrors } },
-    config: { resource: { name: 'Question Instance', description: 'One question with its statistics.' } },
+    config: { access: 'anyone', resource: { name: 'Question Instance', description: 'One question with its statistics.' } },
     handler: async (request) => {
       const [row] = await questionsRepository(app.db)
         .filtered({ id: request.params.id }, request.caller)

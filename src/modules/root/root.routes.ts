@@ -48,7 +48,7 @@ export function rootRoutes(app: App): void {
   const apiIndex = Index(API_NAMES)
   app.get('/api/', {
     schema: { summary: 'API root: every resource name and its URL', response: { 200: apiIndex } },
-    config: { resource: { name: 'Api Root', description: 'The resources of the Civic Survey API and their URLs.' } },
+    config: { access: 'anyone', resource: { name: 'Api Root', description: 'The resources of the Civic Survey API and their URLs.' } },
     handler: async (request) => {
       const base = baseUrl(request)
       const suffix = formatSuffix(request)
@@ -59,7 +59,7 @@ export function rootRoutes(app: App): void {
   const authIndex = Index(AUTH_NAMES)
   app.get('/auth/', {
     schema: { summary: 'Account operations and their URLs', response: { 200: authIndex } },
-    config: { resource: { name: 'Auth Root', description: 'Account operations: sign-in, registration, passwords, verification.' } },
+    config: { access: 'anyone', resource: { name: 'Auth Root', description: 'Account operations: sign-in, registration, passwords, verification.' } },
     handler: async (request) => {
       const base = baseUrl(request)
       const suffix = formatSuffix(request)

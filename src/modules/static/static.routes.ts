@@ -9,6 +9,7 @@ const DEFAULT_AVATAR = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 128
 export function staticRoutes(app: App): void {
   app.get('/static/default-avatar.svg', {
     schema: { summary: 'Default avatar for users without a photo', hide: true },
+    config: { access: 'anyone' },
     handler: async (_request, reply) => reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(DEFAULT_AVATAR),
   })
 }

@@ -16,7 +16,7 @@ export function tagRoutes(app: App): void {
   for (const [name, quick] of [['tags', false], ['quick_tags', true]] as const) {
     app.get(`/api/${name}/`, {
       schema: { summary: quick ? 'Featured tags for quick picking' : 'Tags (topics) of questions', querystring: TagListQuery, response: { 200: Page(Tag), ...readErrors } },
-      config: { resource: { name: quick ? 'Quick Tag List' : 'Tag List', description: quick ? 'Featured topics, in their display order.' : 'Topics that questions carry, with follower and question counts.' } },
+      config: { access: 'anyone', resource: { name: quick ? 'Quick Tag List' : 'Tag List', description: quick ? 'Featured topics, in their display order.' : 'Topics that questions carry, with follower and question counts.' } },
       handler: async (request) => {
         const filters = request.query as TagFilters
         const urls = UrlBuilder.for(request)
@@ -32,7 +32,7 @@ export function tagRoutes(app: App): void {
     })
     app.get(`/api/${name}/:id/`, {
       schema: { summary: 'One tag', params: IdParams, response: { 200: Tag, ...readErrors } },
-      config: { resource: { name: quick ? 'Quick Tag Instance' : 'Tag Instance', description: 'One topic.' } },
+      config: { access: 'anyone', resource: { name: quick ? 'Quick Tag Instance' : 'Tag Instance', description: 'One topic.' } },
       handler: async (request) => {
         const [row] = await repository().filtered({ id: request.params.id, quick }).selectAll('tags').execute()
         if (!row) throw NotFound()

@@ -45,7 +45,7 @@ export function userGeoRoutes(app: App): void {
 
   app.get('/api/user_geos/', {
     schema: { summary: 'Links between users and their areas', querystring: UserGeoListQuery, response: { 200: Page(UserGeo), ...readErrors } },
-    config: { resource: { name: 'User Geo List', description: 'Which areas (country, region) each user belongs to.' } },
+    config: { access: 'anyone', resource: { name: 'User Geo List', description: 'Which areas (country, region) each user belongs to.' } },
     handler: async (request) => {
       const query = request.query
       const urls = UrlBuilder.for(request)
@@ -56,7 +56,7 @@ export function userGeoRoutes(app: App): void {
   })
   app.get('/api/user_geos/:id/', {
     schema: { summary: 'One user-area link', params: Type.Object({ id: Id }), response: { 200: UserGeo, ...readErrors } },
-    config: { resource: { name: 'User Geo Instance', description: 'One link between a user and an area.' } },
+    config: { access: 'anyone', resource: { name: 'User Geo Instance', description: 'One link between a user and an area.' } },
     handler: async (request) => {
       const [row] = await filtered({ id: request.params.id }).selectAll('user_geos').execute()
       if (!row) throw NotFound()

@@ -1,0 +1,51 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { NotAuthenticated, NotFound, PermissionDenied } from './errors.ts'
+
+/**
+ * Who may call a route, the single rule every route declares (docs/permissions.md is the table):
+ * - anyone: any caller, with or without a token (and with a key when keys are required);
+ * - signed-in: a user with a token; the route acts on that user's own things;
+ * - owner: the signed-in owner of the object the URL names, or staff;
+ * - staff: staff only.
+ */
+export type Access = 'anyone' | 'signed-in' | 'owner' | 'staff'
+
+/** The owner's user id of the object a request names, or undefined when there is no such object (404). */
+export type OwnerLookup = (request: FastifyRequest) => Promise<number | null | undefined>
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: Access
+    owner?: OwnerLookup
+  }
+}
+
+/** A path parameter as a database id, or null when it cannot be one (the route then answers 404). */
+export function idParam(request: FastifyRequest, name = 'id'): number | null {
+  const raw = (request.params as Record<string, string | undefined>)[name]
+  if (!raw || !/^\d{1,10}$/.test(raw)) return null
+  const id = Number(raw)
+  return id >= 1 && id <= 2_147_483_647 ? id : null
+}
+
+/** Checks the route's access before its body is validated, as DRF checks permissions before parsing. */
+export function registerPermissions(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    if (!route.config?.access) throw new Error(`route ${String(route.method)} ${route.url} declares no access`)
+    if (route.config.access === 'owner' && !route.config.owner) throw new Error(`route ${route.url} needs an owner lookup`)
+  })
+  app.addHook('preValidation', async (request) => {
+    const { access, owner } = request.routeOptions.config
+    if (access === 'anyone' || access === undefined) return
+    const caller = request.caller
+    if (!caller) throw NotAuthenticated()
+    if (access === 'signed-in') return
+    if (access === 'staff') {
+      if (!caller.isStaff) throw PermissionDenied()
+      return
+    }
+    const ownerId = await owner!(request)
+    if (ownerId === undefined) throw NotFound()
+    if (ownerId !== caller.id && !caller.isStaff) throw PermissionDenied()
+  })
+}
