@@ -13,6 +13,8 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
   bodyLimit: number
   redisUrl: string | null
+  /** Prefix of every Redis key, so deployments (or test runs) can share one Redis. */
+  redisPrefix: string
   defaultAvatarUrl: string | null
   /** Signs one-time codes; when unset, one is generated once and kept in the database for every process. */
   secretKey: string | null
@@ -135,6 +137,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     bodyLimit: integer(env, 'BODY_LIMIT', 1024 * 1024, 1024, 64 * 1024 * 1024),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    redisPrefix: env.REDIS_PREFIX || 'civic-survey:',
     defaultAvatarUrl: url(env, 'DEFAULT_AVATAR_URL', ['http:', 'https:']),
     secretKey: secret(env, 'SECRET_KEY'),
     webAppUrl: url(env, 'WEB_APP_URL', ['http:', 'https:']),
