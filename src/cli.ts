@@ -2,7 +2,9 @@ import { parseArgs } from 'node:util'
 import { ConfigError, loadConfig, type Config } from './config.ts'
 import { connectDatabase, type DatabaseHandle } from './db/connect.ts'
 import { migrateToLatest } from './db/migrate.ts'
+import { sql } from 'kysely'
 import { appKeysRepository } from './modules/app-keys/app-keys.repository.ts'
+import { tokensRepository } from './modules/accounts/tokens.ts'
 import { startServer } from './server.ts'
 
 const USAGE = `Usage: civic-survey <command> [options]
@@ -14,6 +16,8 @@ Commands:
   app-key create --name NAME               create an application key; prints the key alone
   app-key list                             list application keys (never the keys themselves)
   app-key revoke --id ID                   revoke an application key
+  user staff --username NAME [--off]       grant (or withdraw) staff rights
+  user sign-out --username NAME            revoke every sign-in token of a user
   serve                                    migrate, then serve the API on HOST:PORT
   demo                                     migrate, seed the demo data if empty, create a key and serve
 
@@ -68,6 +72,26 @@ async function appKeyCommand(config: Config, args: string[]): Promise<void> {
   })
 }
 
+async function userCommand(config: Config, args: string[]): Promise<void> {
+  const [action, ...rest] = args
+  const { values } = parseArgs({ args: rest, options: { username: { type: 'string' }, off: { type: 'boolean', default: false } } })
+  if (!values.username) throw new UsageError(`user ${action ?? ''} needs --username NAME`.replace('  ', ' '))
+  await withDatabase(config, async ({ db }) => {
+    await migrateToLatest(db)
+    const user = await db.selectFrom('users').select(['id', 'username']).where(sql`lower(username)`, '=', values.username!.toLowerCase()).executeTakeFirst()
+    if (!user) throw new UsageError(`no user named "${values.username}"`)
+    if (action === 'staff') {
+      await db.updateTable('users').set({ is_staff: !values.off }).where('id', '=', user.id).execute()
+      console.error(`${user.username} (${user.id}) is ${values.off ? 'no longer' : 'now'} staff`)
+    } else if (action === 'sign-out') {
+      await tokensRepository(db).revokeAllOf(user.id)
+      console.error(`every token of ${user.username} (${user.id}) is revoked`)
+    } else {
+      throw new UsageError('user needs staff or sign-out')
+    }
+  })
+}
+
 async function demoCommand(config: Config): Promise<void> {
   const handle = await connectDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
   await migrateToLatest(handle.db)
@@ -110,6 +134,9 @@ export async function main(argv: string[]): Promise<number> {
         return 0
       case 'app-key':
         await appKeyCommand(config, args)
+        return 0
+      case 'user':
+        await userCommand(config, args)
         return 0
       case 'serve':
         await startServer(config)

@@ -93,3 +93,32 @@ test('serve answers on PORT and stops cleanly on SIGTERM', async () => {
     assert.equal(await exited, 0)
   }
 })
+
+test('user staff grants and withdraws staff rights; user sign-out revokes every token', async () => {
+  assert.equal(run(['migrate']).code, 0)
+  const handle = await connectDatabase({ databaseUrl: scratch.env.DATABASE_URL || null, dataDir: scratch.env.DATA_DIR ?? '' })
+  let userId: number
+  try {
+    userId = (await handle.db.insertInto('users').values({ username: 'Moderator' }).returning('id').executeTakeFirstOrThrow()).id
+    await handle.db.insertInto('auth_tokens').values([{ user_id: userId, key_hash: 'a' }, { user_id: userId, key_hash: 'b' }]).execute()
+  } finally {
+    await handle.close()
+  }
+  const granted = run(['user', 'staff', '--username', 'moderator'])
+  assert.equal(granted.code, 0, granted.stderr)
+  assert.match(granted.stderr, /Moderator \(\d+\) is now staff/)
+  assert.equal(run(['user', 'sign-out', '--username', 'Moderator']).code, 0)
+  assert.equal(run(['user', 'staff', '--username', 'nobody-here']).code, 2)
+  assert.equal(run(['user', 'staff']).code, 2)
+  const check = await connectDatabase({ databaseUrl: scratch.env.DATABASE_URL || null, dataDir: scratch.env.DATA_DIR ?? '' })
+  try {
+    const user = await check.db.selectFrom('users').select('is_staff').where('id', '=', userId).executeTakeFirstOrThrow()
+    assert.equal(user.is_staff, true)
+    const live = await check.db.selectFrom('auth_tokens').select('id').where('user_id', '=', userId).where('revoked_at', 'is', null).execute()
+    assert.equal(live.length, 0)
+  } finally {
+    await check.close()
+  }
+  const withdrawn = run(['user', 'staff', '--username', 'Moderator', '--off'])
+  assert.match(withdrawn.stderr, /no longer staff/)
+})
