@@ -1,0 +1,222 @@
+import { after, test } from 'node:test'
+import assert from 'node:assert/strict'
+import type { LightMyRequestResponse } from 'fastify'
+import { Redis } from 'ioredis'
+import { appKeysRepository } from '../../src/modules/app-keys/app-keys.repository.ts'
+import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { insertUser } from '../helpers/fixtures.ts'
+
+const REDIS_URL = 'redis://127.0.0.1:6379'
+// Unique to this run, so repeated runs and both database suites never share counters.
+const REDIS_PREFIX = `civic-survey-test:rate-limits:${process.pid}-${Date.now()}:`
+
+const opened: TestApp[] = []
+after(async () => {
+  for (const t of opened) await t.close()
+  const redis = new Redis(REDIS_URL)
+  const keys = await redis.keys(`${REDIS_PREFIX}*`)
+  if (keys.length) await redis.del(...keys)
+  await redis.quit()
+})
+
+/** An app whose client addresses come from X-Forwarded-For, with small limits (the others stay at the test default). */
+async function limitedApp(env: Record<string, string>): Promise<TestApp> {
+  const t = await createTestApp('empty', { TRUST_PROXY: 'true', ...env })
+  opened.push(t)
+  return t
+}
+
+let addresses = 0
+/** A client address no other test uses. */
+const newIp = () => `198.51.100.${++addresses}`
+
+function get(t: TestApp, url: string, ip: string, headers: Record<string, string> = {}) {
+  return t.request({ method: 'GET', url, headers: { 'x-forwarded-for': ip, ...headers } })
+}
+
+async function statuses(count: number, call: () => Promise<LightMyRequestResponse>): Promise<number[]> {
+  const codes: number[] = []
+  for (let i = 0; i < count; i++) codes.push((await call()).statusCode)
+  return codes
+}
+
+function assertThrottled(response: LightMyRequestResponse) {
+  assert.equal(response.statusCode, 429, response.body)
+  const wait = Number(response.headers['retry-after'])
+  assert.ok(Number.isInteger(wait) && wait >= 1 && wait <= 60, `Retry-After is whole seconds within the minute: ${wait}`)
+  assert.deepEqual(response.json(), { detail: `Request was throttled. Expected available in ${wait} second${wait === 1 ? '' : 's'}.` })
+  assert.equal(response.headers['x-ratelimit-remaining'], '0')
+  assert.equal(response.headers['x-ratelimit-reset'], String(wait))
+}
+
+test('requests without a key are counted per IP address with the anonymous allowance; 429 answers as DRF does', async () => {
+  const t = await limitedApp({ RATE_LIMIT_ANONYMOUS: '3' })
+  const ip = newIp()
+  const first = await get(t, '/api/tags/', ip)
+  assert.equal(first.statusCode, 200)
+  assert.equal(first.headers['x-ratelimit-limit'], '3')
+  assert.equal(first.headers['x-ratelimit-remaining'], '2')
+  assert.ok(Number(first.headers['x-ratelimit-reset']) >= 1)
+  assert.deepEqual(await statuses(2, () => get(t, '/api/tags/', ip)), [200, 200])
+  const refused = await get(t, '/api/tags/', ip)
+  assertThrottled(refused)
+  assert.equal(refused.headers['x-ratelimit-limit'], '3')
+  assertThrottled(await get(t, '/api/', ip))
+  assert.equal((await get(t, '/api/tags/', newIp())).statusCode, 200, 'another address has its own allowance')
+})
+
+test('OPTIONS metadata and unrouted paths are counted; CORS preflights are not', async () => {
+  const t = await limitedApp({ RATE_LIMIT_ANONYMOUS: '3' })
+  const ip = newIp()
+  assert.equal((await t.request({ method: 'OPTIONS', url: '/api/tags/', headers: { 'x-forwarded-for': ip } })).statusCode, 200)
+  assert.equal((await get(t, '/api/no-such-thing/', ip)).statusCode, 404)
+  assert.equal((await get(t, '/api/tags/', ip)).statusCode, 200)
+  assertThrottled(await get(t, '/api/no-such-thing/', ip))
+
+  const browser = newIp()
+  const preflight = () =>
+    t.request({
+      method: 'OPTIONS',
+      url: '/api/tags/',
+      headers: { 'x-forwarded-for': browser, origin: 'https://web.example.org', 'access-control-request-method': 'GET' },
+    })
+  assert.ok((await statuses(5, preflight)).every((code) => code !== 429))
+  const real = await get(t, '/api/tags/', browser)
+  assert.equal(real.statusCode, 200)
+  assert.equal(real.headers['x-ratelimit-remaining'], '2', 'the preflights used none of the allowance')
+})
+
+test('requests with a key are counted per key with the key allowance, apart from the anonymous tier', async () => {
+  const t = await limitedApp({ RATE_LIMIT_ANONYMOUS: '2', RATE_LIMIT_APP_KEY: '4' })
+  const keys = appKeysRepository(t.database.db)
+  const { key: partner } = await keys.create('partner')
+  const { key: other } = await keys.create('other partner')
+  const ip = newIp()
+  const withKey = (key: string, from: string) => get(t, '/api/tags/', from, { appauthorization: key })
+
+  const first = await withKey(partner, ip)
+  assert.equal(first.headers['x-ratelimit-limit'], '4')
+  assert.deepEqual(await statuses(3, () => withKey(partner, ip)), [200, 200, 200], 'more than the anonymous allowance')
+  assertThrottled(await withKey(partner, ip))
+  assertThrottled(await withKey(partner, newIp()))
+  assert.equal((await withKey(other, ip)).statusCode, 200, 'another key has its own allowance')
+  assert.deepEqual(await statuses(3, () => get(t, '/api/tags/', ip)), [200, 200, 429], 'the same address without a key: the anonymous tier')
+})
+
+test('signed-in requests are also counted per user, from any address', async () => {
+  const t = await limitedApp({ RATE_LIMIT_USER: '3' })
+  const alice = await t.tokenFor((await insertUser(t.database.db)).id)
+  const bob = await t.tokenFor((await insertUser(t.database.db)).id)
+  const ip = newIp()
+  const me = (token: string, from: string) => get(t, '/auth/me/', from, { authorization: `Token ${token}` })
+
+  assert.equal((await me(alice, ip)).headers['x-ratelimit-limit'], '3')
+  assert.equal((await me(alice, newIp())).statusCode, 200)
+  assert.equal((await me(alice, newIp())).statusCode, 200)
+  assertThrottled(await me(alice, newIp()))
+  assert.equal((await me(bob, ip)).statusCode, 200, 'another user on the same address')
+  assert.equal((await get(t, '/api/tags/', ip)).statusCode, 200, 'the same address signed out')
+})
+
+test('every request also counts per IP address, whatever key or user it comes with', async () => {
+  const t = await limitedApp({ RATE_LIMIT_IP: '4' })
+  const keys = appKeysRepository(t.database.db)
+  const token = await t.tokenFor((await insertUser(t.database.db)).id)
+  const ip = newIp()
+  assert.equal((await get(t, '/api/tags/', ip, { appauthorization: (await keys.create('one')).key })).statusCode, 200)
+  assert.equal((await get(t, '/api/tags/', ip, { appauthorization: (await keys.create('two')).key })).statusCode, 200)
+  assert.equal((await get(t, '/auth/me/', ip, { authorization: `Token ${token}` })).statusCode, 200)
+  assert.equal((await get(t, '/api/tags/', ip)).statusCode, 200)
+  const refused = await get(t, '/api/tags/', ip, { appauthorization: (await keys.create('three')).key })
+  assertThrottled(refused)
+  assert.equal(refused.headers['x-ratelimit-limit'], '4')
+  assert.equal((await get(t, '/api/tags/', newIp())).statusCode, 200)
+})
+
+test('sensitive operations have a stricter allowance per IP address, reached before the general ones', async () => {
+  const t = await limitedApp({ RATE_LIMIT_SENSITIVE: '2', RATE_LIMIT_ANONYMOUS: '50' })
+  const login = (from: string) =>
+    t.request({ method: 'POST', url: '/auth/login/', headers: { 'x-forwarded-for': from, 'content-type': 'application/json' }, payload: '{}' })
+  const checkEmail = (from: string, headers: Record<string, string> = {}) => get(t, '/auth/check_email/?email=nobody@example.net', from, headers)
+
+  const ip = newIp()
+  assert.deepEqual(await statuses(2, () => login(ip)), [400, 400])
+  const refused = await login(ip)
+  assertThrottled(refused)
+  assert.equal(refused.headers['x-ratelimit-limit'], '2')
+  const general = await get(t, '/api/tags/', ip)
+  assert.equal(general.statusCode, 200, 'other operations from the address go on')
+  assert.equal(general.headers['x-ratelimit-limit'], '50')
+
+  const other = newIp()
+  const checked = await checkEmail(other)
+  assert.equal(checked.statusCode, 200)
+  assert.equal(checked.headers['x-ratelimit-remaining'], '1')
+  assert.equal((await checkEmail(other)).statusCode, 200)
+  assertThrottled(await checkEmail(other))
+
+  const mixed = newIp()
+  assert.equal((await login(mixed)).statusCode, 400)
+  assert.equal((await checkEmail(mixed)).statusCode, 200)
+  assertThrottled(await checkEmail(mixed))
+})
+
+test('a signed-in user has the sensitive allowance once, whatever the address', async () => {
+  const t = await limitedApp({ RATE_LIMIT_SENSITIVE: '2' })
+  const token = await t.tokenFor((await insertUser(t.database.db)).id)
+  const checkEmail = (from: string) => get(t, '/auth/check_email/?email=nobody@example.net', from, { authorization: `Token ${token}` })
+  assert.equal((await checkEmail(newIp())).statusCode, 200)
+  assert.equal((await checkEmail(newIp())).statusCode, 200)
+  assertThrottled(await checkEmail(newIp()))
+})
+
+test('a route may declare an extra limit of its own, counted apart and answered the same way', async () => {
+  const t = await createTestApp('empty', { TRUST_PROXY: 'true' }, (app) => {
+    app.get('/test/limited/', { config: { access: 'anyone', rateLimit: { max: 1 } } }, async () => ({ ok: true }))
+  })
+  opened.push(t)
+  const ip = newIp()
+  assert.equal((await get(t, '/test/limited/', ip)).statusCode, 200)
+  assertThrottled(await get(t, '/test/limited/', ip))
+  assert.equal((await get(t, '/api/tags/', ip)).statusCode, 200)
+})
+
+test('with Redis, two processes share the counts', async () => {
+  const env = { RATE_LIMIT_ANONYMOUS: '3', REDIS_URL, REDIS_PREFIX }
+  const a = await limitedApp(env)
+  const b = await limitedApp(env)
+  const ip = newIp()
+  assert.equal((await get(a, '/api/tags/', ip)).statusCode, 200)
+  assert.equal((await get(b, '/api/tags/', ip)).statusCode, 200)
+  const third = await get(a, '/api/tags/', ip)
+  assert.equal(third.statusCode, 200)
+  assert.equal(third.headers['x-ratelimit-remaining'], '0')
+  assertThrottled(await get(b, '/api/tags/', ip))
+  assertThrottled(await get(a, '/api/tags/', ip))
+
+  const redis = new Redis(REDIS_URL)
+  try {
+    assert.equal(await redis.get(`${REDIS_PREFIX}rate-limit:anonymous:${ip}`), '5')
+    assert.equal(await redis.get(`${REDIS_PREFIX}rate-limit:ip:${ip}`), '5')
+  } finally {
+    await redis.quit()
+  }
+})
+
+test('in memory, each process counts on its own', async () => {
+  const a = await limitedApp({ RATE_LIMIT_ANONYMOUS: '2' })
+  const b = await limitedApp({ RATE_LIMIT_ANONYMOUS: '2' })
+  const ip = newIp()
+  assert.deepEqual(await statuses(2, () => get(a, '/api/tags/', ip)), [200, 200])
+  assert.deepEqual(await statuses(2, () => get(b, '/api/tags/', ip)), [200, 200])
+  assertThrottled(await get(a, '/api/tags/', ip))
+})
+
+test('when Redis cannot be reached, the limits are still enforced, counted in the process', async () => {
+  // Nothing listens on port 1: every connection is refused.
+  const t = await limitedApp({ RATE_LIMIT_ANONYMOUS: '2', REDIS_URL: 'redis://127.0.0.1:1', REDIS_PREFIX })
+  const ip = newIp()
+  assert.deepEqual(await statuses(2, () => get(t, '/api/tags/', ip)), [200, 200])
+  assertThrottled(await get(t, '/api/tags/', ip))
+  assert.equal((await get(t, '/api/tags/', newIp())).statusCode, 200)
+})
