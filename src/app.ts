@@ -44,6 +44,8 @@ export async function buildApp({ config, db, exposeQueryCount = false, extraRout
     // One line per request, written by the onResponse hook below.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimit,
+    // Push registration ids (FCM tokens run to about 160 characters) travel in the path.
+    routerOptions: { maxParamLength: 4096 },
     trustProxy: config.trustProxy,
     ajv: { customOptions: { coerceTypes: 'array', allErrors: true, removeAdditional: true, useDefaults: true } },
   }).withTypeProvider<TypeBoxTypeProvider>()

@@ -19,6 +19,7 @@ export const SENSITIVE_OPERATIONS: ReadonlyArray<readonly [method: string, url: 
   ['POST', '/auth/password-reset-confirm/'],
   ['POST', '/auth/onetime_signin/'],
   ['POST', '/auth/confirm_email/'],
+  ['GET', '/auth/confirm_email/'],
   ['POST', '/auth/request_confirm_email/'],
   ['POST', '/auth/verification_sms_send/'],
   ['POST', '/auth/verification_add/'],

@@ -16,8 +16,9 @@ export const ErrorBody = Type.Object(
   { detail: Type.String() },
   { description: 'DRF error: 401, 403, 404, 405, 415, 429, 500' },
 )
-export const FieldErrorsBody = Type.Record(Type.String(), Type.Array(Type.String()), {
-  description: 'DRF validation error: field name (or non_field_errors) to messages',
+/** A 400 is field messages, or a `detail` for a body that could not be read at all (malformed JSON). */
+export const FieldErrorsBody = Type.Record(Type.String(), Type.Union([Type.Array(Type.String()), Type.String()]), {
+  description: 'DRF validation error: field name (or non_field_errors) to messages; or detail for an unreadable body',
 })
 
 /** The pagination envelope of spec 2.1. */

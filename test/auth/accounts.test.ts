@@ -272,3 +272,14 @@ test('delete-account anonymises the user as spec 2.2 says, keeps their answers a
   const reuse = await t.send('POST', '/auth/register/', { username: body.username, email: body.email, password: 'lantern-orchard-42' })
   assert.equal(reuse.statusCode, 201, 'the name and address are free again')
 })
+
+test('a malformed body on an account operation answers 400 with its detail, and huge fields are refused', async () => {
+  const broken = await t.request({ method: 'POST', url: '/auth/register/', headers: { 'content-type': 'application/json' }, payload: '{"username": ' })
+  assert.equal(broken.statusCode, 400)
+  assert.match(broken.json().detail, /^JSON parse error/)
+  const huge = await t.send('POST', '/auth/login/', { username: 'x'.repeat(5000), password: 'y' })
+  assert.deepEqual(huge.json(), { username: ['Ensure this field has no more than 254 characters.'] })
+  const wrongType = await t.send('POST', '/auth/register/', [1, 2])
+  assert.equal(wrongType.statusCode, 400)
+  assert.ok(wrongType.json().non_field_errors)
+})
