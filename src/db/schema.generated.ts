@@ -571,6 +571,17 @@ export interface SocialAccounts {
   user_id: number;
 }
 
+export interface SocialLoginStates {
+  code_verifier: string;
+  created_at: Generated<Timestamp>;
+  expires_at: Timestamp;
+  next_url: string | null;
+  nonce: string;
+  provider: string;
+  redirect_uri: string;
+  state_hash: string;
+}
+
 export interface TagDelegations {
   created_at: Generated<Timestamp>;
   id: Generated<number>;
@@ -702,6 +713,7 @@ export interface DB {
   service_secrets: ServiceSecrets;
   shareable_links: ShareableLinks;
   social_accounts: SocialAccounts;
+  social_login_states: SocialLoginStates;
   tag_delegations: TagDelegations;
   tags: Tags;
   user_geos: UserGeos;

@@ -55,10 +55,27 @@ export async function databaseFromTemplate(name: TemplateName): Promise<Database
       const cleanup = new pg.Client({ connectionString: server })
       await cleanup.connect()
       try {
-        await cleanup.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
+        await dropWhenReleased(cleanup, database)
       } finally {
         await cleanup.end()
       }
     },
   }
+}
+
+/**
+ * The pool's end() can resolve while its sockets are still closing; a forced drop then kills them mid-close and
+ * the test process sees "terminating connection due to administrator command". Wait for them instead.
+ */
+async function dropWhenReleased(client: pg.Client, database: string): Promise<void> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    try {
+      await client.query(`DROP DATABASE IF EXISTS ${database}`)
+      return
+    } catch (error) {
+      if ((error as { code?: string }).code !== '55006') throw error // 55006: still accessed by other users
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+  }
+  await client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
 }
