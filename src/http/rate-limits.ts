@@ -72,7 +72,7 @@ async function connectRedis(app: FastifyInstance, redis: Redis, store: CounterSt
 
 /**
  * Abuse limits per application key, per user and per IP, stricter on the sensitive account operations
- * (docs/auth-drafts/rate-limits.md). Counting runs in an app-level onRequest hook, so it must be registered after
+ * (docs/auth.md). Counting runs in an app-level onRequest hook, so it must be registered after
  * authentication's to know the key and the user; it covers every route whenever it is added, unrouted paths (404)
  * and OPTIONS metadata.
  */
