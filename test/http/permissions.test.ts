@@ -1,11 +1,9 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
-import type { Kysely } from 'kysely'
-import type { Database } from '../../src/db/database.ts'
-import { hashSecret, newToken } from '../../src/http/authentication.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { insertUser } from '../helpers/fixtures.ts'
+import { allOwnedObjects, type OwnedObjects } from '../helpers/owned/index.ts'
 
 /** docs/permissions.md is the contract: its table must equal what the routes declare, and hold in practice. */
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
@@ -30,29 +28,11 @@ function documentedTable(): Map<string, Map<string, Cell>> {
   return table
 }
 
-/** Objects owned by a given user, for the routes whose access is `owner`: path parameters that name them. */
-const OWNED: Record<string, (db: Kysely<Database>, ownerId: number) => Promise<Record<string, string>>> = {
-  '/auth/tokens/:id/': async (db, ownerId) => {
-    const row = await db.insertInto('auth_tokens').values({ user_id: ownerId, key_hash: hashSecret(newToken()), name: 'walk' }).returning('id').executeTakeFirstOrThrow()
-    return { id: String(row.id) }
-  },
-  '/api-push/device/gcm/:registration_id': pushDevice('gcm'),
-  '/api-push/device/gcm/:registration_id/': pushDevice('gcm'),
-  '/api-push/device/apns/:registration_id': pushDevice('apns'),
-  '/api-push/device/apns/:registration_id/': pushDevice('apns'),
-}
-
-function pushDevice(kind: 'gcm' | 'apns') {
-  return async (db: Kysely<Database>, ownerId: number) => {
-    const registration = newToken() + newToken()
-    await db.insertInto('push_devices').values({ user_id: ownerId, kind, name: 'walk', registration_id: registration }).execute()
-    return { registration_id: registration }
-  }
-}
-
 let t: TestApp
+let OWNED: OwnedObjects
 before(async () => {
   t = await createTestApp('tiny')
+  OWNED = await allOwnedObjects()
 })
 after(() => t.close())
 
