@@ -8,14 +8,19 @@ import { socialRoutes } from './accounts/social/social.routes.ts'
 import { areaRoutes } from './areas/areas.routes.ts'
 import { echoRoutes } from './auth/echo.routes.ts'
 import { censusRoutes } from './census/census.routes.ts'
+import { commentRoutes } from './comments/comments.routes.ts'
+import { followingRoutes } from './following/following.routes.ts'
+import { groupRoutes } from './groups/groups.routes.ts'
 import { choiceRoutes } from './choices/choices.routes.ts'
 import { pushDeviceRoutes } from './push-devices/push-devices.routes.ts'
+import { questionWriteRoutes } from './questions/question-writes.routes.ts'
 import { questionRoutes } from './questions/questions.routes.ts'
 import { rootRoutes } from './root/root.routes.ts'
 import { staticRoutes } from './static/static.routes.ts'
 import { tagRoutes } from './tags/tags.routes.ts'
 import { userRoutes } from './users/users.routes.ts'
 import { userGeoRoutes } from './user-geos/user-geos.routes.ts'
+import { voteRoutes } from './votes/votes.routes.ts'
 
 export function registerModules(app: App): void {
   rootRoutes(app)
@@ -32,6 +37,11 @@ export function registerModules(app: App): void {
   userRoutes(app)
   tagRoutes(app)
   questionRoutes(app)
+  questionWriteRoutes(app)
+  voteRoutes(app)
+  commentRoutes(app)
+  groupRoutes(app)
+  followingRoutes(app)
   choiceRoutes(app)
   censusRoutes(app)
   userGeoRoutes(app)
