@@ -85,9 +85,9 @@ export async function buildApp({ config, db, exposeQueryCount = false, extraRout
   })
 
   registerBrowsableRendering(app)
+  await registerRateLimits(app)
   registerAuthentication(app)
   registerPermissions(app)
-  await registerRateLimits(app)
   registerBodyParsers(app)
 
   const registry = new ResourceRegistry()

@@ -72,9 +72,9 @@ async function connectRedis(app: FastifyInstance, redis: Redis, store: CounterSt
 
 /**
  * Abuse limits per application key, per user and per IP, stricter on the sensitive account operations
- * (docs/auth.md). Counting runs in an app-level onRequest hook, so it must be registered after
- * authentication's to know the key and the user; it covers every route whenever it is added, unrouted paths (404)
- * and OPTIONS metadata.
+ * (docs/auth.md). Register it before authentication: the per-address count runs first, so requests with bad
+ * credentials count too; the key's and user's counts run at preParsing, once authentication has named them.
+ * Both cover every route whenever it is added, unrouted paths (404) and OPTIONS metadata.
  */
 export async function registerRateLimits(app: FastifyInstance): Promise<void> {
   const { rateLimits, redisUrl, redisPrefix } = app.config
@@ -101,10 +101,19 @@ export async function registerRateLimits(app: FastifyInstance): Promise<void> {
   const sensitiveIp = limiter('sensitive:ip', rateLimits.sensitive, ipOf)
   const sensitiveUser = limiter('sensitive:user', rateLimits.sensitive, (request) => request.caller!.id)
 
+  // Per address before authentication, so floods of bad tokens or keys are counted (and refused) too.
+  const addressOutcome = new WeakMap<FastifyRequest, Outcome>()
   app.addHook('onRequest', async (request, reply) => {
     if (isPreflight(request)) return
-    // The caller's own counters first, all at once ...
-    const own: Limiter[] = [perIp]
+    const outcome = (await perIp(request)) as Outcome
+    addressOutcome.set(request, outcome)
+    answer(reply, [outcome])
+  })
+  // The caller's counters once authentication (an onRequest hook registered after this one) knows them.
+  app.addHook('preParsing', async (request, reply) => {
+    const address = addressOutcome.get(request)
+    if (!address) return
+    const own: Limiter[] = []
     if (request.appKeyId === null) own.push(anonymous)
     if (request.caller) own.push(perUser)
     if (isSensitive(request)) {
@@ -112,11 +121,11 @@ export async function registerRateLimits(app: FastifyInstance): Promise<void> {
       if (request.caller) own.push(sensitiveUser)
     }
     const outcomes = (await Promise.all(own.map((limit) => limit(request)))) as Outcome[]
-    // ... then the application key's, which many callers share: a request refused already does not use it up.
+    // The application key's last, which many callers share: a request refused already does not use it up.
     if (request.appKeyId !== null && !outcomes.some((outcome) => outcome.isExceeded)) {
       outcomes.push((await perAppKey(request)) as Outcome)
     }
-    answer(reply, outcomes)
+    answer(reply, [address, ...outcomes])
   })
 }
 

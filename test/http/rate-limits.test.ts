@@ -133,6 +133,16 @@ test('every request also counts per IP address, whatever key or user it comes wi
   assert.equal((await get(t, '/api/tags/', newIp())).statusCode, 200)
 })
 
+test('requests with bad credentials count per IP address too, and are refused with 429 once over it', async () => {
+  const t = await limitedApp({ RATE_LIMIT_IP: '3' })
+  const ip = newIp()
+  const badToken = { authorization: `Token ${'0'.repeat(40)}` }
+  assert.deepEqual(await statuses(2, () => get(t, '/api/tags/', ip, badToken)), [401, 401])
+  assert.equal((await get(t, '/api/tags/', ip, { appauthorization: 'not-a-key' })).statusCode, 401)
+  assertThrottled(await get(t, '/api/tags/', ip, badToken))
+  assertThrottled(await get(t, '/api/tags/', ip))
+})
+
 test('sensitive operations have a stricter allowance per IP address, reached before the general ones', async () => {
   const t = await limitedApp({ RATE_LIMIT_SENSITIVE: '2', RATE_LIMIT_ANONYMOUS: '50' })
   const login = (from: string) =>
