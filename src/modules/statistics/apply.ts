@@ -1,0 +1,62 @@
+import type { Kysely, Transaction } from 'kysely'
+import type { Database } from '../../db/database.ts'
+import { changeTally, countColumns, storedColumns, tallyFromRow, type Answer, type Tally } from './compute/tally.ts'
+
+/**
+ * Keeping stored figures exact on every write, in the writer's transaction: lock the row that carries
+ * the figures, apply the answer removed and the answer added to its counts, and store the counts with
+ * the figures recomputed from them. O(1) per write; the result is what `recomputeStatistics` computes
+ * from the raw votes, to the bit, because both run `likertFigures` on the same counts.
+ */
+export type LikertTarget = 'questions' | 'question_choices' | 'question_tags' | 'question_links' | 'question_question_connections'
+
+type Db = Kysely<Database> | Transaction<Database>
+
+/** Questions and choices carry the liquid family and polarisation; the others only the direct family. */
+export function carriesLiquid(target: LikertTarget): boolean {
+  return target === 'questions' || target === 'question_choices'
+}
+
+/** The count columns to read under lock for a tally of the target. */
+export function tallyColumns(target: LikertTarget): string[] {
+  return carriesLiquid(target) ? [...countColumns('direct'), ...countColumns('liquid')] : countColumns('direct')
+}
+
+/**
+ * Locks the rows in id order (so that writers touching several rows never deadlock) and reads their
+ * tallies. Ids without a row are absent from the answer.
+ */
+export async function lockTallies(db: Db, target: LikertTarget, ids: number[]): Promise<Map<number, Tally>> {
+  const unique = [...new Set(ids)].sort((a, b) => a - b)
+  if (unique.length === 0) return new Map()
+  const rows = await (db as Kysely<any>)
+    .selectFrom(target)
+    .select(['id', ...tallyColumns(target)])
+    .where('id', 'in', unique)
+    .orderBy('id')
+    .forUpdate()
+    .execute()
+  return new Map(rows.map((row: Record<string, unknown>) => [Number(row.id), tallyFromRow(row, carriesLiquid(target))]))
+}
+
+/** Stores a tally's counts and the figures derived from them. */
+export async function storeTally(db: Db, target: LikertTarget, id: number, tally: Tally): Promise<void> {
+  await (db as Kysely<any>).updateTable(target).set(storedColumns(tally)).where('id', '=', id).execute()
+}
+
+/**
+ * Replaces `removed` by `added` in the counts of a row already locked (its tally read under that lock)
+ * and stores the result. Either answer may be null: a new vote removes nothing, a deletion adds nothing.
+ */
+export async function applyAnswerChange(
+  db: Db,
+  target: LikertTarget,
+  id: number,
+  locked: Tally,
+  removed: Answer | null,
+  added: Answer | null,
+): Promise<Tally> {
+  const next = changeTally(locked, removed, added)
+  await storeTally(db, target, id, next)
+  return next
+}

@@ -1,0 +1,95 @@
+import type { Insertable, Kysely, Selectable, Transaction, Updateable } from 'kysely'
+import type { Database, QuestionChoiceVotes } from '../../db/database.ts'
+import type { Caller } from '../../http/authentication.ts'
+import { column, orderingFieldsOf, type OrderingFields } from '../../http/ordering.ts'
+import type { VotableQuestion } from './vote-rules.ts'
+import type { ChoiceVoteListQuery } from './votes.schemas.ts'
+
+type Db = Kysely<Database> | Transaction<Database>
+
+export type ChoiceVoteRow = Selectable<QuestionChoiceVotes>
+
+export const CHOICE_VOTE_ORDERING: OrderingFields = {
+  ...orderingFieldsOf(['id', 'created_at', 'modified_at', 'value'], 'question_choice_votes'),
+  object_id: column('question_choice_votes.choice_id'),
+  choice: column('question_choice_votes.choice_id'),
+  question: column('question_choice_votes.question_id'),
+  user: column('question_choice_votes.user_id'),
+}
+
+export function choiceVotesRepository(db: Db) {
+  return {
+    async questionOfChoice(choiceId: number): Promise<number | undefined> {
+      return (await db.selectFrom('question_choices').select('question_id').where('id', '=', choiceId).executeTakeFirst())?.question_id
+    },
+
+    /** The question row locked for the rest of the transaction: every answer to it waits its turn. */
+    async lockQuestion(id: number): Promise<VotableQuestion | undefined> {
+      return db
+        .selectFrom('questions')
+        .select(['id', 'user_id', 'subtype', 'publish', 'start_at', 'end_at'])
+        .where('id', '=', id)
+        .forUpdate()
+        .executeTakeFirst()
+    },
+
+    /** The user's current pick on a question: one at most (a unique index on question and user). */
+    async current(userId: number, questionId: number): Promise<ChoiceVoteRow | undefined> {
+      return db.selectFrom('question_choice_votes').selectAll().where('question_id', '=', questionId).where('user_id', '=', userId).forUpdate().executeTakeFirst()
+    },
+
+    async findById(id: number): Promise<ChoiceVoteRow | undefined> {
+      return db.selectFrom('question_choice_votes').selectAll().where('id', '=', id).executeTakeFirst()
+    },
+
+    async lockById(id: number): Promise<ChoiceVoteRow | undefined> {
+      return db.selectFrom('question_choice_votes').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
+    },
+
+    async insert(values: Insertable<QuestionChoiceVotes>): Promise<ChoiceVoteRow> {
+      return db.insertInto('question_choice_votes').values(values).returningAll().executeTakeFirstOrThrow()
+    },
+
+    async update(id: number, values: Updateable<QuestionChoiceVotes>): Promise<ChoiceVoteRow> {
+      return db.updateTable('question_choice_votes').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+    },
+
+    async remove(id: number): Promise<void> {
+      await db.deleteFrom('question_choice_votes').where('id', '=', id).execute()
+    },
+
+    async archive(vote: ChoiceVoteRow, replacedAt: Date): Promise<void> {
+      await db
+        .insertInto('question_choice_vote_history')
+        .values({
+          choice_id: vote.choice_id,
+          question_id: vote.question_id,
+          user_id: vote.user_id,
+          value: vote.value,
+          skipped: vote.skipped,
+          private: vote.private,
+          answered_at: vote.modified_at,
+          replaced_at: replacedAt,
+        })
+        .execute()
+    },
+
+    /** Public picks, the caller's own, nothing on questions the caller may not see; staff see all. */
+    filtered(filters: ChoiceVoteListQuery, caller: Caller | null) {
+      let query = db.selectFrom('question_choice_votes').innerJoin('questions', 'questions.id', 'question_choice_votes.question_id')
+      if (!caller) {
+        query = query.where('question_choice_votes.private', '=', false).where('questions.publish', '=', true)
+      } else if (!caller.isStaff) {
+        const own = caller.id
+        query = query
+          .where((eb) => eb.or([eb('question_choice_votes.private', '=', false), eb('question_choice_votes.user_id', '=', own)]))
+          .where((eb) => eb.or([eb('questions.publish', '=', true), eb('questions.user_id', '=', own), eb('question_choice_votes.user_id', '=', own)]))
+      }
+      if (filters.object_id !== undefined) query = query.where('question_choice_votes.choice_id', '=', filters.object_id)
+      if (filters.choice !== undefined) query = query.where('question_choice_votes.choice_id', '=', filters.choice)
+      if (filters.question !== undefined) query = query.where('question_choice_votes.question_id', '=', filters.question)
+      if (filters.user !== undefined) query = query.where('question_choice_votes.user_id', '=', filters.user)
+      return query
+    },
+  }
+}

@@ -1,0 +1,29 @@
+import type { App } from '../../http/app-type.ts'
+import { column } from '../../http/ordering.ts'
+import { CHOICE_VOTE_ORDERING, choiceVotesRepository, type ChoiceVoteRow } from './choice-votes.repository.ts'
+import { castChoiceVote, editChoiceVote, withdrawChoiceVote } from './choice-votes.service.ts'
+import { voteResourceRoutes } from './vote-resource.routes.ts'
+import { toChoiceVote } from './votes.mapper.ts'
+import { ChoiceVote, ChoiceVoteBody, ChoiceVoteListQuery, ChoiceVotePatch } from './votes.schemas.ts'
+
+/** Answers to multiple-choice questions, under the name the clients call and the one the API root gives. */
+export function choiceVoteRoutes(app: App): void {
+  voteResourceRoutes<ChoiceVoteRow, ChoiceVote>(app, {
+    names: ['question_choice_votes', 'question_choice_votes_light'],
+    label: 'Answers to multiple-choice questions',
+    description: 'Picks of a choice of a multiple-choice question, one current pick per person and question.',
+    item: ChoiceVote,
+    listQuery: ChoiceVoteListQuery,
+    createBody: ChoiceVoteBody,
+    patchBody: ChoiceVotePatch,
+    ordering: CHOICE_VOTE_ORDERING,
+    tieBreak: column('question_choice_votes.id'),
+    filtered: (filters, caller) => choiceVotesRepository(app.db).filtered(filters, caller),
+    select: (query) => query.selectAll('question_choice_votes'),
+    byId: (query, id) => query.where('question_choice_votes.id', '=', id),
+    toItem: toChoiceVote,
+    cast: (caller, body) => castChoiceVote(app.db, caller, body),
+    edit: (id, patch) => editChoiceVote(app.db, id, patch),
+    withdraw: (id) => withdrawChoiceVote(app.db, id),
+  })
+}

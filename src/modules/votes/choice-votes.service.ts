@@ -1,0 +1,126 @@
+import type { Kysely, Transaction } from 'kysely'
+import type { Database } from '../../db/database.ts'
+import type { Caller } from '../../http/authentication.ts'
+import { fieldError, NotFound } from '../../http/errors.ts'
+import { applyAnswerChange, lockTallies } from '../statistics/apply.ts'
+import type { Tally } from '../statistics/compute/tally.ts'
+import { countAnswerDeleted, countAnswerWritten } from '../statistics/counters.ts'
+import { choiceVotesRepository, type ChoiceVoteRow } from './choice-votes.repository.ts'
+import { refusingConflicts } from './constraints.ts'
+import { checkCollection, raceRefusals } from './vote-checks.ts'
+import { voteContextRepository } from './vote-context.repository.ts'
+import { analyticsOf, answerOf, existingIdShape, invalidPk } from './vote-input.ts'
+import { voteRefusal, windowRefusal } from './vote-rules.ts'
+import { answerOfRow } from './votes.mapper.ts'
+import type { ChoiceVoteBody, ChoiceVotePatch } from './votes.schemas.ts'
+
+/**
+ * Answers to multiple-choice questions: a vote on the chosen choice. A user has one current pick per
+ * question; picking another choice replaces it (the earlier pick moves to the history and leaves its
+ * choice's figures). Lock order: the question, then its choices in id order, then the user.
+ */
+
+/** The locked tally of a choice, which the lock found (a choice deleted meanwhile names nothing). */
+function tallyOf(tallies: Map<number, Tally>, choiceId: number): Tally {
+  const tally = tallies.get(choiceId)
+  if (!tally) throw invalidPk('object_id', choiceId)
+  return tally
+}
+
+export async function castChoiceVote(db: Kysely<Database>, caller: Caller, body: ChoiceVoteBody): Promise<{ vote: ChoiceVoteRow; created: boolean }> {
+  const choiceId = existingIdShape('object_id', body.object_id)
+  const answer = answerOf(body, 'new') as number | null
+  const work = (trx: Transaction<Database>) => castIn(trx, caller, choiceId, answer, body)
+  return refusingConflicts(() => db.transaction().execute(work), raceRefusals('question, choice', choiceId, body.collection))
+}
+
+async function castIn(trx: Transaction<Database>, caller: Caller, choiceId: number, answer: number | null, body: ChoiceVoteBody) {
+  const repository = choiceVotesRepository(trx)
+  const context = voteContextRepository(trx)
+  const questionId = await repository.questionOfChoice(choiceId)
+  const question = questionId === undefined ? undefined : await repository.lockQuestion(questionId)
+  const now = await context.now()
+  const refusal = voteRefusal(question, caller, now, 'choice', choiceId)
+  if (!question || refusal) throw refusal ?? invalidPk('object_id', choiceId)
+  await checkCollection(context, body.collection)
+  const existing = await repository.current(caller.id, question.id)
+  const tallies = await lockTallies(trx, 'question_choices', existing ? [choiceId, existing.choice_id] : [choiceId])
+  const chosen = tallyOf(tallies, choiceId)
+  const answerValues = {
+    choice_id: choiceId,
+    value: answer,
+    skipped: answer === null,
+    private: body.private ?? (await context.defaultPrivate(caller.id)),
+    collection_id: body.collection ?? null,
+    ...analyticsOf(body),
+    modified_at: now,
+  }
+  let vote: ChoiceVoteRow
+  if (existing) {
+    await repository.archive(existing, now)
+    vote = await repository.update(existing.id, answerValues)
+  } else {
+    vote = await repository.insert({ ...answerValues, question_id: question.id, user_id: caller.id, created_at: now })
+  }
+  if (existing && existing.choice_id !== choiceId) {
+    await applyAnswerChange(trx, 'question_choices', existing.choice_id, tallyOf(tallies, existing.choice_id), answerOfRow(existing), null)
+    await applyAnswerChange(trx, 'question_choices', choiceId, chosen, null, answerOfRow(vote))
+  } else {
+    await applyAnswerChange(trx, 'question_choices', choiceId, chosen, existing ? answerOfRow(existing) : null, answerOfRow(vote))
+  }
+  await countAnswerWritten(trx, caller.id, 'choice', existing ? 0 : 1, now)
+  return { vote, created: !existing }
+}
+
+/** The question of a vote and then the vote and its choice, locked in that order (404 when gone). */
+async function lockVote(trx: Transaction<Database>, voteId: number) {
+  const repository = choiceVotesRepository(trx)
+  const found = await repository.findById(voteId)
+  if (!found) throw NotFound()
+  const question = await repository.lockQuestion(found.question_id)
+  const vote = question && (await repository.lockById(voteId))
+  if (!question || !vote) throw NotFound()
+  const tally = (await lockTallies(trx, 'question_choices', [vote.choice_id])).get(vote.choice_id)
+  if (!tally) throw NotFound()
+  return { question, vote, tally, now: await voteContextRepository(trx).now() }
+}
+
+/** Edits a pick's value or skip (inside the voting window), its privacy or collection (at any time). */
+export async function editChoiceVote(db: Kysely<Database>, voteId: number, patch: ChoiceVotePatch): Promise<ChoiceVoteRow> {
+  const answer = answerOf(patch, 'edit')
+  const work = async (trx: Transaction<Database>) => {
+    const repository = choiceVotesRepository(trx)
+    const { question, vote, tally, now } = await lockVote(trx, voteId)
+    if (answer === undefined && patch.skipped === false && vote.skipped) throw fieldError('value', 'This field is required.')
+    if (answer !== undefined) {
+      const refusal = windowRefusal(question, now, 'value')
+      if (refusal) throw refusal
+      await repository.archive(vote, now)
+    }
+    await checkCollection(voteContextRepository(trx), patch.collection)
+    const updated = await repository.update(vote.id, {
+      ...(answer !== undefined ? { value: answer, skipped: answer === null } : {}),
+      ...(patch.private !== undefined ? { private: patch.private } : {}),
+      ...(patch.collection !== undefined ? { collection_id: patch.collection } : {}),
+      modified_at: now,
+    })
+    if (answer !== undefined) await applyAnswerChange(trx, 'question_choices', vote.choice_id, tally, answerOfRow(vote), answerOfRow(updated))
+    await countAnswerWritten(trx, vote.user_id, 'choice', 0, now)
+    return updated
+  }
+  return refusingConflicts(() => db.transaction().execute(work), raceRefusals('question, choice', null, patch.collection))
+}
+
+/** Withdraws a pick: it moves to the history and stops counting, inside the voting window only. */
+export async function withdrawChoiceVote(db: Kysely<Database>, voteId: number): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const repository = choiceVotesRepository(trx)
+    const { question, vote, tally, now } = await lockVote(trx, voteId)
+    const refusal = windowRefusal(question, now, 'non_field_errors')
+    if (refusal) throw refusal
+    await repository.archive(vote, now)
+    await repository.remove(vote.id)
+    await applyAnswerChange(trx, 'question_choices', vote.choice_id, tally, answerOfRow(vote), null)
+    await countAnswerDeleted(trx, vote.user_id, 'choice')
+  })
+}

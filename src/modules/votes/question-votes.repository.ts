@@ -1,0 +1,97 @@
+import { type Insertable, type Kysely, type Selectable, type Transaction, type Updateable } from 'kysely'
+import type { Database, QuestionVotes } from '../../db/database.ts'
+import type { Caller } from '../../http/authentication.ts'
+import { column, orderingFieldsOf, type OrderingFields } from '../../http/ordering.ts'
+import { tallyColumns } from '../statistics/apply.ts'
+import { tallyFromRow, type Tally } from '../statistics/compute/tally.ts'
+import type { VotableQuestion } from './vote-rules.ts'
+import type { QuestionVoteListQuery } from './votes.schemas.ts'
+
+type Db = Kysely<Database> | Transaction<Database>
+
+export type QuestionVoteRow = Selectable<QuestionVotes>
+
+export const QUESTION_VOTE_ORDERING: OrderingFields = {
+  ...orderingFieldsOf(['id', 'created_at', 'modified_at', 'value'], 'question_votes'),
+  object_id: column('question_votes.question_id'),
+  question: column('question_votes.question_id'),
+  user: column('question_votes.user_id'),
+}
+
+const VOTABLE_COLUMNS = ['id', 'user_id', 'subtype', 'publish', 'start_at', 'end_at'] as const
+
+export function questionVotesRepository(db: Db) {
+  return {
+    /** The question row locked for the rest of the transaction, with the counts behind its figures. */
+    async lockQuestion(id: number): Promise<{ question: VotableQuestion; tally: Tally } | undefined> {
+      const row = await (db as Kysely<any>)
+        .selectFrom('questions')
+        .select([...VOTABLE_COLUMNS, ...tallyColumns('questions')])
+        .where('id', '=', id)
+        .forUpdate()
+        .executeTakeFirst()
+      return row ? { question: row as VotableQuestion, tally: tallyFromRow(row, true) } : undefined
+    },
+
+    async current(userId: number, questionId: number): Promise<QuestionVoteRow | undefined> {
+      return db.selectFrom('question_votes').selectAll().where('user_id', '=', userId).where('question_id', '=', questionId).forUpdate().executeTakeFirst()
+    },
+
+    async findById(id: number): Promise<QuestionVoteRow | undefined> {
+      return db.selectFrom('question_votes').selectAll().where('id', '=', id).executeTakeFirst()
+    },
+
+    async lockById(id: number): Promise<QuestionVoteRow | undefined> {
+      return db.selectFrom('question_votes').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
+    },
+
+    async insert(values: Insertable<QuestionVotes>): Promise<QuestionVoteRow> {
+      return db.insertInto('question_votes').values(values).returningAll().executeTakeFirstOrThrow()
+    },
+
+    async update(id: number, values: Updateable<QuestionVotes>): Promise<QuestionVoteRow> {
+      return db.updateTable('question_votes').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+    },
+
+    async remove(id: number): Promise<void> {
+      await db.deleteFrom('question_votes').where('id', '=', id).execute()
+    },
+
+    /** Keeps an answer that is being replaced or withdrawn, as it was, with when that happened. */
+    async archive(vote: QuestionVoteRow, replacedAt: Date): Promise<void> {
+      await db
+        .insertInto('question_vote_history')
+        .values({
+          question_id: vote.question_id,
+          user_id: vote.user_id,
+          value: vote.value,
+          skipped: vote.skipped,
+          importance: vote.importance,
+          private: vote.private,
+          answered_at: vote.modified_at,
+          replaced_at: replacedAt,
+        })
+        .execute()
+    },
+
+    /**
+     * The listing's FROM and WHERE: public votes, the caller's own, and nothing on a question the caller
+     * may not see (unpublished and not theirs); staff see every vote.
+     */
+    filtered(filters: QuestionVoteListQuery, caller: Caller | null) {
+      let query = db.selectFrom('question_votes').innerJoin('questions', 'questions.id', 'question_votes.question_id')
+      if (!caller) {
+        query = query.where('question_votes.private', '=', false).where('questions.publish', '=', true)
+      } else if (!caller.isStaff) {
+        const own = caller.id
+        query = query
+          .where((eb) => eb.or([eb('question_votes.private', '=', false), eb('question_votes.user_id', '=', own)]))
+          .where((eb) => eb.or([eb('questions.publish', '=', true), eb('questions.user_id', '=', own), eb('question_votes.user_id', '=', own)]))
+      }
+      if (filters.object_id !== undefined) query = query.where('question_votes.question_id', '=', filters.object_id)
+      if (filters.question !== undefined) query = query.where('question_votes.question_id', '=', filters.question)
+      if (filters.user !== undefined) query = query.where('question_votes.user_id', '=', filters.user)
+      return query
+    },
+  }
+}

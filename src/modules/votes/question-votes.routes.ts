@@ -1,0 +1,32 @@
+import type { App } from '../../http/app-type.ts'
+import { column } from '../../http/ordering.ts'
+import { QUESTION_VOTE_ORDERING, questionVotesRepository, type QuestionVoteRow } from './question-votes.repository.ts'
+import { castQuestionVote, editQuestionVote, withdrawQuestionVote } from './question-votes.service.ts'
+import { voteResourceRoutes } from './vote-resource.routes.ts'
+import { toQuestionVote } from './votes.mapper.ts'
+import { QuestionVote, QuestionVoteBody, QuestionVoteListQuery, QuestionVotePatch } from './votes.schemas.ts'
+
+/**
+ * Answers to likert questions. `question_votes` is what the clients call and `question_votes_light`
+ * where the API root points that name: both URLs serve the same resource.
+ */
+export function questionVoteRoutes(app: App): void {
+  voteResourceRoutes<QuestionVoteRow, QuestionVote>(app, {
+    names: ['question_votes', 'question_votes_light'],
+    label: 'Answers to likert questions',
+    description: 'Answers to likert questions, with their value 1..5 or a skip.',
+    item: QuestionVote,
+    listQuery: QuestionVoteListQuery,
+    createBody: QuestionVoteBody,
+    patchBody: QuestionVotePatch,
+    ordering: QUESTION_VOTE_ORDERING,
+    tieBreak: column('question_votes.id'),
+    filtered: (filters, caller) => questionVotesRepository(app.db).filtered(filters, caller),
+    select: (query) => query.selectAll('question_votes'),
+    byId: (query, id) => query.where('question_votes.id', '=', id),
+    toItem: toQuestionVote,
+    cast: (caller, body) => castQuestionVote(app.db, caller, body),
+    edit: (id, patch) => editQuestionVote(app.db, id, patch),
+    withdraw: (id) => withdrawQuestionVote(app.db, id),
+  })
+}

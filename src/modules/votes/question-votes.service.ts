@@ -1,0 +1,115 @@
+import type { Kysely, Transaction } from 'kysely'
+import type { Database } from '../../db/database.ts'
+import type { Caller } from '../../http/authentication.ts'
+import { fieldError, NotFound } from '../../http/errors.ts'
+import { applyAnswerChange } from '../statistics/apply.ts'
+import { countAnswerDeleted, countAnswerWritten, countTagVotes } from '../statistics/counters.ts'
+import { refusingConflicts } from './constraints.ts'
+import { questionVotesRepository, type QuestionVoteRow } from './question-votes.repository.ts'
+import { checkCollection, raceRefusals } from './vote-checks.ts'
+import { voteContextRepository } from './vote-context.repository.ts'
+import { analyticsOf, answerOf, existingIdShape, invalidPk } from './vote-input.ts'
+import { voteRefusal, windowRefusal } from './vote-rules.ts'
+import { answerOfRow } from './votes.mapper.ts'
+import type { QuestionVoteBody, QuestionVotePatch } from './votes.schemas.ts'
+
+/**
+ * Answers to likert questions. Every write runs in one transaction that locks the question row first,
+ * so answers to one question are applied one after another and its figures move by exact deltas;
+ * the user's counters and the tags' vote counts change in the same transaction.
+ */
+
+/** A new answer, or one replacing the caller's current answer (which moves to the history). */
+export async function castQuestionVote(db: Kysely<Database>, caller: Caller, body: QuestionVoteBody): Promise<{ vote: QuestionVoteRow; created: boolean }> {
+  const questionId = existingIdShape('object_id', body.object_id)
+  const answer = answerOf(body, 'new') as number | null
+  const work = (trx: Transaction<Database>) => castIn(trx, caller, questionId, answer, body)
+  return refusingConflicts(() => db.transaction().execute(work), raceRefusals('question', questionId, body.collection))
+}
+
+async function castIn(trx: Transaction<Database>, caller: Caller, questionId: number, answer: number | null, body: QuestionVoteBody) {
+  const repository = questionVotesRepository(trx)
+  const context = voteContextRepository(trx)
+  const locked = await repository.lockQuestion(questionId)
+  const now = await context.now()
+  const refusal = voteRefusal(locked?.question, caller, now, 'question', questionId)
+  if (!locked || refusal) throw refusal ?? invalidPk('object_id', questionId)
+  await checkCollection(context, body.collection)
+  const existing = await repository.current(caller.id, questionId)
+  const answerValues = {
+    value: answer,
+    skipped: answer === null,
+    private: body.private ?? (await context.defaultPrivate(caller.id)),
+    collection_id: body.collection ?? null,
+    ...analyticsOf(body),
+    modified_at: now,
+  }
+  let vote: QuestionVoteRow
+  if (existing) {
+    await repository.archive(existing, now)
+    // Importance belongs to the question rather than to one answer: a new answer keeps it unless given.
+    vote = await repository.update(existing.id, { ...answerValues, importance: body.importance === undefined ? existing.importance : body.importance })
+  } else {
+    vote = await repository.insert({ ...answerValues, question_id: questionId, user_id: caller.id, importance: body.importance ?? null, created_at: now })
+  }
+  await applyAnswerChange(trx, 'questions', questionId, locked.tally, existing ? answerOfRow(existing) : null, answerOfRow(vote))
+  await countAnswerWritten(trx, caller.id, 'question', existing ? 0 : 1, now)
+  if (!existing) await countTagVotes(trx, questionId, 1)
+  return { vote, created: !existing }
+}
+
+/** The question of a vote, locked, then the vote itself under that lock (404 when either is gone). */
+async function lockVote(trx: Transaction<Database>, voteId: number) {
+  const repository = questionVotesRepository(trx)
+  const found = await repository.findById(voteId)
+  if (!found) throw NotFound()
+  const locked = await repository.lockQuestion(found.question_id)
+  const vote = locked && (await repository.lockById(voteId))
+  if (!locked || !vote) throw NotFound()
+  return { locked, vote, now: await voteContextRepository(trx).now() }
+}
+
+/**
+ * Edits a vote. A new value or skip is a new answer: the old one moves to the history and the figures
+ * change, inside the voting window only. Privacy, importance and collection change at any time.
+ */
+export async function editQuestionVote(db: Kysely<Database>, voteId: number, patch: QuestionVotePatch): Promise<QuestionVoteRow> {
+  const answer = answerOf(patch, 'edit')
+  const work = async (trx: Transaction<Database>) => {
+    const repository = questionVotesRepository(trx)
+    const { locked, vote, now } = await lockVote(trx, voteId)
+    if (answer === undefined && patch.skipped === false && vote.skipped) throw fieldError('value', 'This field is required.')
+    if (answer !== undefined) {
+      const refusal = windowRefusal(locked.question, now, 'value')
+      if (refusal) throw refusal
+      await repository.archive(vote, now)
+    }
+    await checkCollection(voteContextRepository(trx), patch.collection)
+    const updated = await repository.update(vote.id, {
+      ...(answer !== undefined ? { value: answer, skipped: answer === null } : {}),
+      ...(patch.importance !== undefined ? { importance: patch.importance } : {}),
+      ...(patch.private !== undefined ? { private: patch.private } : {}),
+      ...(patch.collection !== undefined ? { collection_id: patch.collection } : {}),
+      modified_at: now,
+    })
+    if (answer !== undefined) await applyAnswerChange(trx, 'questions', vote.question_id, locked.tally, answerOfRow(vote), answerOfRow(updated))
+    await countAnswerWritten(trx, vote.user_id, 'question', 0, now)
+    return updated
+  }
+  return refusingConflicts(() => db.transaction().execute(work), raceRefusals('question', null, patch.collection))
+}
+
+/** Withdraws a vote: it moves to the history and stops counting, inside the voting window only. */
+export async function withdrawQuestionVote(db: Kysely<Database>, voteId: number): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const repository = questionVotesRepository(trx)
+    const { locked, vote, now } = await lockVote(trx, voteId)
+    const refusal = windowRefusal(locked.question, now, 'non_field_errors')
+    if (refusal) throw refusal
+    await repository.archive(vote, now)
+    await repository.remove(vote.id)
+    await applyAnswerChange(trx, 'questions', vote.question_id, locked.tally, answerOfRow(vote), null)
+    await countAnswerDeleted(trx, vote.user_id, 'question')
+    await countTagVotes(trx, vote.question_id, -1)
+  })
+}

@@ -1,0 +1,96 @@
+import type { Insertable, Kysely, Selectable, Transaction, Updateable } from 'kysely'
+import type { Database, QuestionTagVotes } from '../../db/database.ts'
+import type { Caller } from '../../http/authentication.ts'
+import { column, orderingFieldsOf, type OrderingFields } from '../../http/ordering.ts'
+import { tallyColumns } from '../statistics/apply.ts'
+import { tallyFromRow, type Tally } from '../statistics/compute/tally.ts'
+import type { TagVoteRow } from './votes.mapper.ts'
+import type { TagVoteListQuery } from './votes.schemas.ts'
+
+type Db = Kysely<Database> | Transaction<Database>
+
+export const TAG_VOTE_ORDERING: OrderingFields = {
+  ...orderingFieldsOf(['id', 'created_at', 'modified_at', 'value'], 'question_tag_votes'),
+  object_id: column('question_tag_votes.question_tag_id'),
+  question_tag: column('question_tag_votes.question_tag_id'),
+  question: column('question_tags.question_id'),
+  tag: column('question_tags.tag_id'),
+  user: column('question_tag_votes.user_id'),
+}
+
+export interface LockedQuestionTag {
+  id: number
+  question_id: number
+  tag_id: number
+  publish: boolean
+  user_id: number
+  tally: Tally
+}
+
+export function tagVotesRepository(db: Db) {
+  const withTag = (row: Selectable<QuestionTagVotes>, questionTag: { question_id: number; tag_id: number }): TagVoteRow => ({
+    ...row,
+    question_id: questionTag.question_id,
+    tag_id: questionTag.tag_id,
+  })
+  return {
+    /** The question-tag row locked for the rest of the transaction, with its question's visibility. */
+    async lockQuestionTag(id: number): Promise<LockedQuestionTag | undefined> {
+      const row = await (db as Kysely<any>)
+        .selectFrom('question_tags')
+        .innerJoin('questions', 'questions.id', 'question_tags.question_id')
+        .select(['question_tags.id', 'question_tags.question_id', 'question_tags.tag_id', 'questions.publish', 'questions.user_id'])
+        .select(tallyColumns('question_tags').map((name) => `question_tags.${name}`))
+        .where('question_tags.id', '=', id)
+        .forUpdate('question_tags')
+        .executeTakeFirst()
+      return row ? { ...row, tally: tallyFromRow(row, false) } : undefined
+    },
+
+    async current(userId: number, questionTagId: number) {
+      return db.selectFrom('question_tag_votes').selectAll().where('user_id', '=', userId).where('question_tag_id', '=', questionTagId).forUpdate().executeTakeFirst()
+    },
+
+    async findById(id: number) {
+      return db.selectFrom('question_tag_votes').selectAll().where('id', '=', id).executeTakeFirst()
+    },
+
+    async lockById(id: number) {
+      return db.selectFrom('question_tag_votes').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
+    },
+
+    async insert(values: Insertable<QuestionTagVotes>, questionTag: LockedQuestionTag): Promise<TagVoteRow> {
+      return withTag(await db.insertInto('question_tag_votes').values(values).returningAll().executeTakeFirstOrThrow(), questionTag)
+    },
+
+    async update(id: number, values: Updateable<QuestionTagVotes>, questionTag: LockedQuestionTag): Promise<TagVoteRow> {
+      return withTag(await db.updateTable('question_tag_votes').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow(), questionTag)
+    },
+
+    async remove(id: number): Promise<void> {
+      await db.deleteFrom('question_tag_votes').where('id', '=', id).execute()
+    },
+
+    /** Public votes, the caller's own, nothing on questions the caller may not see; staff see all. */
+    filtered(filters: TagVoteListQuery, caller: Caller | null) {
+      let query = db
+        .selectFrom('question_tag_votes')
+        .innerJoin('question_tags', 'question_tags.id', 'question_tag_votes.question_tag_id')
+        .innerJoin('questions', 'questions.id', 'question_tags.question_id')
+      if (!caller) {
+        query = query.where('question_tag_votes.private', '=', false).where('questions.publish', '=', true)
+      } else if (!caller.isStaff) {
+        const own = caller.id
+        query = query
+          .where((eb) => eb.or([eb('question_tag_votes.private', '=', false), eb('question_tag_votes.user_id', '=', own)]))
+          .where((eb) => eb.or([eb('questions.publish', '=', true), eb('questions.user_id', '=', own), eb('question_tag_votes.user_id', '=', own)]))
+      }
+      if (filters.object_id !== undefined) query = query.where('question_tag_votes.question_tag_id', '=', filters.object_id)
+      if (filters.question_tag !== undefined) query = query.where('question_tag_votes.question_tag_id', '=', filters.question_tag)
+      if (filters.question !== undefined) query = query.where('question_tags.question_id', '=', filters.question)
+      if (filters.tag !== undefined) query = query.where('question_tags.tag_id', '=', filters.tag)
+      if (filters.user !== undefined) query = query.where('question_tag_votes.user_id', '=', filters.user)
+      return query
+    },
+  }
+}

@@ -1,0 +1,25 @@
+import { sql, type Kysely, type Transaction } from 'kysely'
+import type { Database } from '../../db/database.ts'
+
+type Db = Kysely<Database> | Transaction<Database>
+
+/** What every kind of vote reads besides its own table: the clock, the voter's default, collections. */
+export function voteContextRepository(db: Db) {
+  return {
+    /** The database clock, read after the locks are held, so that answer times grow in lock order. */
+    async now(): Promise<Date> {
+      const { rows } = await sql<{ now: Date }>`SELECT clock_timestamp() AS now`.execute(db)
+      return new Date(rows[0].now)
+    },
+
+    async defaultPrivate(userId: number): Promise<boolean> {
+      const row = await db.selectFrom('users').select('default_private').where('id', '=', userId).executeTakeFirst()
+      return row?.default_private ?? false
+    },
+
+    async collectionExists(id: number): Promise<boolean> {
+      return (await db.selectFrom('question_collections').select('id').where('id', '=', id).executeTakeFirst()) !== undefined
+    },
+  }
+}
+

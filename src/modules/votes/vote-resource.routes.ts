@@ -1,0 +1,116 @@
+import type { FastifyRequest } from 'fastify'
+import type { SelectQueryBuilder } from 'kysely'
+import { Type, type TSchema } from 'typebox'
+import type { App } from '../../http/app-type.ts'
+import type { Caller } from '../../http/authentication.ts'
+import { NotFound } from '../../http/errors.ts'
+import { listing, pageOfRows } from '../../http/listing.ts'
+import { orderingTerms, type OrderingFields } from '../../http/ordering.ts'
+import type { RawBuilder } from 'kysely'
+import { Page, readErrors } from '../../http/schemas.ts'
+import { UrlBuilder } from '../../http/urls.ts'
+import { IdParams, nullBooleansAbsent, voteIdOf, writeErrors } from './votes.http.ts'
+
+/**
+ * One kind of vote as a DRF model resource: a listing with filters and ordering, POST to vote (201 new,
+ * 200 replacing), and a detail to read (anyone who may see it), edit or withdraw (its voter, or staff).
+ */
+export interface VoteResource<Row, Item> {
+  /** URL names serving this resource, e.g. question_votes and question_votes_light. */
+  names: string[]
+  label: string
+  description: string
+  item: TSchema
+  listQuery: TSchema
+  createBody: TSchema
+  patchBody: TSchema
+  ordering: OrderingFields
+  tieBreak: RawBuilder<unknown>
+  /** The listing's FROM and WHERE for the caller, narrowed by the filters; selects nothing yet. */
+  filtered: (filters: any, caller: Caller | null) => SelectQueryBuilder<any, any, object>
+  /** Selects the row columns the mapper needs. */
+  select: (query: SelectQueryBuilder<any, any, object>) => SelectQueryBuilder<any, any, any>
+  /** The filtered query narrowed to one id. */
+  byId: (query: SelectQueryBuilder<any, any, object>, id: number) => SelectQueryBuilder<any, any, object>
+  toItem: (row: Row, urls: UrlBuilder) => Item
+  cast: (caller: Caller, body: any) => Promise<{ vote: Row; created: boolean }>
+  /** Edits return the row as the mapper reads it. */
+  edit: (id: number, patch: any) => Promise<Row>
+  withdraw: (id: number) => Promise<void>
+}
+
+export function voteResourceRoutes<Row, Item>(app: App, resource: VoteResource<Row, Item>): void {
+  const visible = async (caller: Caller | null, id: number): Promise<Row | undefined> =>
+    (await resource.select(resource.byId(resource.filtered({}, caller), id)).executeTakeFirst()) as Row | undefined
+  /** The voter, for the owner rule; a vote the caller may not see is not there (404). */
+  const owner = async (request: FastifyRequest) => {
+    const id = voteIdOf(request)
+    const row = id === null ? undefined : await visible(request.caller, id)
+    return (row as { user_id?: number } | undefined)?.user_id
+  }
+  const item = (request: FastifyRequest, row: Row) => resource.toItem(row, UrlBuilder.for(request))
+
+  for (const name of resource.names) {
+    const base = `/api/${name}/`
+    app.get(base, {
+      schema: {
+        summary: `${resource.label}: public ones, and your own private ones`,
+        querystring: resource.listQuery,
+        response: { 200: Page(resource.item), ...readErrors },
+      },
+      config: { access: 'anyone', resource: { name: `${titleOf(name)} List`, description: resource.description } },
+      handler: async (request) => {
+        const filters = request.query as { ordering?: string }
+        const ordering = orderingTerms(filters.ordering, resource.ordering, ['-created_at'], resource.tieBreak)
+        const result = await pageOfRows<Row>(request, resource.filtered(filters, request.caller), resource.select, ordering)
+        return listing(request, result, (rows) => rows.map((row) => item(request, row)))
+      },
+    })
+
+    app.post(base, {
+      schema: {
+        summary: `${resource.label}: vote; 201 for a first vote, 200 when it replaces your current one`,
+        body: resource.createBody,
+        response: { 200: resource.item, 201: resource.item, ...writeErrors },
+      },
+      config: { access: 'signed-in' },
+      preValidation: nullBooleansAbsent,
+      handler: async (request, reply) => {
+        const { vote, created } = await resource.cast(request.caller!, request.body)
+        return reply.code(created ? 201 : 200).send(item(request, vote) as never)
+      },
+    })
+
+    const detail = `${base}:id/`
+    app.get(detail, {
+      schema: { summary: `${resource.label}: one vote`, params: IdParams, response: { 200: resource.item, ...readErrors } },
+      config: { access: 'anyone', resource: { name: `${titleOf(name)} Instance`, description: `${resource.description} Its voter may change or withdraw it.` } },
+      handler: async (request) => {
+        const row = await visible(request.caller, (request.params as { id: number }).id)
+        if (!row) throw NotFound()
+        return item(request, row)
+      },
+    })
+
+    app.patch(detail, {
+      schema: { summary: `${resource.label}: change your vote`, params: IdParams, body: resource.patchBody, response: { 200: resource.item, ...writeErrors } },
+      config: { access: 'owner', owner },
+      preValidation: nullBooleansAbsent,
+      handler: async (request) => item(request, await resource.edit((request.params as { id: number }).id, request.body)),
+    })
+
+    app.delete(detail, {
+      schema: { summary: `${resource.label}: withdraw your vote`, params: IdParams, response: { 204: Type.Null(), ...writeErrors } },
+      config: { access: 'owner', owner },
+      handler: async (request, reply) => {
+        await resource.withdraw((request.params as { id: number }).id)
+        return reply.code(204).send(null)
+      },
+    })
+  }
+}
+
+/** question_votes_light -> Question Votes Light, as DRF names its views. */
+function titleOf(name: string): string {
+  return name.replace(/_/g, ' ').replace(/\b\w/g, (c) => c.toUpperCase())
+}

@@ -1,0 +1,49 @@
+import type { Caller } from '../../http/authentication.ts'
+import { fieldError, type ApiError } from '../../http/errors.ts'
+import { invalidPk } from './vote-input.ts'
+
+/** Who may answer a question, and when: pure rules over the question row as read under lock. */
+export interface VotableQuestion {
+  id: number
+  user_id: number
+  subtype: string
+  publish: boolean
+  start_at: Date | null
+  end_at: Date | null
+}
+
+/** An unpublished question exists only for its author and staff, as on the read side. */
+export function canSee(question: { publish: boolean; user_id: number }, caller: Caller): boolean {
+  return question.publish || question.user_id === caller.id || caller.isStaff
+}
+
+export const NOT_OPEN = 'Voting on this question is not open yet.'
+export const CLOSED = 'Voting on this question is closed.'
+
+/** The voting window [start_at, end_at): refusals name `field`, the object the client voted on. */
+export function windowRefusal(question: VotableQuestion, now: Date, field: string): ApiError | null {
+  if (question.start_at && now < question.start_at) return fieldError(field, NOT_OPEN)
+  if (question.end_at && now >= question.end_at) return fieldError(field, CLOSED)
+  return null
+}
+
+/**
+ * Why `caller` may not answer the question through the given kind of vote right now, or null.
+ * Likert questions take question votes; multiple-choice ones take votes on their choices.
+ */
+export function voteRefusal(
+  question: VotableQuestion | undefined,
+  caller: Caller,
+  now: Date,
+  kind: 'question' | 'choice',
+  objectId: number,
+): ApiError | null {
+  if (!question || !canSee(question, caller)) return invalidPk('object_id', objectId)
+  if (kind === 'question' && question.subtype === 'mcq') {
+    return fieldError('object_id', 'This question is answered by choosing one of its choices: vote on the choice.')
+  }
+  if (kind === 'choice' && question.subtype !== 'mcq') {
+    return fieldError('object_id', 'This choice belongs to a question that is not multiple choice.')
+  }
+  return windowRefusal(question, now, 'object_id')
+}

@@ -1,0 +1,45 @@
+import type { Kysely } from 'kysely'
+import type { Database } from '../../../src/db/database.ts'
+import { applyAnswerChange, storeTally } from '../../../src/modules/statistics/apply.ts'
+import { emptyFamily } from '../../../src/modules/statistics/compute/tally.ts'
+import { insertQuestion } from '../fixtures.ts'
+import type { OwnedObjects } from './index.ts'
+
+/** Votes cast by their owner, with the figures they feed stored as a vote through the API would store them. */
+async function ownLikertVote(db: Kysely<Database>, ownerId: number) {
+  const question = await insertQuestion(db, ownerId, { subtype: 'likert' })
+  const vote = await db.insertInto('question_votes').values({ question_id: question.id, user_id: ownerId, value: 4 }).returning('id').executeTakeFirstOrThrow()
+  await applyAnswerChange(db, 'questions', question.id, { direct: emptyFamily(), liquid: emptyFamily() }, null, { value: 4, liquidWeight: 1 })
+  return { id: String(vote.id) }
+}
+
+async function ownChoiceVote(db: Kysely<Database>, ownerId: number) {
+  const question = await insertQuestion(db, ownerId, { subtype: 'mcq' })
+  const [choice] = await db.insertInto('question_choices')
+    .values(['Yes', 'No'].map((text, store_number) => ({ question_id: question.id, text, store_number })))
+    .returning('id').execute()
+  const vote = await db.insertInto('question_choice_votes').values({ question_id: question.id, choice_id: choice.id, user_id: ownerId, value: 5 }).returning('id').executeTakeFirstOrThrow()
+  await applyAnswerChange(db, 'question_choices', choice.id, { direct: emptyFamily(), liquid: emptyFamily() }, null, { value: 5, liquidWeight: 1 })
+  return { id: String(vote.id) }
+}
+
+async function ownTagVote(db: Kysely<Database>, ownerId: number) {
+  const question = await insertQuestion(db, ownerId)
+  const tag = await db.insertInto('tags').values({ text: `Fit ${question.slug}`, slug: `fit-${question.slug}` }).returning('id').executeTakeFirstOrThrow()
+  const questionTag = await db.insertInto('question_tags').values({ question_id: question.id, tag_id: tag.id, position: 0 }).returning('id').executeTakeFirstOrThrow()
+  await db.updateTable('questions').set({ topic_id: tag.id }).where('id', '=', question.id).execute()
+  await db.updateTable('tags').set({ questions_count: 1 }).where('id', '=', tag.id).execute()
+  const vote = await db.insertInto('question_tag_votes').values({ question_tag_id: questionTag.id, user_id: ownerId, value: 5 }).returning('id').executeTakeFirstOrThrow()
+  const direct = emptyFamily()
+  direct.counts[4] = 1
+  await storeTally(db, 'question_tags', questionTag.id, { direct, liquid: null })
+  return { id: String(vote.id) }
+}
+
+export const owned: OwnedObjects = {
+  '/api/question_votes/:id/': ownLikertVote,
+  '/api/question_votes_light/:id/': ownLikertVote,
+  '/api/question_choice_votes/:id/': ownChoiceVote,
+  '/api/question_choice_votes_light/:id/': ownChoiceVote,
+  '/api/question_tag_votes/:id/': ownTagVote,
+}
