@@ -1,4 +1,7 @@
+import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
+import { idParam } from '../../http/permissions.ts'
+import { choiceWriteRoutes } from './choice-writes.routes.ts'
 import { Type, type Static } from 'typebox'
 import { NotFound } from '../../http/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
@@ -46,6 +49,14 @@ export function choiceRoutes(app: App): void {
       return listing(request, result, (rows) => rows.map((row) => toChoiceListItem(row, urls)))
     },
   })
+  const owner = async (request: FastifyRequest) => {
+    const id = idParam(request)
+    if (id === null) return undefined
+    return (await filteredChoices(app, { id }, request.caller).select('questions.user_id').executeTakeFirst())?.user_id
+  }
+  const visible = (caller: Caller | null, id: number) => filteredChoices(app, { id }, caller).select('question_choices.question_id').executeTakeFirst()
+  choiceWriteRoutes(app, owner, visible)
+
   app.get('/api/question_choices/:id/', {
     schema: { summary: 'One answer choice', params: Type.Object({ id: Id }), response: { 200: ChoiceListItem, ...readErrors } },
     config: { access: 'anyone', resource: { name: 'Question Choice Instance', description: 'One answer choice.' } },

@@ -1,4 +1,4 @@
-import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely'
+import { sql, type ExpressionBuilder, type Kysely, type RawBuilder, type Selectable } from 'kysely'
 import type { Database, Questions } from '../../db/database.ts'
 import { column, orderingFieldsOf, type OrderingFields } from '../../http/ordering.ts'
 import { statisticsColumns } from '../../http/schemas.ts'
@@ -37,6 +37,20 @@ function wordsOf(text: string): string[] {
 }
 
 type QuestionsEb = ExpressionBuilder<Database, 'questions'>
+
+const OFF_VALUES = new Set(['', '0', 'false', 'f', 'n', 'no', 'off'])
+
+/** A switch of the query string: on for any value but an empty or false-like one. */
+export function switchedOn(value: string | undefined): boolean {
+  return value !== undefined && !OFF_VALUES.has(value.trim().toLowerCase())
+}
+
+/** When the user last answered each question (likert or any choice), the order of their history; never answered sorts as oldest. */
+export function answeredAt(userId: number): RawBuilder<unknown> {
+  return sql`coalesce(greatest(
+    (SELECT max(qv.modified_at) FROM question_votes qv WHERE qv.question_id = questions.id AND qv.user_id = ${userId}),
+    (SELECT max(qcv.modified_at) FROM question_choice_votes qcv WHERE qcv.question_id = questions.id AND qcv.user_id = ${userId})), '-infinity'::timestamptz)`
+}
 
 function answeredBy(eb: QuestionsEb, userId: number | ((eb: QuestionsEb) => any)) {
   return eb.or([
@@ -97,6 +111,25 @@ export function questionsRepository(db: Kysely<Database>) {
         query = query.where((eb) => eb.exists(eb.selectFrom('question_tags as qt').select('qt.id').whereRef('qt.question_id', '=', 'questions.id').where('qt.tag_id', '=', tag)))
       }
       if (filters.topic !== undefined) query = query.where('questions.topic_id', '=', filters.topic)
+      if (switchedOn(filters.nearby)) {
+        if (!caller) query = query.where(sql<boolean>`false`)
+        else {
+          const callerId = caller.id
+          query = query.where((eb) =>
+            eb.exists(
+              eb.selectFrom('users as me').select('me.id').where('me.id', '=', callerId)
+                .where((me) => me.or(['me.district_id', 'me.region_id', 'me.country_id'].map((place) => me(place as 'me.district_id', '=', me.ref('questions.geo_id'))))),
+            ),
+          )
+        }
+      }
+      if (switchedOn(filters.my_history)) {
+        if (!caller) query = query.where(sql<boolean>`false`)
+        else {
+          const callerId = caller.id
+          query = query.where((eb) => answeredBy(eb, callerId))
+        }
+      }
       return query
     },
 

@@ -5,9 +5,9 @@ import { listing, pageOfRows } from '../../http/listing.ts'
 import { column, orderingTerms } from '../../http/ordering.ts'
 import { Id, Page, readErrors } from '../../http/schemas.ts'
 import { userViewContext } from '../users/users.routes.ts'
-import { QUESTION_COLUMNS, QUESTION_ORDERING, questionsRepository, type QuestionRow } from './questions.repository.ts'
+import { answeredAt, QUESTION_ORDERING, QUESTION_COLUMNS, questionsRepository, switchedOn, type QuestionRow } from './questions.repository.ts'
 import { Question, QuestionListQuery, type QuestionListQuery as QuestionFilters } from './questions.schemas.ts'
-import { questionsFromRows } from './questions.service.ts'
+import { loadQuestion, questionsFromRows } from './questions.service.ts'
 
 const IdParams = Type.Object({ id: Id })
 
@@ -28,7 +28,12 @@ export function questionRoutes(app: App): void {
         const { count } = await filtered.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()
         return reply.serializer(JSON.stringify).send({ count: Number(count) } as never)
       }
-      const ordering = orderingTerms(filters.ordering, QUESTION_ORDERING, ['-created_at'], column('questions.id'))
+      // A history reads newest answer first; `answered_at` sorts any listing by the caller's answer times.
+      const history = switchedOn(filters.my_history) && request.caller !== null
+      const callerId = request.caller?.id
+      const ordering = orderingTerms(filters.ordering, QUESTION_ORDERING, [history ? '-answered_at' : '-created_at'], column('questions.id'), (name) =>
+        name === 'answered_at' && callerId !== undefined ? answeredAt(callerId) : null,
+      )
       const result = await pageOfRows<QuestionRow>(request, filtered, (q) => q.select(QUESTION_COLUMNS) as never, ordering)
       const theirUserId =
         filters.answered_by ?? (filters.votes__user__username ? await repository.userIdByUsername(filters.votes__user__username) : null)
@@ -40,12 +45,8 @@ export function questionRoutes(app: App): void {
     schema: { summary: 'One question in its full form', params: IdParams, response: { 200: Question, ...readErrors } },
     config: { access: 'anyone', resource: { name: 'Question Instance', description: 'One question with its statistics.' } },
     handler: async (request) => {
-      const [row] = await questionsRepository(app.db)
-        .filtered({ id: request.params.id }, request.caller)
-        .select(QUESTION_COLUMNS)
-        .execute()
-      if (!row) throw NotFound()
-      const [question] = await questionsFromRows(userViewContext(app, request), [row as QuestionRow])
+      const question = await loadQuestion(userViewContext(app, request), request.caller, request.params.id)
+      if (!question) throw NotFound()
       return question
     },
   })

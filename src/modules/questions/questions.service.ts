@@ -2,7 +2,8 @@ import { loadAreas } from '../areas/areas.service.ts'
 import { tagsRepository } from '../tags/tags.repository.ts'
 import { loadFullUsers, type UserViewContext } from '../users/users.service.ts'
 import { toChoice, toQuestion, toQuestionTag, votesByQuestion } from './questions.mapper.ts'
-import { questionsRepository, type QuestionRow } from './questions.repository.ts'
+import type { Caller } from '../../http/authentication.ts'
+import { QUESTION_COLUMNS, questionsRepository, type QuestionRow } from './questions.repository.ts'
 import type { Question, VoteSummary } from './questions.schemas.ts'
 
 function groupBy<T, K>(items: T[], key: (item: T) => K): Map<K, T[]> {
@@ -69,4 +70,12 @@ export async function questionsFromRows(context: UserViewContext, rows: Question
       urls,
     )
   })
+}
+
+/** One question as the caller may see it in its full form, or undefined when it is not there for them. */
+export async function loadQuestion(context: UserViewContext, caller: Caller | null, questionId: number): Promise<Question | undefined> {
+  const [row] = await questionsRepository(context.db).filtered({ id: questionId }, caller).select(QUESTION_COLUMNS).execute()
+  if (!row) return undefined
+  const [question] = await questionsFromRows(context, [row as QuestionRow])
+  return question
 }

@@ -1,0 +1,107 @@
+import type { FastifyRequest } from 'fastify'
+import { sql } from 'kysely'
+import { Type, type Static } from 'typebox'
+import type { App } from '../../http/app-type.ts'
+import { fieldError, NotFound, ValidationFailed } from '../../http/errors.ts'
+import { idParam } from '../../http/permissions.ts'
+import { Id } from '../../http/schemas.ts'
+import { UrlBuilder } from '../../http/urls.ts'
+import { authoredQuestion } from '../questions/question-access.ts'
+import { questionCounters } from '../questions/question-counters.ts'
+import { MCQ_CHOICES_MESSAGE } from '../questions/question-rules.ts'
+import { writeErrors } from '../questions/question-writes.schemas.ts'
+import { toChoiceListItem } from '../questions/questions.mapper.ts'
+import { ChoiceListItem } from '../questions/questions.schemas.ts'
+import type { Caller } from '../../http/authentication.ts'
+
+const IdParams = Type.Object({ id: Id })
+const RENUMBER_OFFSET = 1_000_000
+const Text = Type.String({ minLength: 1, maxLength: 500 })
+const ChoiceCreateBody = Type.Object({ question: Id, text: Text })
+const ChoiceUpdateBody = Type.Object({ text: Type.Optional(Text) })
+const ChoicePutBody = Type.Object({ text: Text })
+
+function choiceText(text: string): string {
+  const trimmed = text.trim()
+  if (!trimmed) throw fieldError('text', 'This field may not be blank.')
+  return trimmed
+}
+
+/**
+ * Writes on the choices of multiple-choice questions, by the question's author or staff. A choice someone
+ * chose keeps its text and stays; an mcq question keeps at least two choices. The question row is locked
+ * so that answers and choice changes on it happen one at a time.
+ */
+export function choiceWriteRoutes(app: App, owner: (request: FastifyRequest) => Promise<number | undefined>, visible: (caller: Caller | null, id: number) => Promise<{ question_id: number } | undefined>): void {
+  const answered = (trx: typeof app.db, choiceId: number) =>
+    trx.selectFrom('question_choice_votes').select('id').where('choice_id', '=', choiceId).limit(1).executeTakeFirst().then(Boolean)
+
+  app.post('/api/question_choices/', {
+    schema: { summary: 'Add a choice to one of your multiple-choice questions: 201 with the choice', body: ChoiceCreateBody, response: { 201: ChoiceListItem, ...writeErrors } },
+    config: { access: 'signed-in' },
+    handler: async (request, reply) => {
+      const body = request.body as Static<typeof ChoiceCreateBody>
+      const text = choiceText(body.text)
+      await authoredQuestion(app.db, request.caller!, body.question)
+      const row = await app.db.transaction().execute(async (trx) => {
+        const question = await questionCounters(trx).lockQuestion(body.question)
+        if (!question) throw fieldError('question', `Invalid pk "${body.question}" - object does not exist.`)
+        if (question.subtype !== 'mcq') throw fieldError('question', 'Only multiple-choice questions have choices; make it one by editing the question with its choices.')
+        return trx.insertInto('question_choices')
+          .values({ question_id: question.id, text, store_number: sql<number>`(SELECT coalesce(max(store_number) + 1, 0) FROM question_choices WHERE question_id = ${question.id})` })
+          .returningAll().executeTakeFirstOrThrow()
+      })
+      const item = toChoiceListItem(row, UrlBuilder.for(request))
+      return reply.code(201).header('location', UrlBuilder.for(request).detail('question_choices', row.id)).send(item)
+    },
+  })
+
+  /** Runs `work` with the choice's question locked; 404 when the choice is gone by then. */
+  const withLockedChoice = async <T>(request: FastifyRequest, work: (trx: typeof app.db, choice: { id: number; question_id: number; text: string }) => Promise<T>) => {
+    const named = await visible(request.caller, idParam(request) ?? 0)
+    if (!named) throw NotFound()
+    return app.db.transaction().execute(async (trx) => {
+      await questionCounters(trx).lockQuestion(named.question_id)
+      const choice = await trx.selectFrom('question_choices').select(['id', 'question_id', 'text']).where('id', '=', idParam(request) ?? 0).executeTakeFirst()
+      if (!choice) throw NotFound()
+      return work(trx, choice)
+    })
+  }
+
+  for (const [method, body] of [['PATCH', ChoiceUpdateBody], ['PUT', ChoicePutBody]] as const) {
+    app.route({
+      method,
+      url: '/api/question_choices/:id/',
+      schema: { summary: 'Reword a choice nobody has chosen yet', params: IdParams, body, response: { 200: ChoiceListItem, ...writeErrors } },
+      config: { access: 'owner', owner },
+      handler: async (request) => {
+        const sent = (request.body as { text?: string }).text
+        const row = await withLockedChoice(request, async (trx, choice) => {
+          if (sent === undefined) return trx.selectFrom('question_choices').selectAll().where('id', '=', choice.id).executeTakeFirstOrThrow()
+          const text = choiceText(sent)
+          if (text !== choice.text && (await answered(trx, choice.id))) throw fieldError('text', 'This choice has answers; its text cannot change.')
+          return trx.updateTable('question_choices').set({ text, modified_at: sql`now()` }).where('id', '=', choice.id).returningAll().executeTakeFirstOrThrow()
+        })
+        return toChoiceListItem(row, UrlBuilder.for(request))
+      },
+    })
+  }
+
+  app.delete('/api/question_choices/:id/', {
+    schema: { summary: 'Remove a choice nobody has chosen; an mcq question keeps at least two', params: IdParams, response: { 204: Type.Null(), ...writeErrors } },
+    config: { access: 'owner', owner },
+    handler: async (request, reply) => {
+      await withLockedChoice(request, async (trx, choice) => {
+        if (await answered(trx, choice.id)) throw ValidationFailed({ non_field_errors: ['This choice has answers and cannot be removed.'] })
+        const { n } = await trx.selectFrom('question_choices').select((eb) => eb.fn.countAll<string>().as('n')).where('question_id', '=', choice.question_id).executeTakeFirstOrThrow()
+        if (Number(n) <= 2) throw ValidationFailed({ non_field_errors: [MCQ_CHOICES_MESSAGE] })
+        const removed = await trx.deleteFrom('question_choices').where('id', '=', choice.id).returning('store_number').executeTakeFirstOrThrow()
+        // Store numbers stay 0..n-1; the later ones step down by way of a free range, as (question, store_number) is unique at every row.
+        const later = trx.updateTable('question_choices').where('question_id', '=', choice.question_id)
+        await later.set({ store_number: sql`store_number + ${RENUMBER_OFFSET}` }).where('store_number', '>', removed.store_number).execute()
+        await later.set({ store_number: sql`store_number - ${RENUMBER_OFFSET + 1}` }).where('store_number', '>=', RENUMBER_OFFSET).execute()
+      })
+      return reply.code(204).send(null)
+    },
+  })
+}

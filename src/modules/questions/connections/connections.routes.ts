@@ -1,0 +1,80 @@
+import type { FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
+import type { App } from '../../../http/app-type.ts'
+import { NotFound, ValidationFailed, type FieldErrors } from '../../../http/errors.ts'
+import { listing, pageOfRows } from '../../../http/listing.ts'
+import { column, orderingTerms } from '../../../http/ordering.ts'
+import { idParam } from '../../../http/permissions.ts'
+import { Id, Page, readErrors } from '../../../http/schemas.ts'
+import { UrlBuilder } from '../../../http/urls.ts'
+import { refusingViolations } from '../db-errors.ts'
+import { visibleQuestion } from '../question-access.ts'
+import { writeErrors } from '../question-writes.schemas.ts'
+import { CONNECTION_ORDERING, connectionsRepository, toConnectionItem, type ConnectionRow } from './connections.repository.ts'
+import { ConnectionCreateBody, ConnectionItem, ConnectionListQuery } from './connections.schemas.ts'
+
+const IdParams = Type.Object({ id: Id })
+
+/** question_question_connections: anyone signed in may point from a question to a related one; the creator or staff remove it. */
+export function connectionRoutes(app: App): void {
+  const repository = () => connectionsRepository(app.db)
+  const owner = async (request: FastifyRequest) => {
+    const id = idParam(request)
+    const row = id === null ? undefined : await repository().find(id, request.caller)
+    return row ? row.user_id : undefined
+  }
+
+  app.get('/api/question_question_connections/', {
+    schema: { summary: 'Connections between related questions', querystring: ConnectionListQuery, response: { 200: Page(ConnectionItem), ...readErrors } },
+    config: { access: 'anyone', resource: { name: 'Question Question Connection List', description: 'Links from a question to related questions, with votes on how related they are.' } },
+    handler: async (request) => {
+      const urls = UrlBuilder.for(request)
+      const ordering = orderingTerms(request.query.ordering, CONNECTION_ORDERING, ['id'], column('question_question_connections.id'), (name) =>
+        name === 'question_from' ? column('question_question_connections.from_question_id') : name === 'question_to' ? column('question_question_connections.to_question_id') : null,
+      )
+      const result = await pageOfRows<ConnectionRow>(request, repository().filtered(request.query, request.caller), (q) => q.selectAll('question_question_connections'), ordering)
+      return listing(request, result, (rows) => rows.map((row) => toConnectionItem(row, urls)))
+    },
+  })
+
+  app.post('/api/question_question_connections/', {
+    schema: { summary: 'Connect a question to a related one: 201 with the connection', body: ConnectionCreateBody, response: { 201: ConnectionItem, ...writeErrors } },
+    config: { access: 'signed-in' },
+    handler: async (request, reply) => {
+      const caller = request.caller!
+      const { question_from: from, question_to: to } = request.body
+      const errors: FieldErrors = {}
+      for (const [field, id] of [['question_from', from], ['question_to', to]] as const) {
+        if (!(await visibleQuestion(app.db, caller, id))) errors[field] = [`Invalid pk "${id}" - object does not exist.`]
+      }
+      if (Object.keys(errors).length) throw ValidationFailed(errors)
+      const row = await refusingViolations(() => repository().insert({ from_question_id: from, to_question_id: to, user_id: caller.id }), {
+        question_question_connections_unique: { non_field_errors: ['The fields question_from, question_to must make a unique set.'] },
+        question_question_connections_not_self: { non_field_errors: ['A question cannot be connected to itself.'] },
+        question_question_connections_from_question_id_fkey: { question_from: [`Invalid pk "${from}" - object does not exist.`] },
+        question_question_connections_to_question_id_fkey: { question_to: [`Invalid pk "${to}" - object does not exist.`] },
+      })
+      const item = toConnectionItem(row, UrlBuilder.for(request))
+      return reply.code(201).header('location', item.url).send(item)
+    },
+  })
+
+  app.get('/api/question_question_connections/:id/', {
+    schema: { summary: 'One connection between questions', params: IdParams, response: { 200: ConnectionItem, ...readErrors } },
+    config: { access: 'anyone', resource: { name: 'Question Question Connection Instance', description: 'One connection between related questions.' } },
+    handler: async (request) => {
+      const row = await repository().find(request.params.id, request.caller)
+      if (!row) throw NotFound()
+      return toConnectionItem(row, UrlBuilder.for(request))
+    },
+  })
+
+  app.delete('/api/question_question_connections/:id/', {
+    schema: { summary: 'Remove a connection you made (its votes go with it)', params: IdParams, response: { 204: Type.Null(), ...writeErrors } },
+    config: { access: 'owner', owner },
+    handler: async (request, reply) => {
+      await repository().remove(request.params.id)
+      return reply.code(204).send(null)
+    },
+  })
+}

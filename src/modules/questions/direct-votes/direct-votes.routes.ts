@@ -1,0 +1,90 @@
+import type { FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
+import type { App } from '../../../http/app-type.ts'
+import { fieldError, NotFound } from '../../../http/errors.ts'
+import { listing, pageOfRows } from '../../../http/listing.ts'
+import { column, orderingTerms } from '../../../http/ordering.ts'
+import { idParam } from '../../../http/permissions.ts'
+import { Id, iso, Page, readErrors } from '../../../http/schemas.ts'
+import { UrlBuilder } from '../../../http/urls.ts'
+import { writeErrors } from '../question-writes.schemas.ts'
+import { CONNECTION_VOTES, directVoteOrdering, directVotesRepository, LINK_VOTES, type DirectVoteKind, type DirectVoteRow } from './direct-votes.repository.ts'
+import { DirectVote, DirectVoteBody, DirectVoteListQuery } from './direct-votes.schemas.ts'
+
+const IdParams = Type.Object({ id: Id })
+
+function toDirectVote(row: DirectVoteRow, kind: DirectVoteKind, urls: UrlBuilder): DirectVote {
+  return {
+    id: row.id,
+    url: urls.detail(kind.resource, row.id),
+    object_id: row.object_id,
+    value: row.value,
+    user: row.user_id,
+    created_at: iso(row.created_at),
+    modified_at: iso(row.modified_at),
+  }
+}
+
+/** question_question_connection_votes and question_link_votes: how related two questions are, how useful a link is. */
+export function directVoteRoutes(app: App): void {
+  directVoteResource(app, CONNECTION_VOTES, 'Question Question Connection Vote', 'connection between questions')
+  directVoteResource(app, LINK_VOTES, 'Question Link Vote', 'link of a question')
+}
+
+function directVoteResource(app: App, kind: DirectVoteKind, name: string, what: string): void {
+  const base = `/api/${kind.resource}/`
+  const repository = () => directVotesRepository(app.db, kind)
+  const owner = async (request: FastifyRequest) => {
+    const id = idParam(request)
+    return id === null ? undefined : (await repository().find(id, request.caller))?.user_id
+  }
+
+  app.get(base, {
+    schema: { summary: `Ratings (1 to 5) of each ${what}`, querystring: DirectVoteListQuery, response: { 200: Page(DirectVote), ...readErrors } },
+    config: { access: 'anyone', resource: { name: `${name} List`, description: `Ratings from 1 to 5 of each ${what}; one per person, a new one replaces it.` } },
+    handler: async (request) => {
+      const urls = UrlBuilder.for(request)
+      const ordering = orderingTerms(request.query.ordering, directVoteOrdering(kind), ['id'], column(`${kind.resource}.id`), (field) =>
+        field === 'object_id' ? column(`${kind.resource}.${kind.key}`) : field === 'user' ? column(`${kind.resource}.user_id`) : null,
+      )
+      const result = await pageOfRows<DirectVoteRow>(request, repository().filtered(request.query, request.caller) as never, repository().selectVote as never, ordering)
+      return listing(request, result, (rows) => rows.map((row) => toDirectVote(row, kind, urls)))
+    },
+  })
+
+  app.post(base, {
+    schema: {
+      summary: `Rate a ${what} from 1 to 5: 201 for a first rating, 200 when it replaces yours`,
+      body: DirectVoteBody,
+      response: { 200: DirectVote, 201: DirectVote, ...writeErrors },
+    },
+    config: { access: 'signed-in' },
+    handler: async (request, reply) => {
+      const { object_id: targetId, value } = request.body
+      const invalid = () => fieldError('object_id', `Invalid pk "${targetId}" - object does not exist.`)
+      if (!(await repository().targetVisible(targetId, request.caller))) throw invalid()
+      const cast = await repository().cast(request.caller!.id, targetId, value)
+      if (!cast) throw invalid()
+      return reply.code(cast.created ? 201 : 200).send(toDirectVote(cast.row, kind, UrlBuilder.for(request)))
+    },
+  })
+
+  app.get(`${base}:id/`, {
+    schema: { summary: `One rating of a ${what}`, params: IdParams, response: { 200: DirectVote, ...readErrors } },
+    config: { access: 'anyone', resource: { name: `${name} Instance`, description: `One rating of a ${what}.` } },
+    handler: async (request) => {
+      const row = await repository().find(request.params.id, request.caller)
+      if (!row) throw NotFound()
+      return toDirectVote(row, kind, UrlBuilder.for(request))
+    },
+  })
+
+  app.delete(`${base}:id/`, {
+    schema: { summary: 'Withdraw your rating', params: IdParams, response: { 204: Type.Null(), ...writeErrors } },
+    config: { access: 'owner', owner },
+    handler: async (request, reply) => {
+      if (!(await repository().withdraw(request.params.id))) throw NotFound()
+      return reply.code(204).send(null)
+    },
+  })
+}

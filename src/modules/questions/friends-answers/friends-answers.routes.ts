@@ -1,0 +1,43 @@
+import { Type } from 'typebox'
+import type { App } from '../../../http/app-type.ts'
+import { NotFound } from '../../../http/errors.ts'
+import { listing, pageOfRows } from '../../../http/listing.ts'
+import { orderingTerms } from '../../../http/ordering.ts'
+import { Id, iso, Page, readErrors } from '../../../http/schemas.ts'
+import { loadFullUsers } from '../../users/users.service.ts'
+import { userViewContext } from '../../users/users.routes.ts'
+import { visibleQuestion } from '../question-access.ts'
+import { FRIEND_ANSWER_ORDERING, FRIEND_ANSWER_TIE_BREAK, friendsAnswers, type FriendAnswerRow } from './friends-answers.repository.ts'
+import { FriendAnswer, FriendAnswersQuery, toReducedUser } from './friends-answers.schemas.ts'
+
+export function friendsAnswersRoutes(app: App): void {
+  app.get('/api/questions/:id/friends_answers/', {
+    schema: {
+      summary: "Your friends' public answers to a question",
+      description: 'Accepted friendships in either direction; private answers are never shown. Newest answer first.',
+      params: Type.Object({ id: Id }),
+      querystring: FriendAnswersQuery,
+      response: { 200: Page(FriendAnswer), ...readErrors },
+    },
+    config: { access: 'signed-in', resource: { name: 'Question Friends Answers', description: "The caller's friends' public answers to one question." } },
+    handler: async (request) => {
+      const caller = request.caller!
+      if (!(await visibleQuestion(app.db, caller, request.params.id))) throw NotFound()
+      const ordering = orderingTerms(request.query.ordering, FRIEND_ANSWER_ORDERING, ['-modified_at'], FRIEND_ANSWER_TIE_BREAK)
+      const result = await pageOfRows<FriendAnswerRow>(request, friendsAnswers(app.db, caller.id, request.params.id), (q) => q.selectAll('answers'), ordering)
+      return listing(request, result, async (rows) => {
+        const users = await loadFullUsers(userViewContext(app, request), rows.map((row) => row.user_id))
+        return rows.map((row) => ({
+          id: row.id,
+          kind: row.kind,
+          object_id: row.object_id,
+          value: row.value,
+          skipped: row.skipped,
+          user: toReducedUser(users.get(row.user_id)!),
+          created_at: iso(row.created_at),
+          modified_at: iso(row.modified_at),
+        }))
+      })
+    },
+  })
+}

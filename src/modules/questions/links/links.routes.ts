@@ -1,0 +1,91 @@
+import type { FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
+import type { App } from '../../../http/app-type.ts'
+import { fieldError, NotFound } from '../../../http/errors.ts'
+import { listing, pageOfRows } from '../../../http/listing.ts'
+import { column, orderingTerms } from '../../../http/ordering.ts'
+import { idParam } from '../../../http/permissions.ts'
+import { Id, Page, readErrors } from '../../../http/schemas.ts'
+import { UrlBuilder } from '../../../http/urls.ts'
+import { authoredQuestion } from '../question-access.ts'
+import { isWebLink } from '../question-rules.ts'
+import { writeErrors } from '../question-writes.schemas.ts'
+import { LINK_ORDERING, linksRepository, toLinkItem, type LinkRow } from './links.repository.ts'
+import { LinkCreateBody, LinkListQuery, LinkPutBody, LinkUpdateBody, QuestionLinkItem } from './links.schemas.ts'
+
+const IdParams = Type.Object({ id: Id })
+
+function webLink(text: string): string {
+  const link = text.trim()
+  if (!isWebLink(link)) throw fieldError('link', 'Enter a valid URL.')
+  return link
+}
+
+/** question_links: further reading attached to a question by its author. */
+export function linkRoutes(app: App): void {
+  const repository = () => linksRepository(app.db)
+  const owner = (request: FastifyRequest) => {
+    const id = idParam(request)
+    return id === null ? Promise.resolve(undefined) : repository().owner(id, request.caller)
+  }
+
+  app.get('/api/question_links/', {
+    schema: { summary: 'Links of questions', querystring: LinkListQuery, response: { 200: Page(QuestionLinkItem), ...readErrors } },
+    config: { access: 'anyone', resource: { name: 'Question Link List', description: 'Further reading attached to questions, with the votes on how useful each link is.' } },
+    handler: async (request) => {
+      const urls = UrlBuilder.for(request)
+      const ordering = orderingTerms(request.query.ordering, LINK_ORDERING, ['id'], column('question_links.id'))
+      const result = await pageOfRows<LinkRow>(request, repository().filtered(request.query, request.caller), (q) => q.selectAll('question_links'), ordering)
+      return listing(request, result, (rows) => rows.map((row) => toLinkItem(row, urls)))
+    },
+  })
+
+  app.post('/api/question_links/', {
+    schema: { summary: "Add a link to one of your questions: 201 with the link", body: LinkCreateBody, response: { 201: QuestionLinkItem, ...writeErrors } },
+    config: { access: 'signed-in' },
+    handler: async (request, reply) => {
+      const caller = request.caller!
+      const link = webLink(request.body.link)
+      await authoredQuestion(app.db, caller, request.body.question)
+      const row = await repository().insert({ question_id: request.body.question, user_id: caller.id, link, title: (request.body.title ?? '').trim() })
+      const item = toLinkItem(row, UrlBuilder.for(request))
+      return reply.code(201).header('location', item.url).send(item)
+    },
+  })
+
+  app.get('/api/question_links/:id/', {
+    schema: { summary: 'One link of a question', params: IdParams, response: { 200: QuestionLinkItem, ...readErrors } },
+    config: { access: 'anyone', resource: { name: 'Question Link Instance', description: 'One link of a question.' } },
+    handler: async (request) => {
+      const row = await repository().find(request.params.id, request.caller)
+      if (!row) throw NotFound()
+      return toLinkItem(row, UrlBuilder.for(request))
+    },
+  })
+
+  for (const [method, body] of [['PATCH', LinkUpdateBody], ['PUT', LinkPutBody]] as const) {
+    app.route({
+      method,
+      url: '/api/question_links/:id/',
+      schema: { summary: 'Change a link of your question', params: IdParams, body, response: { 200: QuestionLinkItem, ...writeErrors } },
+      config: { access: 'owner', owner },
+      handler: async (request: FastifyRequest<{ Params: { id: number }; Body: LinkUpdateBody }>) => {
+        const values: { link?: string; title?: string } = {}
+        if (request.body.link !== undefined) values.link = webLink(request.body.link)
+        if (request.body.title !== undefined) values.title = (request.body.title ?? '').trim()
+        const row = await repository().update(request.params.id, values)
+        if (!row) throw NotFound()
+        return toLinkItem(row, UrlBuilder.for(request))
+      },
+    })
+  }
+
+  app.delete('/api/question_links/:id/', {
+    schema: { summary: 'Remove a link from your question (its votes go with it)', params: IdParams, response: { 204: Type.Null(), ...writeErrors } },
+    config: { access: 'owner', owner },
+    handler: async (request, reply) => {
+      await repository().remove(request.params.id)
+      return reply.code(204).send(null)
+    },
+  })
+}

@@ -1,0 +1,101 @@
+import type { FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
+import type { App } from '../../../http/app-type.ts'
+import { fieldError, NotFound } from '../../../http/errors.ts'
+import { listing, pageOfRows } from '../../../http/listing.ts'
+import { column, orderingTerms } from '../../../http/ordering.ts'
+import { idParam } from '../../../http/permissions.ts'
+import { Id, Page, readErrors } from '../../../http/schemas.ts'
+import { UrlBuilder } from '../../../http/urls.ts'
+import { refusingViolations } from '../db-errors.ts'
+import { authoredQuestion } from '../question-access.ts'
+import { questionCounters } from '../question-counters.ts'
+import { writeErrors } from '../question-writes.schemas.ts'
+import {
+  QUESTION_TAG_ORDERING, questionTagsRepository, questionTagWrites, selectQuestionTag, toQuestionTagItem, type QuestionTagRow,
+} from './question-tags.repository.ts'
+import { QuestionTagCreateBody, QuestionTagItem, QuestionTagListQuery } from './question-tags.schemas.ts'
+
+const IdParams = Type.Object({ id: Id })
+const DUPLICATE = { non_field_errors: ['The fields question, tag must make a unique set.'] }
+
+/** question_tags: the tags of questions, added and removed by the question's author (or staff). */
+export function questionTagRoutes(app: App): void {
+  const repository = () => questionTagsRepository(app.db)
+  const owner = (request: FastifyRequest) => {
+    const id = idParam(request)
+    return id === null ? Promise.resolve(undefined) : repository().owner(id, request.caller)
+  }
+
+  app.get('/api/question_tags/', {
+    schema: { summary: 'Tags of questions', querystring: QuestionTagListQuery, response: { 200: Page(QuestionTagItem), ...readErrors } },
+    config: { access: 'anyone', resource: { name: 'Question Tag List', description: 'The tags questions carry, the topic first, with the votes on how well each fits.' } },
+    handler: async (request) => {
+      const urls = UrlBuilder.for(request)
+      const ordering = orderingTerms(request.query.ordering, QUESTION_TAG_ORDERING, ['question', 'position'], column('question_tags.id'), (name) =>
+        name === 'question' ? column('question_tags.question_id') : name === 'tag' ? column('question_tags.tag_id') : null,
+      )
+      const result = await pageOfRows<QuestionTagRow>(request, repository().filtered(request.query, request.caller), selectQuestionTag, ordering)
+      return listing(request, result, (rows) => rows.map((row) => toQuestionTagItem(row, urls)))
+    },
+  })
+
+  app.post('/api/question_tags/', {
+    schema: { summary: 'Tag one of your questions: 201 with the question-tag', body: QuestionTagCreateBody, response: { 201: QuestionTagItem, ...writeErrors } },
+    config: { access: 'signed-in' },
+    handler: async (request, reply) => {
+      const { question: questionId, tag: tagId } = request.body
+      await authoredQuestion(app.db, request.caller!, questionId)
+      const id = await refusingViolations(
+        () =>
+          app.db.transaction().execute(async (trx) => {
+            const counters = questionCounters(trx)
+            const question = await counters.lockQuestion(questionId)
+            if (!question) throw fieldError('question', `Invalid pk "${questionId}" - object does not exist.`)
+            const writes = questionTagWrites(trx)
+            if (!(await writes.tagExists(tagId))) throw fieldError('tag', `Invalid pk "${tagId}" - object does not exist.`)
+            const before = await counters.carriedTags(questionId)
+            await counters.lockTags([...before, tagId])
+            const created = await writes.add(question, tagId)
+            await counters.retag(questionId, before, await counters.carriedTags(questionId))
+            return created
+          }),
+        { question_tags_unique: DUPLICATE, question_tags_tag_id_fkey: { tag: [`Invalid pk "${tagId}" - object does not exist.`] } },
+      )
+      const item = toQuestionTagItem((await repository().find(id, request.caller))!, UrlBuilder.for(request))
+      return reply.code(201).header('location', item.url).send(item)
+    },
+  })
+
+  app.get('/api/question_tags/:id/', {
+    schema: { summary: 'One tag of a question', params: IdParams, response: { 200: QuestionTagItem, ...readErrors } },
+    config: { access: 'anyone', resource: { name: 'Question Tag Instance', description: 'One tag of a question.' } },
+    handler: async (request) => {
+      const row = await repository().find(request.params.id, request.caller)
+      if (!row) throw NotFound()
+      return toQuestionTagItem(row, UrlBuilder.for(request))
+    },
+  })
+
+  app.delete('/api/question_tags/:id/', {
+    schema: { summary: 'Untag your question; removing the topic makes the next tag the topic', params: IdParams, response: { 204: Type.Null(), ...writeErrors } },
+    config: { access: 'owner', owner },
+    handler: async (request, reply) => {
+      await app.db.transaction().execute(async (trx) => {
+        const findTag = () => trx.selectFrom('question_tags').select(['id', 'question_id', 'tag_id']).where('id', '=', request.params.id).executeTakeFirst()
+        const named = await findTag()
+        if (!named) throw NotFound()
+        const counters = questionCounters(trx)
+        const question = await counters.lockQuestion(named.question_id)
+        // Read again under the question's lock: a concurrent untagging may have come first.
+        const questionTag = question ? await findTag() : undefined
+        if (!question || !questionTag) throw NotFound()
+        const before = await counters.carriedTags(question.id)
+        await counters.lockTags(before)
+        await questionTagWrites(trx).remove(question, questionTag)
+        await counters.retag(question.id, before, await counters.carriedTags(question.id))
+      })
+      return reply.code(204).send(null)
+    },
+  })
+}
