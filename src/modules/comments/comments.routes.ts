@@ -1,6 +1,86 @@
+import type { FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
 import type { App } from '../../http/app-type.ts'
+import { listing, pageOfRows } from '../../http/listing.ts'
+import { column, orderingTerms } from '../../http/ordering.ts'
+import { idParam } from '../../http/permissions.ts'
+import { Page, readErrors } from '../../http/schemas.ts'
+import { commentVoteRoutes } from './comment-votes.routes.ts'
+import { COMMENT_ORDERING, commentsRepository, LISTED_COLUMNS, STAFF_COMMENT_ORDERING, type ListedCommentRow } from './comments.repository.ts'
+import { Comment, CommentCreate, CommentListQuery, CommentPatch, CommentPut, type CommentListQuery as CommentFilters } from './comments.schemas.ts'
+import { commentViewContext, IdParams, writeErrors } from './comments.http.ts'
+import { commentsFromRows, createComment, deleteComment, loadComment, updateComment, viewerOf } from './comments.service.ts'
+import { moderationRoutes } from './moderation.routes.ts'
+import { voteCommentRoutes } from './vote-comments.routes.ts'
 
 /** comments, comment_votes, vote_comments, comment reports and moderation. */
 export function commentRoutes(app: App): void {
-  void app
+  /** The author of a comment the caller can see; a comment they cannot see does not exist for them. */
+  const owner = async (request: FastifyRequest) => {
+    const id = idParam(request)
+    if (id === null) return undefined
+    return (await commentsRepository(app.db).findVisible(id, viewerOf(request.caller)))?.user_id
+  }
+
+  app.get('/api/comments/', {
+    schema: {
+      summary: 'Comments on questions, replies listed flat beside the comments they answer',
+      querystring: CommentListQuery,
+      response: { 200: Page(Comment), ...readErrors },
+    },
+    config: { access: 'anyone', resource: { name: 'Comment List', description: 'What people say about questions: information, reasons and suggestions.' } },
+    handler: async (request) => {
+      const context = commentViewContext(app, request)
+      const filters = request.query as CommentFilters
+      const fields = context.viewer.isStaff ? STAFF_COMMENT_ORDERING : COMMENT_ORDERING
+      const ordering = orderingTerms(filters.ordering, fields, ['created_at'], column('comments.id'))
+      const filtered = commentsRepository(app.db).filtered(filters, context.viewer)
+      const result = await pageOfRows<ListedCommentRow>(request, filtered, (q) => q.select(LISTED_COLUMNS as never), ordering)
+      return listing(request, result, (rows) => commentsFromRows(context, rows))
+    },
+  })
+
+  app.post('/api/comments/', {
+    schema: { summary: 'Comment on a question, or reply to a comment', body: CommentCreate, response: { 201: Comment, ...writeErrors } },
+    config: { access: 'signed-in' },
+    handler: async (request, reply) => {
+      const id = await createComment(app.db, request.caller!, request.body)
+      const comment = await loadComment(commentViewContext(app, request), id)
+      return reply.code(201).header('location', comment.url).send(comment)
+    },
+  })
+
+  app.get('/api/comments/:id/', {
+    schema: { summary: 'One comment', params: IdParams, response: { 200: Comment, ...readErrors } },
+    config: { access: 'anyone', resource: { name: 'Comment Instance', description: 'One comment; its author (or staff) may edit or remove it.' } },
+    handler: async (request) => loadComment(commentViewContext(app, request), request.params.id),
+  })
+
+  const update = async (request: FastifyRequest<{ Params: { id: number }; Body: CommentPatch }>) => {
+    await updateComment(app.db, request.caller!, request.params.id, request.body)
+    return loadComment(commentViewContext(app, request), request.params.id)
+  }
+  app.put('/api/comments/:id/', {
+    schema: { summary: 'Rewrite a comment (text required, subtype optional)', params: IdParams, body: CommentPut, response: { 200: Comment, ...writeErrors } },
+    config: { access: 'owner', owner },
+    handler: update,
+  })
+  app.patch('/api/comments/:id/', {
+    schema: { summary: 'Change the text or subtype of a comment', params: IdParams, body: CommentPatch, response: { 200: Comment, ...writeErrors } },
+    config: { access: 'owner', owner },
+    handler: update,
+  })
+
+  app.delete('/api/comments/:id/', {
+    schema: { summary: 'Remove a comment with its votes; its replies move up to its parent', params: IdParams, response: { 204: Type.Null(), ...writeErrors } },
+    config: { access: 'owner', owner },
+    handler: async (request, reply) => {
+      await deleteComment(app.db, request.caller!, request.params.id)
+      return reply.code(204).send(null)
+    },
+  })
+
+  moderationRoutes(app)
+  commentVoteRoutes(app)
+  voteCommentRoutes(app)
 }

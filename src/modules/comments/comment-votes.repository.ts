@@ -1,0 +1,88 @@
+import { sql, type Kysely, type Selectable } from 'kysely'
+import type { CommentVotes, Database } from '../../db/database.ts'
+import { column, orderingFieldsOf, type OrderingFields } from '../../http/ordering.ts'
+import { commentVisibleTo, type Viewer } from './comments.repository.ts'
+import { queryBoolean } from './comments.schemas.ts'
+import { DOWN, UP, type CommentVoteListQuery } from './comment-votes.schemas.ts'
+
+export type CommentVoteRow = Selectable<CommentVotes>
+
+export const COMMENT_VOTE_ORDERING: OrderingFields = {
+  ...orderingFieldsOf(['id', 'value', 'active', 'created_at', 'modified_at'], 'comment_votes'),
+  object_id: column('comment_votes.comment_id'),
+  comment: column('comment_votes.comment_id'),
+  user: column('comment_votes.user_id'),
+}
+
+const VOTE_COLUMNS = [
+  'comment_votes.id', 'comment_votes.comment_id', 'comment_votes.user_id', 'comment_votes.value', 'comment_votes.private',
+  'comment_votes.active', 'comment_votes.created_at', 'comment_votes.modified_at',
+] as const
+
+export function commentVotesRepository(db: Kysely<Database>) {
+  /** Votes on comments the viewer can see; private ones only for their voter and staff. */
+  const visible = (viewer: Viewer) =>
+    db
+      .selectFrom('comment_votes')
+      .innerJoin('comments', 'comments.id', 'comment_votes.comment_id')
+      .innerJoin('questions', 'questions.id', 'comments.question_id')
+      .where((eb) => commentVisibleTo(eb, viewer))
+      .where((eb) => (viewer.isStaff ? eb.lit(true) : eb.or([eb('comment_votes.private', '=', false), eb('comment_votes.user_id', '=', viewer.id ?? -1)])))
+
+  return {
+    filtered(filters: CommentVoteListQuery, viewer: Viewer) {
+      let query = visible(viewer)
+      if (filters.id !== undefined) query = query.where('comment_votes.id', '=', filters.id)
+      if (filters.object_id !== undefined) query = query.where('comment_votes.comment_id', '=', filters.object_id)
+      if (filters.comment !== undefined) query = query.where('comment_votes.comment_id', '=', filters.comment)
+      if (filters.user !== undefined) query = query.where('comment_votes.user_id', '=', filters.user)
+      if (filters.value !== undefined) query = query.where('comment_votes.value', '=', filters.value)
+      const active = queryBoolean(filters.active)
+      if (active !== undefined) query = query.where('comment_votes.active', '=', active)
+      return query
+    },
+
+    columns: VOTE_COLUMNS,
+
+    async findVisible(id: number, viewer: Viewer): Promise<CommentVoteRow | undefined> {
+      return visible(viewer).select(VOTE_COLUMNS).where('comment_votes.id', '=', id).executeTakeFirst()
+    },
+
+    async findById(id: number): Promise<CommentVoteRow | undefined> {
+      return db.selectFrom('comment_votes').selectAll().where('id', '=', id).executeTakeFirst()
+    },
+
+    /** Locks the comment so that votes on it are counted one at a time. */
+    async lockComment(commentId: number): Promise<void> {
+      await db.selectFrom('comments').select('id').where('id', '=', commentId).forUpdate().execute()
+    },
+
+    async activeVote(userId: number, commentId: number): Promise<CommentVoteRow | undefined> {
+      return db.selectFrom('comment_votes').selectAll().where('user_id', '=', userId).where('comment_id', '=', commentId).where('active', '=', true).executeTakeFirst()
+    },
+
+    async deactivate(id: number): Promise<void> {
+      await db.updateTable('comment_votes').set({ active: false, modified_at: sql`now()` }).where('id', '=', id).execute()
+    },
+
+    async insert(values: { comment_id: number; user_id: number; value: number; private: boolean }): Promise<CommentVoteRow> {
+      return db.insertInto('comment_votes').values({ ...values, active: true }).returningAll().executeTakeFirstOrThrow()
+    },
+
+    /** Counts the comment's active votes again (its row is locked) and stores the tallies. */
+    async retally(commentId: number): Promise<{ direct_maximum: number; direct_minimum: number }> {
+      const counted = (value: number) =>
+        sql<number>`(SELECT count(*)::int FROM comment_votes WHERE comment_id = ${commentId} AND active AND value = ${value})`
+      return db
+        .updateTable('comments')
+        .set({ direct_maximum: counted(UP), direct_minimum: counted(DOWN) })
+        .where('id', '=', commentId)
+        .returning(['direct_maximum', 'direct_minimum'])
+        .executeTakeFirstOrThrow()
+    },
+
+    async countOnUser(userId: number, delta: number): Promise<void> {
+      await db.updateTable('users').set((eb) => ({ count_comment_votes: eb('count_comment_votes', '+', delta) })).where('id', '=', userId).execute()
+    },
+  }
+}

@@ -1,0 +1,73 @@
+import type { FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
+import type { App } from '../../http/app-type.ts'
+import { listing, pageOfRows } from '../../http/listing.ts'
+import { column, orderingTerms } from '../../http/ordering.ts'
+import { idParam } from '../../http/permissions.ts'
+import { NotFound } from '../../http/errors.ts'
+import { Page, readErrors } from '../../http/schemas.ts'
+import { userViewContext } from '../users/users.routes.ts'
+import { loadFullUsers } from '../users/users.service.ts'
+import { COMMENT_VOTE_ORDERING, commentVotesRepository, type CommentVoteRow } from './comment-votes.repository.ts'
+import { CommentVote, CommentVoteBody, CommentVoteCast, CommentVoteListQuery, type CommentVoteListQuery as VoteFilters } from './comment-votes.schemas.ts'
+import { castCommentVote, commentVotesFromRows, toCommentVote, withdrawCommentVote } from './comment-votes.service.ts'
+import { IdParams, writeErrors } from './comments.http.ts'
+import { viewerOf } from './comments.service.ts'
+
+/** comment_votes (spec 2.10): up and down votes on comments, with superseded votes kept inactive. */
+export function commentVoteRoutes(app: App): void {
+  const repository = () => commentVotesRepository(app.db)
+
+  app.get('/api/comment_votes/', {
+    schema: { summary: 'Votes on comments', querystring: CommentVoteListQuery, response: { 200: Page(CommentVote), ...readErrors } },
+    config: { access: 'anyone', resource: { name: 'Comment Vote List', description: 'Up (5) and down (1) votes on comments; superseded votes stay with active false.' } },
+    handler: async (request) => {
+      const filters = request.query as VoteFilters
+      const ordering = orderingTerms(filters.ordering, COMMENT_VOTE_ORDERING, ['-created_at'], column('comment_votes.id'))
+      const filtered = repository().filtered(filters, viewerOf(request.caller))
+      const result = await pageOfRows<CommentVoteRow>(request, filtered, (q) => q.select(repository().columns as never), ordering)
+      return listing(request, result, (rows) => commentVotesFromRows(userViewContext(app, request), rows))
+    },
+  })
+
+  app.post('/api/comment_votes/', {
+    schema: {
+      summary: "Vote on a comment: 201 with the vote and the comment's new tallies; the same vote again answers 200",
+      body: CommentVoteBody,
+      response: { 200: CommentVoteCast, 201: CommentVoteCast, ...writeErrors },
+    },
+    config: { access: 'signed-in' },
+    handler: async (request, reply) => {
+      const { vote, created, tallies } = await castCommentVote(app.db, request.caller!, request.body)
+      const context = userViewContext(app, request)
+      const users = await loadFullUsers(context, [vote.user_id])
+      const answer = { ...toCommentVote(vote, users.get(vote.user_id)!, context.urls), ...tallies }
+      if (created) reply.header('location', answer.url)
+      return reply.code(created ? 201 : 200).send(answer)
+    },
+  })
+
+  app.get('/api/comment_votes/:id/', {
+    schema: { summary: 'One vote on a comment', params: IdParams, response: { 200: CommentVote, ...readErrors } },
+    config: { access: 'anyone', resource: { name: 'Comment Vote Instance', description: 'One vote on a comment; its voter may withdraw it.' } },
+    handler: async (request) => {
+      const row = await repository().findVisible(request.params.id, viewerOf(request.caller))
+      if (!row) throw NotFound()
+      const [vote] = await commentVotesFromRows(userViewContext(app, request), [row])
+      return vote
+    },
+  })
+
+  const owner = async (request: FastifyRequest) => {
+    const id = idParam(request)
+    return id === null ? undefined : (await repository().findById(id))?.user_id
+  }
+  app.delete('/api/comment_votes/:id/', {
+    schema: { summary: 'Withdraw a vote: it stays listed with active false and no longer counts', params: IdParams, response: { 204: Type.Null(), ...writeErrors } },
+    config: { access: 'owner', owner },
+    handler: async (request, reply) => {
+      await withdrawCommentVote(app.db, request.params.id)
+      return reply.code(204).send(null)
+    },
+  })
+}

@@ -1,0 +1,40 @@
+import type { App } from '../../http/app-type.ts'
+import { iso } from '../../http/schemas.ts'
+import { commentViewContext, IdParams, writeErrors } from './comments.http.ts'
+import { Comment, Report, ReportBody } from './comments.schemas.ts'
+import { loadComment, reportComment, setHidden } from './comments.service.ts'
+
+/** Reports by anyone signed in; hiding and showing again by staff. */
+export function moderationRoutes(app: App): void {
+  app.post('/api/comments/:id/report/', {
+    schema: {
+      summary: 'Report a comment to the moderators: 201 the first time, 200 with the same report afterwards',
+      params: IdParams,
+      body: ReportBody,
+      response: { 200: Report, 201: Report, ...writeErrors },
+    },
+    config: { access: 'signed-in', resource: { name: 'Comment Report', description: 'Tell the moderators that a comment breaks the rules.' } },
+    handler: async (request, reply) => {
+      const { report, created } = await reportComment(app.db, request.caller!, request.params.id, request.body.reason ?? '')
+      return reply.code(created ? 201 : 200).send({ id: report.id, comment: report.comment_id, reason: report.reason, created_at: iso(report.created_at) })
+    },
+  })
+
+  for (const [action, hidden] of [['hide', true], ['unhide', false]] as const) {
+    app.post(`/api/comments/:id/${action}/`, {
+      schema: {
+        summary: hidden ? 'Hide a comment from everyone but staff and its author' : 'Show a hidden comment again',
+        params: IdParams,
+        response: { 200: Comment, ...writeErrors },
+      },
+      config: {
+        access: 'staff',
+        resource: { name: hidden ? 'Comment Hide' : 'Comment Unhide', description: hidden ? 'Staff: hide a comment.' : 'Staff: show a hidden comment again.' },
+      },
+      handler: async (request) => {
+        await setHidden(app.db, request.caller!, request.params.id, hidden)
+        return loadComment(commentViewContext(app, request), request.params.id)
+      },
+    })
+  }
+}
