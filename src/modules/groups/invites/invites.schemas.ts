@@ -1,0 +1,32 @@
+import { Type, type Static } from 'typebox'
+import { IdFilter, ListQuery, Nullable, Timestamp, Url } from '../../../http/schemas.ts'
+import { UserSummary } from '../user-summaries.ts'
+
+export const INVITE_STATUSES = ['pending', 'accepted', 'declined', 'revoked'] as const
+export type InviteStatus = (typeof INVITE_STATUSES)[number]
+
+export const Invite = Type.Object({
+  id: Type.Integer(),
+  url: Url,
+  group: Type.Integer(),
+  user: Nullable(Type.Integer({ description: 'the invited user; null for an invitation sent to an e-mail address' })),
+  user_info: Nullable(UserSummary),
+  email: Nullable(Type.String({ description: 'the address an invitation without a user went to' })),
+  invited_by: Nullable(Type.Integer()),
+  status: Type.String({ description: 'pending, accepted, declined or revoked' }),
+  created_at: Timestamp,
+  modified_at: Timestamp,
+})
+export type Invite = Static<typeof Invite>
+
+export const InviteListQuery = ListQuery({
+  id: Type.Optional(IdFilter),
+  group: Type.Optional(IdFilter),
+  user: Type.Optional(IdFilter),
+  status: Type.Optional(Type.String({ maxLength: 20 })),
+})
+export type InviteListQuery = Static<typeof InviteListQuery>
+
+const Pk = Type.Integer({ minimum: 0, maximum: 2147483647 })
+export const InviteCreate = Type.Object({ group: Pk, user: Pk })
+export type InviteCreate = Static<typeof InviteCreate>

@@ -1,0 +1,65 @@
+import type { Kysely } from 'kysely'
+import type { Caller } from '../../../http/authentication.ts'
+import type { Database } from '../../../db/database.ts'
+import { NotFound, ValidationFailed, fieldError } from '../../../http/errors.ts'
+import { iso } from '../../../http/schemas.ts'
+import { invalidPk, refusingConstraintViolations } from '../constraints.ts'
+import { groupsRepository } from '../groups.repository.ts'
+import { membershipsRepository } from '../memberships/memberships.repository.ts'
+import { addMember } from '../memberships/memberships.service.ts'
+import { loadUserSummaries, summaryOf } from '../user-summaries.ts'
+import type { GroupViewContext } from '../view-context.ts'
+import { joinRequestsRepository, type JoinRequestRow } from './join-requests.repository.ts'
+import type { JoinRequest, JoinRequestCreate } from './join-requests.schemas.ts'
+
+export async function joinRequestsFromRows(context: GroupViewContext, rows: JoinRequestRow[]): Promise<JoinRequest[]> {
+  const users = await loadUserSummaries(context, rows.map((row) => row.user_id))
+  return rows.map((row) => ({
+    id: row.id,
+    url: context.urls.detail('group_join_requests', row.id),
+    group: row.group_id,
+    user: row.user_id,
+    user_info: summaryOf(users.get(row.user_id)),
+    message: row.message,
+    status: row.status,
+    created_at: iso(row.created_at),
+    modified_at: iso(row.modified_at),
+  }))
+}
+
+/** The caller asks to join a group that takes requests; one pending request per person and group. */
+export async function createJoinRequest(db: Kysely<Database>, caller: Caller, body: JoinRequestCreate): Promise<JoinRequestRow> {
+  return refusingConstraintViolations(
+    () =>
+      db.transaction().execute(async (trx) => {
+        const group = await trx.selectFrom('groups').select(['id', 'join_policy']).where('id', '=', body.group).executeTakeFirst()
+        if (!group) throw fieldError('group', invalidPk(body.group))
+        if (await membershipsRepository(trx).findOf(body.group, caller.id)) throw fieldError('group', 'You are a member of this group already.')
+        if (group.join_policy === 'open') throw fieldError('group', 'Anyone may join this group: join it directly.')
+        if (group.join_policy === 'invite') throw fieldError('group', 'This group can only be joined by invitation.')
+        return joinRequestsRepository(trx).insert({ group_id: body.group, user_id: caller.id, message: body.message?.trim() ?? '' })
+      }),
+    {
+      unique: { non_field_errors: ['You already have a pending request to join this group.'] },
+      missing: () => ({ group: [invalidPk(body.group)] }),
+    },
+  )
+}
+
+export type JoinRequestAnswer = 'accept' | 'reject' | 'withdraw'
+const STATUS_OF = { accept: 'accepted', reject: 'declined', withdraw: 'withdrawn' } as const
+
+/** An administrator accepts (the requester becomes a member) or rejects; the requester withdraws. Only pending requests move. */
+export async function answerJoinRequest(db: Kysely<Database>, id: number, answer: JoinRequestAnswer): Promise<JoinRequestRow> {
+  return db.transaction().execute(async (trx) => {
+    const repository = joinRequestsRepository(trx)
+    const joinRequest = await repository.find(id)
+    if (!joinRequest) throw NotFound()
+    // The group first: a concurrent deletion of the group then waits for this answer, or this answer for it.
+    if (!(await groupsRepository(trx).lock(joinRequest.group_id, 'members'))) throw NotFound()
+    const settled = await repository.settle(id, STATUS_OF[answer])
+    if (!settled) throw ValidationFailed({ non_field_errors: ['This request is no longer pending.'] })
+    if (answer === 'accept') await addMember(trx, settled.group_id, settled.user_id)
+    return settled
+  })
+}

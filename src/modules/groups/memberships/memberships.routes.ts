@@ -1,0 +1,63 @@
+import type { FastifyRequest } from 'fastify'
+import type { App } from '../../../http/app-type.ts'
+import { NotFound } from '../../../http/errors.ts'
+import { listing, pageOfRows } from '../../../http/listing.ts'
+import { column, orderingTerms } from '../../../http/ordering.ts'
+import { Page, readErrors } from '../../../http/schemas.ts'
+import { groupAccess } from '../group-access.ts'
+import { callerIdOf, idParam, IdParams, NoContent, writeErrors } from '../http.ts'
+import { groupViewContext } from '../view-context.ts'
+import { MEMBERSHIP_ORDERING, membershipsRepository, type MembershipRow } from './memberships.repository.ts'
+import { Membership, MembershipListQuery, MembershipPatch } from './memberships.schemas.ts'
+import { deleteMembership, membershipsFromRows, updateMembership } from './memberships.service.ts'
+
+/** The member and the group's administrators control a membership. */
+async function membershipController(app: App, request: FastifyRequest): Promise<number | null | undefined> {
+  const id = idParam(request)
+  const membership = id === null ? undefined : await membershipsRepository(app.db).find(id)
+  if (!membership) return undefined
+  const callerId = callerIdOf(request)
+  if (membership.user_id === callerId) return callerId
+  return groupAccess(app.db).controller(membership.group_id, callerId)
+}
+
+export function membershipRoutes(app: App): void {
+  const owner = (request: FastifyRequest) => membershipController(app, request)
+  const one = async (request: FastifyRequest, row: MembershipRow | undefined) => {
+    if (!row) throw NotFound()
+    const [membership] = await membershipsFromRows(groupViewContext(app, request), [row])
+    return membership
+  }
+
+  app.get('/api/group_memberships/', {
+    schema: { summary: 'Who belongs to which group', querystring: MembershipListQuery, response: { 200: Page(Membership), ...readErrors } },
+    config: { access: 'anyone', resource: { name: 'Group Membership List', description: "Members of groups, with their roles. Filter by group or user; e-mail addresses only reach a group's administrators, and only when the member shares them." } },
+    handler: async (request) => {
+      const filters = request.query
+      const ordering = orderingTerms(filters.ordering, MEMBERSHIP_ORDERING, ['created_at'], column('group_memberships.id'))
+      const result = await pageOfRows<MembershipRow>(request, membershipsRepository(app.db).filtered(filters), (q) => q.selectAll('group_memberships'), ordering)
+      return listing(request, result, (rows) => membershipsFromRows(groupViewContext(app, request), rows))
+    },
+  })
+
+  app.get('/api/group_memberships/:id/', {
+    schema: { summary: 'One membership', params: IdParams, response: { 200: Membership, ...readErrors } },
+    config: { access: 'anyone', resource: { name: 'Group Membership Instance', description: 'One person in one group. The member may leave (DELETE) or change share_email; administrators change roles and remove members.' } },
+    handler: async (request) => one(request, await membershipsRepository(app.db).find(request.params.id)),
+  })
+
+  app.patch('/api/group_memberships/:id/', {
+    schema: { summary: 'Change a role (administrators) or share_email (the member)', params: IdParams, body: MembershipPatch, response: { 200: Membership, ...writeErrors } },
+    config: { access: 'owner', owner },
+    handler: async (request) => one(request, await updateMembership(app.db, request.caller!, request.params.id, request.body)),
+  })
+
+  app.delete('/api/group_memberships/:id/', {
+    schema: { summary: 'Leave the group, or remove a member (administrators)', params: IdParams, response: { 204: NoContent, ...writeErrors } },
+    config: { access: 'owner', owner },
+    handler: async (request, reply) => {
+      await deleteMembership(app.db, request.params.id)
+      return reply.code(204).send(null)
+    },
+  })
+}

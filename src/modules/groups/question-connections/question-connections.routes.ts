@@ -1,0 +1,84 @@
+import type { FastifyRequest } from 'fastify'
+import type { App } from '../../../http/app-type.ts'
+import { NotFound } from '../../../http/errors.ts'
+import { listing, pageOfRows } from '../../../http/listing.ts'
+import { column, orderingTerms } from '../../../http/ordering.ts'
+import { Page, readErrors } from '../../../http/schemas.ts'
+import { UrlBuilder } from '../../../http/urls.ts'
+import { groupAccess } from '../group-access.ts'
+import { callerIdOf, idParam, IdParams, NoContent, writeErrors } from '../http.ts'
+import { QUESTION_CONNECTION_ORDERING, questionConnectionsRepository, type QuestionConnectionRow } from './question-connections.repository.ts'
+import {
+  QuestionConnection,
+  QuestionConnectionCreate,
+  QuestionConnectionListQuery,
+  QuestionConnectionPatch,
+  QuestionConnectionReplace,
+  type QuestionConnectionChanges,
+} from './question-connections.schemas.ts'
+import { createQuestionConnection, toQuestionConnection, updateQuestionConnection } from './question-connections.service.ts'
+
+export function questionConnectionRoutes(app: App): void {
+  const repository = () => questionConnectionsRepository(app.db)
+  /** The group's administrators control its questions. */
+  const owner = async (request: FastifyRequest) => {
+    const id = idParam(request)
+    const connection = id === null ? undefined : await repository().find(id)
+    return connection ? groupAccess(app.db).controller(connection.group_id, callerIdOf(request)) : undefined
+  }
+
+  app.get('/api/group_question_connections/', {
+    schema: { summary: 'Which questions are in which group, active or disabled', querystring: QuestionConnectionListQuery, response: { 200: Page(QuestionConnection), ...readErrors } },
+    config: { access: 'anyone', resource: { name: 'Group Question Connection List', description: "Questions of groups. Administrators add questions with {group, question} and disable or enable them with {active}." } },
+    handler: async (request) => {
+      const filters = request.query
+      const urls = UrlBuilder.for(request)
+      const ordering = orderingTerms(filters.ordering, QUESTION_CONNECTION_ORDERING, ['created_at'], column('group_question_connections.id'))
+      const result = await pageOfRows<QuestionConnectionRow>(request, repository().filtered(filters, request.caller), (q) => q.selectAll('group_question_connections'), ordering)
+      return listing(request, result, (rows) => rows.map((row) => toQuestionConnection(row, urls)))
+    },
+  })
+
+  app.post('/api/group_question_connections/', {
+    schema: { summary: 'Add a question to a group you administer', body: QuestionConnectionCreate, response: { 201: QuestionConnection, ...writeErrors } },
+    config: { access: 'signed-in' },
+    handler: async (request, reply) => {
+      const row = await createQuestionConnection(app.db, request.caller!, request.body)
+      return reply.code(201).send(toQuestionConnection(row, UrlBuilder.for(request)))
+    },
+  })
+
+  app.get('/api/group_question_connections/:id/', {
+    schema: { summary: 'One question of a group', params: IdParams, response: { 200: QuestionConnection, ...readErrors } },
+    config: { access: 'anyone', resource: { name: 'Group Question Connection Instance', description: "A question in a group; the group's administrators change active or remove it." } },
+    handler: async (request) => {
+      const row = await repository().findVisible(request.params.id, request.caller)
+      if (!row) throw NotFound()
+      return toQuestionConnection(row, UrlBuilder.for(request))
+    },
+  })
+
+  for (const [method, body] of [['PUT', QuestionConnectionReplace], ['PATCH', QuestionConnectionPatch]] as const) {
+    app.route({
+      method,
+      url: '/api/group_question_connections/:id/',
+      schema: { summary: 'Disable or enable a question in the group', params: IdParams, body, response: { 200: QuestionConnection, ...writeErrors } },
+      config: { access: 'owner', owner },
+      handler: async (request: FastifyRequest) => {
+        const { id } = request.params as { id: number }
+        const row = await updateQuestionConnection(app.db, id, request.body as QuestionConnectionChanges)
+        return toQuestionConnection(row, UrlBuilder.for(request))
+      },
+    })
+  }
+
+  app.delete('/api/group_question_connections/:id/', {
+    schema: { summary: 'Take a question out of the group', params: IdParams, response: { 204: NoContent, ...writeErrors } },
+    config: { access: 'owner', owner },
+    handler: async (request, reply) => {
+      if (!(await repository().find(request.params.id))) throw NotFound()
+      await repository().remove(request.params.id)
+      return reply.code(204).send(null)
+    },
+  })
+}
