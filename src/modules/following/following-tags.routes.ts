@@ -1,0 +1,89 @@
+import type { FastifyRequest } from 'fastify'
+import type { App } from '../../http/app-type.ts'
+import { NotFound } from '../../http/errors.ts'
+import { listing, pageOfRows } from '../../http/listing.ts'
+import { column, orderingTerms } from '../../http/ordering.ts'
+import { idParam } from '../../http/permissions.ts'
+import { Page, readErrors } from '../../http/schemas.ts'
+import { UrlBuilder } from '../../http/urls.ts'
+import { EmptyBody, IdParams, NoContent, writeErrors } from '../groups/http.ts'
+import { tagsRepository, toTag } from '../tags/tags.repository.ts'
+import { Tag } from '../tags/tags.schemas.ts'
+import { FOLLOWING_TAG_ORDERING, followingTagsRepository, toFollowingTag, type FollowingTagRow } from './following-tags.repository.ts'
+import { FollowingTag, FollowingTagCreate, FollowingTagListQuery } from './following-tags.schemas.ts'
+import { createFollowingTag, deleteFollowingTag, followTag, unfollowTag } from './following-tags.service.ts'
+
+export function followingTagRoutes(app: App): void {
+  const repository = () => followingTagsRepository(app.db)
+  /** A link belongs to the follower. */
+  const owner = async (request: FastifyRequest) => {
+    const id = idParam(request)
+    return id === null ? undefined : (await repository().find(id))?.user_id
+  }
+
+  app.get('/api/following_tags/', {
+    schema: { summary: 'Who follows which tag', querystring: FollowingTagListQuery, response: { 200: Page(FollowingTag), ...readErrors } },
+    config: { access: 'anyone', resource: { name: 'Following Tag List', description: 'Links from a user to a tag (topic) they follow. Follow one with {tag}.' } },
+    handler: async (request) => {
+      const filters = request.query
+      const urls = UrlBuilder.for(request)
+      const ordering = orderingTerms(filters.ordering, FOLLOWING_TAG_ORDERING, ['-created_at'], column('following_tags.id'))
+      const result = await pageOfRows<FollowingTagRow>(request, repository().filtered(filters), (q) => q.selectAll('following_tags'), ordering)
+      return listing(request, result, (rows) => rows.map((row) => toFollowingTag(row, urls)))
+    },
+  })
+
+  app.post('/api/following_tags/', {
+    schema: { summary: 'Follow a tag', body: FollowingTagCreate, response: { 201: FollowingTag, ...writeErrors } },
+    config: { access: 'signed-in' },
+    handler: async (request, reply) => {
+      const row = await createFollowingTag(app.db, request.caller!, request.body.tag)
+      return reply.code(201).send(toFollowingTag(row, UrlBuilder.for(request)))
+    },
+  })
+
+  app.get('/api/following_tags/:id/', {
+    schema: { summary: 'One tag follow link', params: IdParams, response: { 200: FollowingTag, ...readErrors } },
+    config: { access: 'anyone', resource: { name: 'Following Tag Instance', description: 'One tag follow link; the follower deletes it to unfollow.' } },
+    handler: async (request) => {
+      const row = await repository().find(request.params.id)
+      if (!row) throw NotFound()
+      return toFollowingTag(row, UrlBuilder.for(request))
+    },
+  })
+
+  app.delete('/api/following_tags/:id/', {
+    schema: { summary: 'Unfollow the tag', params: IdParams, response: { 204: NoContent, ...writeErrors } },
+    config: { access: 'owner', owner },
+    handler: async (request, reply) => {
+      await deleteFollowingTag(app.db, request.params.id)
+      return reply.code(204).send(null)
+    },
+  })
+
+  /** The tag as /api/tags/:id/ shows it, after the change. */
+  const tagAfter = async (request: FastifyRequest, id: number) => {
+    const [row] = await tagsRepository(app.db).filtered({ id }).selectAll('tags').execute()
+    if (!row) throw NotFound()
+    const followed = await tagsRepository(app.db).followedBy(request.caller!.id, [id])
+    return toTag(row, followed.has(id), UrlBuilder.for(request))
+  }
+
+  app.post('/api/tags/:id/follow/', {
+    schema: { summary: 'Follow the tag: 201 when you start following it, 200 when you already did', params: IdParams, body: EmptyBody, response: { 200: Tag, 201: Tag, ...writeErrors } },
+    config: { access: 'signed-in', resource: { name: 'Tag Follow', description: 'Follow this tag. The body may be empty; the answer is the tag with following true.' } },
+    handler: async (request, reply) => {
+      const created = await followTag(app.db, request.caller!, request.params.id)
+      return reply.code(created ? 201 : 200).send(await tagAfter(request, request.params.id))
+    },
+  })
+
+  app.post('/api/tags/:id/unfollow/', {
+    schema: { summary: 'Stop following the tag (fine when you did not)', params: IdParams, body: EmptyBody, response: { 200: Tag, ...writeErrors } },
+    config: { access: 'signed-in', resource: { name: 'Tag Unfollow', description: 'Stop following this tag. The body may be empty; the answer is the tag with following false.' } },
+    handler: async (request) => {
+      await unfollowTag(app.db, request.caller!, request.params.id)
+      return tagAfter(request, request.params.id)
+    },
+  })
+}

@@ -1,0 +1,50 @@
+import type { Kysely } from 'kysely'
+import type { Caller } from '../../http/authentication.ts'
+import type { Database } from '../../db/database.ts'
+import { NotFound, fieldError } from '../../http/errors.ts'
+import { invalidPk, refusingConstraintViolations, uniqueSet } from '../groups/constraints.ts'
+import { followingTagsRepository, type FollowingTagRow } from './following-tags.repository.ts'
+
+/** A new follow link; a second one for the same tag is refused by the unique constraint. */
+export async function createFollowingTag(db: Kysely<Database>, caller: Caller, tagId: number): Promise<FollowingTagRow> {
+  return refusingConstraintViolations(
+    () =>
+      db.transaction().execute(async (trx) => {
+        const repository = followingTagsRepository(trx)
+        if (!(await repository.tagExists(tagId))) throw fieldError('tag', invalidPk(tagId))
+        const row = await repository.insert(caller.id, tagId)
+        await repository.count(row, 1)
+        return row
+      }),
+    { unique: uniqueSet('user', 'tag'), missing: () => ({ tag: [invalidPk(tagId)] }) },
+  )
+}
+
+export async function deleteFollowingTag(db: Kysely<Database>, id: number): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const repository = followingTagsRepository(trx)
+    const removed = await repository.remove(id)
+    if (!removed) throw NotFound()
+    await repository.count(removed, -1)
+  })
+}
+
+/** The follow action: idempotent; answers whether a link was made. An unknown tag is a 404 (it is in the URL). */
+export async function followTag(db: Kysely<Database>, caller: Caller, tagId: number): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const repository = followingTagsRepository(trx)
+    if (!(await repository.tagExists(tagId))) throw NotFound()
+    const row = await repository.insertIfAbsent(caller.id, tagId)
+    if (row) await repository.count(row, 1)
+    return row !== undefined
+  })
+}
+
+export async function unfollowTag(db: Kysely<Database>, caller: Caller, tagId: number): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const repository = followingTagsRepository(trx)
+    if (!(await repository.tagExists(tagId))) throw NotFound()
+    const removed = await repository.removeOf(caller.id, tagId)
+    if (removed) await repository.count(removed, -1)
+  })
+}
