@@ -164,7 +164,7 @@ describe('errors are shaped as DRF shapes them', () => {
     const response = await t.request({ method: 'DELETE', url: '/api/questions/' })
     assert.equal(response.statusCode, 405)
     assert.deepEqual(response.json(), { detail: 'Method "DELETE" not allowed.' })
-    assert.equal(response.headers.allow, 'GET, HEAD, OPTIONS')
+    assert.equal(response.headers.allow, 'GET, POST, HEAD, OPTIONS')
   })
 
   test('malformed JSON: 400 with the parser message, nothing else', async () => {
@@ -254,9 +254,10 @@ describe('request bodies: JSON, form fields or none, coerced as DRF does', () =>
 
 describe('Allow, OPTIONS, HEAD and trailing slashes', () => {
   test('every answer of a resource carries Allow, errors included', async () => {
-    assert.equal((await t.get('/api/questions/')).headers.allow, 'GET, HEAD, OPTIONS')
-    assert.equal((await t.get('/api/questions/1/')).headers.allow, 'GET, HEAD, OPTIONS')
-    assert.equal((await t.get('/api/questions/99999/')).headers.allow, 'GET, HEAD, OPTIONS')
+    assert.equal((await t.get('/api/questions/')).headers.allow, 'GET, POST, HEAD, OPTIONS')
+    assert.equal((await t.get('/api/questions/1/')).headers.allow, 'GET, PUT, PATCH, DELETE, HEAD, OPTIONS')
+    assert.equal((await t.get('/api/questions/99999/')).headers.allow, 'GET, PUT, PATCH, DELETE, HEAD, OPTIONS')
+    assert.equal((await t.get('/api/census_data/')).headers.allow, 'GET, HEAD, OPTIONS')
     assert.equal((await t.get('/auth/echo/')).headers.allow, 'GET, POST, HEAD, OPTIONS')
   })
 
