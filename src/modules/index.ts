@@ -16,6 +16,7 @@ import { pushDeviceRoutes } from './push-devices/push-devices.routes.ts'
 import { questionWriteRoutes } from './questions/question-writes.routes.ts'
 import { questionRoutes } from './questions/questions.routes.ts'
 import { rootRoutes } from './root/root.routes.ts'
+import { statsRoutes } from './stats/stats.routes.ts'
 import { staticRoutes } from './static/static.routes.ts'
 import { tagRoutes } from './tags/tags.routes.ts'
 import { userRoutes } from './users/users.routes.ts'
@@ -44,5 +45,6 @@ export function registerModules(app: App): void {
   followingRoutes(app)
   choiceRoutes(app)
   censusRoutes(app)
+  statsRoutes(app)
   userGeoRoutes(app)
 }
