@@ -145,14 +145,27 @@ describe('filters of spec 4.2', () => {
     assert.deepEqual(await t.json('/api/questions/?count=true'), { count: all.count })
   })
 
-  test('answered_by fills their_vote with that user’s public answers', async () => {
+  test('answered_by fills their_vote with that user’s public answers; privately answered questions are theirs to see', async () => {
     const body = await t.json(`/api/questions/?answered_by=${ids.other}`)
-    assert.deepEqual(idsOf(body), [ids.zebra, ids.canal])
-    const canal = body.results.find((q: any) => q.id === ids.canal)
-    assert.equal(canal.their_vote.length, 1)
-    assert.equal(canal.their_vote[0].value, 4)
-    const zebra = body.results.find((q: any) => q.id === ids.zebra)
-    assert.deepEqual(zebra.their_vote, [], 'a private answer is not shown to others')
+    assert.deepEqual(idsOf(body), [ids.canal], 'a private answer does not show that its author answered')
+    assert.equal(body.results[0].their_vote.length, 1)
+    assert.equal(body.results[0].their_vote[0].value, 4)
+    const own = await t.json(`/api/questions/?answered_by=${ids.other}`, { authorization: `Token ${await t.tokenFor(ids.other)}` })
+    assert.deepEqual(idsOf(own), [ids.zebra, ids.canal])
+    const staffId = (await insertUser(t.database.db, { is_staff: true })).id
+    const staff = await t.json(`/api/questions/?answered_by=${ids.other}`, { authorization: `Token ${await t.tokenFor(staffId)}` })
+    assert.deepEqual(idsOf(staff), [ids.zebra, ids.canal])
+  })
+
+  test('votes__user__username: the same by username, telling voters apart', async () => {
+    const otherName = (await t.database.db.selectFrom('users').select('username').where('id', '=', ids.other).executeTakeFirstOrThrow()).username
+    const body = await t.json(`/api/questions/?votes__user__username=${otherName}`)
+    assert.deepEqual(idsOf(body), [ids.canal])
+    assert.equal(body.results[0].their_vote[0].value, 4)
+    assert.deepEqual(idsOf(await t.json(`/api/questions/?votes__user__username=${authorName}`)), [], 'the author asked but did not answer')
+    assert.deepEqual(idsOf(await t.json('/api/questions/?votes__user__username=nobody_by_this_name')), [])
+    const own = await t.json(`/api/questions/?votes__user__username=${otherName}`, { authorization: `Token ${await t.tokenFor(ids.other)}` })
+    assert.deepEqual(idsOf(own), [ids.zebra, ids.canal])
   })
 
   test('unpublished questions are hidden from everyone but their author', async () => {

@@ -52,11 +52,19 @@ export function answeredAt(userId: number): RawBuilder<unknown> {
     (SELECT max(qcv.modified_at) FROM question_choice_votes qcv WHERE qcv.question_id = questions.id AND qcv.user_id = ${userId})), '-infinity'::timestamptz)`
 }
 
-function answeredBy(eb: QuestionsEb, userId: number | ((eb: QuestionsEb) => any)) {
-  return eb.or([
-    eb.exists(eb.selectFrom('question_votes as qv').select('qv.id').whereRef('qv.question_id', '=', 'questions.id').where('qv.user_id', '=', userId as number)),
-    eb.exists(eb.selectFrom('question_choice_votes as qcv').select('qcv.id').whereRef('qcv.question_id', '=', 'questions.id').where('qcv.user_id', '=', userId as number)),
-  ])
+/**
+ * Questions the user answered. A private answer is seen only by its author and staff: to anyone else
+ * the question is not among those the user answered.
+ */
+function answeredBy(eb: QuestionsEb, userId: number | ((eb: QuestionsEb) => any), viewer: Caller | null) {
+  let likert = eb.selectFrom('question_votes as qv').select('qv.id').whereRef('qv.question_id', '=', 'questions.id').where('qv.user_id', '=', userId as number)
+  let choice = eb.selectFrom('question_choice_votes as qcv').select('qcv.id').whereRef('qcv.question_id', '=', 'questions.id').where('qcv.user_id', '=', userId as number)
+  if (!viewer?.isStaff) {
+    const viewerId = viewer?.id ?? 0
+    likert = likert.where((vote) => vote.or([vote('qv.private', '=', false), vote('qv.user_id', '=', viewerId)]))
+    choice = choice.where((vote) => vote.or([vote('qcv.private', '=', false), vote('qcv.user_id', '=', viewerId)]))
+  }
+  return eb.or([eb.exists(likert), eb.exists(choice)])
 }
 
 export function questionsRepository(db: Kysely<Database>) {
@@ -85,11 +93,11 @@ export function questionsRepository(db: Kysely<Database>) {
       if (filters.user__id !== undefined) query = query.where('questions.user_id', '=', filters.user__id)
       if (filters.answered_by !== undefined) {
         const userId = filters.answered_by
-        query = query.where((eb) => answeredBy(eb, userId))
+        query = query.where((eb) => answeredBy(eb, userId, caller))
       }
       if (filters.votes__user__username !== undefined) {
         const voter = db.selectFrom('users').select('users.id').where('users.username', '=', filters.votes__user__username)
-        query = query.where((eb) => answeredBy(eb, voter as never))
+        query = query.where((eb) => answeredBy(eb, voter as never, caller))
       }
       if (filters.in_collections__parent !== undefined) {
         const parent = filters.in_collections__parent
@@ -127,7 +135,7 @@ export function questionsRepository(db: Kysely<Database>) {
         if (!caller) query = query.where(sql<boolean>`false`)
         else {
           const callerId = caller.id
-          query = query.where((eb) => answeredBy(eb, callerId))
+          query = query.where((eb) => answeredBy(eb, callerId, caller))
         }
       }
       return query
