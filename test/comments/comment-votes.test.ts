@@ -95,6 +95,16 @@ describe('voting on a comment', () => {
       [{ object_id: 'abc', value: 5 }, { object_id: ['A valid integer is required.'] }],
       [{ object_id: ids.first, value: 5, private: 'perhaps' }, { private: ['Must be a valid boolean.'] }],
       [{ object_id: ids.second, value: 5 }, { object_id: ['You cannot vote on your own comment.'] }, 'author'],
+      // JSON values of the wrong type are refused, never read as an id or a value: true is not 1 (a down vote).
+      [{ object_id: ids.first, value: true }, { value: ['A valid integer is required.'] }],
+      [{ object_id: true, value: 5 }, { object_id: ['A valid integer is required.'] }],
+      [{ object_id: ids.first, value: [5] }, { value: ['A valid integer is required.'] }],
+      [{ object_id: ids.first, value: null }, { value: ['This field may not be null.'] }],
+      [{ object_id: null, value: 5 }, { object_id: ['This field may not be null.'] }],
+      [{ object_id: ids.first, value: '5.5' }, { value: ['"5.5" is not a valid choice.'] }],
+      [{ object_id: ids.first, value: 5, private: [true] }, { private: ['Must be a valid boolean.'] }],
+      [{ object_id: 'abc', value: 2 }, { object_id: ['A valid integer is required.'], value: ['"2" is not a valid choice.'] }],
+      [{}, { object_id: ['This field is required.'], value: ['This field is required.'] }],
     ]
     for (const [body, errors, who] of cases) {
       const response = await vote(who ?? 'cat', body)
@@ -103,6 +113,35 @@ describe('voting on a comment', () => {
     }
     assert.equal((await t.send('POST', '/api/comment_votes/', { object_id: ids.first, value: 5 })).statusCode, 403)
     assert.deepEqual(await userCounters(t.database.db, ids.cat), before)
+    assert.equal((await t.json(`/api/comment_votes/?user=${ids.cat}`, auth('cat'))).count, 0, 'no vote was stored')
+  })
+
+  test("without private, a first vote takes the voter's default privacy and a later one keeps the earlier one's", async () => {
+    const shy = await insertUser(t.database.db, { default_private: true })
+    const token = await t.tokenFor(shy.id)
+    const target = await t.send('POST', '/api/comments/', { text: 'Trams are quiet', question: ids.question }, tokens.author)
+    assert.equal(target.statusCode, 201, target.body)
+    const commentId = target.json().id
+    const first = await t.send('POST', '/api/comment_votes/', { object_id: commentId, value: 5 }, token)
+    assert.equal(first.statusCode, 201, first.body)
+    assert.equal(first.json().private, true)
+    const changed = await t.send('POST', '/api/comment_votes/', { object_id: commentId, value: 1, private: null }, token)
+    assert.equal(changed.statusCode, 201, changed.body)
+    assert.deepEqual([changed.json().value, changed.json().private], [1, true], 'null reads as absent')
+    assert.equal((await t.json(`/api/comment_votes/?user=${shy.id}`)).count, 0, 'others see none of them')
+    const form = await t.request({
+      method: 'POST', url: '/api/comment_votes/', headers: { authorization: `Token ${token}`, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `object_id=${commentId}&value=5&private=`,
+    })
+    assert.equal(form.statusCode, 201, form.body)
+    assert.equal(form.json().private, true, 'an empty form field is left out')
+    const open = await t.send('POST', '/api/comment_votes/', { object_id: commentId, value: 5, private: false }, token)
+    assert.equal(open.statusCode, 201)
+    assert.equal(open.json().private, false)
+    assert.deepEqual([open.json().direct_maximum, open.json().direct_minimum], [1, 0])
+    assert.deepEqual((await t.json(`/api/comment_votes/?user=${shy.id}`)).results.map((v: any) => [v.value, v.active]), [[5, true]])
+    const history = await t.json(`/api/comment_votes/?user=${shy.id}&ordering=id`, { authorization: `Token ${token}` })
+    assert.deepEqual(history.results.map((v: any) => [v.value, v.private, v.active]), [[5, true, false], [1, true, false], [5, true, false], [5, false, true]])
   })
 })
 
@@ -141,6 +180,9 @@ describe('the listing and its filters', () => {
     assert.equal((await t.json(url, auth('staff'))).count, 2)
     const privateId = (await t.json(`/api/comment_votes/?object_id=${ids.first}&user=${ids.ben}`, auth('ben'))).results[0].id
     assert.equal((await t.get(`/api/comment_votes/${privateId}/`)).statusCode, 404)
+    assert.equal((await t.get(`/api/comment_votes/${privateId}/`, auth('cat'))).statusCode, 404)
+    assert.equal((await t.send('DELETE', `/api/comment_votes/${privateId}/`, undefined, tokens.cat)).statusCode, 404, 'not there for others, even to withdraw')
+    assert.equal((await t.json(`/api/comment_votes/${privateId}/`, auth('ben'))).active, true)
     assert.equal((await t.json(`/api/comments/${ids.first}/`)).direct_maximum, 1)
   })
 

@@ -120,13 +120,170 @@ describe('writing comments', () => {
     }
     const malformed = await t.request({ method: 'POST', url: '/api/comments/', headers: { ...auth('carol'), 'content-type': 'application/json' }, payload: '{"text": ' })
     assert.equal(malformed.statusCode, 400)
+    assert.match(malformed.json().detail, /^JSON parse error - /)
+    for (const body of [null, [], 'text', 5]) {
+      const response = await post(body, 'carol')
+      assert.equal(response.statusCode, 400, JSON.stringify(body))
+      assert.deepEqual(Object.keys(response.json()), ['non_field_errors'])
+    }
     assert.deepEqual([await commentCount(db, ids.canal), await userCounters(db, ids.carol)], before)
+  })
+
+  test('JSON values of the wrong type answer 400 naming the field, never coerced into an id or a text', async () => {
+    const db = t.database.db
+    const before = [await commentCount(db, ids.canal), await userCounters(db, ids.carol)]
+    const cases: [unknown, Record<string, string[]>][] = [
+      [{ text: 'x', question: true }, { question: ['A valid integer is required.'] }],
+      [{ text: 'x', question: [ids.canal] }, { question: ['A valid integer is required.'] }],
+      [{ text: 'x', question: null }, { question: ['This field may not be null.'] }],
+      [{ text: 'x', question: '' }, { question: ['This field may not be null.'] }],
+      [{ text: true, question: ids.canal }, { text: ['Not a valid string.'] }],
+      [{ text: ['a'], question: ids.canal }, { text: ['Not a valid string.'] }],
+      [{ text: { a: 1 }, question: ids.canal }, { text: ['Not a valid string.'] }],
+      [{ text: null, question: ids.canal }, { text: ['This field may not be null.'] }],
+      [{ text: 'x', question: ids.canal, subtype: null }, { subtype: ['This field may not be null.'] }],
+      [{ text: 'x', question: ids.canal, parent: true }, { parent: ['A valid integer is required.'] }],
+      [{ text: 'x', question: ids.canal, parent: -3 }, { parent: ['Ensure this value is greater than or equal to 1.'] }],
+      [{ text: 'x', question: 2 ** 40 }, { question: ['Ensure this value is less than or equal to 2147483647.'] }],
+      // Every field at fault is named in the one answer, in the order of the body's fields: first what
+      // the body itself shows, then (once that is right) the ids that name nothing.
+      [{ text: true, question: 'abc' }, { text: ['Not a valid string.'], question: ['A valid integer is required.'] }],
+      [{ text: ' ', question: 'abc', subtype: 'rant', parent: false }, {
+        text: ['This field may not be blank.'], question: ['A valid integer is required.'],
+        subtype: ['"rant" is not a valid choice.'], parent: ['A valid integer is required.'],
+      }],
+      [{ text: 'x', question: 999999, parent: 999998 }, {
+        question: ['Invalid pk "999999" - object does not exist.'], parent: ['Invalid pk "999998" - object does not exist.'],
+      }],
+    ]
+    for (const [body, errors] of cases) {
+      const response = await post(body, 'carol')
+      assert.equal(response.statusCode, 400, JSON.stringify(body))
+      assert.deepEqual(response.json(), errors, JSON.stringify(body))
+    }
+    // A number is a fine text, as DRF's CharField reads it; an empty parent is no parent.
+    const numeric = await post({ text: 42, question: ids.canal, parent: '' }, 'carol')
+    assert.equal(numeric.statusCode, 201, numeric.body)
+    assert.deepEqual([numeric.json().text, numeric.json().parent], ['42', null])
+    assert.equal((await t.send('DELETE', `/api/comments/${numeric.json().id}/`, undefined, tokens.carol)).statusCode, 204)
+    assert.deepEqual([await commentCount(db, ids.canal), await userCounters(db, ids.carol)], before)
+  })
+
+  test('a very long text: 10,000 characters after trimming at most; past the size of a request, 413', async () => {
+    const db = t.database.db
+    const before = await commentCount(db, ids.bridge)
+    const long = await post({ text: 'w'.repeat(500_000), question: ids.bridge }, 'carol')
+    assert.equal(long.statusCode, 400)
+    assert.deepEqual(long.json(), { text: ['Ensure this field has no more than 10000 characters.'] })
+    const huge = await post({ text: 'w'.repeat(1_100_000), question: ids.bridge }, 'carol')
+    assert.equal(huge.statusCode, 413)
+    assert.deepEqual(Object.keys(huge.json()), ['detail'])
+    assert.deepEqual(await commentCount(db, ids.bridge), before, 'nothing was stored')
+    // The limit counts what is kept: blanks around the text are trimmed first.
+    const padded = await post({ text: `   ${'w'.repeat(10_000)}\n\n`, question: ids.bridge }, 'carol')
+    assert.equal(padded.statusCode, 201, padded.body.slice(0, 200))
+    assert.equal(padded.json().text.length, 10_000)
+    assert.equal((await t.json(`/api/comments/${padded.json().id}/`)).text, 'w'.repeat(10_000))
+    assert.equal((await t.send('DELETE', `/api/comments/${padded.json().id}/`, undefined, tokens.carol)).statusCode, 204)
+  })
+
+  test('a chatbot-style form body: every value a string, empty optional fields left out, the last of a repeated field', async () => {
+    const form = (payload: string) => t.request({
+      method: 'POST', url: '/api/comments/', headers: { ...auth('carol'), 'content-type': 'application/x-www-form-urlencoded' }, payload,
+    })
+    const top = await form(`text=Ferries+first%21&question=${ids.canal}&subtype=suggestion&parent=`)
+    assert.equal(top.statusCode, 201, top.body)
+    assert.deepEqual([top.json().text, top.json().subtype, top.json().parent], ['Ferries first!', 'suggestion', null])
+    const reply = await form(`text=Agreed&question=${ids.canal}&parent=${top.json().id}&subtype=`)
+    assert.equal(reply.statusCode, 201, reply.body)
+    assert.deepEqual([reply.json().parent, reply.json().subtype], [top.json().id, 'info'])
+    const repeated = await form(`text=first&text=second&question=${ids.canal}`)
+    assert.equal(repeated.statusCode, 201, repeated.body)
+    assert.equal(repeated.json().text, 'second')
+    const bad = await form(`text=&question=abc`)
+    assert.equal(bad.statusCode, 400)
+    assert.deepEqual(bad.json(), { text: ['This field may not be blank.'], question: ['A valid integer is required.'] })
+    const noQuestion = await form('text=hello&question=')
+    assert.deepEqual([noQuestion.statusCode, noQuestion.json()], [400, { question: ['This field may not be null.'] }])
+    const edited = await t.request({
+      method: 'PATCH', url: `/api/comments/${repeated.json().id}/`, headers: { ...auth('carol'), 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'text=third&subtype=',
+    })
+    assert.equal(edited.statusCode, 200, edited.body)
+    assert.deepEqual([edited.json().text, edited.json().subtype], ['third', 'info'])
   })
 
   test('without credentials a write answers 403; the author may comment on their own draft', async () => {
     assert.equal((await post({ text: 'x', question: ids.canal })).statusCode, 403)
     const draft = await comment('alice', { text: 'Note to self', question: ids.draft })
     assert.equal(draft.question, ids.draft)
+  })
+})
+
+describe('what a comment shows of its author', () => {
+  test("vote[] is the author's current answer; a private one only the author sees, staff included", async () => {
+    const db = t.database.db
+    const poll = (await insertQuestion(db, ids.alice, { question: 'Which ferry route first?', subtype: 'mcq' })).id
+    const choices = await db.insertInto('question_choices').values([
+      { question_id: poll, text: 'North', store_number: 0 },
+      { question_id: poll, text: 'South', store_number: 1 },
+    ]).returning('id').execute()
+    await db.insertInto('question_choice_votes').values([
+      { question_id: poll, choice_id: choices[0].id, user_id: ids.alice, value: 5 },
+      { question_id: poll, choice_id: choices[1].id, user_id: ids.bob, value: 5, private: true },
+    ]).execute()
+    const byAlice = await comment('alice', { text: 'North is busier', question: poll, subtype: 'reason' })
+    const byBob = await comment('bob', { text: 'South is cheaper', question: poll, subtype: 'reason' })
+    const byCarol = await comment('carol', { text: 'Both, eventually', question: poll })
+    const votes = async (who?: string) => {
+      const page = await t.json(`/api/comments/?question=${poll}`, who ? auth(who) : {})
+      return Object.fromEntries(page.results.map((c: any) => [c.id, c.vote.map((v: any) => [v.object_id, v.value, v.private])]))
+    }
+    const publicOnly = { [byAlice.id]: [[choices[0].id, 5, false]], [byBob.id]: [], [byCarol.id]: [] }
+    assert.deepEqual(await votes(), publicOnly, 'a choice answer names the choice; the private one is left out')
+    assert.deepEqual(await votes('carol'), publicOnly)
+    assert.deepEqual(await votes('staff'), publicOnly, 'staff do not see private answers here either')
+    assert.deepEqual(await votes('bob'), { ...publicOnly, [byBob.id]: [[choices[1].id, 5, true]] }, 'the author sees their own')
+    // The vote follows the author's current answer.
+    await db.updateTable('question_choice_votes').set({ private: false }).where('user_id', '=', ids.bob).where('question_id', '=', poll).execute()
+    assert.deepEqual((await t.json(`/api/comments/${byBob.id}/`)).vote.map((v: any) => v.object_id), [choices[1].id])
+  })
+
+  test('photo is always an absolute URL: the stored one, or the default avatar that the service serves', async () => {
+    const db = t.database.db
+    const photoOf = async (photo: string | null) => {
+      const author = await insertUser(db, { photo })
+      const said = await t.send('POST', '/api/comments/', { text: 'Look at me', question: ids.bridge }, await t.tokenFor(author.id))
+      assert.equal(said.statusCode, 201, said.body)
+      return (await t.json(`/api/comments/${said.json().id}/`)).user.photo
+    }
+    assert.equal(await photoOf('photos/dana.jpg'), 'http://localhost:80/photos/dana.jpg')
+    assert.equal(await photoOf('https://images.example.org/eli.png'), 'https://images.example.org/eli.png')
+    const fallback = await photoOf(null)
+    assert.equal(fallback, 'http://localhost:80/static/default-avatar.svg')
+    assert.equal((await t.get(new URL(fallback).pathname)).statusCode, 200)
+  })
+
+  test('a deleted author: their comments stay, shown anonymised, with the default avatar', async () => {
+    const db = t.database.db
+    const leaver = await insertUser(db, { first_name: 'Gwen', last_name: 'Leaving', photo: 'photos/gwen.jpg' })
+    const token = await t.tokenFor(leaver.id)
+    await db.insertInto('question_votes').values({ question_id: ids.bridge, user_id: leaver.id, value: 5 }).execute()
+    const said = await t.send('POST', '/api/comments/', { text: 'Blue, please', question: ids.bridge, subtype: 'suggestion' }, token)
+    assert.equal(said.statusCode, 201, said.body)
+    const before = await commentCount(db, ids.bridge)
+    const deleted = await t.send('POST', '/auth/delete-account/', {}, token)
+    assert.equal(deleted.statusCode, 204, deleted.body)
+    const shown = await t.json(`/api/comments/${said.json().id}/`)
+    assert.deepEqual(shown.user, {
+      id: leaver.id, url: `http://localhost:80/api/users/${leaver.id}/`, username: `deleted_${leaver.id}`,
+      first_name: '', last_name: '[deleted]', photo: 'http://localhost:80/static/default-avatar.svg',
+    })
+    assert.equal(shown.text, 'Blue, please')
+    assert.deepEqual(shown.vote.map((v: any) => v.value), [5], 'the public answer stays, anonymous now')
+    assert.ok(idsOf(await t.json(`/api/comments/?question=${ids.bridge}&page_size=100`)).includes(said.json().id))
+    assert.deepEqual(await commentCount(db, ids.bridge), before)
+    assert.equal((await t.send('PATCH', `/api/comments/${said.json().id}/`, { text: 'x' }, token)).statusCode, 401, 'their tokens are gone')
   })
 })
 
@@ -294,6 +451,16 @@ describe('moderation', () => {
     assert.equal((await t.json(`/api/comments/${target.id}/`, auth('staff'))).report_count, 2)
     assert.equal((await t.json(`/api/comments/${target.id}/`, auth('carol'))).report_count, null)
     assert.equal((await t.send('POST', '/api/comments/999999/report/', {}, tokens.carol)).statusCode, 404)
+    for (const [body, errors] of [
+      [{ reason: 'r'.repeat(1001) }, { reason: ['Ensure this field has no more than 1000 characters.'] }],
+      [{ reason: { text: 'rude' } }, { reason: ['Not a valid string.'] }],
+      [[], { non_field_errors: ['Invalid data. Expected a dictionary, but got another type.'] }],
+    ] as const) {
+      const refused = await t.send('POST', url, body, tokens.staff)
+      assert.equal(refused.statusCode, 400, JSON.stringify(body))
+      assert.deepEqual(refused.json(), errors)
+    }
+    assert.equal((await t.json(`/api/comments/${target.id}/`, auth('staff'))).report_count, 2, 'refused reports count nothing')
   })
 
   test('staff hide a comment: it leaves listings but for staff and its author, and stops counting', async () => {
@@ -316,6 +483,9 @@ describe('moderation', () => {
     assert.deepEqual(idsOf(await t.json(`/api/comments/?question=${ids.canal}&is_hidden=true`, auth('staff'))), [target.id])
     assert.equal((await t.get(`/api/comments/${target.id}/`)).statusCode, 404)
     assert.equal((await t.send('PATCH', `/api/comments/${target.id}/`, { text: 'x' }, tokens.carol)).statusCode, 404)
+    const reply = await post({ text: 'Me too', question: ids.canal, parent: target.id }, 'carol')
+    assert.deepEqual([reply.statusCode, reply.json()], [400, { parent: [`Invalid pk "${target.id}" - object does not exist.`] }])
+    assert.equal((await t.send('POST', `/api/comments/${target.id}/report/`, {}, tokens.carol)).statusCode, 404)
     // The author still edits it; a subtype change on a hidden comment counts nowhere.
     const edited = await t.send('PATCH', `/api/comments/${target.id}/`, { subtype: 'reason' }, tokens.bob)
     assert.equal(edited.statusCode, 200)
@@ -340,6 +510,39 @@ describe('moderation', () => {
     const before = await commentCount(t.database.db, ids.canal)
     assert.equal((await t.send('DELETE', `/api/comments/${hiddenOne.id}/`, undefined, tokens.staff)).statusCode, 204)
     assert.deepEqual(await commentCount(t.database.db, ids.canal), before)
+  })
+})
+
+describe("the question's comment counts, as the question shows them", () => {
+  test('count_comments and count_comments_<subtype> follow create, reply, subtype edit, hide, unhide and delete', async () => {
+    const q = (await insertQuestion(t.database.db, ids.bob, { question: 'Should buses be free?' })).id
+    const counts = async () => {
+      const question = await t.json(`/api/questions/${q}/`)
+      return [question.count_comments, question.count_comments_info, question.count_comments_reason, question.count_comments_suggestion]
+    }
+    assert.deepEqual(await counts(), [0, 0, 0, 0])
+    const reason = await comment('alice', { text: 'Fewer cars', question: q, subtype: 'reason' })
+    const info = await comment('carol', { text: 'Tallinn did it', question: q })
+    const reply = await comment('bob', { text: 'And Luxembourg', question: q, parent: info.id, subtype: 'info' })
+    assert.deepEqual(await counts(), [3, 2, 1, 0])
+    const edited = await t.send('PATCH', `/api/comments/${reason.id}/`, { subtype: 'suggestion' }, tokens.alice)
+    assert.equal(edited.statusCode, 200, edited.body)
+    assert.deepEqual(await counts(), [3, 2, 0, 1])
+    assert.equal((await t.send('PATCH', `/api/comments/${reason.id}/`, { subtype: 'suggestion', text: 'Far fewer cars' }, tokens.alice)).statusCode, 200)
+    assert.deepEqual(await counts(), [3, 2, 0, 1], 'the same subtype again moves nothing')
+    assert.equal((await t.send('PATCH', `/api/comments/${reason.id}/`, { subtype: 'rant' }, tokens.alice)).statusCode, 400)
+    assert.deepEqual(await counts(), [3, 2, 0, 1])
+    assert.equal((await t.send('POST', `/api/comments/${info.id}/hide/`, undefined, tokens.staff)).statusCode, 200)
+    assert.deepEqual(await counts(), [2, 1, 0, 1], 'a hidden comment is not counted; its reply still is')
+    assert.equal((await t.send('POST', `/api/comments/${info.id}/unhide/`, undefined, tokens.staff)).statusCode, 200)
+    assert.deepEqual(await counts(), [3, 2, 0, 1])
+    assert.equal((await t.send('DELETE', `/api/comments/${info.id}/`, undefined, tokens.carol)).statusCode, 204)
+    assert.deepEqual(await counts(), [2, 1, 0, 1], 'its reply stays, moved up')
+    assert.equal((await t.json(`/api/comments/${reply.id}/`)).parent, null)
+    assert.equal((await t.send('DELETE', `/api/comments/${reason.id}/`, undefined, tokens.staff)).statusCode, 204)
+    assert.deepEqual(await counts(), [1, 1, 0, 0])
+    const listed = await t.json(`/api/comments/?question=${q}`)
+    assert.equal(listed.count, 1, 'the listing and the count agree')
   })
 })
 

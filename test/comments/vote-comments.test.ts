@@ -63,6 +63,9 @@ describe('giving a reason', () => {
       ['dana', { vote: ids.danaFerry, comment: ids.lanes }, { comment: ['The comment is on another question than the vote.'] }],
       ['dana', { vote: ids.danaFerry, comment: 999999 }, { comment: ['Invalid pk "999999" - object does not exist.'] }],
       ['dana', { vote: ids.danaFerry }, { comment: ['This field is required.'] }],
+      ['dana', { vote: true, comment: ids.night }, { vote: ['A valid integer is required.'] }],
+      ['dana', { vote: ids.danaFerry, comment: null }, { comment: ['This field may not be null.'] }],
+      ['dana', { vote: [ids.danaFerry], comment: { id: ids.night } }, { vote: ['A valid integer is required.'], comment: ['A valid integer is required.'] }],
     ]
     for (const [who, body, errors] of cases) {
       const response = await give(who, body)
@@ -97,6 +100,29 @@ describe('listing reasons', () => {
     const id = (await t.json(url, auth('eli'))).results[0].id
     assert.equal((await t.get(`/api/vote_comments/${id}/`)).statusCode, 404)
     assert.equal((await t.json(`/api/vote_comments/${id}/`, auth('eli'))).id, id)
+    assert.equal((await t.send('DELETE', `/api/vote_comments/${id}/`, undefined, tokens.dana)).statusCode, 404, 'not there for others, even to remove')
+    assert.equal((await t.json(url, auth('eli'))).count, 1)
+  })
+
+  test('a constant number of statements whatever the page size', async () => {
+    const small = await t.get('/api/vote_comments/?page_size=1', auth('eli'))
+    const large = await t.get('/api/vote_comments/?page_size=100', auth('eli'))
+    assert.ok(large.json().results.length > 1)
+    assert.equal(large.headers['x-query-count'], small.headers['x-query-count'])
+    assert.ok(Number(large.headers['x-query-count']) <= 4, `statements: ${large.headers['x-query-count']}`)
+  })
+
+  test('the reasons of a hidden comment leave the listing but for its author and staff', async () => {
+    const url = `/api/vote_comments/?comment=${ids.night}`
+    assert.equal((await t.send('POST', `/api/comments/${ids.night}/hide/`, undefined, tokens.staff)).statusCode, 200)
+    assert.equal((await t.json(url)).count, 0)
+    assert.equal((await t.json(url, auth('eli'))).count, 0)
+    assert.equal((await t.json(url, auth('dana'))).count, 1)
+    assert.equal((await t.json(url, auth('staff'))).count, 1)
+    const refused = await give('eli', { vote: ids.eliFerry, comment: ids.night })
+    assert.deepEqual([refused.statusCode, refused.json()], [400, { comment: [`Invalid pk "${ids.night}" - object does not exist.`] }])
+    assert.equal((await t.send('POST', `/api/comments/${ids.night}/unhide/`, undefined, tokens.staff)).statusCode, 200)
+    assert.equal((await t.json(url)).count, 1)
   })
 
   test('the detail equals the listed item', async () => {

@@ -48,6 +48,12 @@ export function commentVotesRepository(db: Kysely<Database>) {
       return visible(viewer).select(VOTE_COLUMNS).where('comment_votes.id', '=', id).executeTakeFirst()
     },
 
+    /** The voter's default privacy (the account's default_private): a first vote without `private` takes it. */
+    async defaultPrivacyOf(userId: number): Promise<boolean> {
+      const row = await db.selectFrom('users').select('default_private').where('id', '=', userId).executeTakeFirst()
+      return row?.default_private ?? false
+    },
+
     async findById(id: number): Promise<CommentVoteRow | undefined> {
       return db.selectFrom('comment_votes').selectAll().where('id', '=', id).executeTakeFirst()
     },

@@ -9,9 +9,9 @@ import { Page, readErrors } from '../../http/schemas.ts'
 import { userViewContext } from '../users/users.routes.ts'
 import { loadFullUsers } from '../users/users.service.ts'
 import { COMMENT_VOTE_ORDERING, commentVotesRepository, type CommentVoteRow } from './comment-votes.repository.ts'
-import { CommentVote, CommentVoteBody, CommentVoteCast, CommentVoteListQuery, type CommentVoteListQuery as VoteFilters } from './comment-votes.schemas.ts'
+import { CommentVote, CommentVoteBody, CommentVoteCast, CommentVoteListQuery, DOWN, UP, type CommentVoteListQuery as VoteFilters } from './comment-votes.schemas.ts'
 import { castCommentVote, commentVotesFromRows, toCommentVote, withdrawCommentVote } from './comment-votes.service.ts'
-import { IdParams, writeErrors } from './comments.http.ts'
+import { drfBody, IdParams, writeErrors } from './comments.http.ts'
 import { viewerOf } from './comments.service.ts'
 
 /** comment_votes (spec 2.10): up and down votes on comments, with superseded votes kept inactive. */
@@ -37,6 +37,7 @@ export function commentVoteRoutes(app: App): void {
       response: { 200: CommentVoteCast, 201: CommentVoteCast, ...writeErrors },
     },
     config: { access: 'signed-in' },
+    preValidation: drfBody({ choices: { value: [UP, DOWN] } }),
     handler: async (request, reply) => {
       const { vote, created, tallies } = await castCommentVote(app.db, request.caller!, request.body)
       const context = userViewContext(app, request)
@@ -58,9 +59,13 @@ export function commentVoteRoutes(app: App): void {
     },
   })
 
+  /** The voter; someone else's private vote is not there for the caller (404, as its detail answers). */
   const owner = async (request: FastifyRequest) => {
     const id = idParam(request)
-    return id === null ? undefined : (await repository().findById(id))?.user_id
+    const vote = id === null ? undefined : await repository().findById(id)
+    if (!vote) return undefined
+    const caller = request.caller
+    return vote.private && vote.user_id !== caller?.id && !caller?.isStaff ? undefined : vote.user_id
   }
   app.delete('/api/comment_votes/:id/', {
     schema: { summary: 'Withdraw a vote: it stays listed with active false and no longer counts', params: IdParams, response: { 204: Type.Null(), ...writeErrors } },

@@ -41,8 +41,9 @@ export interface CastResult {
 
 /**
  * A vote on a comment. A new value (or privacy) supersedes the caller's earlier vote, which stays
- * with active false; the same vote again changes nothing. The comment row is locked, so its tallies
- * are counted one vote at a time.
+ * with active false; the same vote again changes nothing. Without `private`, a vote keeps the privacy
+ * of the one it supersedes, and a first vote takes the voter's default (default_private). The comment
+ * row is locked, so its tallies are counted one vote at a time.
  */
 export async function castCommentVote(db: Kysely<Database>, caller: Caller, body: CommentVoteBody): Promise<CastResult> {
   if (body.value !== UP && body.value !== DOWN) throw fieldError('value', `"${body.value}" is not a valid choice.`)
@@ -54,7 +55,7 @@ export async function castCommentVote(db: Kysely<Database>, caller: Caller, body
         if (comment.user_id === caller.id) throw fieldError('object_id', 'You cannot vote on your own comment.')
         const repository = commentVotesRepository(trx)
         const current = await repository.activeVote(caller.id, comment.id)
-        const isPrivate = body.private ?? current?.private ?? false
+        const isPrivate = body.private ?? current?.private ?? (await repository.defaultPrivacyOf(caller.id))
         if (current && current.value === body.value && current.private === isPrivate) {
           return { vote: current, created: false, tallies: { direct_maximum: comment.direct_maximum, direct_minimum: comment.direct_minimum } }
         }

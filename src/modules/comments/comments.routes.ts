@@ -7,11 +7,14 @@ import { idParam } from '../../http/permissions.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
 import { commentVoteRoutes } from './comment-votes.routes.ts'
 import { COMMENT_ORDERING, commentsRepository, LISTED_COLUMNS, STAFF_COMMENT_ORDERING, type ListedCommentRow } from './comments.repository.ts'
-import { Comment, CommentCreate, CommentListQuery, CommentPatch, CommentPut, type CommentListQuery as CommentFilters } from './comments.schemas.ts'
-import { commentViewContext, IdParams, writeErrors } from './comments.http.ts'
+import { Comment, CommentCreate, CommentListQuery, CommentPatch, CommentPut, SUBTYPES, type CommentListQuery as CommentFilters } from './comments.schemas.ts'
+import { commentViewContext, drfBody, IdParams, writeErrors } from './comments.http.ts'
 import { commentsFromRows, createComment, deleteComment, loadComment, updateComment, viewerOf } from './comments.service.ts'
 import { moderationRoutes } from './moderation.routes.ts'
 import { voteCommentRoutes } from './vote-comments.routes.ts'
+
+/** How the text and subtype of a comment are read, as DRF's CharField and ChoiceField read them. */
+const COMMENT_FIELDS = { trim: ['text'], notBlank: ['text'], choices: { subtype: SUBTYPES } }
 
 /** comments, comment_votes, vote_comments, comment reports and moderation. */
 export function commentRoutes(app: App): void {
@@ -43,6 +46,7 @@ export function commentRoutes(app: App): void {
   app.post('/api/comments/', {
     schema: { summary: 'Comment on a question, or reply to a comment', body: CommentCreate, response: { 201: Comment, ...writeErrors } },
     config: { access: 'signed-in' },
+    preValidation: drfBody(COMMENT_FIELDS),
     handler: async (request, reply) => {
       const id = await createComment(app.db, request.caller!, request.body)
       const comment = await loadComment(commentViewContext(app, request), id)
@@ -63,11 +67,13 @@ export function commentRoutes(app: App): void {
   app.put('/api/comments/:id/', {
     schema: { summary: 'Rewrite a comment (text required, subtype optional)', params: IdParams, body: CommentPut, response: { 200: Comment, ...writeErrors } },
     config: { access: 'owner', owner },
+    preValidation: drfBody(COMMENT_FIELDS),
     handler: update,
   })
   app.patch('/api/comments/:id/', {
     schema: { summary: 'Change the text or subtype of a comment', params: IdParams, body: CommentPatch, response: { 200: Comment, ...writeErrors } },
     config: { access: 'owner', owner },
+    preValidation: drfBody(COMMENT_FIELDS),
     handler: update,
   })
 

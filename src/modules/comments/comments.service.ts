@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { Caller } from '../../http/authentication.ts'
-import { fieldError, NotFound, type FieldErrors, ValidationFailed } from '../../http/errors.ts'
+import { NotFound, type FieldErrors, ValidationFailed } from '../../http/errors.ts'
 import type { UrlBuilder } from '../../http/urls.ts'
 import { usersRepository } from '../users/users.repository.ts'
 import { answerKey, answersByAuthor, toComment, toCommentAuthor, toOwnCommentVote } from './comments.mapper.ts'
@@ -78,18 +78,22 @@ export async function createComment(db: Kysely<Database>, caller: Caller, body: 
   const errors: FieldErrors = {}
   const text = textOf(body.text, errors)!
   const subtype = subtypeOf(body.subtype, errors) ?? 'info'
-  if (Object.keys(errors).length) throw ValidationFailed(errors)
+  const parentId = body.parent ?? null
   return refusingConstraintViolations(
     () =>
       db.transaction().execute(async (trx) => {
         const repository = commentsRepository(trx)
-        if (!(await repository.questionVisible(body.question, viewer))) throw fieldError('question', invalidPk(body.question))
-        const parentId = body.parent ?? null
-        if (parentId !== null) {
-          const parent = await repository.findVisible(parentId, viewer)
-          if (!parent) throw fieldError('parent', invalidPk(parentId))
-          if (parent.question_id !== body.question) throw fieldError('parent', 'The parent comment belongs to another question.')
+        // Every field is checked before answering, so one 400 names all the problems (in the body's field order).
+        const questionOk = await repository.questionVisible(body.question, viewer)
+        const parent = parentId === null ? undefined : await repository.findVisible(parentId, viewer)
+        const problems: FieldErrors = {
+          ...(errors.text && { text: errors.text }),
+          ...(!questionOk && { question: [invalidPk(body.question)] }),
+          ...(errors.subtype && { subtype: errors.subtype }),
+          ...(parentId !== null && !parent && { parent: [invalidPk(parentId)] }),
+          ...(questionOk && parent && parent.question_id !== body.question && { parent: ['The parent comment belongs to another question.'] }),
         }
+        if (Object.keys(problems).length) throw ValidationFailed(problems)
         const row = await repository.insert({ question_id: body.question, user_id: caller.id, parent_id: parentId, text, subtype })
         await repository.countOnQuestion(row.question_id, subtype, 1)
         await repository.countOnUser(caller.id, 1)

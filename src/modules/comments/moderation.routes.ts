@@ -1,6 +1,6 @@
 import type { App } from '../../http/app-type.ts'
 import { iso } from '../../http/schemas.ts'
-import { commentViewContext, IdParams, writeErrors } from './comments.http.ts'
+import { commentViewContext, drfBody, IdParams, writeErrors } from './comments.http.ts'
 import { Comment, Report, ReportBody } from './comments.schemas.ts'
 import { loadComment, reportComment, setHidden } from './comments.service.ts'
 
@@ -14,6 +14,7 @@ export function moderationRoutes(app: App): void {
       response: { 200: Report, 201: Report, ...writeErrors },
     },
     config: { access: 'signed-in', resource: { name: 'Comment Report', description: 'Tell the moderators that a comment breaks the rules.' } },
+    preValidation: drfBody({ trim: ['reason'] }),
     handler: async (request, reply) => {
       const { report, created } = await reportComment(app.db, request.caller!, request.params.id, request.body.reason ?? '')
       return reply.code(created ? 201 : 200).send({ id: report.id, comment: report.comment_id, reason: report.reason, created_at: iso(report.created_at) })

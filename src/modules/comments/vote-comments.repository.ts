@@ -64,15 +64,19 @@ export function voteCommentsRepository(db: Kysely<Database>) {
       return visible(viewer).select(VOTE_COMMENT_COLUMNS).where('vote_comments.id', '=', id).executeTakeFirst()
     },
 
-    /** Who answered with the vote a reason belongs to: only they (and staff) may remove it. */
-    async ownerOf(id: number): Promise<number | undefined> {
+    /**
+     * Who answered with the vote a reason belongs to: only they (and staff) may remove it. A reason
+     * the viewer cannot see (of someone else's private answer) has no owner for them: 404.
+     */
+    async ownerOf(id: number, viewer: Viewer): Promise<number | undefined> {
       const row = await db
         .selectFrom('vote_comments')
         .innerJoin('question_votes', 'question_votes.id', 'vote_comments.vote_id')
-        .select('question_votes.user_id')
+        .select(['question_votes.user_id', 'question_votes.private'])
         .where('vote_comments.id', '=', id)
         .executeTakeFirst()
-      return row?.user_id
+      if (!row) return undefined
+      return row.private && row.user_id !== viewer.id && !viewer.isStaff ? undefined : row.user_id
     },
 
     async findOwnVote(voteId: number, userId: number) {

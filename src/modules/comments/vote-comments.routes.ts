@@ -7,7 +7,7 @@ import { column, orderingTerms } from '../../http/ordering.ts'
 import { idParam } from '../../http/permissions.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
 import { UrlBuilder } from '../../http/urls.ts'
-import { IdParams, writeErrors } from './comments.http.ts'
+import { drfBody, IdParams, writeErrors } from './comments.http.ts'
 import { viewerOf } from './comments.service.ts'
 import { toVoteComment, VOTE_COMMENT_COLUMNS, VOTE_COMMENT_ORDERING, voteCommentsRepository, type VoteCommentRow } from './vote-comments.repository.ts'
 import { VoteComment, VoteCommentBody, VoteCommentListQuery, type VoteCommentListQuery as ReasonFilters } from './vote-comments.schemas.ts'
@@ -33,6 +33,7 @@ export function voteCommentRoutes(app: App): void {
   app.post('/api/vote_comments/', {
     schema: { summary: 'Give a comment as the reason of your answer to its question', body: VoteCommentBody, response: { 201: VoteComment, ...writeErrors } },
     config: { access: 'signed-in' },
+    preValidation: drfBody(),
     handler: async (request, reply) => {
       const id = await giveReason(app.db, request.caller!, request.body)
       const row = await repository().findVisible(id, viewerOf(request.caller))
@@ -54,7 +55,7 @@ export function voteCommentRoutes(app: App): void {
 
   const owner = async (request: FastifyRequest) => {
     const id = idParam(request)
-    return id === null ? undefined : repository().ownerOf(id)
+    return id === null ? undefined : repository().ownerOf(id, viewerOf(request.caller))
   }
   app.delete('/api/vote_comments/:id/', {
     schema: { summary: 'Remove a reason from your answer', params: IdParams, response: { 204: Type.Null(), ...writeErrors } },
