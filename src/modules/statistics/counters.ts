@@ -41,10 +41,12 @@ export async function countAnswerWritten(db: Db, userId: number, kind: AnswerKin
 /**
  * After an answer was deleted. The latest remaining answer is found again, after the user row is
  * locked: any answer written since by a transaction that has not touched the user row yet will raise
- * last_answer_time to its own time when it does.
+ * last_answer_time to its own time when it does. The lock is FOR NO KEY UPDATE, the lock an UPDATE of
+ * the row takes: FOR UPDATE would also wait for the key-share locks that inserting an answer or a
+ * history row takes on its user, and two answering transactions of one user would deadlock.
  */
 export async function countAnswerDeleted(db: Db, userId: number, kind: AnswerKind): Promise<void> {
-  await db.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute()
+  await db.selectFrom('users').select('id').where('id', '=', userId).forNoKeyUpdate().execute()
   const column = COUNTER[kind]
   await db
     .updateTable('users')
