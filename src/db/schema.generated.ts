@@ -486,6 +486,16 @@ export interface Questions {
   user_id: number;
 }
 
+export interface QuestionTagChanges {
+  answered: boolean;
+  created_at: Generated<Timestamp>;
+  id: Generated<number>;
+  question_id: number;
+  tags_after: number[];
+  tags_before: number[];
+  user_id: number | null;
+}
+
 export interface QuestionTags {
   created_at: Generated<Timestamp>;
   direct_consensus: Generated<number>;
@@ -705,6 +715,7 @@ export interface DB {
   question_links: QuestionLinks;
   question_question_connection_votes: QuestionQuestionConnectionVotes;
   question_question_connections: QuestionQuestionConnections;
+  question_tag_changes: QuestionTagChanges;
   question_tag_votes: QuestionTagVotes;
   question_tags: QuestionTags;
   question_vote_history: QuestionVoteHistory;

@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Kysely, type Updateable } from 'kysely'
 import type { Database, Users } from '../../db/database.ts'
+import { withEligibility } from '../liquid/liquid.accounts.ts'
 
 /** Nearest region centre within this distance places a user in that region; otherwise the nearest country. */
 const REGION_RADIUS_KM = 150
@@ -51,7 +52,9 @@ export function accountsRepository(db: Kysely<Database>) {
     },
 
     async update(id: number, values: Updateable<Users>): Promise<void> {
-      await db.updateTable('users').set({ ...values, modified_at: sql`now()` }).where('id', '=', id).execute()
+      const write = (target: Kysely<Database>) => target.updateTable('users').set({ ...values, modified_at: sql`now()` }).where('id', '=', id).execute().then(() => {})
+      if (values.is_active === undefined) return write(db)
+      await withEligibility(db, id, values.is_active === true, write)
     },
 
     async areaTypes(ids: number[]): Promise<Map<number, { m_type: string; parent_id: number | null }>> {
@@ -91,7 +94,7 @@ export function accountsRepository(db: Kysely<Database>) {
 
     /** Spec 2.2's deleted user: anonymous, signed out everywhere; answers stay and keep counting. */
     async anonymise(id: number): Promise<void> {
-      await db
+      await withEligibility(db, id, false, (target) => target
         .updateTable('users')
         .set({
           username: `deleted_${id}`,
@@ -116,6 +119,7 @@ export function accountsRepository(db: Kysely<Database>) {
         })
         .where('id', '=', id)
         .execute()
+        .then(() => {}))
       await db.deleteFrom('social_accounts').where('user_id', '=', id).execute()
       await db.deleteFrom('push_devices').where('user_id', '=', id).execute()
       await db.updateTable('one_time_codes').set({ used_at: sql`now()` }).where('user_id', '=', id).where('used_at', 'is', null).execute()

@@ -1,3 +1,4 @@
+import { recordRetag, tagOrder } from '../liquid/liquid.retag.ts'
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { Caller } from '../../http/authentication.ts'
@@ -184,9 +185,11 @@ export async function updateQuestion(db: Kysely<Database>, caller: Caller, quest
     if (choicePlan) await repository.applyChoicePlan(questionId, choicePlan)
     if (tags) {
       const before = await counters.carriedTags(questionId)
+      const order = await tagOrder(trx, questionId)
       await counters.lockTags([...before, ...tags])
       await repository.setTags(questionId, tags)
       await counters.retag(questionId, before, await counters.carriedTags(questionId))
+      await recordRetag(trx, questionId, caller.id, order)
     }
     if (body.geo !== undefined) await counters.moveArea(current.geo_id, body.geo)
   })

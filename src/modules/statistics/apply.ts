@@ -56,7 +56,8 @@ export async function applyAnswerChange(
   removed: Answer | null,
   added: Answer | null,
 ): Promise<Tally> {
-  const next = changeTally(locked, removed, added)
+  // The liquid family belongs to the liquid engine (src/modules/liquid), which moves whole blocks of weight.
+  const next = changeTally({ direct: locked.direct, liquid: null }, removed, added)
   await storeTally(db, target, id, next)
   return next
 }

@@ -5,6 +5,7 @@ import { fieldError, NotFound } from '../../http/errors.ts'
 import { applyAnswerChange, lockTallies } from '../statistics/apply.ts'
 import type { Tally } from '../statistics/compute/tally.ts'
 import { countAnswerDeleted, countAnswerWritten } from '../statistics/counters.ts'
+import { liquidChangeOf } from '../liquid/liquid.engine.ts'
 import { choiceVotesRepository, type ChoiceVoteRow } from './choice-votes.repository.ts'
 import { refusingConflicts } from './constraints.ts'
 import { checkCollection, raceRefusals } from './vote-checks.ts'
@@ -44,6 +45,7 @@ async function castIn(trx: Transaction<Database>, caller: Caller, choiceId: numb
   if (!question || refusal) throw refusal ?? invalidPk('object_id', choiceId)
   await checkCollection(context, body.collection)
   const existing = await repository.current(caller.id, question.id)
+  const liquid = await liquidChangeOf(trx, [question.id], caller.id)
   const tallies = await lockTallies(trx, 'question_choices', existing ? [choiceId, existing.choice_id] : [choiceId])
   const chosen = tallyOf(tallies, choiceId)
   const answerValues = {
@@ -68,6 +70,7 @@ async function castIn(trx: Transaction<Database>, caller: Caller, choiceId: numb
   } else {
     await applyAnswerChange(trx, 'question_choices', choiceId, chosen, existing ? answerOfRow(existing) : null, answerOfRow(vote))
   }
+  await liquid.apply()
   await countAnswerWritten(trx, caller.id, 'choice', existing ? 0 : 1, now)
   return { vote, created: !existing }
 }
@@ -92,6 +95,7 @@ export async function editChoiceVote(db: Kysely<Database>, voteId: number, patch
     const repository = choiceVotesRepository(trx)
     const { question, vote, tally, now } = await lockVote(trx, voteId)
     if (answer === undefined && patch.skipped === false && vote.skipped) throw fieldError('value', 'This field is required.')
+    const liquid = await liquidChangeOf(trx, [vote.question_id], vote.user_id)
     if (answer !== undefined) {
       const refusal = windowRefusal(question, now, 'value')
       if (refusal) throw refusal
@@ -105,6 +109,7 @@ export async function editChoiceVote(db: Kysely<Database>, voteId: number, patch
       modified_at: now,
     })
     if (answer !== undefined) await applyAnswerChange(trx, 'question_choices', vote.choice_id, tally, answerOfRow(vote), answerOfRow(updated))
+    await liquid.apply()
     await countAnswerWritten(trx, vote.user_id, 'choice', 0, now)
     return updated
   }
@@ -118,9 +123,11 @@ export async function withdrawChoiceVote(db: Kysely<Database>, voteId: number): 
     const { question, vote, tally, now } = await lockVote(trx, voteId)
     const refusal = windowRefusal(question, now, 'non_field_errors')
     if (refusal) throw refusal
+    const liquid = await liquidChangeOf(trx, [vote.question_id], vote.user_id)
     await repository.archive(vote, now)
     await repository.remove(vote.id)
     await applyAnswerChange(trx, 'question_choices', vote.choice_id, tally, answerOfRow(vote), null)
+    await liquid.apply()
     await countAnswerDeleted(trx, vote.user_id, 'choice')
   })
 }

@@ -5,6 +5,7 @@ import { fieldError, NotFound } from '../../http/errors.ts'
 import { applyAnswerChange } from '../statistics/apply.ts'
 import { countAnswerDeleted, countAnswerWritten, countTagVotes } from '../statistics/counters.ts'
 import { refusingConflicts } from './constraints.ts'
+import { liquidChangeOf } from '../liquid/liquid.engine.ts'
 import { questionVotesRepository, type QuestionVoteRow } from './question-votes.repository.ts'
 import { checkCollection, raceRefusals } from './vote-checks.ts'
 import { voteContextRepository } from './vote-context.repository.ts'
@@ -36,6 +37,7 @@ async function castIn(trx: Transaction<Database>, caller: Caller, questionId: nu
   if (!locked || refusal) throw refusal ?? invalidPk('object_id', questionId)
   await checkCollection(context, body.collection)
   const existing = await repository.current(caller.id, questionId)
+  const liquid = await liquidChangeOf(trx, [questionId], caller.id)
   const answerValues = {
     value: answer,
     skipped: answer === null,
@@ -53,6 +55,7 @@ async function castIn(trx: Transaction<Database>, caller: Caller, questionId: nu
     vote = await repository.insert({ ...answerValues, question_id: questionId, user_id: caller.id, importance: body.importance ?? null, created_at: now })
   }
   await applyAnswerChange(trx, 'questions', questionId, locked.tally, existing ? answerOfRow(existing) : null, answerOfRow(vote))
+  await liquid.apply()
   await countAnswerWritten(trx, caller.id, 'question', existing ? 0 : 1, now)
   if (!existing) await countTagVotes(trx, questionId, 1)
   return { vote, created: !existing }
@@ -79,6 +82,7 @@ export async function editQuestionVote(db: Kysely<Database>, voteId: number, pat
     const repository = questionVotesRepository(trx)
     const { locked, vote, now } = await lockVote(trx, voteId)
     if (answer === undefined && patch.skipped === false && vote.skipped) throw fieldError('value', 'This field is required.')
+    const liquid = await liquidChangeOf(trx, [vote.question_id], vote.user_id)
     if (answer !== undefined) {
       const refusal = windowRefusal(locked.question, now, 'value')
       if (refusal) throw refusal
@@ -93,6 +97,7 @@ export async function editQuestionVote(db: Kysely<Database>, voteId: number, pat
       modified_at: now,
     })
     if (answer !== undefined) await applyAnswerChange(trx, 'questions', vote.question_id, locked.tally, answerOfRow(vote), answerOfRow(updated))
+    await liquid.apply()
     await countAnswerWritten(trx, vote.user_id, 'question', 0, now)
     return updated
   }
@@ -106,9 +111,11 @@ export async function withdrawQuestionVote(db: Kysely<Database>, voteId: number)
     const { locked, vote, now } = await lockVote(trx, voteId)
     const refusal = windowRefusal(locked.question, now, 'non_field_errors')
     if (refusal) throw refusal
+    const liquid = await liquidChangeOf(trx, [vote.question_id], vote.user_id)
     await repository.archive(vote, now)
     await repository.remove(vote.id)
     await applyAnswerChange(trx, 'questions', vote.question_id, locked.tally, answerOfRow(vote), null)
+    await liquid.apply()
     await countAnswerDeleted(trx, vote.user_id, 'question')
     await countTagVotes(trx, vote.question_id, -1)
   })

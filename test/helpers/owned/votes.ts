@@ -1,15 +1,21 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../../../src/db/database.ts'
-import { applyAnswerChange, storeTally } from '../../../src/modules/statistics/apply.ts'
+import { storeTally } from '../../../src/modules/statistics/apply.ts'
 import { emptyFamily } from '../../../src/modules/statistics/compute/tally.ts'
 import { insertQuestion } from '../fixtures.ts'
 import type { OwnedObjects } from './index.ts'
+
+function oneAt(value: number) {
+  const family = emptyFamily()
+  family.counts[value - 1] = 1
+  return family
+}
 
 /** Votes cast by their owner, with the figures they feed stored as a vote through the API would store them. */
 async function ownLikertVote(db: Kysely<Database>, ownerId: number) {
   const question = await insertQuestion(db, ownerId, { subtype: 'likert' })
   const vote = await db.insertInto('question_votes').values({ question_id: question.id, user_id: ownerId, value: 4 }).returning('id').executeTakeFirstOrThrow()
-  await applyAnswerChange(db, 'questions', question.id, { direct: emptyFamily(), liquid: emptyFamily() }, null, { value: 4, liquidWeight: 1 })
+  await storeTally(db, 'questions', question.id, { direct: oneAt(4), liquid: oneAt(4) })
   return { id: String(vote.id) }
 }
 
@@ -19,7 +25,7 @@ async function ownChoiceVote(db: Kysely<Database>, ownerId: number) {
     .values(['Yes', 'No'].map((text, store_number) => ({ question_id: question.id, text, store_number })))
     .returning('id').execute()
   const vote = await db.insertInto('question_choice_votes').values({ question_id: question.id, choice_id: choice.id, user_id: ownerId, value: 5 }).returning('id').executeTakeFirstOrThrow()
-  await applyAnswerChange(db, 'question_choices', choice.id, { direct: emptyFamily(), liquid: emptyFamily() }, null, { value: 5, liquidWeight: 1 })
+  await storeTally(db, 'question_choices', choice.id, { direct: oneAt(5), liquid: oneAt(5) })
   return { id: String(vote.id) }
 }
 
@@ -30,9 +36,7 @@ async function ownTagVote(db: Kysely<Database>, ownerId: number) {
   await db.updateTable('questions').set({ topic_id: tag.id }).where('id', '=', question.id).execute()
   await db.updateTable('tags').set({ questions_count: 1 }).where('id', '=', tag.id).execute()
   const vote = await db.insertInto('question_tag_votes').values({ question_tag_id: questionTag.id, user_id: ownerId, value: 5 }).returning('id').executeTakeFirstOrThrow()
-  const direct = emptyFamily()
-  direct.counts[4] = 1
-  await storeTally(db, 'question_tags', questionTag.id, { direct, liquid: null })
+  await storeTally(db, 'question_tags', questionTag.id, { direct: oneAt(5), liquid: null })
   return { id: String(vote.id) }
 }
 

@@ -1,3 +1,4 @@
+import { recordRetag, tagOrder } from '../../liquid/liquid.retag.ts'
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import type { App } from '../../../http/app-type.ts'
@@ -55,9 +56,11 @@ export function questionTagRoutes(app: App): void {
             const writes = questionTagWrites(trx)
             if (!(await writes.tagExists(tagId))) throw fieldError('tag', `Invalid pk "${tagId}" - object does not exist.`)
             const before = await counters.carriedTags(questionId)
+            const order = await tagOrder(trx, questionId)
             await counters.lockTags([...before, tagId])
             const created = await writes.add(question, tagId)
             await counters.retag(questionId, before, await counters.carriedTags(questionId))
+            await recordRetag(trx, questionId, request.caller!.id, order)
             return created
           }),
         { question_tags_unique: DUPLICATE, question_tags_tag_id_fkey: { tag: [`Invalid pk "${tagId}" - object does not exist.`] } },
@@ -91,9 +94,11 @@ export function questionTagRoutes(app: App): void {
         const questionTag = question ? await findTag() : undefined
         if (!question || !questionTag) throw NotFound()
         const before = await counters.carriedTags(question.id)
+        const order = await tagOrder(trx, question.id)
         await counters.lockTags(before)
         await questionTagWrites(trx).remove(question, questionTag)
         await counters.retag(question.id, before, await counters.carriedTags(question.id))
+        await recordRetag(trx, question.id, request.caller!.id, order)
       })
       return reply.code(204).send(null)
     },

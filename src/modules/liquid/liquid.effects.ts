@@ -1,0 +1,44 @@
+import { sql, type Kysely, type Transaction } from 'kysely'
+import type { Database } from '../../db/database.ts'
+import { liquidChangeOf } from './liquid.engine.ts'
+
+type Db = Kysely<Database> | Transaction<Database>
+
+/**
+ * Runs a write that may change where one user's weight goes on some questions (their delegations,
+ * their eligibility), and moves the liquid figures accordingly, in the caller's transaction. The
+ * questions are locked first, in id order, as every writer of a question's answers and tags does.
+ */
+export async function withLiquidEffects<T>(trx: Transaction<Database>, userId: number, questionIds: number[], write: () => Promise<T>): Promise<T> {
+  const ids = [...new Set(questionIds)].sort((a, b) => a - b)
+  if (ids.length > 0) await trx.selectFrom('questions').select('id').where('id', 'in', ids).orderBy('id').forUpdate().execute()
+  const pending = await liquidChangeOf(trx, ids, userId)
+  const result = await write()
+  await pending.apply()
+  return result
+}
+
+/**
+ * Questions carrying any of these tags: where a tag delegation can matter. Answered ones are included
+ * on purpose: the answer may be withdrawn before the locks are taken, and an answered user's standing
+ * costs one look-up.
+ */
+export async function questionsWithTags(db: Db, tagIds: number[]): Promise<number[]> {
+  if (tagIds.length === 0) return []
+  const rows = await db.selectFrom('question_tags').select('question_id').distinct().where('tag_id', 'in', tagIds).execute()
+  return rows.map((row) => row.question_id)
+}
+
+/**
+ * Every question where the user's standing can depend on whether their account is active: those they
+ * answered, and those their delegations reach.
+ */
+export async function questionsTouchedByUser(db: Db, userId: number): Promise<number[]> {
+  const { rows } = await sql<{ question_id: number }>`
+    SELECT question_id FROM question_votes WHERE user_id = ${userId}
+    UNION SELECT question_id FROM question_choice_votes WHERE user_id = ${userId}
+    UNION SELECT question_id FROM question_delegations WHERE user_id = ${userId} AND revoked_at IS NULL
+    UNION SELECT qt.question_id FROM tag_delegations td JOIN question_tags qt ON qt.tag_id = td.tag_id
+      WHERE td.user_id = ${userId} AND td.revoked_at IS NULL`.execute(db)
+  return rows.map((row) => row.question_id)
+}
