@@ -18,6 +18,10 @@ Commands:
   app-key revoke --id ID                   revoke an application key
   user staff --username NAME [--off]       grant (or withdraw) staff rights
   user sign-out --username NAME            revoke every sign-in token of a user
+  recompute [--liquid]                     rebuild every stored figure and counter from the raw rows;
+                                           --liquid first resolves every delegation again
+  check                                    report every stored figure that differs from a recomputation
+                                           (exit status 1 when any does)
   serve                                    migrate, then serve the API on HOST:PORT
   demo                                     migrate, seed the demo data if empty, create a key and serve
 
@@ -92,6 +96,37 @@ async function userCommand(config: Config, args: string[]): Promise<void> {
   })
 }
 
+async function recomputeCommand(config: Config, args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { liquid: { type: 'boolean', default: false } } })
+  const { rebuildAllLiquid } = await import('./modules/liquid/liquid.rebuild.ts')
+  const { recomputeStatistics } = await import('./modules/statistics/recompute.ts')
+  await withDatabase(config, async ({ db }) => {
+    await migrateToLatest(db)
+    if (values.liquid) {
+      const changed = await rebuildAllLiquid(db, true, (done, total) => done % 500 === 0 && console.error(`delegations: ${done}/${total} questions`))
+      console.error(`delegations resolved again: ${changed.length} stored values corrected`)
+    }
+    await recomputeStatistics(db)
+    console.error('every stored figure and counter recomputed from the raw rows')
+  })
+}
+
+/** Prints each difference on a line; the status says whether there was any. */
+async function checkCommand(config: Config): Promise<number> {
+  const { rebuildAllLiquid } = await import('./modules/liquid/liquid.rebuild.ts')
+  const { storedFigureDifferences } = await import('./modules/statistics/check.ts')
+  return withDatabase(config, async ({ db }) => {
+    await migrateToLatest(db)
+    const liquid = await rebuildAllLiquid(db, false)
+    for (const d of liquid) console.log(`liquid\tquestion ${d.question}\t${d.what}\tstored ${d.stored}\tresolved ${d.resolved}`)
+    const figures = await storedFigureDifferences(db)
+    for (const d of figures) console.log(`figure\t${d.table} ${d.id}\t${d.column}\tstored ${String(d.stored)}\trecomputed ${String(d.recomputed)}`)
+    const total = liquid.length + figures.length
+    console.error(total === 0 ? 'every stored figure equals a recomputation' : `${total} stored values differ from a recomputation`)
+    return total === 0 ? 0 : 1
+  })
+}
+
 async function demoCommand(config: Config): Promise<void> {
   const handle = await connectDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
   await migrateToLatest(handle.db)
@@ -138,6 +173,11 @@ export async function main(argv: string[]): Promise<number> {
       case 'user':
         await userCommand(config, args)
         return 0
+      case 'recompute':
+        await recomputeCommand(config, args)
+        return 0
+      case 'check':
+        return await checkCommand(config)
       case 'serve':
         await startServer(config)
         return -1

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../db/database.ts'
+import { rebuildAllLiquid } from '../modules/liquid/liquid.rebuild.ts'
 import { recomputeStatistics } from '../modules/statistics/recompute.ts'
 import { seedAreas } from './areas.ts'
 import { syncIdentitySequences } from './bulk.ts'
@@ -137,6 +138,8 @@ async function seedInTransaction(db: Kysely<any>, options: SeedOptions): Promise
   await syncIdentitySequences(db, SEEDED_TABLES)
   // Planner statistics first, so that the recomputation's GROUP BYs and joins get good plans.
   await analyze(db, SEEDED_TABLES)
+  // Delegations decide each answer's liquid weight; the liquid figures then follow from the weights.
+  await rebuildAllLiquid(db, true, (done, total) => progress('delegations', done, total))
   await recomputeStatistics(db, { onStep: (done, total) => progress('statistics', done, total) })
   await analyze(db, ['users', 'questions', 'question_choices', 'question_tags', 'comments', 'tags', 'areas', 'groups'])
 

@@ -71,6 +71,30 @@ test('seed fills an empty database, refuses a non-empty one, and --force starts 
   assert.equal(run(['seed', '--scale', 'huge']).code, 2)
 })
 
+test('check finds the seeded figures exact, reports a tampered one, and recompute --liquid repairs it', async () => {
+  const clean = run(['check'])
+  assert.equal(clean.code, 0, clean.stdout + clean.stderr)
+  assert.match(clean.stderr, /every stored figure equals a recomputation/)
+  const handle = await connectDatabase({ databaseUrl: scratch.env.DATABASE_URL || null, dataDir: scratch.env.DATA_DIR ?? '' })
+  let voteId: number
+  try {
+    const vote = await handle.db.selectFrom('question_votes').select(['id', 'liquid_weight']).orderBy('id').limit(1).executeTakeFirstOrThrow()
+    voteId = vote.id
+    await handle.db.updateTable('question_votes').set({ liquid_weight: vote.liquid_weight + 3 }).where('id', '=', vote.id).execute()
+    await handle.db.updateTable('tags').set({ votes_count: 999999 }).where('id', '=', 1).execute()
+  } finally {
+    await handle.close()
+  }
+  const dirty = run(['check'])
+  assert.equal(dirty.code, 1)
+  assert.match(dirty.stdout, new RegExp(`liquid\tquestion \\d+\tquestion_votes ${voteId} liquid_weight`))
+  assert.match(dirty.stdout, /figure\ttags 1\tvotes_count\tstored 999999/)
+  const repaired = run(['recompute', '--liquid'])
+  assert.equal(repaired.code, 0, repaired.stderr)
+  assert.match(repaired.stderr, /delegations resolved again: [1-9]\d* stored values corrected/)
+  assert.equal(run(['check']).code, 0)
+})
+
 test('serve answers on PORT and stops cleanly on SIGTERM', async () => {
   const port = await freePort()
   const child = spawn(process.execPath, [BIN, 'serve'], { env: { ...process.env, LOG_LEVEL: 'info', ...scratch.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] })

@@ -193,7 +193,11 @@ describe('refusals change nothing', () => {
   })
 
   test('a closed group takes questions from its members', async () => {
-    await t.database.db.insertInto('group_memberships').values({ group_id: ids.closed, user_id: ids.author }).execute()
+    const db = t.database.db
+    await db.insertInto('group_memberships').values({ group_id: ids.closed, user_id: ids.author }).execute()
+    // A membership made directly, with the counters a join through the API would move.
+    await db.updateTable('groups').set((eb) => ({ member_count: eb('member_count', '+', 1) })).where('id', '=', ids.closed).execute()
+    await db.updateTable('users').set((eb) => ({ count_group_memberships: eb('count_group_memberships', '+', 1) })).where('id', '=', ids.author).execute()
     assert.equal((await create({ question: 'Members only', group: ids.closed })).statusCode, 201)
   })
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import type { Insertable, Kysely } from 'kysely'
 import type { Database, Questions } from '../../src/db/database.ts'
-import { recomputeStatistics } from '../../src/modules/statistics/recompute.ts'
+import { storedFigureDifferences } from '../../src/modules/statistics/check.ts'
 import { insertQuestion } from '../helpers/fixtures.ts'
 
 /** Questions to vote on, and the check that every stored figure equals a full recomputation. */
@@ -33,49 +33,14 @@ export const VOTE_FED_COLUMNS: Record<string, string[]> = {
   tags: ['votes_count'],
 }
 
-type Snapshot = Record<string, Map<number, Record<string, unknown>>>
-
-async function snapshot(db: Kysely<any>): Promise<Snapshot> {
-  const out: Snapshot = {}
-  for (const [table, columns] of Object.entries(VOTE_FED_COLUMNS)) {
-    const rows = await db.selectFrom(table).select(['id', ...columns]).orderBy('id').execute()
-    out[table] = new Map(rows.map((row: Record<string, unknown>) => [Number(row.id), row]))
-  }
-  return out
-}
-
-const comparable = (value: unknown) => (value instanceof Date ? value.getTime() : value)
-
-class RolledBack extends Error {}
-
 /**
- * Runs recomputeStatistics inside a transaction that is rolled back, and compares every vote-fed column
- * of every row with what was stored before: equal to the bit, or the differences are listed.
+ * Recomputes every figure in a transaction that is rolled back, and compares every vote-fed column of
+ * every row with what was stored before: equal to the bit, or the differences are listed.
  */
 export async function assertStoredEqualsRecomputed(db: Kysely<Database>, label = ''): Promise<void> {
-  const stored = await snapshot(db)
-  let recomputed: Snapshot | null = null
-  try {
-    await db.transaction().execute(async (trx) => {
-      await recomputeStatistics(trx)
-      recomputed = await snapshot(trx)
-      throw new RolledBack()
-    })
-  } catch (error) {
-    if (!(error instanceof RolledBack)) throw error
-  }
-  const differences: string[] = []
-  for (const [table, rows] of Object.entries(recomputed! as Snapshot)) {
-    for (const [id, row] of rows) {
-      const before = stored[table].get(id)
-      for (const column of VOTE_FED_COLUMNS[table]) {
-        if (comparable(before?.[column]) !== comparable(row[column])) {
-          differences.push(`${table} ${id} ${column}: stored ${String(before?.[column])}, recomputed ${String(row[column])}`)
-        }
-      }
-    }
-  }
-  assert.deepEqual(differences.slice(0, 20), [], `${label} stored figures differ from a recomputation (${differences.length} differences)`)
+  const differences = await storedFigureDifferences(db, VOTE_FED_COLUMNS)
+  const lines = differences.map((d) => `${d.table} ${d.id} ${d.column}: stored ${String(d.stored)}, recomputed ${String(d.recomputed)}`)
+  assert.deepEqual(lines.slice(0, 20), [], `${label} stored figures differ from a recomputation (${lines.length} differences)`)
 }
 
 /** Everything a vote can change, to show that a refused one changed nothing. */

@@ -103,20 +103,26 @@ async function storedFamilies(db: Db, questionId: number): Promise<Map<string, F
   ])
 }
 
-/** Every question, in id order, a batch at a time; each question in its own short transaction when writing. */
+/**
+ * Every question, in id order. Inside a transaction everything runs in it; otherwise each question is
+ * resolved in a short transaction of its own (holding its lock when writing, a consistent snapshot when
+ * only checking), so the service keeps serving meanwhile.
+ */
 export async function rebuildAllLiquid(db: Kysely<Database>, write: boolean, onQuestion?: (done: number, total: number) => void): Promise<LiquidDifference[]> {
   const ids = (await db.selectFrom('questions').select('id').orderBy('id').execute()).map((row) => row.id)
   const differences: LiquidDifference[] = []
   for (let i = 0; i < ids.length; i++) {
-    const id = ids[i]
-    const found = write
-      ? await db.transaction().execute(async (trx) => {
-          await trx.selectFrom('questions').select('id').where('id', '=', id).forUpdate().execute()
-          return rebuildQuestionLiquid(trx, id, true)
-        })
-      : await rebuildQuestionLiquid(db, id, false)
-    differences.push(...found)
+    differences.push(...(await rebuildOne(db, ids[i], write)))
     onQuestion?.(i + 1, ids.length)
   }
   return differences
+}
+
+async function rebuildOne(db: Kysely<Database>, id: number, write: boolean): Promise<LiquidDifference[]> {
+  if (db.isTransaction) return rebuildQuestionLiquid(db, id, write)
+  if (!write) return db.transaction().setIsolationLevel('repeatable read').execute((trx) => rebuildQuestionLiquid(trx, id, false))
+  return db.transaction().execute(async (trx) => {
+    await trx.selectFrom('questions').select('id').where('id', '=', id).forUpdate().execute()
+    return rebuildQuestionLiquid(trx, id, true)
+  })
 }
