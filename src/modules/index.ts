@@ -9,6 +9,7 @@ import { areaRoutes } from './areas/areas.routes.ts'
 import { echoRoutes } from './auth/echo.routes.ts'
 import { censusRoutes } from './census/census.routes.ts'
 import { commentRoutes } from './comments/comments.routes.ts'
+import { delegationRoutes } from './delegations/delegations.routes.ts'
 import { followingRoutes } from './following/following.routes.ts'
 import { groupRoutes } from './groups/groups.routes.ts'
 import { choiceRoutes } from './choices/choices.routes.ts'
@@ -43,6 +44,7 @@ export function registerModules(app: App): void {
   commentRoutes(app)
   groupRoutes(app)
   followingRoutes(app)
+  delegationRoutes(app)
   choiceRoutes(app)
   censusRoutes(app)
   statsRoutes(app)

@@ -1,0 +1,92 @@
+import { sql, type Selectable } from 'kysely'
+import type { QuestionDelegations } from '../../db/database.ts'
+import type { Caller } from '../../http/authentication.ts'
+import { column, orderingFieldsOf, type OrderingFields } from '../../http/ordering.ts'
+import { iso, isoOrNull } from '../../http/schemas.ts'
+import type { UrlBuilder } from '../../http/urls.ts'
+import { questionVisibleSql } from '../questions/question-access.ts'
+import { historyOn, type Db, type ReducedUser } from './delegations.http.ts'
+import type { QuestionDelegation, QuestionDelegationListQuery } from './question-delegations.schemas.ts'
+
+export type QuestionDelegationRow = Selectable<QuestionDelegations>
+
+/** The spec's name for the resource (singular). */
+export const QUESTION_DELEGATION_RESOURCE = 'question_delegation'
+
+export const QUESTION_DELEGATION_ORDERING: OrderingFields = {
+  ...orderingFieldsOf(['id', 'created_at'], 'question_delegations'),
+  question: column('question_delegations.question_id'),
+}
+
+export function toQuestionDelegation(row: QuestionDelegationRow, users: Map<number, ReducedUser>, urls: UrlBuilder): QuestionDelegation {
+  return {
+    id: row.id,
+    url: urls.detail(QUESTION_DELEGATION_RESOURCE, row.id),
+    user: row.user_id,
+    question: row.question_id,
+    question_url: urls.detail('questions', row.question_id),
+    trustee: row.trustee_id,
+    trustee_info: row.trustee_id === null ? null : users.get(row.trustee_id) ?? null,
+    active: row.revoked_at === null,
+    created_at: iso(row.created_at),
+    revoked_at: isoOrNull(row.revoked_at),
+  }
+}
+
+export function questionDelegationsRepository(db: Db) {
+  return {
+    /** The user's own delegations: the active ones, or with history every one. */
+    filtered(userId: number, filters: QuestionDelegationListQuery) {
+      let query = db.selectFrom('question_delegations').where('question_delegations.user_id', '=', userId)
+      if (!historyOn(filters.history)) query = query.where('question_delegations.revoked_at', 'is', null)
+      if (filters.question !== undefined) query = query.where('question_delegations.question_id', '=', filters.question)
+      if (filters.trustee !== undefined) query = query.where('question_delegations.trustee_id', '=', filters.trustee)
+      return query
+    },
+
+    async find(id: number): Promise<QuestionDelegationRow | undefined> {
+      return db.selectFrom('question_delegations').selectAll().where('id', '=', id).executeTakeFirst()
+    },
+
+    async active(userId: number, questionId: number): Promise<QuestionDelegationRow | undefined> {
+      return db
+        .selectFrom('question_delegations')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('question_id', '=', questionId)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst()
+    },
+
+    async insert(values: { user_id: number; question_id: number; trustee_id: number | null }): Promise<QuestionDelegationRow> {
+      return db.insertInto('question_delegations').values(values).returningAll().executeTakeFirstOrThrow()
+    },
+
+    /** Revokes an active row; undefined when it was revoked already. */
+    async revoke(id: number): Promise<QuestionDelegationRow | undefined> {
+      return db.updateTable('question_delegations').set({ revoked_at: sql`now()` }).where('id', '=', id).where('revoked_at', 'is', null).returningAll().executeTakeFirst()
+    },
+
+    /**
+     * How many active delegations by active accounts name the trustee, per question the trustee can see;
+     * the most first.
+     */
+    async countsFor(trustee: Caller): Promise<{ question_id: number; count: number }[]> {
+      const rows = await db
+        .selectFrom('question_delegations')
+        .innerJoin('users', 'users.id', 'question_delegations.user_id')
+        .innerJoin('questions', 'questions.id', 'question_delegations.question_id')
+        .select(['question_delegations.question_id', (eb) => eb.fn.countAll<number>().as('count')])
+        .where('question_delegations.trustee_id', '=', trustee.id)
+        .where('question_delegations.revoked_at', 'is', null)
+        .where('users.is_active', '=', true)
+        .where('users.is_deleted', '=', false)
+        .where(questionVisibleSql(trustee))
+        .groupBy('question_delegations.question_id')
+        .orderBy(sql`count(*)`, 'desc')
+        .orderBy('question_delegations.question_id')
+        .execute()
+      return rows.map((row) => ({ question_id: row.question_id, count: Number(row.count) }))
+    },
+  }
+}

@@ -1,0 +1,39 @@
+import { Type } from 'typebox'
+import type { App } from '../../http/app-type.ts'
+import { NotFound } from '../../http/errors.ts'
+import { Id, readErrors } from '../../http/schemas.ts'
+import { visibleQuestion } from '../questions/question-access.ts'
+import { reducedUsers } from './delegations.http.ts'
+import { Representation } from './representation.schemas.ts'
+import { resolveRepresentation } from './representation.service.ts'
+
+/** GET /api/questions/<id>/representation/: where the caller's vote on a question goes. */
+export function representationRoutes(app: App): void {
+  app.get('/api/questions/:id/representation/', {
+    schema: {
+      summary: 'Where your vote on this question goes',
+      description: 'Your own answer, or the delegation that wins for this question and the chain of trustees it leads through.',
+      params: Type.Object({ id: Id }),
+      response: { 200: Representation, ...readErrors },
+    },
+    config: {
+      access: 'signed-in',
+      resource: { name: 'Question Representation', description: 'Where your vote on this question goes: your answer, or your delegation, the chain of trustees and who represents you.' },
+    },
+    handler: async (request) => {
+      const caller = request.caller!
+      const questionId = request.params.id
+      if (!(await visibleQuestion(app.db, caller, questionId))) throw NotFound()
+      const resolution = await resolveRepresentation(app.db, questionId, caller.id)
+      const users = await reducedUsers(app, request, resolution.chain)
+      return {
+        question: questionId,
+        outcome: resolution.outcome,
+        delegation: resolution.delegation,
+        chain: resolution.chain.map((id) => users.get(id)).filter((user) => user !== undefined),
+        representative: resolution.representative === null ? null : users.get(resolution.representative) ?? null,
+        representative_answer: resolution.representativeAnswer,
+      }
+    },
+  })
+}
