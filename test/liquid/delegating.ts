@@ -1,37 +1,34 @@
+import assert from 'node:assert/strict'
 import type { TestApp } from '../helpers/app.ts'
-import { questionsWithTags, withLiquidEffects } from '../../src/modules/liquid/liquid.effects.ts'
 
-/** Delegation writes for the liquid tests, through the same engine entry point the delegation resources use. */
-export async function delegateOnTag(t: TestApp, userId: number, tagId: number, trusteeId: number | null, priority: number) {
-  await t.database.db.transaction().execute(async (trx) =>
-    withLiquidEffects(trx, userId, await questionsWithTags(trx, [tagId]), async () => {
-      await trx.updateTable('tag_delegations').set({ revoked_at: new Date() }).where('user_id', '=', userId).where('tag_id', '=', tagId).where('revoked_at', 'is', null).execute()
-      await trx.insertInto('tag_delegations').values({ user_id: userId, tag_id: tagId, trustee_id: trusteeId, priority }).execute()
-    }),
-  )
-}
+/** Delegation writes for the liquid tests, through the API, remembering each user's active delegation ids. */
+export class Delegating {
+  private readonly ids = new Map<string, number>()
+  constructor(private readonly t: TestApp) {}
 
-export async function revokeOnTag(t: TestApp, userId: number, tagId: number) {
-  await t.database.db.transaction().execute(async (trx) =>
-    withLiquidEffects(trx, userId, await questionsWithTags(trx, [tagId]), async () => {
-      await trx.updateTable('tag_delegations').set({ revoked_at: new Date() }).where('user_id', '=', userId).where('tag_id', '=', tagId).where('revoked_at', 'is', null).execute()
-    }),
-  )
-}
+  async onTag(token: string, userId: number, tag: number, trustee: number | null, priority: number) {
+    const response = await this.t.send('POST', '/api/tag_delegations/', { tag, trustee, priority }, token)
+    assert.equal(response.statusCode, 201, response.body)
+    this.ids.set(`tag:${userId}:${tag}`, response.json().id)
+  }
 
-export async function delegateOnQuestion(t: TestApp, userId: number, questionId: number, trusteeId: number | null) {
-  await t.database.db.transaction().execute(async (trx) =>
-    withLiquidEffects(trx, userId, [questionId], async () => {
-      await trx.updateTable('question_delegations').set({ revoked_at: new Date() }).where('user_id', '=', userId).where('question_id', '=', questionId).where('revoked_at', 'is', null).execute()
-      await trx.insertInto('question_delegations').values({ user_id: userId, question_id: questionId, trustee_id: trusteeId }).execute()
-    }),
-  )
-}
+  async onQuestion(token: string, userId: number, question: number, trustee: number | null) {
+    const response = await this.t.send('POST', '/api/question_delegation/', { question, trustee }, token)
+    assert.equal(response.statusCode, 201, response.body)
+    this.ids.set(`question:${userId}:${question}`, response.json().id)
+  }
 
-export async function revokeOnQuestion(t: TestApp, userId: number, questionId: number) {
-  await t.database.db.transaction().execute(async (trx) =>
-    withLiquidEffects(trx, userId, [questionId], async () => {
-      await trx.updateTable('question_delegations').set({ revoked_at: new Date() }).where('user_id', '=', userId).where('question_id', '=', questionId).where('revoked_at', 'is', null).execute()
-    }),
-  )
+  async revokeTag(token: string, userId: number, tag: number) {
+    await this.revoke(token, 'tag_delegations', `tag:${userId}:${tag}`)
+  }
+
+  async revokeQuestion(token: string, userId: number, question: number) {
+    await this.revoke(token, 'question_delegation', `question:${userId}:${question}`)
+  }
+
+  private async revoke(token: string, resource: string, key: string) {
+    const response = await this.t.send('DELETE', `/api/${resource}/${this.ids.get(key)}/`, undefined, token)
+    assert.equal(response.statusCode, 204, response.body)
+    this.ids.delete(key)
+  }
 }

@@ -6,7 +6,7 @@ import { accountsRepository } from '../../src/modules/accounts/accounts.reposito
 import { rebuildAllLiquid } from '../../src/modules/liquid/liquid.rebuild.ts'
 import { assertStoredEqualsRecomputed } from '../votes/support.ts'
 import { referenceFigures, type RefDelegation, type RefQuestion, type RefWorld } from './reference.ts'
-import { delegateOnQuestion, delegateOnTag, revokeOnQuestion, revokeOnTag } from './delegating.ts'
+import { Delegating } from './delegating.ts'
 
 /**
  * Random sequences of answers, withdrawals, delegations, blocks, reorderings, tag edits and account
@@ -59,6 +59,7 @@ async function scenario(seed: number, steps: number) {
   const voteIds = new Map<string, { table: string; id: number }>()
   let delegationSerial = 0
   const log: string[] = []
+  const delegating = new Delegating(t)
 
   const compare = async (label: string) => {
     for (const question of questions) {
@@ -100,16 +101,19 @@ async function scenario(seed: number, steps: number) {
     } else if (roll < 0.65) {
       if (!world.active.has(user)) continue
       const tag = pick(tagIds)
-      const trustee = random() < 0.12 ? null : pick(ids.filter((id) => id !== user))
+      // A deactivated account cannot be named as a new trustee; delegations made earlier to one stay.
+      const trustee = random() < 0.12 ? null : pick(ids.filter((id) => id !== user && world.active.has(id)))
       const priority = Math.floor(random() * 3)
-      await delegateOnTag(t, user, tag, trustee, priority)
+      if (trustee === undefined) continue
+      await delegating.onTag(tokens.get(user)!, user, tag, trustee, priority)
       world.delegations = world.delegations.filter((d) => !(d.userId === user && d.tagId === tag))
       world.delegations.push({ id: ++delegationSerial, userId: user, trusteeId: trustee, tagId: tag, questionId: null, priority })
       log.push(`${user} delegates tag ${tag} to ${trustee} priority ${priority}`)
     } else if (roll < 0.72) {
       if (!world.active.has(user)) continue
-      const trustee = random() < 0.2 ? null : pick(ids.filter((id) => id !== user))
-      await delegateOnQuestion(t, user, question.id, trustee)
+      const trustee = random() < 0.2 ? null : pick(ids.filter((id) => id !== user && world.active.has(id)))
+      if (trustee === undefined) continue
+      await delegating.onQuestion(tokens.get(user)!, user, question.id, trustee)
       world.delegations = world.delegations.filter((d) => !(d.userId === user && d.questionId === question.id))
       world.delegations.push({ id: ++delegationSerial, userId: user, trusteeId: trustee, tagId: null, questionId: question.id, priority: 0 })
       log.push(`${user} delegates question ${question.id} to ${trustee}`)
@@ -117,8 +121,8 @@ async function scenario(seed: number, steps: number) {
       const mine = world.delegations.filter((d) => d.userId === user)
       if (mine.length === 0 || !world.active.has(user)) continue
       const gone: RefDelegation = pick(mine)
-      if (gone.tagId !== null) await revokeOnTag(t, user, gone.tagId)
-      else await revokeOnQuestion(t, user, gone.questionId!)
+      if (gone.tagId !== null) await delegating.revokeTag(tokens.get(user)!, user, gone.tagId)
+      else await delegating.revokeQuestion(tokens.get(user)!, user, gone.questionId!)
       world.delegations = world.delegations.filter((d) => d !== gone)
       log.push(`${user} revokes ${gone.tagId !== null ? `tag ${gone.tagId}` : `question ${gone.questionId}`}`)
     } else if (roll < 0.9) {
