@@ -1,17 +1,26 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import { countColumns, emptyFamily, familyFromRow, withAnswer, type FamilyTally } from '../statistics/compute/tally.ts'
-import { resolveWeights, type ResolverDelegation } from './compute/resolve.ts'
+import { CompactResolver, EMPTY_LIST, type DelegationList } from './compute/compact.ts'
 import { liquidRepository, type Slot } from './liquid.repository.ts'
 
 type Db = Kysely<Database> | Transaction<Database>
 
 /**
- * Full resolution of a question: reads its answers and applicable delegations once, resolves them in
- * memory, and compares (or replaces) the stored weights and liquid figures. Rebuilds after edits of an
- * answered question's tags, and backs `recompute --liquid` and `check`.
+ * Full resolution: reads each question's answers and the delegations that apply to it once, resolves
+ * them in memory (compute/compact.ts), and compares (or replaces) the stored weights and liquid
+ * figures. The tag delegations are read once for all questions. Rebuilds after tag edits of answered
+ * questions, and backs `recompute --liquid`, `check` and the seed.
  */
-interface LoadedAnswer {
+export interface LiquidDifference {
+  question: number
+  what: string
+  stored: number
+  resolved: number
+}
+
+interface AnswerRow {
+  question_id: number
   vote_table: Slot['voteTable']
   id: number
   user_id: number
@@ -22,107 +31,150 @@ interface LoadedAnswer {
   liquid_weight: number
 }
 
-export interface LiquidDifference {
-  question: number
-  what: string
-  stored: number
-  resolved: number
+const BATCH = 100
+const DELEGATION_CHUNK = 200_000
+
+/** Active tag delegations by active accounts on these tags (all tags when null), grouped by tag. */
+export async function loadTagDelegations(db: Db, tagIds: number[] | null): Promise<Map<number, DelegationList>> {
+  const rows: { tag_id: number; user_id: number; trustee_id: number | null; priority: number; id: number }[] = []
+  let after = { tag: 0, id: 0 }
+  for (;;) {
+    const chunk = await sql<{ tag_id: number; user_id: number; trustee_id: number | null; priority: number; id: number }>`
+      SELECT td.tag_id, td.user_id, td.trustee_id, td.priority, td.id
+      FROM tag_delegations td JOIN users u ON u.id = td.user_id AND u.is_active AND NOT u.is_deleted
+      WHERE td.revoked_at IS NULL AND (td.tag_id, td.id) > (${after.tag}, ${after.id})
+        ${tagIds === null ? sql`` : sql`AND td.tag_id IN (${sql.join(tagIds.length ? tagIds : [-1])})`}
+      ORDER BY td.tag_id, td.id LIMIT ${DELEGATION_CHUNK}`.execute(db)
+    rows.push(...chunk.rows)
+    if (chunk.rows.length < DELEGATION_CHUNK) break
+    const last = chunk.rows[chunk.rows.length - 1]
+    after = { tag: last.tag_id, id: last.id }
+  }
+  const lists = new Map<number, DelegationList>()
+  for (let start = 0; start < rows.length; ) {
+    let end = start
+    while (end < rows.length && rows[end].tag_id === rows[start].tag_id) end++
+    lists.set(rows[start].tag_id, toList(rows.slice(start, end)))
+    start = end
+  }
+  return lists
 }
 
-export async function loadQuestionGraph(db: Db, questionId: number) {
-  const answers = await sql<LoadedAnswer>`
-    SELECT 'question_votes' AS vote_table, v.id, v.user_id, v.question_id AS target_id, v.value, v.skipped, v.liquid_weight,
-           (NOT v.private AND u.is_active AND NOT u.is_deleted) AS carries
-    FROM question_votes v JOIN users u ON u.id = v.user_id WHERE v.question_id = ${questionId}
-    UNION ALL
-    SELECT 'question_choice_votes', v.id, v.user_id, v.choice_id, v.value, v.skipped, v.liquid_weight,
-           (NOT v.private AND u.is_active AND NOT u.is_deleted)
-    FROM question_choice_votes v JOIN users u ON u.id = v.user_id WHERE v.question_id = ${questionId}`.execute(db)
-  const delegations = await sql<{ id: number; user_id: number; trustee_id: number | null; position: number | null; priority: number }>`
-    SELECT qd.id, qd.user_id, qd.trustee_id, NULL::integer AS position, 0 AS priority
-    FROM question_delegations qd JOIN users u ON u.id = qd.user_id AND u.is_active AND NOT u.is_deleted
-    WHERE qd.question_id = ${questionId} AND qd.revoked_at IS NULL
-    UNION ALL
-    SELECT td.id, td.user_id, td.trustee_id, qt.position, td.priority
-    FROM question_tags qt
-    JOIN tag_delegations td ON td.tag_id = qt.tag_id AND td.revoked_at IS NULL
-    JOIN users u ON u.id = td.user_id AND u.is_active AND NOT u.is_deleted
-    WHERE qt.question_id = ${questionId}`.execute(db)
+function toList(rows: { user_id: number; trustee_id: number | null; priority: number; id: number }[]): DelegationList {
   return {
-    answers: answers.rows,
-    delegations: delegations.rows.map((row): ResolverDelegation => ({ id: row.id, userId: row.user_id, trusteeId: row.trustee_id, position: row.position, priority: row.priority })),
+    users: Int32Array.from(rows, (row) => row.user_id),
+    trustees: Int32Array.from(rows, (row) => row.trustee_id ?? -1),
+    priorities: Int32Array.from(rows, (row) => row.priority),
+    ids: Int32Array.from(rows, (row) => row.id),
   }
 }
 
-/** Resolves one question; with `write`, stores what differs. Returns the differences found. */
-export async function rebuildQuestionLiquid(db: Db, questionId: number, write: boolean): Promise<LiquidDifference[]> {
-  const { answers, delegations } = await loadQuestionGraph(db, questionId)
-  const weights = resolveWeights(answers.map((a) => ({ userId: a.user_id, carries: a.carries })), delegations)
-  const differences: LiquidDifference[] = []
-  const changed = { question_votes: new Map<number, number>(), question_choice_votes: new Map<number, number>() }
-  const families = new Map<string, FamilyTally>()
-  for (const answer of answers) {
-    const weight = weights.get(answer.user_id)!
-    if (weight !== answer.liquid_weight) {
-      changed[answer.vote_table].set(answer.id, weight)
-      differences.push({ question: questionId, what: `${answer.vote_table} ${answer.id} liquid_weight`, stored: answer.liquid_weight, resolved: weight })
-    }
-    const target = answer.vote_table === 'question_votes' ? `questions:${answer.target_id}` : `question_choices:${answer.target_id}`
-    families.set(target, withAnswer(families.get(target) ?? emptyFamily(), answer.skipped ? null : answer.value, weight, 1))
+function groupBy<T extends { question_id: number }>(rows: T[]): Map<number, T[]> {
+  const groups = new Map<number, T[]>()
+  for (const row of rows) {
+    const group = groups.get(row.question_id)
+    if (group) group.push(row)
+    else groups.set(row.question_id, [row])
   }
-  const stored = await storedFamilies(db, questionId)
-  const toStore: [Slot['target'], number, FamilyTally][] = []
-  for (const [target, family] of stored) {
-    const resolved = families.get(target) ?? emptyFamily()
-    const [table, id] = target.split(':') as [Slot['target'], string]
-    const storedCounts = [...family.counts, family.skipped]
-    const resolvedCounts = [...resolved.counts, resolved.skipped]
-    const names = countColumns('liquid')
-    names.forEach((name, i) => {
-      if (storedCounts[i] !== resolvedCounts[i]) differences.push({ question: questionId, what: `${table} ${id} ${name}`, stored: storedCounts[i], resolved: resolvedCounts[i] })
-    })
-    if (storedCounts.some((count, i) => count !== resolvedCounts[i])) toStore.push([table, Number(id), resolved])
-  }
-  if (write) {
-    const repository = liquidRepository(db)
-    await repository.setWeights('question_votes', changed.question_votes)
-    await repository.setWeights('question_choice_votes', changed.question_choice_votes)
-    for (const [table, id, family] of toStore) await repository.storeLiquid(table, id, family)
-  }
-  return differences
+  return groups
 }
 
-/** The stored liquid counts of the question and of each of its choices, keyed `table:id`. */
-async function storedFamilies(db: Db, questionId: number): Promise<Map<string, FamilyTally>> {
-  const columns = countColumns('liquid')
-  const question = await (db as Kysely<any>).selectFrom('questions').select(['id', ...columns]).where('id', '=', questionId).execute()
-  const choices = await (db as Kysely<any>).selectFrom('question_choices').select(['id', ...columns]).where('question_id', '=', questionId).orderBy('id').execute()
-  return new Map([
-    ...question.map((row: Record<string, unknown>) => [`questions:${row.id}`, familyFromRow(row, 'liquid')] as const),
-    ...choices.map((row: Record<string, unknown>) => [`question_choices:${row.id}`, familyFromRow(row, 'liquid')] as const),
+/** One batch's answers, question delegations, tags and stored families. */
+export async function loadBatch(db: Db, questionIds: number[]) {
+  const ids = sql.join(questionIds)
+  const [answers, delegations, tags, questions, choices] = await Promise.all([
+    sql<AnswerRow>`
+      SELECT v.question_id, 'question_votes' AS vote_table, v.id, v.user_id, v.question_id AS target_id, v.value, v.skipped, v.liquid_weight,
+             (NOT v.private AND u.is_active AND NOT u.is_deleted) AS carries
+      FROM question_votes v JOIN users u ON u.id = v.user_id WHERE v.question_id IN (${ids})
+      UNION ALL
+      SELECT v.question_id, 'question_choice_votes', v.id, v.user_id, v.choice_id, v.value, v.skipped, v.liquid_weight,
+             (NOT v.private AND u.is_active AND NOT u.is_deleted)
+      FROM question_choice_votes v JOIN users u ON u.id = v.user_id WHERE v.question_id IN (${ids})`.execute(db),
+    sql<{ question_id: number; user_id: number; trustee_id: number | null; priority: number; id: number }>`
+      SELECT qd.question_id, qd.user_id, qd.trustee_id, 0 AS priority, qd.id
+      FROM question_delegations qd JOIN users u ON u.id = qd.user_id AND u.is_active AND NOT u.is_deleted
+      WHERE qd.question_id IN (${ids}) AND qd.revoked_at IS NULL`.execute(db),
+    db.selectFrom('question_tags').select(['question_id', 'tag_id']).where('question_id', 'in', questionIds).orderBy('question_id').orderBy('position').orderBy('id').execute(),
+    (db as Kysely<any>).selectFrom('questions').select(['id', ...countColumns('liquid')]).where('id', 'in', questionIds).execute(),
+    (db as Kysely<any>).selectFrom('question_choices').select(['id', 'question_id', ...countColumns('liquid')]).where('question_id', 'in', questionIds).execute(),
   ])
+  const stored = new Map<number, Map<string, FamilyTally>>(questionIds.map((id) => [id, new Map()]))
+  for (const row of questions) stored.get(Number(row.id))!.set(`questions:${row.id}`, familyFromRow(row, 'liquid'))
+  for (const row of choices) stored.get(Number(row.question_id))!.set(`question_choices:${row.id}`, familyFromRow(row, 'liquid'))
+  return { answers: groupBy(answers.rows), delegations: groupBy(delegations.rows), tags: groupBy(tags), stored }
 }
 
 /**
- * Every question, in id order. Inside a transaction everything runs in it; otherwise each question is
- * resolved in a short transaction of its own (holding its lock when writing, a consistent snapshot when
- * only checking), so the service keeps serving meanwhile.
+ * Resolves the given questions (every question when null). With `write`, stores what differs; the
+ * caller holds the questions' locks, or a snapshot when only checking.
  */
-export async function rebuildAllLiquid(db: Kysely<Database>, write: boolean, onQuestion?: (done: number, total: number) => void): Promise<LiquidDifference[]> {
-  const ids = (await db.selectFrom('questions').select('id').orderBy('id').execute()).map((row) => row.id)
+export async function resolveQuestions(db: Db, questionIds: number[] | null, write: boolean, onProgress?: (done: number, total: number) => void): Promise<LiquidDifference[]> {
+  const ids = questionIds ?? (await db.selectFrom('questions').select('id').orderBy('id').execute()).map((row) => row.id)
+  if (ids.length === 0) return []
+  const tagIds = questionIds === null ? null : (await db.selectFrom('question_tags').select('tag_id').distinct().where('question_id', 'in', ids).execute()).map((row) => row.tag_id)
+  const tagLists = await loadTagDelegations(db, tagIds)
+  const maxUser = await db.selectFrom('users').select((eb) => eb.fn.max('id').as('max')).executeTakeFirstOrThrow()
+  const resolver = new CompactResolver(Number(maxUser.max ?? 0))
   const differences: LiquidDifference[] = []
-  for (let i = 0; i < ids.length; i++) {
-    differences.push(...(await rebuildOne(db, ids[i], write)))
-    onQuestion?.(i + 1, ids.length)
+  for (let start = 0; start < ids.length; start += BATCH) {
+    const batch = ids.slice(start, start + BATCH)
+    const loaded = await loadBatch(db, batch)
+    const changed = { question_votes: new Map<number, number>(), question_choice_votes: new Map<number, number>() }
+    const toStore: [Slot['target'], number, FamilyTally][] = []
+    for (const questionId of batch) {
+      const answers = loaded.answers.get(questionId) ?? []
+      const weights = resolver.resolve({
+        answerUsers: Int32Array.from(answers, (a) => a.user_id),
+        answerCarries: Uint8Array.from(answers, (a) => (a.carries ? 1 : 0)),
+        questionDelegations: loaded.delegations.has(questionId) ? toList(loaded.delegations.get(questionId)!) : EMPTY_LIST,
+        tagDelegations: (loaded.tags.get(questionId) ?? []).map((row) => tagLists.get(row.tag_id) ?? EMPTY_LIST),
+      })
+      const families = new Map<string, FamilyTally>()
+      answers.forEach((answer, i) => {
+        if (weights[i] !== answer.liquid_weight) {
+          changed[answer.vote_table].set(answer.id, weights[i])
+          differences.push({ question: questionId, what: `${answer.vote_table} ${answer.id} liquid_weight`, stored: answer.liquid_weight, resolved: weights[i] })
+        }
+        const target = `${answer.vote_table === 'question_votes' ? 'questions' : 'question_choices'}:${answer.target_id}`
+        families.set(target, withAnswer(families.get(target) ?? emptyFamily(), answer.skipped ? null : answer.value, weights[i], 1))
+      })
+      for (const [target, family] of loaded.stored.get(questionId)!) {
+        const resolved = families.get(target) ?? emptyFamily()
+        const before = [...family.counts, family.skipped]
+        const after = [...resolved.counts, resolved.skipped]
+        const [table, id] = target.split(':') as [Slot['target'], string]
+        countColumns('liquid').forEach((name, i) => {
+          if (before[i] !== after[i]) differences.push({ question: questionId, what: `${table} ${id} ${name}`, stored: before[i], resolved: after[i] })
+        })
+        if (before.some((count, i) => count !== after[i])) toStore.push([table, Number(id), resolved])
+      }
+    }
+    if (write) {
+      const repository = liquidRepository(db)
+      await repository.setWeights('question_votes', changed.question_votes)
+      await repository.setWeights('question_choice_votes', changed.question_choice_votes)
+      for (const [table, id, family] of toStore) await repository.storeLiquid(table, id, family)
+    }
+    onProgress?.(Math.min(start + BATCH, ids.length), ids.length)
   }
   return differences
 }
 
-async function rebuildOne(db: Kysely<Database>, id: number, write: boolean): Promise<LiquidDifference[]> {
-  if (db.isTransaction) return rebuildQuestionLiquid(db, id, write)
-  if (!write) return db.transaction().setIsolationLevel('repeatable read').execute((trx) => rebuildQuestionLiquid(trx, id, false))
+/** One question, resolved in full inside the caller's transaction (which holds its lock when writing). */
+export async function rebuildQuestionLiquid(db: Db, questionId: number, write: boolean): Promise<LiquidDifference[]> {
+  return resolveQuestions(db, [questionId], write)
+}
+
+/**
+ * Every question. Inside a transaction everything runs in it. Otherwise a check reads one consistent
+ * snapshot without blocking anyone, and a repair locks every question first, so no change interleaves.
+ */
+export async function rebuildAllLiquid(db: Kysely<Database>, write: boolean, onProgress?: (done: number, total: number) => void): Promise<LiquidDifference[]> {
+  if (db.isTransaction) return resolveQuestions(db, null, write, onProgress)
+  if (!write) return db.transaction().setIsolationLevel('repeatable read').execute((trx) => resolveQuestions(trx, null, false, onProgress))
   return db.transaction().execute(async (trx) => {
-    await trx.selectFrom('questions').select('id').where('id', '=', id).forUpdate().execute()
-    return rebuildQuestionLiquid(trx, id, true)
+    await trx.selectFrom('questions').select('id').orderBy('id').forUpdate().execute()
+    return resolveQuestions(trx, null, true, onProgress)
   })
 }
