@@ -16,31 +16,49 @@ import { runScript } from '../script.ts'
  * A change log records edits of an answered question's tags, which re-route delegated weight.
  */
 const schema = `
-CREATE FUNCTION liquid_eligible(p_user integer) RETURNS boolean LANGUAGE sql STABLE AS $$
-  SELECT coalesce((SELECT is_active AND NOT is_deleted FROM users WHERE id = p_user), false)
+CREATE FUNCTION liquid_eligible(p_user integer) RETURNS boolean LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  ok boolean;
+BEGIN
+  SELECT is_active AND NOT is_deleted INTO ok FROM users WHERE id = p_user;
+  RETURN coalesce(ok, false);
+END
 $$;
 
-CREATE FUNCTION liquid_answer_carries(p_question integer, p_user integer) RETURNS boolean LANGUAGE sql STABLE AS $$
-  SELECT NOT a.private AND liquid_eligible(p_user) FROM (
-    SELECT private FROM question_votes WHERE question_id = p_question AND user_id = p_user
-    UNION ALL
-    SELECT private FROM question_choice_votes WHERE question_id = p_question AND user_id = p_user
-  ) AS a LIMIT 1
+CREATE FUNCTION liquid_answer_carries(p_question integer, p_user integer) RETURNS boolean LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  is_private boolean;
+BEGIN
+  SELECT private INTO is_private FROM question_votes WHERE question_id = p_question AND user_id = p_user;
+  IF NOT FOUND THEN
+    SELECT private INTO is_private FROM question_choice_votes WHERE question_id = p_question AND user_id = p_user;
+    IF NOT FOUND THEN
+      RETURN NULL;
+    END IF;
+  END IF;
+  RETURN NOT is_private AND liquid_eligible(p_user);
+END
 $$;
 
-CREATE FUNCTION liquid_parent(p_question integer, p_user integer) RETURNS integer LANGUAGE sql STABLE AS $$
-  SELECT c.trustee_id FROM (
-    SELECT qd.trustee_id, 0 AS rank, 0 AS priority, 0 AS position, qd.id
-    FROM question_delegations qd
-    WHERE qd.question_id = p_question AND qd.user_id = p_user AND qd.revoked_at IS NULL
-    UNION ALL
-    SELECT td.trustee_id, CASE WHEN qt.position = 0 THEN 1 ELSE 2 END, td.priority, qt.position, td.id
-    FROM tag_delegations td JOIN question_tags qt ON qt.tag_id = td.tag_id AND qt.question_id = p_question
-    WHERE td.user_id = p_user AND td.revoked_at IS NULL
-  ) AS c
-  WHERE liquid_eligible(p_user)
-  ORDER BY c.rank, c.priority, c.position, c.id
-  LIMIT 1
+CREATE FUNCTION liquid_parent(p_question integer, p_user integer) RETURNS integer LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  trustee integer;
+BEGIN
+  IF NOT liquid_eligible(p_user) THEN
+    RETURN NULL;
+  END IF;
+  SELECT qd.trustee_id INTO trustee FROM question_delegations qd
+  WHERE qd.question_id = p_question AND qd.user_id = p_user AND qd.revoked_at IS NULL;
+  IF FOUND THEN
+    RETURN trustee;
+  END IF;
+  SELECT td.trustee_id INTO trustee
+  FROM tag_delegations td JOIN question_tags qt ON qt.tag_id = td.tag_id AND qt.question_id = p_question
+  WHERE td.user_id = p_user AND td.revoked_at IS NULL
+  ORDER BY CASE WHEN qt.position = 0 THEN 0 ELSE 1 END, td.priority, qt.position, td.id
+  LIMIT 1;
+  RETURN trustee;
+END
 $$;
 
 CREATE FUNCTION liquid_representative(p_question integer, p_user integer) RETURNS integer LANGUAGE plpgsql STABLE AS $$
@@ -63,6 +81,8 @@ BEGIN
 END
 $$;
 
+-- A level of the walk at a time: the unanswered, active users delegating to someone on the frontier
+-- whose winning delegation for the question (R2) names that person.
 CREATE FUNCTION liquid_intree(p_question integer, p_user integer) RETURNS integer LANGUAGE plpgsql STABLE AS $$
 DECLARE
   frontier integer[] := ARRAY[p_user];
@@ -70,17 +90,31 @@ DECLARE
   total integer := 0;
 BEGIN
   LOOP
-    SELECT coalesce(array_agg(DISTINCT c.user_id), '{}') INTO reached FROM (
-      SELECT qd.user_id, qd.trustee_id FROM question_delegations qd
+    WITH candidates AS (
+      SELECT qd.user_id FROM question_delegations qd
       WHERE qd.question_id = p_question AND qd.trustee_id = ANY(frontier) AND qd.revoked_at IS NULL
-      UNION ALL
-      SELECT td.user_id, td.trustee_id FROM question_tags qt
+      UNION
+      SELECT td.user_id FROM question_tags qt
       JOIN tag_delegations td ON td.tag_id = qt.tag_id AND td.trustee_id = ANY(frontier) AND td.revoked_at IS NULL
       WHERE qt.question_id = p_question
-    ) AS c
-    WHERE c.user_id <> p_user
-      AND liquid_answer_carries(p_question, c.user_id) IS NULL
-      AND liquid_parent(p_question, c.user_id) = c.trustee_id;
+    ), eligible AS (
+      SELECT c.user_id FROM candidates c JOIN users u ON u.id = c.user_id AND u.is_active AND NOT u.is_deleted
+      WHERE c.user_id <> p_user
+        AND NOT EXISTS (SELECT 1 FROM question_votes v WHERE v.question_id = p_question AND v.user_id = c.user_id)
+        AND NOT EXISTS (SELECT 1 FROM question_choice_votes v WHERE v.question_id = p_question AND v.user_id = c.user_id)
+    ), winners AS (
+      SELECT DISTINCT ON (d.user_id) d.user_id, d.trustee_id FROM (
+        SELECT qd.user_id, qd.trustee_id, 0 AS rank, 0 AS priority, 0 AS position, qd.id
+        FROM question_delegations qd JOIN eligible e ON e.user_id = qd.user_id
+        WHERE qd.question_id = p_question AND qd.revoked_at IS NULL
+        UNION ALL
+        SELECT td.user_id, td.trustee_id, CASE WHEN qt.position = 0 THEN 1 ELSE 2 END, td.priority, qt.position, td.id
+        FROM eligible e JOIN tag_delegations td ON td.user_id = e.user_id AND td.revoked_at IS NULL
+        JOIN question_tags qt ON qt.tag_id = td.tag_id AND qt.question_id = p_question
+      ) AS d
+      ORDER BY d.user_id, d.rank, d.priority, d.position, d.id
+    )
+    SELECT coalesce(array_agg(w.user_id), '{}') INTO reached FROM winners w WHERE w.trustee_id = ANY(frontier);
     EXIT WHEN cardinality(reached) = 0;
     total := total + cardinality(reached);
     frontier := reached;

@@ -1,0 +1,109 @@
+import { sql, type Kysely, type Transaction } from 'kysely'
+import type { Database } from '../../src/db/database.ts'
+import { liquidChangeOf } from '../../src/modules/liquid/liquid.engine.ts'
+import { questionsWithTags, withLiquidEffects } from '../../src/modules/liquid/liquid.effects.ts'
+import { loadBatch, loadTagDelegations, resolveQuestions } from '../../src/modules/liquid/liquid.rebuild.ts'
+
+/** Timings of the liquid engine on a generated database; every change is rolled back, so runs repeat. */
+export const seconds = (ms: number) => ms / 1000
+class RolledBack extends Error {}
+
+export async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; result: T }> {
+  const started = performance.now()
+  const result = await work()
+  return { ms: performance.now() - started, result }
+}
+
+/** Runs work in a transaction and rolls it back; returns what it measured. */
+export async function rolledBack<T>(db: Kysely<Database>, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+  let out: T | undefined
+  try {
+    await db.transaction().execute(async (trx) => {
+      out = await work(trx)
+      throw new RolledBack()
+    })
+  } catch (error) {
+    if (!(error instanceof RolledBack)) throw error
+  }
+  return out as T
+}
+
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
+}
+
+/**
+ * The lower bound of a resolution: the same reads (the tag delegations, then each batch's answers and
+ * question delegations) and one pass over every applicable element with a membership probe, nothing more.
+ */
+export async function lowerBound(db: Transaction<Database>, questionIds: number[] | null): Promise<{ elements: number }> {
+  const ids = questionIds ?? (await db.selectFrom('questions').select('id').orderBy('id').execute()).map((row) => row.id)
+  const tagIds = questionIds === null ? null : (await db.selectFrom('question_tags').select('tag_id').distinct().where('question_id', 'in', ids).execute()).map((row) => row.tag_id)
+  const lists = await loadTagDelegations(db, tagIds)
+  const maxUser = Number((await db.selectFrom('users').select((eb) => eb.fn.max('id').as('max')).executeTakeFirstOrThrow()).max)
+  const seen = new Int32Array(maxUser + 1)
+  let stamp = 0
+  let elements = 0
+  let probe = 0
+  for (let start = 0; start < ids.length; start += 100) {
+    const batch = ids.slice(start, start + 100)
+    const loaded = await loadBatch(db, batch)
+    for (const questionId of batch) {
+      stamp++
+      for (const answer of loaded.answers.get(questionId) ?? []) seen[answer.user_id] = stamp
+      elements += loaded.answers.get(questionId)?.length ?? 0
+      for (const row of loaded.delegations.get(questionId) ?? []) probe += seen[row.user_id] === stamp ? 1 : 0
+      elements += loaded.delegations.get(questionId)?.length ?? 0
+      for (const tag of loaded.tags.get(questionId) ?? []) {
+        const list = lists.get(tag.tag_id)
+        if (!list) continue
+        for (let j = 0; j < list.users.length; j++) probe += seen[list.users[j]] === stamp ? 1 : 0
+        elements += list.users.length
+      }
+    }
+  }
+  return { elements: elements + (probe & 0) }
+}
+
+/** The engine's part of one new answer: the standing before, the row, the standing after and the moves. */
+export async function answerChange(db: Kysely<Database>, questionId: number, userId: number, value: number | null) {
+  return rolledBack(db, async (trx) => {
+    await trx.selectFrom('questions').select('id').where('id', '=', questionId).forUpdate().execute()
+    const before = await timed(() => liquidChangeOf(trx, [questionId], userId))
+    const insert = await timed(() => trx.insertInto('question_votes').values({ question_id: questionId, user_id: userId, value, skipped: value === null }).execute())
+    const after = await timed(() => before.result.apply())
+    return { engineMs: before.ms + after.ms, insertMs: insert.ms }
+  })
+}
+
+/** A tag delegation's trustee changes: every question carrying the tag is considered. */
+export async function tagDelegationChange(db: Kysely<Database>, userId: number, tagId: number, trusteeId: number | null) {
+  return rolledBack(db, async (trx) => {
+    const questionIds = await questionsWithTags(trx, [tagId])
+    const { ms } = await timed(() =>
+      withLiquidEffects(trx, userId, questionIds, async () => {
+        await trx.updateTable('tag_delegations').set({ revoked_at: new Date() }).where('user_id', '=', userId).where('tag_id', '=', tagId).where('revoked_at', 'is', null).execute()
+        await trx.insertInto('tag_delegations').values({ user_id: userId, tag_id: tagId, trustee_id: trusteeId }).execute()
+      }),
+    )
+    return { ms, questions: questionIds.length }
+  })
+}
+
+/** What recomputing some questions in full costs (read and resolve, nothing written). */
+export async function recomputeCost(db: Kysely<Database>, questionIds: number[]): Promise<number> {
+  return rolledBack(db, async (trx) => (await timed(() => resolveQuestions(trx, questionIds, false))).ms)
+}
+
+export async function lowerBoundCost(db: Kysely<Database>, questionIds: number[] | null): Promise<{ ms: number; elements: number }> {
+  return rolledBack(db, async (trx) => {
+    const { ms, result } = await timed(() => lowerBound(trx, questionIds))
+    return { ms, elements: result.elements }
+  })
+}
+
+export async function largestQuestion(db: Kysely<Database>): Promise<number> {
+  const { rows } = await sql<{ question_id: number }>`SELECT question_id FROM question_votes GROUP BY question_id ORDER BY count(*) DESC LIMIT 1`.execute(db)
+  return rows[0].question_id
+}

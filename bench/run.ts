@@ -1,0 +1,42 @@
+import { parseArgs } from 'node:util'
+import fs from 'node:fs'
+import pg from 'pg'
+import { connectDatabase } from '../src/db/connect.ts'
+import { migrateToLatest } from '../src/db/migrate.ts'
+import { LIQUID_SCALES } from './liquid/generate.ts'
+import { benchLiquid } from './liquid/liquid.bench.ts'
+
+/**
+ * npm run bench -- [--scale tiny|small|full] [--reuse] [--samples N]
+ * Runs against a PostgreSQL server (BENCH_DATABASE_URL, else DATABASE_URL, else the local one) in a
+ * database of its own per scale; --reuse keeps an already generated one. Prints the report as JSON and
+ * writes it under bench/results/.
+ */
+const { values } = parseArgs({ options: { scale: { type: 'string', default: 'small' }, reuse: { type: 'boolean', default: false }, samples: { type: 'string', default: '100' } } })
+const scale = LIQUID_SCALES[values.scale!]
+if (!scale) throw new Error(`--scale must be one of ${Object.keys(LIQUID_SCALES).join(', ')}`)
+const server = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+const name = `civic_bench_liquid_${values.scale}`
+const admin = new pg.Client({ connectionString: server })
+await admin.connect()
+const exists = (await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1
+const generate = !(values.reuse && exists)
+if (generate) {
+  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+  await admin.query(`CREATE DATABASE ${name}`)
+}
+await admin.end()
+const url = new URL(server)
+url.pathname = `/${name}`
+const handle = await connectDatabase({ databaseUrl: url.toString(), dataDir: '', poolSize: 4 })
+try {
+  if (generate) await migrateToLatest(handle.db)
+  const report = { date: new Date().toISOString(), node: process.version, ...(await benchLiquid(handle.db, scale, generate, Number(values.samples))) }
+  fs.mkdirSync('bench/results', { recursive: true })
+  const file = `bench/results/liquid-${values.scale}-${report.date.slice(0, 10)}.json`
+  fs.writeFileSync(file, JSON.stringify(report, null, 2) + '\n')
+  console.log(JSON.stringify(report, null, 2))
+  console.error(`written to ${file}`)
+} finally {
+  await handle.close()
+}
