@@ -1,6 +1,20 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ParseError, ValidationFailed } from './errors.ts'
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route reads its body's types itself (with DRF's relation messages); the shared check steps aside. */
+    ownBodyTypes?: boolean
+  }
+}
+
+const OWN_READER = Symbol('reads its body types itself')
+
+/** Marks a preValidation hook that refuses wrongly typed fields itself, so the shared check leaves them to it. */
+export function readsBodyTypes<T extends object>(hook: T): T {
+  return Object.assign(hook, { [OWN_READER]: true })
+}
+
 const TRUE_VALUES = new Set(['true', 'True', 'TRUE', 't', 'T', 'y', 'Y', 'yes', 'Yes', 'YES', 'on', 'On', 'ON', '1'])
 const FALSE_VALUES = new Set(['false', 'False', 'FALSE', 'f', 'F', 'n', 'N', 'no', 'No', 'NO', 'off', 'Off', 'OFF', '0'])
 
@@ -10,6 +24,10 @@ const FALSE_VALUES = new Set(['false', 'False', 'FALSE', 'f', 'F', 'n', 'N', 'no
  */
 export function registerBodyParsers(app: FastifyInstance): void {
   app.removeAllContentTypeParsers()
+  app.addHook('onRoute', (route) => {
+    const hooks = [route.preValidation].flat() as unknown[]
+    if (hooks.some((hook) => typeof hook === 'function' && OWN_READER in hook)) route.config = { ...(route.config ?? {}), ownBodyTypes: true }
+  })
   const parseJson = (_request: unknown, text: string | Buffer, done: (error: Error | null, body?: unknown) => void) => {
     const source = String(text)
     if (source.trim() === '') return done(null, {})
@@ -33,6 +51,7 @@ export function registerBodyParsers(app: FastifyInstance): void {
     if (request.body === undefined && ['POST', 'PUT', 'PATCH'].includes(request.method)) request.body = {}
     refuseNullCharacters(request.query, 'query')
     refuseNullCharacters(request.body, 'body')
+    refuseWrongJsonTypes(request)
     coerceBooleans(request)
   })
 }
@@ -65,4 +84,46 @@ function coerceBooleans(request: FastifyRequest): void {
       record[name] = value === 1
     }
   }
+}
+
+type PropertySchema = { type?: unknown; anyOf?: PropertySchema[] }
+
+function typesOf(property: PropertySchema): string[] {
+  if (property.anyOf) return property.anyOf.flatMap(typesOf)
+  if (Array.isArray(property.type)) return property.type as string[]
+  return typeof property.type === 'string' ? [property.type] : []
+}
+
+function wrongTypeMessage(types: string[]): string {
+  if (types.includes('integer')) return 'A valid integer is required.'
+  if (types.includes('number')) return 'A valid number is required.'
+  if (types.includes('string')) return 'Not a valid string.'
+  return 'Invalid value.'
+}
+
+/**
+ * JSON values DRF would refuse for a field, refused with DRF's message before Ajv's coercion turns them
+ * into something else: `true` for a number or a string, a list or an object for a scalar, `null` for a
+ * field that takes none (booleans aside: routes read a null privacy flag as "not given").
+ */
+function refuseWrongJsonTypes(request: FastifyRequest): void {
+  if (request.routeOptions.config.ownBodyTypes || !/json/.test(request.headers['content-type'] ?? '')) return
+  const schema = request.routeOptions.schema?.body as { properties?: Record<string, PropertySchema> } | undefined
+  const body = request.body
+  if (!schema?.properties || !body || typeof body !== 'object' || Array.isArray(body)) return
+  const errors: Record<string, string[]> = {}
+  for (const [name, property] of Object.entries(schema.properties)) {
+    const value = (body as Record<string, unknown>)[name]
+    const types = typesOf(property)
+    if (value === undefined || types.length === 0) continue
+    if (value === null) {
+      if (!types.includes('null') && !types.includes('boolean')) errors[name] = ['This field may not be null.']
+    } else if (typeof value === 'boolean') {
+      if (!types.includes('boolean')) errors[name] = [wrongTypeMessage(types)]
+    } else if (typeof value === 'object') {
+      const structured = Array.isArray(value) ? types.includes('array') : types.includes('object')
+      if (!structured) errors[name] = [Array.isArray(value) && types.includes('object') ? 'Expected a dictionary of items but got type "list".' : wrongTypeMessage(types)]
+    }
+  }
+  if (Object.keys(errors).length) throw ValidationFailed(errors)
 }

@@ -186,6 +186,20 @@ describe('errors are shaped as DRF shapes them', () => {
     assert.match(response.json().detail, /exceeds the limit of 1048576 bytes/)
   })
 
+  test('JSON values of the wrong type are refused as DRF refuses them, not converted', async () => {
+    const response = await t.request({ method: 'POST', url: '/api/test_typed_bodies/', payload: { count: true, ratio: [1], name: null } })
+    assert.equal(response.statusCode, 400)
+    assert.deepEqual(response.json(), {
+      count: ['A valid integer is required.'],
+      ratio: ['A valid number is required.'],
+      name: ['This field may not be null.'],
+    })
+    const text = await t.request({ method: 'POST', url: '/api/test_typed_bodies/', payload: { count: 2, name: false } })
+    assert.deepEqual(text.json(), { name: ['Not a valid string.'] })
+    const fine = await t.request({ method: 'POST', url: '/api/test_typed_bodies/', payload: { count: '3', name: 12 } })
+    assert.equal(fine.statusCode, 201, 'numbers in strings and numbers for text are taken, as DRF takes them')
+  })
+
   test('validation errors name every field with DRF messages', async () => {
     const response = await t.request({ method: 'POST', url: '/api/test_typed_bodies/', payload: { count: 'many', ratio: 'half', flag: 'maybe', name: 'too long' } })
     assert.equal(response.statusCode, 400)

@@ -1,3 +1,4 @@
+import { readsBodyTypes } from '../../http/body.ts'
 import type { FastifyError, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import type { App } from '../../http/app-type.ts'
@@ -68,7 +69,7 @@ export interface DrfFields {
  */
 export function drfBody(fields: DrfFields = {}) {
   const { trim = [], notBlank = [], choices = {} } = fields
-  return async (request: FastifyRequest): Promise<void> => {
+  return readsBodyTypes(async (request: FastifyRequest): Promise<void> => {
     const schema = request.routeOptions.schema?.body as BodySchema | undefined
     const body = request.body
     if (!schema?.properties || !isPlainObject(body)) return
@@ -113,5 +114,5 @@ export function drfBody(fields: DrfFields = {}) {
     }
     for (const [name, messages] of Object.entries(others)) errors[name] ??= messages
     throw ValidationFailed(errors)
-  }
+  })
 }

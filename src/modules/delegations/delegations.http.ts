@@ -1,3 +1,4 @@
+import { readsBodyTypes } from '../../http/body.ts'
 import type { FastifyError, FastifyRequest } from 'fastify'
 import type { Kysely, Transaction } from 'kysely'
 import { Type } from 'typebox'
@@ -87,7 +88,7 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> => type
  * The other fields' schema messages come in the same 400, which names every field at fault.
  */
 export function readBody(fields: BodyFields) {
-  return async (request: FastifyRequest): Promise<void> => {
+  return readsBodyTypes(async (request: FastifyRequest): Promise<void> => {
     const body = request.body
     if (!isPlainObject(body)) return
     const form = String(request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')
@@ -118,5 +119,5 @@ export function readBody(fields: BodyFields) {
     const validate = request.getValidationFunction('body') as ((data: unknown) => boolean) & { errors?: FastifyError['validation'] }
     const others = validate && !validate(rest) ? validationBody({ validation: validate.errors, validationContext: 'body' } as FastifyError) : {}
     throw ValidationFailed({ ...others, ...refused })
-  }
+  })
 }

@@ -1,3 +1,4 @@
+import { readsBodyTypes } from '../../http/body.ts'
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
 import { ValidationFailed } from '../../http/errors.ts'
@@ -89,7 +90,7 @@ export function tagDelegationRoutes(app: App): void {
   app.post('/api/tag_delegations/reorder/', {
     schema: { summary: 'Put your active tag delegations in a new order', body: TagDelegationReorder, response: { 200: TagDelegationResults, ...writeErrors } },
     config: { access: 'signed-in', resource: { name: 'Tag Delegation Reorder', description: 'Send {order: [ids]} listing each of your active tag delegations once; priorities become 0, 1, 2... in that order.' } },
-    preValidation: readOrder,
+    preValidation: readsBodyTypes(readOrder),
     handler: async (request) => ({ results: await items(request, await reorderTagDelegations(app.db, request.caller!, request.body.order)) }),
   })
 
