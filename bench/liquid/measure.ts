@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
 import type { Database } from '../../src/db/database.ts'
-import { liquidChangeOf } from '../../src/modules/liquid/liquid.engine.ts'
+import { addLiquidWeight, liquidBlockOf } from '../../src/modules/liquid/liquid.engine.ts'
 import { questionsWithTags, withLiquidEffects } from '../../src/modules/liquid/liquid.effects.ts'
 import { loadBatch, loadTagDelegations, resolveQuestions } from '../../src/modules/liquid/liquid.rebuild.ts'
 
@@ -66,14 +66,20 @@ export async function lowerBound(db: Transaction<Database>, questionIds: number[
   return { elements: elements + (probe & 0) }
 }
 
-/** The engine's part of one new answer: the standing before, the row, the standing after and the moves. */
+/**
+ * The engine's part of one new answer, as the vote path does it: one read of the voter's block before the
+ * write, and the weight taken from the answer the block counted at; the histogram moves in the update of
+ * the question's figures the vote makes anyway.
+ */
 export async function answerChange(db: Kysely<Database>, questionId: number, userId: number, value: number | null) {
   return rolledBack(db, async (trx) => {
     await trx.selectFrom('questions').select('id').where('id', '=', questionId).forUpdate().execute()
-    const before = await timed(() => liquidChangeOf(trx, [questionId], userId))
-    const insert = await timed(() => trx.insertInto('question_votes').values({ question_id: questionId, user_id: userId, value, skipped: value === null }).execute())
-    const after = await timed(() => before.result.apply())
-    return { engineMs: before.ms + after.ms, insertMs: insert.ms }
+    const block = await timed(() => liquidBlockOf(trx, questionId, userId))
+    const weight = block.result.eligible ? 1 + block.result.intree : 1
+    const insert = await timed(() => trx.insertInto('question_votes').values({ question_id: questionId, user_id: userId, value, skipped: value === null, liquid_weight: weight }).execute())
+    const representative = block.result.representative
+    const moved = representative ? await timed(() => addLiquidWeight(trx, representative, -weight)) : { ms: 0 }
+    return { engineMs: block.ms + moved.ms, insertMs: insert.ms }
   })
 }
 

@@ -69,6 +69,28 @@ export function liquidRepository(db: Db) {
       return new Map(rows.map((row) => [row.question_id, toStanding(row)]))
     },
 
+    /**
+     * In one statement: how many unanswered users' chains pass through the user, whether the user's account
+     * may carry weight, and the answer the user's own chain reaches. None of it depends on the user's own
+     * answer, so a writer can read it before changing that answer.
+     */
+    async block(questionId: number, userId: number): Promise<{ intree: number; eligible: boolean; representative: Slot | null }> {
+      const { rows: [row] } = await sql<StandingRow & { intree: number; eligible: boolean }>`
+        SELECT liquid_intree(${questionId}, ${userId}) AS intree, liquid_eligible(${userId}) AS eligible,
+               ${questionId}::integer AS question_id, NULL::boolean AS carries,
+               a.vote_table, a.vote_id, a.target_id, a.value, a.skipped, a.weight
+        FROM (SELECT liquid_representative(${questionId}, ${userId}) AS holder) AS r
+        LEFT JOIN LATERAL (
+          SELECT 'question_votes' AS vote_table, v.id AS vote_id, v.question_id AS target_id, v.value, v.skipped, v.liquid_weight AS weight
+          FROM question_votes v WHERE v.question_id = ${questionId} AND v.user_id = r.holder
+          UNION ALL
+          SELECT 'question_choice_votes', v.id, v.choice_id, v.value, v.skipped, v.liquid_weight
+          FROM question_choice_votes v WHERE v.question_id = ${questionId} AND v.user_id = r.holder
+        ) AS a ON true`.execute(db)
+      const standing = toStanding(row)
+      return { intree: Number(row.intree), eligible: row.eligible, representative: standing.answered ? null : standing.representative }
+    },
+
     /** How many unanswered users' chains pass through the user on each question. */
     async intrees(questionIds: number[], userId: number): Promise<Map<number, number>> {
       if (questionIds.length === 0) return new Map()

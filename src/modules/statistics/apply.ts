@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely'
 import type { Database } from '../../db/database.ts'
-import { changeTally, countColumns, storedColumns, tallyFromRow, type Answer, type Tally } from './compute/tally.ts'
+import { changeTally, countColumns, storedColumns, tallyFromRow, withAnswer, type Answer, type FamilyTally, type Tally } from './compute/tally.ts'
 
 /**
  * Keeping stored figures exact on every write, in the writer's transaction: lock the row that carries
@@ -44,9 +44,17 @@ export async function storeTally(db: Db, target: LikertTarget, id: number, tally
   await (db as Kysely<any>).updateTable(target).set(storedColumns(tally)).where('id', '=', id).execute()
 }
 
+/** Weight moved on a liquid family: added (positive) or taken away (negative) at a level (null: a skip). */
+export interface LiquidMove {
+  value: number | null
+  amount: number
+}
+
 /**
- * Replaces `removed` by `added` in the counts of a row already locked (its tally read under that lock)
- * and stores the result. Either answer may be null: a new vote removes nothing, a deletion adds nothing.
+ * Replaces `removed` by `added` in the direct counts of a row already locked (its tally read under that
+ * lock) and stores the result. Either answer may be null: a new vote removes nothing, a deletion adds
+ * nothing. The liquid family belongs to the liquid engine (src/modules/liquid); a writer that worked out
+ * its moves passes them here, so both families are stored in one statement.
  */
 export async function applyAnswerChange(
   db: Db,
@@ -55,9 +63,16 @@ export async function applyAnswerChange(
   locked: Tally,
   removed: Answer | null,
   added: Answer | null,
+  liquidMoves?: LiquidMove[],
 ): Promise<Tally> {
-  // The liquid family belongs to the liquid engine (src/modules/liquid), which moves whole blocks of weight.
   const next = changeTally({ direct: locked.direct, liquid: null }, removed, added)
-  await storeTally(db, target, id, next)
-  return next
+  let liquid: FamilyTally | null = null
+  if (liquidMoves && locked.liquid) {
+    liquid = locked.liquid
+    // Additions first, so that weight moving within the row never passes through a negative count.
+    for (const move of [...liquidMoves].sort((a, b) => b.amount - a.amount)) liquid = withAnswer(liquid, move.value, Math.abs(move.amount), move.amount > 0 ? 1 : -1)
+  }
+  const stored = { direct: next.direct, liquid }
+  await storeTally(db, target, id, stored)
+  return stored
 }

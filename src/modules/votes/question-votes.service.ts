@@ -2,10 +2,10 @@ import type { Kysely, Transaction } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { Caller } from '../../http/authentication.ts'
 import { fieldError, NotFound } from '../../http/errors.ts'
-import { applyAnswerChange } from '../statistics/apply.ts'
+import { applyAnswerChange, type LiquidMove } from '../statistics/apply.ts'
 import { countAnswerDeleted, countAnswerWritten, countTagVotes } from '../statistics/counters.ts'
 import { refusingConflicts } from './constraints.ts'
-import { liquidChangeOf } from '../liquid/liquid.engine.ts'
+import { addLiquidWeight, liquidBlockOf, liquidChangeOf } from '../liquid/liquid.engine.ts'
 import { questionVotesRepository, type QuestionVoteRow } from './question-votes.repository.ts'
 import { checkCollection, raceRefusals } from './vote-checks.ts'
 import { voteContextRepository } from './vote-context.repository.ts'
@@ -37,11 +37,15 @@ async function castIn(trx: Transaction<Database>, caller: Caller, questionId: nu
   if (!locked || refusal) throw refusal ?? invalidPk('object_id', questionId)
   await checkCollection(context, body.collection)
   const existing = await repository.current(caller.id, questionId)
-  const liquid = await liquidChangeOf(trx, [questionId], caller.id)
+  // Where the caller's block counts without their answer, read before the answer changes (the fast path of the liquid engine).
+  const block = await liquidBlockOf(trx, questionId, caller.id)
+  const isPrivate = body.private ?? (await context.defaultPrivate(caller.id))
+  const ownWeight = !isPrivate && block.eligible ? 1 + block.intree : 1
   const answerValues = {
     value: answer,
     skipped: answer === null,
-    private: body.private ?? (await context.defaultPrivate(caller.id)),
+    private: isPrivate,
+    liquid_weight: ownWeight,
     collection_id: body.collection ?? null,
     ...analyticsOf(body),
     modified_at: now,
@@ -54,8 +58,14 @@ async function castIn(trx: Transaction<Database>, caller: Caller, questionId: nu
   } else {
     vote = await repository.insert({ ...answerValues, question_id: questionId, user_id: caller.id, importance: body.importance ?? null, created_at: now })
   }
-  await applyAnswerChange(trx, 'questions', questionId, locked.tally, existing ? answerOfRow(existing) : null, answerOfRow(vote))
-  await liquid.apply()
+  // Before: the caller's earlier answer with its weight, or their block at the answer it reached. After: their own answer.
+  const moves: LiquidMove[] = [{ value: vote.value, amount: ownWeight }]
+  if (existing) moves.push({ value: existing.value, amount: -existing.liquid_weight })
+  else if (block.representative) {
+    moves.push({ value: block.representative.value, amount: -(1 + block.intree) })
+    await addLiquidWeight(trx, block.representative, -(1 + block.intree))
+  }
+  await applyAnswerChange(trx, 'questions', questionId, locked.tally, existing ? answerOfRow(existing) : null, answerOfRow(vote), moves)
   await countAnswerWritten(trx, caller.id, 'question', existing ? 0 : 1, now)
   if (!existing) await countTagVotes(trx, questionId, 1)
   return { vote, created: !existing }
