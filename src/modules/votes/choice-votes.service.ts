@@ -2,10 +2,10 @@ import type { Kysely, Transaction } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { Caller } from '../../http/authentication.ts'
 import { fieldError, NotFound } from '../../http/errors.ts'
-import { applyAnswerChange, lockTallies } from '../statistics/apply.ts'
-import type { Tally } from '../statistics/compute/tally.ts'
+import { applyAnswerChange, lockTallies, type LiquidMove } from '../statistics/apply.ts'
+import type { Answer, Tally } from '../statistics/compute/tally.ts'
 import { countAnswerDeleted, countAnswerWritten } from '../statistics/counters.ts'
-import { liquidChangeOf } from '../liquid/liquid.engine.ts'
+import { addLiquidWeight, liquidBlockOf, liquidChangeOf } from '../liquid/liquid.engine.ts'
 import { choiceVotesRepository, type ChoiceVoteRow } from './choice-votes.repository.ts'
 import { refusingConflicts } from './constraints.ts'
 import { checkCollection, raceRefusals } from './vote-checks.ts'
@@ -45,14 +45,19 @@ async function castIn(trx: Transaction<Database>, caller: Caller, choiceId: numb
   if (!question || refusal) throw refusal ?? invalidPk('object_id', choiceId)
   await checkCollection(context, body.collection)
   const existing = await repository.current(caller.id, question.id)
-  const liquid = await liquidChangeOf(trx, [question.id], caller.id)
-  const tallies = await lockTallies(trx, 'question_choices', existing ? [choiceId, existing.choice_id] : [choiceId])
-  const chosen = tallyOf(tallies, choiceId)
+  // Where the caller's block counts without their answer, read before the answer changes (the liquid engine's fast path).
+  const block = await liquidBlockOf(trx, question.id, caller.id)
+  const representative = !existing && block.representative?.target === 'question_choices' ? block.representative : null
+  const tallies = await lockTallies(trx, 'question_choices', [choiceId, ...(existing ? [existing.choice_id] : []), ...(representative ? [representative.targetId] : [])])
+  tallyOf(tallies, choiceId)
+  const isPrivate = body.private ?? (await context.defaultPrivate(caller.id))
+  const ownWeight = !isPrivate && block.eligible ? 1 + block.intree : 1
   const answerValues = {
     choice_id: choiceId,
     value: answer,
     skipped: answer === null,
-    private: body.private ?? (await context.defaultPrivate(caller.id)),
+    private: isPrivate,
+    liquid_weight: ownWeight,
     collection_id: body.collection ?? null,
     ...analyticsOf(body),
     modified_at: now,
@@ -64,13 +69,22 @@ async function castIn(trx: Transaction<Database>, caller: Caller, choiceId: numb
   } else {
     vote = await repository.insert({ ...answerValues, question_id: question.id, user_id: caller.id, created_at: now })
   }
-  if (existing && existing.choice_id !== choiceId) {
-    await applyAnswerChange(trx, 'question_choices', existing.choice_id, tallyOf(tallies, existing.choice_id), answerOfRow(existing), null)
-    await applyAnswerChange(trx, 'question_choices', choiceId, chosen, null, answerOfRow(vote))
-  } else {
-    await applyAnswerChange(trx, 'question_choices', choiceId, chosen, existing ? answerOfRow(existing) : null, answerOfRow(vote))
+  // Each choice row touched: its direct change, and the liquid weight it gains or loses.
+  const changes = new Map<number, { removed: Answer | null; added: Answer | null; moves: LiquidMove[] }>()
+  const change = (id: number) => changes.get(id) ?? changes.set(id, { removed: null, added: null, moves: [] }).get(id)!
+  change(choiceId).added = answerOfRow(vote)
+  change(choiceId).moves.push({ value: vote.value, amount: ownWeight })
+  if (existing) {
+    change(existing.choice_id).removed = answerOfRow(existing)
+    change(existing.choice_id).moves.push({ value: existing.value, amount: -existing.liquid_weight })
+  } else if (representative) {
+    change(representative.targetId).moves.push({ value: representative.value, amount: -(1 + block.intree) })
+    await addLiquidWeight(trx, representative, -(1 + block.intree))
   }
-  await liquid.apply()
+  for (const id of [...changes.keys()].sort((a, b) => a - b)) {
+    const { removed, added, moves } = changes.get(id)!
+    await applyAnswerChange(trx, 'question_choices', id, tallyOf(tallies, id), removed, added, moves)
+  }
   await countAnswerWritten(trx, caller.id, 'choice', existing ? 0 : 1, now)
   return { vote, created: !existing }
 }
