@@ -1,0 +1,79 @@
+import type { FastifyRequest } from 'fastify'
+import type { App } from '../../http/app-type.ts'
+import { ValidationFailed, type FieldErrors } from '../../http/errors.ts'
+import { column, orderingTerms } from '../../http/ordering.ts'
+import { readErrors } from '../../http/schemas.ts'
+import { UrlBuilder } from '../../http/urls.ts'
+import { toChoice } from '../questions/questions.mapper.ts'
+import { QUESTION_ORDERING, questionsRepository } from '../questions/questions.repository.ts'
+import type { QuestionListQuery } from '../questions/questions.schemas.ts'
+import { parseIdList } from '../users/users.repository.ts'
+import { nextQuestionRepository, type LightRow } from './next-question.repository.ts'
+import { ClampedQuery, LightQuery, MAX_LIMIT_COUNT, NextQuestionResult, type LightQuestion, type NextQuestionQuery } from './next-question.schemas.ts'
+
+const ON = new Set(['1', 'true', 't', 'yes', 'y', 'on'])
+const OFF = new Set(['', '0', 'false', 'f', 'no', 'n', 'off'])
+const FLAGS = ['order', 'return_unanswered_count', 'return_full_count'] as const
+
+/** The switches as DRF's BooleanField reads them; anything else is a 400 on that field. */
+function flags(query: NextQuestionQuery): Record<(typeof FLAGS)[number], boolean> {
+  const errors: FieldErrors = {}
+  const out = {} as Record<(typeof FLAGS)[number], boolean>
+  for (const name of FLAGS) {
+    const value = (query[name] ?? '').trim().toLowerCase()
+    if (!ON.has(value) && !OFF.has(value)) errors[name] = ['Must be a valid boolean.']
+    out[name] = ON.has(value)
+  }
+  if (Object.keys(errors).length) throw ValidationFailed(errors)
+  return out
+}
+
+const FILTER_NAMES = ['search', 'votes__user__username', 'user__username', 'user__id', 'answered_by', 'in_collections__parent', 'group', 'tags__tag', 'id__in'] as const
+
+function questionFilters(query: NextQuestionQuery): QuestionListQuery {
+  const out: Record<string, unknown> = {}
+  for (const name of FILTER_NAMES) if (query[name] !== undefined) out[name] = query[name]
+  return out as QuestionListQuery
+}
+
+function toLightQuestion(row: LightRow, choices: LightQuestion['choices']): LightQuestion {
+  // Served questions are unanswered by definition, so the caller has no vote on them.
+  return { ...row, my_vote: [], choices } as LightQuestion
+}
+
+export function nextQuestionRoutes(app: App): void {
+  const handler = async (request: FastifyRequest): Promise<NextQuestionResult> => {
+    const query = request.query as NextQuestionQuery
+    const { order, return_unanswered_count, return_full_count } = flags(query)
+    const filters = { questionFilters: questionFilters(query), exclude: parseIdList(query['id__in!'] ?? '') }
+    const repository = nextQuestionRepository(app.db)
+    const caller = request.caller
+    if (return_unanswered_count || return_full_count) {
+      return { returning: 0, results: [], ...(await repository.counts(filters, caller)) }
+    }
+    const limit = Math.min(query.limit_count ?? 1, MAX_LIMIT_COUNT)
+    const collection = order && query.in_collections__parent !== undefined ? query.in_collections__parent : null
+    const ordering = collection === null ? orderingTerms(query.ordering, QUESTION_ORDERING, ['id'], column('questions.id')) : []
+    // Counts and the page are independent statements; on a pool they run side by side.
+    const [counts, rows] = await Promise.all([repository.counts(filters, caller), repository.next(filters, caller, ordering, limit, collection)])
+    const urls = UrlBuilder.for(request)
+    const choices = await questionsRepository(app.db).choices(rows.map((row) => row.id))
+    const results = rows.map((row) => toLightQuestion(row, choices.filter((choice) => choice.question_id === row.id).map((choice) => toChoice(choice, urls))))
+    return { returning: results.length, results, count: counts.count, unanswered: counts.unanswered }
+  }
+
+  const description =
+    'The next questions the caller has not answered, with how many match the query and how many remain. ' +
+    'Anonymous callers have answered nothing. See docs/next-question.md.'
+  app.get('/api/next_question_light/', {
+    schema: { summary: 'Next unanswered questions', description, querystring: LightQuery, response: { 200: NextQuestionResult, ...readErrors } },
+    config: { access: 'anyone', resource: { name: 'Next Question Light', description: 'The next questions the caller has not answered yet.' } },
+    handler,
+  })
+  // The clients' path: they send limit_count=100, which is served as 30 rather than refused.
+  app.get('/api/next_question/', {
+    schema: { summary: 'Next unanswered questions (limit_count above 30 served as 30)', description, querystring: ClampedQuery, response: { 200: NextQuestionResult, ...readErrors } },
+    config: { access: 'anyone', resource: { name: 'Next Question', description: 'The next questions the caller has not answered yet.' } },
+    handler,
+  })
+}
