@@ -13,6 +13,7 @@ import { delegationRoutes } from './delegations/delegations.routes.ts'
 import { followingRoutes } from './following/following.routes.ts'
 import { groupRoutes } from './groups/groups.routes.ts'
 import { choiceRoutes } from './choices/choices.routes.ts'
+import { collectionRoutes } from './collections/collections.routes.ts'
 import { nextQuestionRoutes } from './next-question/next-question.routes.ts'
 import { pushDeviceRoutes } from './push-devices/push-devices.routes.ts'
 import { questionWriteRoutes } from './questions/question-writes.routes.ts'
@@ -45,6 +46,7 @@ export function registerModules(app: App): void {
   voteRoutes(app)
   commentRoutes(app)
   groupRoutes(app)
+  collectionRoutes(app)
   followingRoutes(app)
   delegationRoutes(app)
   choiceRoutes(app)

@@ -1,0 +1,113 @@
+import { sql, type Kysely, type Selectable } from 'kysely'
+import type { Database, QuestionCollections } from '../../db/database.ts'
+import { column, orderingFieldsOf, type OrderingFields } from '../../http/ordering.ts'
+import { escapeLike } from '../areas/areas.repository.ts'
+import { parseIdList } from '../users/users.repository.ts'
+import type { CollectionListQuery } from './collections.schemas.ts'
+
+export type CollectionRow = Selectable<QuestionCollections>
+
+export const COLLECTION_ORDERING: OrderingFields = {
+  ...orderingFieldsOf(['id', 'name', 'created_at', 'modified_at', 'question_count', 'item_count', 'expire_at'], 'question_collections'),
+  user: column('question_collections.user_id'),
+}
+
+export interface CollectionValues {
+  name?: string
+  desc?: string | null
+  end_text?: string | null
+  photo?: string | null
+  geo_id?: number | null
+  expire_at?: Date | null
+}
+
+export function collectionsRepository(db: Kysely<Database>) {
+  return {
+    filtered(filters: CollectionListQuery) {
+      let query = db.selectFrom('question_collections')
+      if (filters.id !== undefined) query = query.where('question_collections.id', '=', filters.id)
+      if (filters.id__in !== undefined) query = query.where('question_collections.id', 'in', [...parseIdList(filters.id__in), -1])
+      if (filters.user !== undefined) query = query.where('question_collections.user_id', '=', filters.user)
+      if (filters.copied_from !== undefined) query = query.where('question_collections.copied_from_id', '=', filters.copied_from)
+      if (filters.user__username !== undefined) {
+        const username = filters.user__username
+        query = query.where((eb) => eb.exists(eb.selectFrom('users').select('users.id').whereRef('users.id', '=', 'question_collections.user_id').where('users.username', '=', username)))
+      }
+      if (filters.search) {
+        // DRF SearchFilter: terms split on whitespace and commas; every term matches the name or the description.
+        for (const term of filters.search.split(/[\s,]+/).filter(Boolean)) {
+          const pattern = `%${escapeLike(term)}%`
+          query = query.where((eb) => eb.or([eb('question_collections.name', 'ilike', pattern), eb('question_collections.desc', 'ilike', pattern)]))
+        }
+      }
+      return query
+    },
+
+    async find(id: number): Promise<CollectionRow | undefined> {
+      return db.selectFrom('question_collections').selectAll().where('id', '=', id).executeTakeFirst()
+    },
+
+    async findMany(ids: number[]): Promise<CollectionRow[]> {
+      if (ids.length === 0) return []
+      return db.selectFrom('question_collections').selectAll().where('id', 'in', [...new Set(ids)]).execute()
+    },
+
+    /**
+     * Every write to a collection or its items takes this lock first, so item orders, counters and reorders
+     * are applied one transaction at a time. NO KEY UPDATE: answers naming the collection are not held up.
+     */
+    async lock(id: number): Promise<CollectionRow | undefined> {
+      return db.selectFrom('question_collections').selectAll().where('id', '=', id).forNoKeyUpdate().executeTakeFirst()
+    },
+
+    async insert(values: CollectionValues & { name: string; user_id: number; copied_from_id?: number | null }): Promise<CollectionRow> {
+      return db.insertInto('question_collections').values(values).returningAll().executeTakeFirstOrThrow()
+    },
+
+    async update(id: number, values: CollectionValues): Promise<void> {
+      await db.updateTable('question_collections').set({ ...values, modified_at: sql`now()` }).where('id', '=', id).execute()
+    },
+
+    async remove(id: number): Promise<void> {
+      await db.deleteFrom('question_collections').where('id', '=', id).execute()
+    },
+
+    async touch(id: number): Promise<void> {
+      await db.updateTable('question_collections').set({ modified_at: sql`now()` }).where('id', '=', id).execute()
+    },
+
+    /** Moves the stored counters by exact deltas (the collection is locked by the caller). */
+    async addCounts(id: number, questions: number, items: number): Promise<void> {
+      await db.updateTable('question_collections')
+        .set({ question_count: sql`question_count + ${questions}`, item_count: sql`item_count + ${items}`, modified_at: sql`now()` })
+        .where('id', '=', id).execute()
+    },
+
+    /** For each collection, how many of its questions the user answered (likert or choice, skips included) and how many it has. */
+    async answeredBy(userId: number, collectionIds: number[]): Promise<Map<number, { answered: number; questions: number }>> {
+      if (collectionIds.length === 0) return new Map()
+      const rows = await db
+        .selectFrom('question_collection_items as item')
+        .select((eb) => [
+          'item.parent_id',
+          eb.fn.countAll<string>().as('questions'),
+          sql<string>`count(*) FILTER (WHERE EXISTS (SELECT 1 FROM question_votes qv WHERE qv.question_id = item.question_id AND qv.user_id = ${userId})
+            OR EXISTS (SELECT 1 FROM question_choice_votes qcv WHERE qcv.question_id = item.question_id AND qcv.user_id = ${userId}))`.as('answered'),
+        ])
+        .where('item.parent_id', 'in', [...new Set(collectionIds)])
+        .where('item.type', '=', 'Q')
+        .groupBy('item.parent_id')
+        .execute()
+      return new Map(rows.map((row) => [row.parent_id, { answered: Number(row.answered), questions: Number(row.questions) }]))
+    },
+
+    async tagsOf(collectionIds: number[]) {
+      if (collectionIds.length === 0) return []
+      return db.selectFrom('question_collection_tags as ct').innerJoin('tags', 'tags.id', 'ct.tag_id')
+        .select(['ct.collection_id', 'tags.id', 'tags.text', 'tags.followers_count', 'tags.questions_count', 'tags.votes_count'])
+        .where('ct.collection_id', 'in', [...new Set(collectionIds)])
+        .orderBy('ct.collection_id').orderBy('ct.created_at').orderBy('ct.id')
+        .execute()
+    },
+  }
+}
