@@ -52,6 +52,11 @@ export function answeredAt(userId: number): RawBuilder<unknown> {
     (SELECT max(qcv.modified_at) FROM question_choice_votes qcv WHERE qcv.question_id = questions.id AND qcv.user_id = ${userId})), '-infinity'::timestamptz)`
 }
 
+/** Where each question stands in the collection: its item's order, then the item's id, as the items list. */
+export function collectionOrder(collectionId: number): RawBuilder<unknown> {
+  return sql`(SELECT array[item."order", item.id] FROM question_collection_items item WHERE item.parent_id = ${collectionId} AND item.question_id = questions.id)`
+}
+
 /**
  * Questions the user answered. A private answer is seen only by its author and staff: to anyone else
  * the question is not among those the user answered.

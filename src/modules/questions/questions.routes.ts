@@ -5,7 +5,7 @@ import { listing, pageOfRows } from '../../http/listing.ts'
 import { column, orderingTerms } from '../../http/ordering.ts'
 import { Id, Page, readErrors } from '../../http/schemas.ts'
 import { userViewContext } from '../users/users.routes.ts'
-import { answeredAt, QUESTION_ORDERING, QUESTION_COLUMNS, questionsRepository, switchedOn, type QuestionRow } from './questions.repository.ts'
+import { answeredAt, collectionOrder, QUESTION_ORDERING, QUESTION_COLUMNS, questionsRepository, switchedOn, type QuestionRow } from './questions.repository.ts'
 import { Question, QuestionListQuery, type QuestionListQuery as QuestionFilters } from './questions.schemas.ts'
 import { loadQuestion, questionsFromRows } from './questions.service.ts'
 
@@ -31,8 +31,11 @@ export function questionRoutes(app: App): void {
       // A history reads newest answer first; `answered_at` sorts any listing by the caller's answer times.
       const history = switchedOn(filters.my_history) && request.caller !== null
       const callerId = request.caller?.id
-      const ordering = orderingTerms(filters.ordering, QUESTION_ORDERING, [history ? '-answered_at' : '-created_at'], column('questions.id'), (name) =>
-        name === 'answered_at' && callerId !== undefined ? answeredAt(callerId) : null,
+      // A collection's questions come in the collection's order (`order`) unless ordering says otherwise.
+      const inCollection = filters.in_collections__parent
+      const fallback = history ? '-answered_at' : inCollection !== undefined ? 'order' : '-created_at'
+      const ordering = orderingTerms(filters.ordering, QUESTION_ORDERING, [fallback], column('questions.id'), (name) =>
+        name === 'answered_at' && callerId !== undefined ? answeredAt(callerId) : name === 'order' && inCollection !== undefined ? collectionOrder(inCollection) : null,
       )
       const result = await pageOfRows<QuestionRow>(request, filtered, (q) => q.select(QUESTION_COLUMNS) as never, ordering)
       const theirUserId =
