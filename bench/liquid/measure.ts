@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
 import type { Database } from '../../src/db/database.ts'
-import { addLiquidWeight, liquidBlockOf } from '../../src/modules/liquid/liquid.engine.ts'
+import { ownAnswerWeight, readBlock, shiftRepresentative } from '../../src/modules/liquid/liquid.answers.ts'
 import { questionsWithTags, withLiquidEffects } from '../../src/modules/liquid/liquid.effects.ts'
 import { loadBatch, loadTagDelegations, resolveQuestions } from '../../src/modules/liquid/liquid.rebuild.ts'
 
@@ -74,11 +74,10 @@ export async function lowerBound(db: Transaction<Database>, questionIds: number[
 export async function answerChange(db: Kysely<Database>, questionId: number, userId: number, value: number | null) {
   return rolledBack(db, async (trx) => {
     await trx.selectFrom('questions').select('id').where('id', '=', questionId).forUpdate().execute()
-    const block = await timed(() => liquidBlockOf(trx, questionId, userId))
-    const weight = block.result.eligible ? 1 + block.result.intree : 1
+    const block = await timed(() => readBlock(trx, questionId, userId))
+    const weight = ownAnswerWeight(block.result, false)
     const insert = await timed(() => trx.insertInto('question_votes').values({ question_id: questionId, user_id: userId, value, skipped: value === null, liquid_weight: weight }).execute())
-    const representative = block.result.representative
-    const moved = representative ? await timed(() => addLiquidWeight(trx, representative, -weight)) : { ms: 0 }
+    const moved = await timed(() => shiftRepresentative(trx, block.result, -1))
     return { engineMs: block.ms + moved.ms, insertMs: insert.ms }
   })
 }

@@ -93,11 +93,23 @@ async function scenario(seed: number, steps: number) {
     } else if (roll < 0.4) {
       const vote = voteIds.get(key)
       if (!vote || !world.active.has(user)) continue
-      const response = await t.send('DELETE', `/api/${vote.table}/${vote.id}/`, undefined, tokens.get(user))
-      assert.equal(response.statusCode, 204, response.body)
-      voteIds.delete(key)
-      world.answers.delete(key)
-      log.push(`${user} withdraws on ${question.id}`)
+      if (random() < 0.5) {
+        // An edit: a new value or skip, a privacy flip, or both, on the same vote row.
+        const was = world.answers.get(key)!
+        const body: { value?: number | null; private?: boolean } = {}
+        if (random() < 0.6) body.value = random() < 0.15 ? null : 1 + Math.floor(random() * 5)
+        if (random() < 0.6 || body.value === undefined) body.private = !was.private
+        const response = await t.send('PATCH', `/api/${vote.table}/${vote.id}/`, body, tokens.get(user))
+        assert.equal(response.statusCode, 200, response.body)
+        world.answers.set(key, { ...was, value: body.value === undefined ? was.value : body.value, private: body.private ?? was.private })
+        log.push(`${user} edits on ${question.id}: ${JSON.stringify(body)}`)
+      } else {
+        const response = await t.send('DELETE', `/api/${vote.table}/${vote.id}/`, undefined, tokens.get(user))
+        assert.equal(response.statusCode, 204, response.body)
+        voteIds.delete(key)
+        world.answers.delete(key)
+        log.push(`${user} withdraws on ${question.id}`)
+      }
     } else if (roll < 0.65) {
       if (!world.active.has(user)) continue
       const tag = pick(tagIds)

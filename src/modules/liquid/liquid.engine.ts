@@ -122,13 +122,3 @@ async function applyMoves(db: Db, moves: { minus: Contribution[]; plus: Contribu
 function adjust(map: Map<number, number>, id: number, amount: number): void {
   map.set(id, (map.get(id) ?? 0) + amount)
 }
-
-/** Read before a writer changes the user's own answer on the question: see `liquidRepository.block`. */
-export function liquidBlockOf(db: Db, questionId: number, userId: number) {
-  return liquidRepository(db).block(questionId, userId)
-}
-
-/** Adds to one vote row's liquid weight (the answer a block left or joined). */
-export async function addLiquidWeight(db: Db, slot: Slot, amount: number): Promise<void> {
-  await liquidRepository(db).addWeights(slot.voteTable, new Map([[slot.voteId, amount]]))
-}

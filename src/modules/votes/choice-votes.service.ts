@@ -5,7 +5,7 @@ import { fieldError, NotFound } from '../../http/errors.ts'
 import { applyAnswerChange, lockTallies, type LiquidMove } from '../statistics/apply.ts'
 import type { Answer, Tally } from '../statistics/compute/tally.ts'
 import { countAnswerDeleted, countAnswerWritten } from '../statistics/counters.ts'
-import { addLiquidWeight, liquidBlockOf, liquidChangeOf } from '../liquid/liquid.engine.ts'
+import { answerMoves, editedAnswerWeight, ownAnswerWeight, readBlock, shiftRepresentative } from '../liquid/liquid.answers.ts'
 import { choiceVotesRepository, type ChoiceVoteRow } from './choice-votes.repository.ts'
 import { refusingConflicts } from './constraints.ts'
 import { checkCollection, raceRefusals } from './vote-checks.ts'
@@ -45,13 +45,13 @@ async function castIn(trx: Transaction<Database>, caller: Caller, choiceId: numb
   if (!question || refusal) throw refusal ?? invalidPk('object_id', choiceId)
   await checkCollection(context, body.collection)
   const existing = await repository.current(caller.id, question.id)
-  // Where the caller's block counts without their answer, read before the answer changes (the liquid engine's fast path).
-  const block = await liquidBlockOf(trx, question.id, caller.id)
+  // Where the caller's block counts without their answer, read before the answer changes.
+  const block = await readBlock(trx, question.id, caller.id)
   const representative = !existing && block.representative?.target === 'question_choices' ? block.representative : null
   const tallies = await lockTallies(trx, 'question_choices', [choiceId, ...(existing ? [existing.choice_id] : []), ...(representative ? [representative.targetId] : [])])
   tallyOf(tallies, choiceId)
   const isPrivate = body.private ?? (await context.defaultPrivate(caller.id))
-  const ownWeight = !isPrivate && block.eligible ? 1 + block.intree : 1
+  const ownWeight = ownAnswerWeight(block, isPrivate)
   const answerValues = {
     choice_id: choiceId,
     value: answer,
@@ -73,13 +73,13 @@ async function castIn(trx: Transaction<Database>, caller: Caller, choiceId: numb
   const changes = new Map<number, { removed: Answer | null; added: Answer | null; moves: LiquidMove[] }>()
   const change = (id: number) => changes.get(id) ?? changes.set(id, { removed: null, added: null, moves: [] }).get(id)!
   change(choiceId).added = answerOfRow(vote)
-  change(choiceId).moves.push({ value: vote.value, amount: ownWeight })
+  change(choiceId).moves.push(...answerMoves(null, vote))
   if (existing) {
     change(existing.choice_id).removed = answerOfRow(existing)
-    change(existing.choice_id).moves.push({ value: existing.value, amount: -existing.liquid_weight })
+    change(existing.choice_id).moves.push(...answerMoves(existing, null))
   } else if (representative) {
-    change(representative.targetId).moves.push({ value: representative.value, amount: -(1 + block.intree) })
-    await addLiquidWeight(trx, representative, -(1 + block.intree))
+    const left = (await shiftRepresentative(trx, { ...block, representative }, -1))!
+    change(representative.targetId).moves.push(left.move)
   }
   for (const id of [...changes.keys()].sort((a, b) => a - b)) {
     const { removed, added, moves } = changes.get(id)!
@@ -109,21 +109,24 @@ export async function editChoiceVote(db: Kysely<Database>, voteId: number, patch
     const repository = choiceVotesRepository(trx)
     const { question, vote, tally, now } = await lockVote(trx, voteId)
     if (answer === undefined && patch.skipped === false && vote.skipped) throw fieldError('value', 'This field is required.')
-    const liquid = await liquidChangeOf(trx, [vote.question_id], vote.user_id)
     if (answer !== undefined) {
       const refusal = windowRefusal(question, now, 'value')
       if (refusal) throw refusal
       await repository.archive(vote, now)
     }
     await checkCollection(voteContextRepository(trx), patch.collection)
+    const weight = await editedAnswerWeight(trx, vote, patch.private)
     const updated = await repository.update(vote.id, {
       ...(answer !== undefined ? { value: answer, skipped: answer === null } : {}),
       ...(patch.private !== undefined ? { private: patch.private } : {}),
       ...(patch.collection !== undefined ? { collection_id: patch.collection } : {}),
+      liquid_weight: weight,
       modified_at: now,
     })
-    if (answer !== undefined) await applyAnswerChange(trx, 'question_choices', vote.choice_id, tally, answerOfRow(vote), answerOfRow(updated))
-    await liquid.apply()
+    if (answer !== undefined || weight !== vote.liquid_weight) {
+      const [removed, added] = answer !== undefined ? [answerOfRow(vote), answerOfRow(updated)] : [null, null]
+      await applyAnswerChange(trx, 'question_choices', vote.choice_id, tally, removed, added, answerMoves(vote, updated))
+    }
     await countAnswerWritten(trx, vote.user_id, 'choice', 0, now)
     return updated
   }
@@ -137,11 +140,19 @@ export async function withdrawChoiceVote(db: Kysely<Database>, voteId: number): 
     const { question, vote, tally, now } = await lockVote(trx, voteId)
     const refusal = windowRefusal(question, now, 'non_field_errors')
     if (refusal) throw refusal
-    const liquid = await liquidChangeOf(trx, [vote.question_id], vote.user_id)
+    // The block the pick carried (or just the user, for a private one) goes where their chain leads now.
+    const block = await readBlock(trx, vote.question_id, vote.user_id)
+    const representative = block.representative?.target === 'question_choices' ? block.representative : null
+    const tallies = representative && representative.targetId !== vote.choice_id ? await lockTallies(trx, 'question_choices', [representative.targetId]) : new Map<number, Tally>()
+    tallies.set(vote.choice_id, tally)
     await repository.archive(vote, now)
     await repository.remove(vote.id)
-    await applyAnswerChange(trx, 'question_choices', vote.choice_id, tally, answerOfRow(vote), null)
-    await liquid.apply()
+    const changes = new Map<number, LiquidMove[]>([[vote.choice_id, answerMoves(vote, null)]])
+    const joined = representative && (await shiftRepresentative(trx, { ...block, representative }, 1))
+    if (joined) changes.set(joined.slot.targetId, [...(changes.get(joined.slot.targetId) ?? []), joined.move])
+    for (const id of [...changes.keys()].sort((a, b) => a - b)) {
+      await applyAnswerChange(trx, 'question_choices', id, tallyOf(tallies, id), id === vote.choice_id ? answerOfRow(vote) : null, null, changes.get(id))
+    }
     await countAnswerDeleted(trx, vote.user_id, 'choice')
   })
 }

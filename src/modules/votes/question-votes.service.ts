@@ -5,7 +5,7 @@ import { fieldError, NotFound } from '../../http/errors.ts'
 import { applyAnswerChange, type LiquidMove } from '../statistics/apply.ts'
 import { countAnswerDeleted, countAnswerWritten, countTagVotes } from '../statistics/counters.ts'
 import { refusingConflicts } from './constraints.ts'
-import { addLiquidWeight, liquidBlockOf, liquidChangeOf } from '../liquid/liquid.engine.ts'
+import { answerMoves, editedAnswerWeight, ownAnswerWeight, readBlock, shiftRepresentative } from '../liquid/liquid.answers.ts'
 import { questionVotesRepository, type QuestionVoteRow } from './question-votes.repository.ts'
 import { checkCollection, raceRefusals } from './vote-checks.ts'
 import { voteContextRepository } from './vote-context.repository.ts'
@@ -37,10 +37,10 @@ async function castIn(trx: Transaction<Database>, caller: Caller, questionId: nu
   if (!locked || refusal) throw refusal ?? invalidPk('object_id', questionId)
   await checkCollection(context, body.collection)
   const existing = await repository.current(caller.id, questionId)
-  // Where the caller's block counts without their answer, read before the answer changes (the fast path of the liquid engine).
-  const block = await liquidBlockOf(trx, questionId, caller.id)
+  // Where the caller's block counts without their answer, read before the answer changes.
+  const block = await readBlock(trx, questionId, caller.id)
   const isPrivate = body.private ?? (await context.defaultPrivate(caller.id))
-  const ownWeight = !isPrivate && block.eligible ? 1 + block.intree : 1
+  const ownWeight = ownAnswerWeight(block, isPrivate)
   const answerValues = {
     value: answer,
     skipped: answer === null,
@@ -59,11 +59,10 @@ async function castIn(trx: Transaction<Database>, caller: Caller, questionId: nu
     vote = await repository.insert({ ...answerValues, question_id: questionId, user_id: caller.id, importance: body.importance ?? null, created_at: now })
   }
   // Before: the caller's earlier answer with its weight, or their block at the answer it reached. After: their own answer.
-  const moves: LiquidMove[] = [{ value: vote.value, amount: ownWeight }]
-  if (existing) moves.push({ value: existing.value, amount: -existing.liquid_weight })
-  else if (block.representative) {
-    moves.push({ value: block.representative.value, amount: -(1 + block.intree) })
-    await addLiquidWeight(trx, block.representative, -(1 + block.intree))
+  const moves: LiquidMove[] = answerMoves(existing ?? null, vote)
+  if (!existing) {
+    const left = await shiftRepresentative(trx, block, -1)
+    if (left) moves.push(left.move)
   }
   await applyAnswerChange(trx, 'questions', questionId, locked.tally, existing ? answerOfRow(existing) : null, answerOfRow(vote), moves)
   await countAnswerWritten(trx, caller.id, 'question', existing ? 0 : 1, now)
@@ -92,22 +91,25 @@ export async function editQuestionVote(db: Kysely<Database>, voteId: number, pat
     const repository = questionVotesRepository(trx)
     const { locked, vote, now } = await lockVote(trx, voteId)
     if (answer === undefined && patch.skipped === false && vote.skipped) throw fieldError('value', 'This field is required.')
-    const liquid = await liquidChangeOf(trx, [vote.question_id], vote.user_id)
     if (answer !== undefined) {
       const refusal = windowRefusal(locked.question, now, 'value')
       if (refusal) throw refusal
       await repository.archive(vote, now)
     }
     await checkCollection(voteContextRepository(trx), patch.collection)
+    const weight = await editedAnswerWeight(trx, vote, patch.private)
     const updated = await repository.update(vote.id, {
       ...(answer !== undefined ? { value: answer, skipped: answer === null } : {}),
       ...(patch.importance !== undefined ? { importance: patch.importance } : {}),
       ...(patch.private !== undefined ? { private: patch.private } : {}),
       ...(patch.collection !== undefined ? { collection_id: patch.collection } : {}),
+      liquid_weight: weight,
       modified_at: now,
     })
-    if (answer !== undefined) await applyAnswerChange(trx, 'questions', vote.question_id, locked.tally, answerOfRow(vote), answerOfRow(updated))
-    await liquid.apply()
+    if (answer !== undefined || weight !== vote.liquid_weight) {
+      const [removed, added] = answer !== undefined ? [answerOfRow(vote), answerOfRow(updated)] : [null, null]
+      await applyAnswerChange(trx, 'questions', vote.question_id, locked.tally, removed, added, answerMoves(vote, updated))
+    }
     await countAnswerWritten(trx, vote.user_id, 'question', 0, now)
     return updated
   }
@@ -121,11 +123,14 @@ export async function withdrawQuestionVote(db: Kysely<Database>, voteId: number)
     const { locked, vote, now } = await lockVote(trx, voteId)
     const refusal = windowRefusal(locked.question, now, 'non_field_errors')
     if (refusal) throw refusal
-    const liquid = await liquidChangeOf(trx, [vote.question_id], vote.user_id)
+    // The block the answer carried (or just the user, for a private one) goes where their chain leads now.
+    const block = await readBlock(trx, vote.question_id, vote.user_id)
     await repository.archive(vote, now)
     await repository.remove(vote.id)
-    await applyAnswerChange(trx, 'questions', vote.question_id, locked.tally, answerOfRow(vote), null)
-    await liquid.apply()
+    const moves = answerMoves(vote, null)
+    const joined = await shiftRepresentative(trx, block, 1)
+    if (joined) moves.push(joined.move)
+    await applyAnswerChange(trx, 'questions', vote.question_id, locked.tally, answerOfRow(vote), null, moves)
     await countAnswerDeleted(trx, vote.user_id, 'question')
     await countTagVotes(trx, vote.question_id, -1)
   })
