@@ -9,6 +9,9 @@ import { EmptyBody, IdParams, NoContent, writeErrors } from '../groups/http.ts'
 import { COLLECTION_ORDERING, collectionsRepository, type CollectionRow } from './collections.repository.ts'
 import { Collection, CollectionCreate, CollectionFull, CollectionListQuery, CollectionPatch, type CollectionChanges } from './collections.schemas.ts'
 import { collectionsFromRows, copyCollection, createCollection, deleteCollection, updateCollection } from './collections.service.ts'
+import { collectionStatsRoutes } from './collection-stats.routes.ts'
+import { collectionTagRoutes } from './collection-tags.routes.ts'
+import { collectionUserRoutes } from './collection-users.routes.ts'
 import { itemRoutes } from './items.routes.ts'
 import { collectionViewContext } from './view-context.ts'
 
@@ -91,4 +94,7 @@ export function collectionRoutes(app: App): void {
   })
 
   itemRoutes(app)
+  collectionUserRoutes(app)
+  collectionTagRoutes(app)
+  collectionStatsRoutes(app)
 }
