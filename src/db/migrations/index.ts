@@ -5,6 +5,7 @@ import * as socialLoginStates from './2026-11-22-003-social-login-states.ts'
 import * as oneChoiceAnswerPerQuestion from './2026-11-22-004-one-choice-answer-per-question.ts'
 import * as activityTimeIndexes from './2026-11-23-005-activity-time-indexes.ts'
 import * as liquidResolution from './2026-11-23-006-liquid-resolution.ts'
+import * as nextQuestionIndexes from './2026-11-23-007-next-question-indexes.ts'
 
 /** Every migration in the order it applies; names never change once released. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-22-004-one-choice-answer-per-question': oneChoiceAnswerPerQuestion,
   '2026-11-23-005-activity-time-indexes': activityTimeIndexes,
   '2026-11-23-006-liquid-resolution': liquidResolution,
+  '2026-11-23-007-next-question-indexes': nextQuestionIndexes,
 }

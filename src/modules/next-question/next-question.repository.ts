@@ -29,49 +29,49 @@ export function nextQuestionRepository(db: Kysely<Database>) {
     return query
   }
 
-  /** Every question the user answered: a likert answer or skip, or any choice answer or skip. */
-  const answeredIds = (userId: number) =>
-    db.selectFrom('question_votes').select('question_votes.question_id').where('question_votes.user_id', '=', userId)
-      .unionAll(db.selectFrom('question_choice_votes').select('question_choice_votes.question_id').where('question_choice_votes.user_id', '=', userId))
+  /**
+   * Questions the user has not answered: no likert answer or skip, no choice answer or skip. Two NOT EXISTS,
+   * which PostgreSQL runs as anti-joins on the (question_id, user_id) indexes of both answer tables.
+   */
+  function unanswered<Q extends ReturnType<typeof matching>>(query: Q, userId: number): Q {
+    return query
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('question_votes as qv').select(sql.lit(1).as('one')).whereRef('qv.question_id', '=', 'questions.id').where('qv.user_id', '=', userId))))
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('question_choice_votes as qcv').select(sql.lit(1).as('one')).whereRef('qcv.question_id', '=', 'questions.id').where('qcv.user_id', '=', userId)))) as Q
+  }
+
+  /** count and unanswered in one statement; for anonymous callers every question is unanswered. */
+  function countsQuery(filters: NextQuestionFilters, caller: Caller | null) {
+    const all = matching(filters, caller).select((eb) => eb.fn.countAll<string>().as('n'))
+    if (!caller) return db.selectFrom(all.as('matching')).select(['matching.n as count', 'matching.n as unanswered'])
+    const open = unanswered(matching(filters, caller), caller.id).select((eb) => eb.fn.countAll<string>().as('n'))
+    return db.selectNoFrom([all.as('count'), open.as('unanswered')])
+  }
+
+  /** The next unanswered questions; `collectionOrder` names a collection whose item order leads. */
+  function nextQuery(filters: NextQuestionFilters, caller: Caller | null, ordering: OrderTerm[], limit: number, collectionOrder: number | null) {
+    const query = caller ? unanswered(matching(filters, caller), caller.id) : matching(filters, caller)
+    let selected = query.select(LIGHT_COLUMNS)
+    if (collectionOrder !== null) {
+      selected = selected
+        .innerJoin('question_collection_items as item', (join) => join.onRef('item.question_id', '=', 'questions.id').on('item.parent_id', '=', collectionOrder))
+        .orderBy('item.order')
+        .orderBy('item.id') as never
+    }
+    for (const term of ordering) selected = selected.orderBy(term.expression, term.direction)
+    return selected.limit(limit)
+  }
 
   return {
-    /**
-     * count and unanswered in one statement. The answered part is driven by the user's own answers (a semi-join),
-     * so a new user costs nothing beyond the count and a heavy one a join against their answers.
-     */
+    countsQuery,
+    nextQuery,
+
     async counts(filters: NextQuestionFilters, caller: Caller | null): Promise<{ count: number; unanswered: number }> {
-      const all = matching(filters, caller).select((eb) => eb.fn.countAll<string>().as('n'))
-      if (!caller) {
-        const { n } = await all.executeTakeFirstOrThrow()
-        return { count: Number(n), unanswered: Number(n) }
-      }
-      const answered = matching(filters, caller).where('questions.id', 'in', answeredIds(caller.id)).select((eb) => eb.fn.countAll<string>().as('n'))
-      const row = await db.selectNoFrom([all.as('count'), answered.as('answered')]).executeTakeFirstOrThrow()
-      const count = Number(row.count)
-      return { count, unanswered: count - Number(row.answered) }
+      const row = await countsQuery(filters, caller).executeTakeFirstOrThrow()
+      return { count: Number(row.count), unanswered: Number(row.unanswered) }
     },
 
-    /**
-     * The next unanswered questions: an anti-join on the (question_id, user_id) indexes of both answer tables.
-     * `collectionOrder` names a collection whose item order leads.
-     */
     async next(filters: NextQuestionFilters, caller: Caller | null, ordering: OrderTerm[], limit: number, collectionOrder: number | null) {
-      let query = matching(filters, caller)
-      if (caller) {
-        const userId = caller.id
-        query = query
-          .where((eb) => eb.not(eb.exists(eb.selectFrom('question_votes as qv').select(sql.lit(1).as('one')).whereRef('qv.question_id', '=', 'questions.id').where('qv.user_id', '=', userId))))
-          .where((eb) => eb.not(eb.exists(eb.selectFrom('question_choice_votes as qcv').select(sql.lit(1).as('one')).whereRef('qcv.question_id', '=', 'questions.id').where('qcv.user_id', '=', userId))))
-      }
-      let selected = query.select(LIGHT_COLUMNS)
-      if (collectionOrder !== null) {
-        selected = selected
-          .innerJoin('question_collection_items as item', (join) => join.onRef('item.question_id', '=', 'questions.id').on('item.parent_id', '=', collectionOrder))
-          .orderBy('item.order')
-          .orderBy('item.id') as never
-      }
-      for (const term of ordering) selected = selected.orderBy(term.expression, term.direction)
-      return (await selected.limit(limit).execute()) as unknown as LightRow[]
+      return (await nextQuery(filters, caller, ordering, limit, collectionOrder).execute()) as unknown as LightRow[]
     },
   }
 }
