@@ -10,7 +10,7 @@ let owner: Person, staff: Person, stranger: Person
 const voters: Person[] = []
 let collection: any
 
-const auth = (who?: Person) => (who ? { authorization: `Token ${who.token}` } : {})
+const auth = (who?: Person): Record<string, string> => (who ? { authorization: `Token ${who.token}` } : {})
 
 async function answer(who: Person, question: number, value: number | null, isPrivate: boolean) {
   const response = await t.send('POST', '/api/question_votes/', { object_id: question, value, private: isPrivate, collection: collection.id }, who.token)
