@@ -50,7 +50,7 @@ export async function benchLiquid(db: Kysely<Database>, scale: LiquidScale, gene
   // Warm every pooled session first: a server's sessions have their function plans cached long before.
   for (let i = 0; i < 8; i++) await answerChange(db, 1 + Math.floor(random() * questionCount), 1 + Math.floor(random() * maxUser), 3).catch(() => undefined)
   console.error(`${samples} new answers`)
-  const answers: { engine: number; insert: number; ratio: number }[] = []
+  const answers: { engine: number; read: number; plain: number; insert: number; ratio: number }[] = []
   for (let i = 0; answers.length < samples && i < samples * 20; i++) {
     const questionId = 1 + Math.floor(random() * questionCount)
     const userId = 1 + Math.floor(random() * maxUser)
@@ -58,11 +58,11 @@ export async function benchLiquid(db: Kysely<Database>, scale: LiquidScale, gene
     if (taken) continue
     const change = await answerChange(db, questionId, userId, 1 + Math.floor(random() * 5))
     const recompute = answers.length < Math.min(samples, 40) ? await recomputeCost(db, [questionId]) : NaN
-    answers.push({ engine: change.engineMs, insert: change.insertMs, ratio: change.engineMs / recompute })
+    answers.push({ engine: change.engineMs, read: change.blockReadMs, plain: change.plainReadMs, insert: change.insertMs, ratio: change.engineMs / recompute })
   }
   const engine = answers.map((a) => a.engine)
   const ratios = answers.map((a) => a.ratio).filter((r) => !Number.isNaN(r))
-  report.answer_change = { samples: answers.length, engine_p50_ms: ms(percentile(engine, 50)), engine_p99_ms: ms(percentile(engine, 99)), insert_p50_ms: ms(percentile(answers.map((a) => a.insert), 50)), ratio_to_recompute_p50: percentile(ratios, 50), ratio_to_recompute_p99: percentile(ratios, 99) }
+  report.answer_change = { samples: answers.length, engine_p50_ms: ms(percentile(engine, 50)), engine_p99_ms: ms(percentile(engine, 99)), insert_p50_ms: ms(percentile(answers.map((a) => a.insert), 50)), context_read_with_block_p50_ms: ms(percentile(answers.map((a) => a.read), 50)), context_read_without_block_p50_ms: ms(percentile(answers.map((a) => a.plain), 50)), ratio_to_recompute_p50: percentile(ratios, 50), ratio_to_recompute_p99: percentile(ratios, 99) }
 
   console.error(`${samples} tag delegation changes`)
   const { rows: delegations } = await sql<{ user_id: number; tag_id: number }>`

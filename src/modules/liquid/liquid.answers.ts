@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { LiquidMove } from '../statistics/apply.ts'
-import { liquidRepository, type Slot } from './liquid.repository.ts'
+import { liquidRepository, type Block, type Slot } from './liquid.repository.ts'
 
 type Db = Kysely<Database> | Transaction<Database>
 
@@ -12,14 +12,7 @@ type Db = Kysely<Database> | Transaction<Database>
  * A stored answer weight is exact (1 + block for a public answer of an active account, else 1), so
  * edits that keep privacy read nothing at all.
  */
-export interface Block {
-  /** Unanswered users whose chains pass through the user. */
-  intree: number
-  /** Whether the user's account may give or carry weight. */
-  eligible: boolean
-  /** The answer the user's own chain reaches without an answer of theirs (null: nowhere). */
-  representative: Slot | null
-}
+export type { Block }
 
 export function readBlock(db: Db, questionId: number, userId: number): Promise<Block> {
   return liquidRepository(db).block(questionId, userId)

@@ -45,7 +45,8 @@ export async function loadTagDelegations(db: Db, tagIds: number[] | null): Promi
       WHERE td.revoked_at IS NULL AND (td.tag_id, td.id) > (${after.tag}, ${after.id})
         ${tagIds === null ? sql`` : sql`AND td.tag_id IN (${sql.join(tagIds.length ? tagIds : [-1])})`}
       ORDER BY td.tag_id, td.id LIMIT ${DELEGATION_CHUNK}`.execute(db)
-    rows.push(...chunk.rows)
+    // One by one: spreading a chunk this large as arguments overflows the stack.
+    for (const row of chunk.rows) rows.push(row)
     if (chunk.rows.length < DELEGATION_CHUNK) break
     const last = chunk.rows[chunk.rows.length - 1]
     after = { tag: last.tag_id, id: last.id }

@@ -1,10 +1,20 @@
-import { sql, type Kysely, type Transaction } from 'kysely'
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import { countColumns, familyFromRow, type FamilyTally } from '../statistics/compute/tally.ts'
 import { familyColumns } from '../statistics/compute/tally.ts'
 import { likertFigures, type LevelCounts } from '../statistics/compute/likert.ts'
 
 type Db = Kysely<Database> | Transaction<Database>
+
+/** A user's block on a question, read before their own answer changes (see liquid.answers.ts). */
+export interface Block {
+  /** Unanswered users whose chains pass through the user. */
+  intree: number
+  /** Whether the user's account may give or carry weight. */
+  eligible: boolean
+  /** The answer the user's own chain reaches without an answer of theirs (null: nowhere). */
+  representative: Slot | null
+}
 
 /** Where an answer counts: the row carrying its figures, the level (null: a skip) and the vote row. */
 export interface Slot {
@@ -72,11 +82,12 @@ export function liquidRepository(db: Db) {
     /**
      * In one statement: how many unanswered users' chains pass through the user, whether the user's account
      * may carry weight, and the answer the user's own chain reaches. None of it depends on the user's own
-     * answer, so a writer can read it before changing that answer.
+     * answer, so a writer can read it before changing that answer. `extra` adds columns a writer needs
+     * anyway (the clock, the voter's defaults), so the read costs the vote path no round trip of its own.
      */
-    async block(questionId: number, userId: number): Promise<{ intree: number; eligible: boolean; representative: Slot | null }> {
+    async block<E extends Record<string, unknown> = Record<string, never>>(questionId: number, userId: number, extra?: RawBuilder<unknown>): Promise<Block & { extra: E }> {
       const { rows: [row] } = await sql<StandingRow & { intree: number; eligible: boolean }>`
-        SELECT liquid_intree(${questionId}, ${userId}) AS intree, liquid_eligible(${userId}) AS eligible,
+        SELECT ${extra ?? sql`NULL AS none`}, liquid_intree(${questionId}, ${userId}) AS intree, liquid_eligible(${userId}) AS eligible,
                ${questionId}::integer AS question_id, NULL::boolean AS carries,
                a.vote_table, a.vote_id, a.target_id, a.value, a.skipped, a.weight
         FROM (SELECT liquid_representative(${questionId}, ${userId}) AS holder) AS r
@@ -88,7 +99,7 @@ export function liquidRepository(db: Db) {
           FROM question_choice_votes v WHERE v.question_id = ${questionId} AND v.user_id = r.holder
         ) AS a ON true`.execute(db)
       const standing = toStanding(row)
-      return { intree: Number(row.intree), eligible: row.eligible, representative: standing.answered ? null : standing.representative }
+      return { intree: Number(row.intree), eligible: row.eligible, representative: standing.answered ? null : standing.representative, extra: row as unknown as E }
     },
 
     /** How many unanswered users' chains pass through the user on each question. */

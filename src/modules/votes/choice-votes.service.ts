@@ -40,17 +40,17 @@ async function castIn(trx: Transaction<Database>, caller: Caller, choiceId: numb
   const context = voteContextRepository(trx)
   const questionId = await repository.questionOfChoice(choiceId)
   const question = questionId === undefined ? undefined : await repository.lockQuestion(questionId)
-  const now = await context.now()
+  if (!question) throw invalidPk('object_id', choiceId)
+  // The clock, the voter's default privacy and their liquid block (where it counts without their answer), in one read.
+  const { now, defaultPrivate, block } = await context.forAnswer(caller.id, question.id)
   const refusal = voteRefusal(question, caller, now, 'choice', choiceId)
-  if (!question || refusal) throw refusal ?? invalidPk('object_id', choiceId)
+  if (refusal) throw refusal
   await checkCollection(context, body.collection)
   const existing = await repository.current(caller.id, question.id)
-  // Where the caller's block counts without their answer, read before the answer changes.
-  const block = await readBlock(trx, question.id, caller.id)
   const representative = !existing && block.representative?.target === 'question_choices' ? block.representative : null
   const tallies = await lockTallies(trx, 'question_choices', [choiceId, ...(existing ? [existing.choice_id] : []), ...(representative ? [representative.targetId] : [])])
   tallyOf(tallies, choiceId)
-  const isPrivate = body.private ?? (await context.defaultPrivate(caller.id))
+  const isPrivate = body.private ?? defaultPrivate
   const ownWeight = ownAnswerWeight(block, isPrivate)
   const answerValues = {
     choice_id: choiceId,

@@ -32,14 +32,14 @@ async function castIn(trx: Transaction<Database>, caller: Caller, questionId: nu
   const repository = questionVotesRepository(trx)
   const context = voteContextRepository(trx)
   const locked = await repository.lockQuestion(questionId)
-  const now = await context.now()
-  const refusal = voteRefusal(locked?.question, caller, now, 'question', questionId)
-  if (!locked || refusal) throw refusal ?? invalidPk('object_id', questionId)
+  if (!locked) throw invalidPk('object_id', questionId)
+  // The clock, the voter's default privacy and their liquid block (where it counts without their answer), in one read.
+  const { now, defaultPrivate, block } = await context.forAnswer(caller.id, questionId)
+  const refusal = voteRefusal(locked.question, caller, now, 'question', questionId)
+  if (refusal) throw refusal
   await checkCollection(context, body.collection)
   const existing = await repository.current(caller.id, questionId)
-  // Where the caller's block counts without their answer, read before the answer changes.
-  const block = await readBlock(trx, questionId, caller.id)
-  const isPrivate = body.private ?? (await context.defaultPrivate(caller.id))
+  const isPrivate = body.private ?? defaultPrivate
   const ownWeight = ownAnswerWeight(block, isPrivate)
   const answerValues = {
     value: answer,

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
 import type { Database } from '../../db/database.ts'
+import { liquidRepository, type Block } from '../liquid/liquid.repository.ts'
 
 type Db = Kysely<Database> | Transaction<Database>
 
@@ -10,6 +11,16 @@ export function voteContextRepository(db: Db) {
     async now(): Promise<Date> {
       const { rows } = await sql<{ now: Date }>`SELECT clock_timestamp() AS now`.execute(db)
       return new Date(rows[0].now)
+    },
+
+    /**
+     * What a new answer reads once its locks are held, in one statement: the clock, the voter's default
+     * privacy and their liquid block on the question (read before the answer changes).
+     */
+    async forAnswer(userId: number, questionId: number): Promise<{ now: Date; defaultPrivate: boolean; block: Block }> {
+      const extra = sql`clock_timestamp() AS now, (SELECT default_private FROM users WHERE id = ${userId}) AS default_private`
+      const { extra: row, ...block } = await liquidRepository(db).block<{ now: Date; default_private: boolean | null }>(questionId, userId, extra)
+      return { now: new Date(row.now), defaultPrivate: row.default_private ?? false, block }
     },
 
     async defaultPrivate(userId: number): Promise<boolean> {
