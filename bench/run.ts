@@ -6,6 +6,13 @@ import { migrateToLatest } from '../src/db/migrate.ts'
 import { LIQUID_SCALES } from './liquid/generate.ts'
 import { benchLiquid } from './liquid/liquid.bench.ts'
 
+// npm run bench -- next-question [--regenerate] [--samples N]: the next-question suite, with its own options.
+if (process.argv[2] === 'next-question') {
+  const { runNextQuestionBench } = await import('./next-question/next-question.bench.ts')
+  await runNextQuestionBench(process.argv.slice(3))
+  process.exit(0)
+}
+
 /**
  * npm run bench -- [--scale tiny|small|full] [--reuse] [--samples N]
  * Runs against a PostgreSQL server (BENCH_DATABASE_URL, else DATABASE_URL, else the local one) in a
