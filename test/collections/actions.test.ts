@@ -133,3 +133,22 @@ describe('update_order', () => {
     await assertCountersExact(t)
   })
 })
+
+describe('writes that meet', () => {
+  test('adding questions while they are deleted and while items are added: no 500, counters exact', async () => {
+    const c = await world.collection(owner)
+    for (let round = 0; round < 8; round++) {
+      const doomed = await world.question(owner.id)
+      const kept = await world.question(owner.id)
+      const responses = await Promise.all([
+        t.send('POST', '/api/question_collection_items/', { parent: c.id, object_id: doomed, type: 'Q' }, owner.token),
+        t.send('DELETE', `/api/questions/${doomed}/`, undefined, owner.token),
+        t.send('POST', '/api/question_collection_items/', { parent: c.id, object_id: kept, type: 'Q' }, owner.token),
+        t.send('POST', '/api/question_collection_items/', { parent: c.id, object_id: kept, type: 'Q' }, owner.token),
+      ])
+      for (const response of responses) assert.ok(response.statusCode < 500, `${response.statusCode} ${response.body}`)
+      assert.deepEqual(responses.slice(2).map((r) => r.statusCode).sort(), [201, 400], 'the same question once')
+    }
+    await assertCountersExact(t)
+  })
+})

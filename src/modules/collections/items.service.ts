@@ -110,6 +110,8 @@ export async function createItem(db: Kysely<Database>, caller: Caller, body: Ite
   return refusingConstraintViolations(
     () =>
       db.transaction().execute(async (trx) => {
+        // The question before the collection, the order a question's deletion takes them in.
+        if (questionId !== null) await trx.selectFrom('questions').select('id').where('id', '=', questionId).forKeyShare().execute()
         await ownCollection(trx, caller, body.parent, () => fieldError('parent', invalidPk(body.parent)))
         const items = itemsRepository(trx)
         if (questionId !== null) {
