@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { Caller } from '../../http/authentication.ts'
 import { NotFound, ValidationFailed, type FieldErrors } from '../../http/errors.ts'
+import { optionalWebLink } from '../../http/web-links.ts'
 import { loadAreas } from '../areas/areas.service.ts'
 import { invalidPk, trimmed } from '../groups/constraints.ts'
 import { toReducedUser } from '../questions/friends-answers/friends-answers.schemas.ts'
@@ -41,20 +42,6 @@ export async function collectionsFromRows(context: CollectionViewContext, rows: 
   })
 }
 
-function photoOf(value: string | null | undefined, errors: FieldErrors): string | null | undefined {
-  if (value === undefined || value === null) return value
-  const text = value.trim()
-  if (text === '') return null
-  try {
-    const url = new URL(text)
-    if (url.protocol === 'http:' || url.protocol === 'https:') return text
-  } catch {
-    // falls through to the field error
-  }
-  errors.photo = ['Enter a valid URL.']
-  return undefined
-}
-
 const DATETIME = /^\d{4}-\d\d-\d\d([T ]\d\d:\d\d(:\d\d(\.\d{1,6})?)?(Z|[+-]\d\d:?\d\d)?)?$/
 
 function expiryOf(value: string | null | undefined, errors: FieldErrors): Date | null | undefined {
@@ -77,7 +64,7 @@ async function collectionValues(db: Kysely<Database>, body: CollectionChanges): 
     const value = body[field]
     if (value !== undefined) values[field] = value === null ? null : value.trim()
   }
-  const photo = photoOf(body.photo, errors)
+  const photo = optionalWebLink(body.photo, 'photo', errors)
   if (photo !== undefined) values.photo = photo
   const expiry = expiryOf(body.expire_at, errors)
   if (expiry !== undefined) values.expire_at = expiry

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely'
 import type { Caller } from '../../http/authentication.ts'
 import type { Database } from '../../db/database.ts'
 import { NotFound, PermissionDenied, ValidationFailed, type FieldErrors } from '../../http/errors.ts'
+import { optionalWebLink } from '../../http/web-links.ts'
 import { nextFreeSlug, slugify } from '../questions/slug.ts'
 import { databaseErrorOf, invalidPk, refusingConstraintViolations, trimmed } from './constraints.ts'
 import { toGroup } from './groups.mapper.ts'
@@ -57,20 +58,6 @@ function policyOf(body: GroupChanges, current: JoinPolicy | undefined, errors: F
   return current === 'invite' ? 'invite' : 'request'
 }
 
-function imageOf(value: string | null | undefined, errors: FieldErrors): string | null | undefined {
-  if (value === undefined || value === null) return value
-  const text = value.trim()
-  if (text === '') return null
-  try {
-    const url = new URL(text)
-    if (url.protocol === 'http:' || url.protocol === 'https:') return text
-  } catch {
-    // falls through to the field error
-  }
-  errors.image = ['Enter a valid URL.']
-  return undefined
-}
-
 /** The writable fields of a group from a body, checked; errors collect every field's problems. */
 function groupValues(body: GroupChanges, current: GroupRow | undefined, errors: FieldErrors): GroupValues {
   const values: GroupValues = {}
@@ -82,7 +69,7 @@ function groupValues(body: GroupChanges, current: GroupRow | undefined, errors: 
   }
   const description = trimmed(body.description, 'description', errors, true)
   if (description !== undefined) values.description = description
-  const image = imageOf(body.image, errors)
+  const image = optionalWebLink(body.image, 'image', errors)
   if (image !== undefined) values.image = image
   const policy = policyOf(body, current?.join_policy as JoinPolicy | undefined, errors)
   if (policy !== undefined) values.join_policy = policy

@@ -19,15 +19,7 @@ export function parseDateTime(text: string): Date | null {
   return value
 }
 
-/** Links are shown as anchors: only absolute http(s) URLs, never javascript: or relative ones. */
-export function isWebLink(text: string): boolean {
-  try {
-    const url = new URL(text)
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== ''
-  } catch {
-    return false
-  }
-}
+export { isWebLink } from '../../http/web-links.ts'
 
 /** The voting window: both ends optional, the end strictly after the start. */
 export function windowErrors(startAt: Date | null, endAt: Date | null): FieldErrors {
