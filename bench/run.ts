@@ -14,12 +14,12 @@ if (process.argv[2] === 'next-question') {
 }
 
 /**
- * npm run bench -- [--scale tiny|small|full] [--reuse] [--samples N]
+ * npm run bench -- [--scale tiny|small|full] [--reuse] [--changes-only] [--samples N]
  * Runs against a PostgreSQL server (BENCH_DATABASE_URL, else DATABASE_URL, else the local one) in a
- * database of its own per scale; --reuse keeps an already generated one. Prints the report as JSON and
- * writes it under bench/results/.
+ * database of its own per scale; --reuse keeps an already generated one (migrated to the latest schema),
+ * --changes-only skips the full recomputations. Prints the report as JSON and writes it under bench/results/.
  */
-const { values } = parseArgs({ options: { scale: { type: 'string', default: 'small' }, reuse: { type: 'boolean', default: false }, samples: { type: 'string', default: '100' } } })
+const { values } = parseArgs({ options: { scale: { type: 'string', default: 'small' }, reuse: { type: 'boolean', default: false }, samples: { type: 'string', default: '100' }, 'changes-only': { type: 'boolean', default: false } } })
 const scale = LIQUID_SCALES[values.scale!]
 if (!scale) throw new Error(`--scale must be one of ${Object.keys(LIQUID_SCALES).join(', ')}`)
 const server = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
@@ -37,8 +37,8 @@ const url = new URL(server)
 url.pathname = `/${name}`
 const handle = await connectDatabase({ databaseUrl: url.toString(), dataDir: '', poolSize: 4 })
 try {
-  if (generate) await migrateToLatest(handle.db)
-  const report = { date: new Date().toISOString(), node: process.version, ...(await benchLiquid(handle.db, scale, generate, Number(values.samples))) }
+  await migrateToLatest(handle.db)
+  const report = { date: new Date().toISOString(), node: process.version, ...(await benchLiquid(handle.db, scale, generate, Number(values.samples), values['changes-only'])) }
   fs.mkdirSync('bench/results', { recursive: true })
   const file = `bench/results/liquid-${values.scale}-${report.date.slice(0, 10)}.json`
   fs.writeFileSync(file, JSON.stringify(report, null, 2) + '\n')
