@@ -95,6 +95,10 @@ export async function runNextQuestionBench(argv: string[]): Promise<void> {
     // Floors: a statement round trip, one probe of the answer index, and the HTTP layer with token sign-in.
     add('floor: SELECT 1', () => sql`SELECT 1`.execute(db))
     add('floor: one index probe', () => sql`SELECT 1 FROM question_votes WHERE question_id = 77 AND user_id = ${USERS.heavyRandom}`.execute(db))
+    // What serving cannot go below: counting the open questions (the whole of a fresh user's counts), and
+    // reading a heavy user's 50,000 answers in question order (what a heavy user's counts add at the least).
+    add('floor: count open questions', () => sql`SELECT count(*) FROM questions WHERE publish AND (start_at IS NULL OR start_at <= now()) AND (end_at IS NULL OR end_at > now())`.execute(db))
+    add('floor: read heavy answers', () => sql`SELECT count(*) FROM ((SELECT question_id FROM question_votes WHERE user_id = ${USERS.heavyFirst} ORDER BY question_id) UNION ALL (SELECT question_id FROM question_choice_votes WHERE user_id = ${USERS.heavyFirst} ORDER BY question_id)) answered`.execute(db))
     add('floor: GET /api/ signed in', async () => {
       const response = await app.inject({ method: 'GET', url: '/api/', headers: auth.fresh })
       if (response.statusCode !== 200) throw new Error(response.body)
@@ -147,7 +151,7 @@ export async function runNextQuestionBench(argv: string[]): Promise<void> {
   }
 }
 
-/** Buffers and time of the two statements for the heavy user who answered the first half, as PostgreSQL runs them. */
+/** Buffers and time of the statements for each user, as PostgreSQL runs them. */
 async function plans(db: Parameters<typeof generateNextQuestionScale>[0], tagId: number) {
   const { nextQuestionRepository } = await import('../../src/modules/next-question/next-question.repository.ts')
   const caller = { id: USERS.heavyFirst, isStaff: false, tokenId: 0 }
@@ -159,9 +163,12 @@ async function plans(db: Parameters<typeof generateNextQuestionScale>[0], tagId:
     const { rows } = await sql<{ 'QUERY PLAN': string }>`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${sql.raw(inline(compiled))}`.execute(db)
     out[label] = rows.map((row) => row['QUERY PLAN'])
   }
-  await explain('counts, heavyFirst', repository.countsQuery(filters, caller).compile())
-  await explain('page, heavyFirst', repository.nextQuery(filters, caller, byId, 30, null).compile())
-  await explain('page, heavyRandom', repository.nextQuery(filters, { ...caller, id: USERS.heavyRandom }, byId, 30, null).compile())
+  // The walk by id as served: the counts, then the page from the first unanswered question they found.
+  for (const [who, id] of [['heavyFirst', USERS.heavyFirst], ['heavyRandom', USERS.heavyRandom], ['fresh', USERS.fresh]] as const) {
+    const { first } = await repository.counts(filters, { ...caller, id })
+    await explain(`counts, ${who}`, repository.countsQuery(filters, { ...caller, id }).compile())
+    await explain(`page, ${who}`, repository.nextQuery(filters, { ...caller, id }, byId, 30, null, first).compile())
+  }
   await explain('page with tag, heavyFirst', repository.nextQuery({ questionFilters: { tags__tag: tagId }, exclude: [] }, caller, byId, 30, null).compile())
   return out
 }

@@ -153,6 +153,35 @@ describe('parameters', () => {
     assert.equal((await t.json('/api/next_question_light/?return_full_count=0', me())).returning, 1, '0 is off')
   })
 
+  test('the unfiltered walk (answers merged in question order) and a filtered one (probes) agree', async () => {
+    const everything = `id__in=${sets.all.join(',')}&limit_count=30`
+    // profile answered the lowest id, so its walk starts further on.
+    for (const who of ['me', 'profile']) {
+      const headers = { authorization: `Token ${tokens[who]}` }
+      for (const suffix of ['', '&ordering=-id', '&ordering=-liquid_consensus', '&id__in!=' + ids.plain1]) {
+        const merged = await t.json(`/api/next_question_light/?limit_count=30${suffix}`, headers)
+        const probed = await t.json(`/api/next_question_light/?${everything}${suffix}`, headers)
+        assert.deepEqual(merged, probed, `${who}${suffix}`)
+      }
+      assert.deepEqual(served(await t.json('/api/next_question_light/?limit_count=2', headers)), without(sets.all, ...(who === 'me' ? ANSWERED_BY_ME() : [ids.plain0, ids.plain2, ids.asked1])).slice(0, 2))
+    }
+  })
+
+  test('a question answered in both answer tables (the API never allows it) is counted once and not served', async () => {
+    const db = t.database.db
+    const user = await insertUser(db)
+    const token = await t.tokenFor(user.id)
+    const [choice] = await db.selectFrom('question_choices').select('id').where('question_id', '=', ids.choice).execute()
+    await db.insertInto('question_votes').values({ question_id: ids.choice, user_id: user.id, value: 2 }).execute()
+    await db.insertInto('question_choice_votes').values({ question_id: ids.choice, choice_id: choice.id, user_id: user.id, value: 5 }).execute()
+    for (const query of ['limit_count=30', `id__in=${sets.all.join(',')}&limit_count=30`, 'return_unanswered_count=1']) {
+      const body = await t.json(`/api/next_question_light/?${query}`, { authorization: `Token ${token}` })
+      assert.equal(body.count, sets.all.length, query)
+      assert.equal(body.unanswered, sets.all.length - 1, query)
+      if (body.returning) assert.deepEqual(served(body), without(sets.all, ids.choice), query)
+    }
+  })
+
   test('the answer takes a constant number of statements, whatever limit_count', async () => {
     const one = await t.get('/api/next_question_light/?limit_count=1', me())
     const many = await t.get('/api/next_question_light/?limit_count=30', me())

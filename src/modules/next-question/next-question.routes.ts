@@ -54,8 +54,7 @@ export function nextQuestionRoutes(app: App): void {
     const limit = Math.min(query.limit_count ?? 1, MAX_LIMIT_COUNT)
     const collection = order && query.in_collections__parent !== undefined ? query.in_collections__parent : null
     const ordering = collection === null ? orderingTerms(query.ordering, QUESTION_ORDERING, ['id'], column('questions.id')) : []
-    // Counts and the page are independent statements; on a pool they run side by side.
-    const [counts, rows] = await Promise.all([repository.counts(filters, caller), repository.next(filters, caller, ordering, limit, collection)])
+    const [counts, rows] = await repository.countsAndNext(filters, caller, ordering, limit, collection)
     const urls = UrlBuilder.for(request)
     const choices = await questionsRepository(app.db).choices(rows.map((row) => row.id))
     const results = rows.map((row) => toLightQuestion(row, choices.filter((choice) => choice.question_id === row.id).map((choice) => toChoice(choice, urls))))
