@@ -1,4 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { isDatabaseUnavailable } from '../db/availability.ts'
+import { constraintError } from './constraint-errors.ts'
 
 /** Field errors as Django REST Framework shapes them: {"field": ["message", ...]}. */
 export type FieldErrors = Record<string, string[]>
@@ -160,6 +162,15 @@ export function errorHandler(error: FastifyError | ApiError, request: FastifyReq
   }
   if (status >= 400 && status < 500) {
     return reply.code(status).send({ detail: error.message })
+  }
+  if (isDatabaseUnavailable(error)) {
+    request.log.warn({ err: error }, 'database unavailable')
+    return reply.code(503).header('retry-after', '5').send({ detail: 'The service is temporarily unavailable; try again shortly.' })
+  }
+  const refused = constraintError(error)
+  if (refused) {
+    request.log.info({ err: error }, 'request refused by a database constraint')
+    return reply.code(refused.statusCode).send(refused.body)
   }
   request.log.error({ err: error }, 'request failed')
   return reply.code(500).send({ detail: 'A server error occurred.' })
