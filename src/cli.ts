@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util'
 import { ConfigError, loadConfig, type Config } from './config.ts'
-import { connectDatabase, type DatabaseHandle } from './db/connect.ts'
+import { connectDatabase, connectWhenReachable, type DatabaseHandle } from './db/connect.ts'
 import { migrateToLatest } from './db/migrate.ts'
 import { sql } from 'kysely'
 import { appKeysRepository } from './modules/app-keys/app-keys.repository.ts'
@@ -30,7 +30,7 @@ Configuration comes from the environment: see README.md.`
 class UsageError extends Error {}
 
 async function withDatabase<T>(config: Config, work: (handle: DatabaseHandle) => Promise<T>): Promise<T> {
-  const handle = await connectDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
+  const handle = await connectDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, connectTimeoutMs: config.dbConnectTimeoutMs })
   try {
     return await work(handle)
   } finally {
@@ -128,7 +128,8 @@ async function checkCommand(config: Config): Promise<number> {
 }
 
 async function demoCommand(config: Config): Promise<void> {
-  const handle = await connectDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
+  const startup = { timeoutMs: config.dbStartupTimeoutS * 1000, log: (line: string) => console.error(line) }
+  const handle = await connectWhenReachable({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, connectTimeoutMs: config.dbConnectTimeoutMs }, startup)
   await migrateToLatest(handle.db)
   const { isDatabaseEmpty } = await import('./seed/seed.ts')
   if (await isDatabaseEmpty(handle.db)) {
@@ -136,7 +137,9 @@ async function demoCommand(config: Config): Promise<void> {
     await seedWithProgress(handle.db, { scale: 'demo', seed: 1, force: false })
   }
   const { key } = await appKeysRepository(handle.db).create('demo')
-  const server = await startServer(config, handle)
+  // On a server, serve opens its own pool, with the requests' statement timeout the seeding above must not have.
+  if (handle.kind === 'postgres') await handle.close()
+  const server = await startServer(config, handle.kind === 'pglite' ? handle : undefined)
   const root = `${config.publicUrl ?? server.url.replace('0.0.0.0', '127.0.0.1')}/api/?AppAuthorization=${key}`
   console.log(`\nCivic Survey API is running.\n  API root: ${root}\n  Browsable: ${root}&format=api\nPress Ctrl+C to stop.\n`)
 }

@@ -4,6 +4,11 @@ import path from 'node:path'
 export interface Config {
   databaseUrl: string | null
   dataDir: string
+  /** PostgreSQL server only: how long to wait for a connection, and the longest statement a request may run (0: no limit). */
+  dbConnectTimeoutMs: number
+  dbStatementTimeoutMs: number
+  /** How long `serve` and `demo` keep trying to reach the database at start-up before giving up. */
+  dbStartupTimeoutS: number
   port: number
   host: string
   publicUrl: string | null
@@ -128,6 +133,9 @@ export function loadConfig(env: Env = process.env): Config {
   return Object.freeze({
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     dataDir: path.resolve(env.DATA_DIR || './data'),
+    dbConnectTimeoutMs: integer(env, 'DB_CONNECT_TIMEOUT_MS', 5_000, 100, 600_000),
+    dbStatementTimeoutMs: integer(env, 'DB_STATEMENT_TIMEOUT_MS', 30_000, 0, 3_600_000),
+    dbStartupTimeoutS: integer(env, 'DB_STARTUP_TIMEOUT_S', 60, 0, 86_400),
     port: integer(env, 'PORT', 8000, 0, 65535),
     host: env.HOST || '127.0.0.1',
     publicUrl: url(env, 'PUBLIC_URL', ['http:', 'https:']),

@@ -1,7 +1,7 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import { buildApp } from './app.ts'
 import type { Config } from './config.ts'
-import { connectDatabase, type DatabaseHandle } from './db/connect.ts'
+import { connectDatabase, connectWhenReachable, type DatabaseHandle } from './db/connect.ts'
 import { migrateToLatest } from './db/migrate.ts'
 
 export interface RunningServer {
@@ -11,11 +11,43 @@ export interface RunningServer {
   stop(): Promise<void>
 }
 
+/** One plain line on stderr: the logger does not exist yet while the database is awaited. */
+const startupLine = (line: string) => process.stderr.write(`${line}\n`)
+
+/**
+ * Waits for the database (retrying for DB_STARTUP_TIMEOUT_S), migrates it, and opens the pool requests use.
+ * Migrations run on a connection of their own, without the requests' statement timeout: they may build an index
+ * over millions of rows.
+ */
+export async function openServingDatabase(config: Config, onConnectionError: (error: Error) => void): Promise<DatabaseHandle> {
+  const base = { databaseUrl: config.databaseUrl, dataDir: config.dataDir, connectTimeoutMs: config.dbConnectTimeoutMs }
+  const setup = await connectWhenReachable({ ...base, poolSize: 1 }, { timeoutMs: config.dbStartupTimeoutS * 1000, log: startupLine })
+  if (setup.kind === 'pglite') {
+    await migrateToLatest(setup.db)
+    return setup
+  }
+  try {
+    await migrateToLatest(setup.db)
+  } finally {
+    await setup.close()
+  }
+  return connectDatabase({ ...base, statementTimeoutMs: config.dbStatementTimeoutMs, onConnectionError })
+}
+
 /** The only place that binds a port: migrate, build, listen, and stop cleanly on SIGTERM/SIGINT. */
 export async function startServer(config: Config, database?: DatabaseHandle): Promise<RunningServer> {
-  const handle = database ?? (await connectDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }))
-  await migrateToLatest(handle.db)
+  let log: FastifyBaseLogger | undefined
+  // Broken connections are replaced by the pool; the log says when the database went away.
+  const onConnectionError = (error: Error) => log?.warn({ err: error }, `database connection lost: ${error.message}`)
+  let handle: DatabaseHandle
+  if (database) {
+    handle = database
+    await migrateToLatest(handle.db)
+  } else {
+    handle = await openServingDatabase(config, onConnectionError)
+  }
   const app = await buildApp({ config, db: handle.db })
+  log = app.log
   const address = await app.listen({ port: config.port, host: config.host })
   let stopping: Promise<void> | null = null
   const stop = () =>

@@ -1,11 +1,12 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import { Kysely, PostgresDialect } from 'kysely'
+import { Kysely, PostgresDialect, sql, type PostgresPool, type PostgresPoolClient } from 'kysely'
 import pg from 'pg'
 import { PGlite } from '@electric-sql/pglite'
 import { PGliteDialect } from './pglite-dialect.ts'
 import type { Database } from './database.ts'
 import { countQuery } from './query-counter.ts'
+import { isConnectionBroken, isDatabaseUnavailable } from './availability.ts'
 
 // int8 (count(*), bigint sums) as JS numbers: every figure we count fits in 2^53.
 pg.types.setTypeParser(20, (value) => Number(value))
@@ -35,13 +36,23 @@ export interface ConnectOptions {
   /** Keep the PGlite database in memory only. */
   inMemory?: boolean
   poolSize?: number
+  /** PostgreSQL server: how long to wait for a connection, from the pool or the network (default 5 s). */
+  connectTimeoutMs?: number
+  /** PostgreSQL server: the longest a statement may run (unset or 0: no limit). */
+  statementTimeoutMs?: number
+  /** Told of every connection that breaks (terminated, reset, timed out); the pool replaces it by itself. */
+  onConnectionError?: (error: Error) => void
 }
+
+export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000
+/** The client-side guard waits this much longer than the server's statement timeout, which should answer first. */
+const QUERY_TIMEOUT_MARGIN_MS = 2_000
 
 /** PostgreSQL through `pg` when a URL is given, an embedded PGlite database under dataDir otherwise. */
 export async function connectDatabase(options: ConnectOptions): Promise<DatabaseHandle> {
   if (options.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 })
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log })
+    const pool = serverPool(options.databaseUrl, options)
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: droppingBrokenClients(pool) }), log })
     return { db, kind: 'postgres', close: () => db.destroy() }
   }
   const dir = options.inMemory ? undefined : path.join(options.dataDir, 'pglite')
@@ -54,5 +65,107 @@ export async function connectDatabase(options: ConnectOptions): Promise<Database
     kind: 'pglite',
     close: () => db.destroy(),
     dumpDataDir: () => pglite.dumpDataDir('none'),
+  }
+}
+
+function serverPool(connectionString: string, options: ConnectOptions): pg.Pool {
+  const statementTimeout = options.statementTimeoutMs ?? 0
+  const pool = new pg.Pool({
+    connectionString,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    // Finds a peer that vanished without closing (a failover, a dropped NAT entry) on a connection left idle.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+    // The server cancels a statement past its timeout; query_timeout guards against a socket that stopped answering.
+    ...(statementTimeout > 0 ? { statement_timeout: statementTimeout, query_timeout: statementTimeout + QUERY_TIMEOUT_MARGIN_MS } : {}),
+  })
+  const report = options.onConnectionError ?? (() => {})
+  // A client lent to a request has no listener of the pool's: a backend terminated between two statements of a
+  // transaction emits 'error' on the client, which would end the process. The pool drops such a client on release.
+  pool.on('connect', (client) => client.on('error', report))
+  // An idle client that fails is dropped by the pool, which then emits 'error' (told already by the listener above).
+  pool.on('error', () => {})
+  return pool
+}
+
+/**
+ * Kysely releases a client without saying whether its connection still works. This remembers a failure that left
+ * it unusable (a read timeout leaves a statement hanging on it) so the pool closes the client instead of lending it
+ * again.
+ */
+function droppingBrokenClients(pool: pg.Pool): PostgresPool {
+  return {
+    async connect(): Promise<PostgresPoolClient> {
+      const client = await pool.connect()
+      let broken: Error | undefined
+      const query = async (text: string, parameters: ReadonlyArray<unknown>) => {
+        try {
+          return await client.query(text, [...parameters])
+        } catch (error) {
+          if (isConnectionBroken(error)) broken = error as Error
+          throw error
+        }
+      }
+      return { query: query as unknown as PostgresPoolClient['query'], release: () => client.release(broken) }
+    },
+    end: () => pool.end(),
+  }
+}
+
+/** The URL with its password masked, for logs and messages. */
+export function redactedUrl(databaseUrl: string): string {
+  try {
+    const url = new URL(databaseUrl)
+    if (url.password) url.password = '***'
+    if (url.searchParams.has('password')) url.searchParams.set('password', '***')
+    return url.toString()
+  } catch {
+    return '(an unparsable URL)'
+  }
+}
+
+export interface StartupOptions {
+  /** How long to keep trying; 0 tries once. */
+  timeoutMs: number
+  /** Told one line per failed attempt. */
+  log: (line: string) => void
+}
+
+export class DatabaseUnreachable extends Error {
+  override name = 'DatabaseUnreachable'
+}
+
+const FIRST_RETRY_MS = 500
+const LONGEST_RETRY_MS = 10_000
+
+/**
+ * Connects and waits until the database answers, retrying with exponential backoff while it is unreachable (a
+ * server still starting, a failover under way), then gives up with one line naming the database.
+ */
+export async function connectWhenReachable(options: ConnectOptions, startup: StartupOptions): Promise<DatabaseHandle> {
+  const handle = await connectDatabase(options)
+  if (handle.kind === 'pglite' || !options.databaseUrl) return handle
+  const where = redactedUrl(options.databaseUrl)
+  const deadline = Date.now() + startup.timeoutMs
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await sql`select 1`.execute(handle.db)
+      return handle
+    } catch (error) {
+      if (!isDatabaseUnavailable(error)) {
+        await handle.close().catch(() => {})
+        throw error
+      }
+      const reason = error instanceof Error ? error.message || (error as { code?: string }).code : String(error)
+      const wait = Math.min(FIRST_RETRY_MS * 2 ** (attempt - 1), LONGEST_RETRY_MS, deadline - Date.now())
+      if (wait <= 0) {
+        await handle.close().catch(() => {})
+        const seconds = Math.round(startup.timeoutMs / 1000)
+        throw new DatabaseUnreachable(`database unreachable at ${where} after ${attempt} attempts in ${seconds} s: ${reason}`)
+      }
+      startup.log(`database not reachable at ${where} (attempt ${attempt}: ${reason}); retrying in ${(wait / 1000).toFixed(1)} s`)
+      await new Promise((resolve) => setTimeout(resolve, wait))
+    }
   }
 }

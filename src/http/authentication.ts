@@ -62,6 +62,7 @@ export function registerAuthentication(app: FastifyInstance): void {
   app.decorateRequest('caller', null)
   app.decorateRequest('appKeyId', null)
   app.addHook('onRequest', async (request) => {
+    if (request.routeOptions.config.probe) return // health probes need no key, and must not touch the database
     const db = app.db
     const appKey = appKeyOf(request)
     if (appKey) {

@@ -12,6 +12,7 @@ import { commentRoutes } from './comments/comments.routes.ts'
 import { delegationRoutes } from './delegations/delegations.routes.ts'
 import { followingRoutes } from './following/following.routes.ts'
 import { groupRoutes } from './groups/groups.routes.ts'
+import { healthRoutes } from './health/health.routes.ts'
 import { choiceRoutes } from './choices/choices.routes.ts'
 import { collectionRoutes } from './collections/collections.routes.ts'
 import { nextQuestionRoutes } from './next-question/next-question.routes.ts'
@@ -27,6 +28,7 @@ import { userGeoRoutes } from './user-geos/user-geos.routes.ts'
 import { voteRoutes } from './votes/votes.routes.ts'
 
 export function registerModules(app: App): void {
+  healthRoutes(app)
   rootRoutes(app)
   echoRoutes(app)
   accountRoutes(app)
