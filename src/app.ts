@@ -10,6 +10,8 @@ import { registerBodyParsers } from './http/body.ts'
 import { registerBrowsableRendering } from './http/browsable.ts'
 import { registerPermissions } from './http/permissions.ts'
 import { registerRateLimits } from './http/rate-limits.ts'
+import type { Clock } from './http/rate-limits.store.ts'
+import { redactSecrets } from './http/redact.ts'
 import { errorHandler } from './http/errors.ts'
 import { ResourceRegistry } from './http/resources.ts'
 import { registerModules } from './modules/index.ts'
@@ -35,12 +37,17 @@ export interface AppOptions {
   exposeQueryCount?: boolean
   /** Routes added beside the modules, under the same conventions (tests use it for the shared layer). */
   extraRoutes?: (app: App) => void
+  /** Where log lines go; standard output when absent (tests read the log from their own stream). */
+  logStream?: { write(line: string): void }
+  /** The clock of in-memory rate-limit windows; tests move it instead of waiting minutes. */
+  rateLimitClock?: Clock
 }
 
 /** Builds the service without listening, so tests can inject requests and close it. */
-export async function buildApp({ config, db, exposeQueryCount = false, extraRoutes }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ config, db, exposeQueryCount = false, extraRoutes, logStream, rateLimitClock }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: { level: config.logLevel },
+    // Every line passes through redactSecrets as written: URLs carry application keys, codes and tokens.
+    logger: { level: config.logLevel, hooks: { streamWrite: redactSecrets }, ...(logStream ? { stream: logStream } : {}) },
     // One line per request, written by the onResponse hook below.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimit,
@@ -85,7 +92,7 @@ export async function buildApp({ config, db, exposeQueryCount = false, extraRout
   })
 
   registerBrowsableRendering(app)
-  await registerRateLimits(app)
+  await registerRateLimits(app, { now: rateLimitClock })
   registerAuthentication(app)
   registerPermissions(app)
   registerBodyParsers(app)

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 import path from 'node:path'
 
 /** Checked, frozen configuration read from the environment. */
@@ -33,6 +34,7 @@ export interface Config {
   paymentWebhookSecret: string | null
   paymentCheckoutUrl: string | null
   rateLimits: RateLimits
+  passwordHashing: PasswordHashing
 }
 
 /** An OpenID Connect provider in one of the four social slots of spec 2.2. */
@@ -45,14 +47,26 @@ export interface SocialProviderConfig {
   clientSecret: string
 }
 
-/** Requests per minute. */
+/** Requests per minute (docs/auth.md, Abuse limits). */
 export interface RateLimits {
   anonymous: number
   appKey: number
   user: number
   ip: number
-  /** sign-in, check_email, password reset, one-time sign-in links and SMS, per IP */
+  /** sign-in attempts of every kind, per IP address: the ceiling on trying many accounts */
+  signIn: number
+  /** sign-in attempts on one account from one IP address: the limit on guessing its password */
+  signInAccount: number
+  /** register and check_email, per IP address: room for a crowd signing up behind one address */
+  signUp: number
+  /** operations that send mail or SMS to an address, per IP address and per user */
   sensitive: number
+}
+
+/** Each password hash holds 64 MiB while it runs, so only a few run at once and a few more may wait. */
+export interface PasswordHashing {
+  concurrency: number
+  queue: number
 }
 
 export class ConfigError extends Error {
@@ -161,7 +175,14 @@ export function loadConfig(env: Env = process.env): Config {
       appKey: integer(env, 'RATE_LIMIT_APP_KEY', 3000, 1, 10_000_000),
       user: integer(env, 'RATE_LIMIT_USER', 600, 1, 10_000_000),
       ip: integer(env, 'RATE_LIMIT_IP', 3000, 1, 10_000_000),
+      signIn: integer(env, 'RATE_LIMIT_SIGN_IN', 60, 1, 10_000_000),
+      signInAccount: integer(env, 'RATE_LIMIT_SIGN_IN_ACCOUNT', 5, 1, 10_000_000),
+      signUp: integer(env, 'RATE_LIMIT_SIGN_UP', 120, 1, 10_000_000),
       sensitive: integer(env, 'RATE_LIMIT_SENSITIVE', 10, 1, 10_000_000),
+    },
+    passwordHashing: {
+      concurrency: integer(env, 'PASSWORD_HASH_CONCURRENCY', availableParallelism(), 1, 1024),
+      queue: integer(env, 'PASSWORD_HASH_QUEUE', 64, 0, 100_000),
     },
   })
 }

@@ -33,13 +33,18 @@ interface Count {
   ttl: number
 }
 
+/** Milliseconds since the epoch; tests move it forward instead of waiting. */
+export type Clock = () => number
+
 /** Fixed-window counters in this process's memory. */
 class MemoryCounters {
   private readonly windows = new Map<string, { current: number; endsAt: number }>()
   private nextSweep = 0
 
+  constructor(private readonly now: Clock) {}
+
   incr(key: string, windowMs: number): Count {
-    const now = Date.now()
+    const now = this.now()
     this.sweep(now)
     let window = this.windows.get(key)
     if (!window || window.endsAt <= now) {
@@ -71,6 +76,8 @@ export interface CounterStoreOptions {
   /** Prefix of every Redis key. */
   namespace: string
   log: FastifyBaseLogger
+  /** The clock of the in-memory windows (Redis keeps its own); Date.now unless a test moves time itself. */
+  now?: Clock
 }
 
 /**
@@ -79,11 +86,12 @@ export interface CounterStoreOptions {
  * and Redis is tried again a few seconds later: the service neither stops answering nor drops its limits.
  */
 export class CounterStore {
-  private readonly memory = new MemoryCounters()
+  private readonly memory: MemoryCounters
   private redisRetryAt = 0
   private redisFailing = false
 
   constructor(private readonly options: CounterStoreOptions) {
+    this.memory = new MemoryCounters(options.now ?? Date.now)
     options.redis?.defineCommand('civicRateLimitIncr', { numberOfKeys: 1, lua: INCREMENT })
   }
 

@@ -1,42 +1,87 @@
+import { createHash } from 'node:crypto'
 import rateLimit, { normalizeIP } from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Redis } from 'ioredis'
 import { PermissionDenied, Throttled } from './errors.ts'
-import { CounterStore } from './rate-limits.store.ts'
+import { CounterStore, type Clock } from './rate-limits.store.ts'
 
 /** Every allowance is per minute, in fixed windows that start with a client's first request. */
 const WINDOW_MS = 60_000
 
 /**
- * The operations an attacker would repeat to guess passwords, find registered addresses or send mail and SMS to
- * others. They share one stricter allowance per IP address (and per user when signed in), whichever of them is called.
+ * The account operations with an allowance of their own per IP address, on top of the general ones
+ * (docs/auth.md, Abuse limits, says why each allowance is the size it is):
+ * - sign-in: attempts to prove who one is; per address they are the ceiling on trying many accounts, and each of
+ *   them naming an account also counts against that account's small allowance (ACCOUNT_OF below);
+ * - sign-up: registering and asking whether an address is taken, which a crowd behind one address does together;
+ * - sensitive: operations that send mail or text messages to someone, counted per user too when signed in.
  */
-export const SENSITIVE_OPERATIONS: ReadonlyArray<readonly [method: string, url: string]> = [
-  ['POST', '/auth/login/'],
-  ['GET', '/auth/check_email/'],
-  ['POST', '/auth/register/'],
-  ['POST', '/auth/password-reset/'],
-  ['POST', '/auth/password-reset-confirm/'],
-  ['POST', '/auth/onetime_signin/'],
-  ['POST', '/auth/confirm_email/'],
-  ['GET', '/auth/confirm_email/'],
-  ['POST', '/auth/request_confirm_email/'],
-  ['POST', '/auth/verification_sms_send/'],
-  ['POST', '/auth/verification_add/'],
-  ['POST', '/auth/social_auth/'],
-  ['POST', '/auth-yeti/'],
-  ['POST', '/auth/token-only-social-auth/'],
-  ['POST', '/auth/session-social-auth/'],
-]
+export const LIMITED_OPERATIONS = {
+  'sign-in': [
+    ['POST', '/auth/login/'],
+    ['POST', '/auth/password-reset-confirm/'],
+    ['POST', '/auth/confirm_email/'],
+    ['GET', '/auth/confirm_email/'],
+    ['POST', '/auth/social_auth/'],
+    ['POST', '/auth-yeti/'],
+    ['POST', '/auth/token-only-social-auth/'],
+    ['POST', '/auth/session-social-auth/'],
+  ],
+  'sign-up': [
+    ['POST', '/auth/register/'],
+    ['GET', '/auth/check_email/'],
+  ],
+  sensitive: [
+    ['POST', '/auth/password-reset/'],
+    ['POST', '/auth/onetime_signin/'],
+    ['POST', '/auth/request_confirm_email/'],
+    ['POST', '/auth/verification_sms_send/'],
+    ['POST', '/auth/verification_add/'],
+  ],
+} as const satisfies Record<string, ReadonlyArray<readonly [method: string, url: string]>>
 
-const sensitive = new Set(SENSITIVE_OPERATIONS.map(([method, url]) => `${method} ${url}`))
+type Tier = keyof typeof LIMITED_OPERATIONS
 
-function isSensitive(request: FastifyRequest): boolean {
+const tiers = new Map<string, Tier>(
+  Object.entries(LIMITED_OPERATIONS).flatMap(([tier, operations]) => operations.map(([method, url]) => [`${method} ${url}`, tier as Tier] as const)),
+)
+
+/** "METHOD url" of the route, HEAD counted as GET (its Content-Length alone can tell a registered address). */
+function operationOf(request: FastifyRequest): string | null {
   const url = request.routeOptions.url
-  if (!url) return false
-  // HEAD runs the GET handler (its Content-Length alone can tell a registered address), so it counts as GET.
-  const method = request.method === 'HEAD' ? 'GET' : request.method
-  return sensitive.has(`${method} ${url}`)
+  if (!url) return null
+  return `${request.method === 'HEAD' ? 'GET' : request.method} ${url}`
+}
+
+type Fields = Record<string, unknown> | undefined
+const field = (source: unknown, name: string): string | null => {
+  const value = (source as Fields)?.[name]
+  return typeof value === 'string' && value.trim() ? value : null
+}
+/** Names and addresses as the service compares them; a "+" of an unencoded query arrives as a space. */
+const named = (name: string | null) => (name === null ? null : `name:${createHash('sha256').update(name.trim().replace(/ /g, '+').toLowerCase()).digest('hex').slice(0, 32)}`)
+const signedIn = (request: FastifyRequest) => (request.caller ? `user:${request.caller.id}` : null)
+
+/**
+ * The account each password or code check tries, read from the validated input: a name or address (counted with
+ * the client's address, so nobody can lock another person out from elsewhere), or the signed-in user when an
+ * operation asks for the user's own password again.
+ */
+const ACCOUNT_OF: Record<string, (request: FastifyRequest) => string | null> = {
+  'POST /auth/login/': (request) => named(field(request.body, 'username') ?? field(request.body, 'email')),
+  'POST /auth/password-reset-confirm/': (request) => named(field(request.body, 'email')),
+  'POST /auth/onetime_signin/': (request) => (field(request.body, 'code') === null ? null : named(field(request.body, 'email'))),
+  'POST /auth/confirm_email/': (request) => named(field(request.body, 'email')),
+  'GET /auth/confirm_email/': (request) => named(field(request.query, 'email')),
+  'POST /auth/change-password/': signedIn,
+  'POST /auth/deactivate-account/': signedIn,
+  'POST /auth/delete-account/': signedIn,
+  'DELETE /auth/delete-account/': signedIn,
+}
+
+/** Health probes (`config: { probe: true }`, src/modules/health/) are polled from one address all day: never counted. */
+function isExempt(request: FastifyRequest): boolean {
+  return request.routeOptions.config?.probe === true
 }
 
 /** A browser asking whether it may send the real request: answered without counting. */
@@ -70,16 +115,22 @@ async function connectRedis(app: FastifyInstance, redis: Redis, store: CounterSt
   await redis.connect().catch((error: unknown) => store.redisFailed(error))
 }
 
+export interface RateLimitOptions {
+  /** The clock of in-memory counting; tests pass their own to move through minutes without waiting. */
+  now?: Clock
+}
+
 /**
- * Abuse limits per application key, per user and per IP, stricter on the sensitive account operations
- * (docs/auth.md). Register it before authentication: the per-address count runs first, so requests with bad
- * credentials count too; the key's and user's counts run at preParsing, once authentication has named them.
- * Both cover every route whenever it is added, unrouted paths (404) and OPTIONS metadata.
+ * Abuse limits per application key, per user and per IP, and per account on sign-in (docs/auth.md). Register it
+ * before authentication: the per-address count runs first, so requests with bad credentials count too; the key's,
+ * user's and operation's counts run at preParsing, once authentication has named them; the per-account count at
+ * preHandler, once the body names the account. They cover every route whenever it is added, unrouted paths (404)
+ * and OPTIONS metadata, except health probes (`config: { probe: true }`) and CORS preflights.
  */
-export async function registerRateLimits(app: FastifyInstance): Promise<void> {
+export async function registerRateLimits(app: FastifyInstance, options: RateLimitOptions = {}): Promise<void> {
   const { rateLimits, redisUrl, redisPrefix } = app.config
   const redis = redisUrl ? redisClient(redisUrl) : null
-  const store = new CounterStore({ redis, namespace: `${redisPrefix}rate-limit:`, log: app.log })
+  const store = new CounterStore({ redis, namespace: `${redisPrefix}rate-limit:`, log: app.log, now: options.now })
   if (redis) await connectRedis(app, redis, store)
   await app.register(rateLimit, {
     // No limit of the plugin's own on every route: the hook below applies ours. A route may still declare
@@ -98,34 +149,56 @@ export async function registerRateLimits(app: FastifyInstance): Promise<void> {
   const anonymous = limiter('anonymous', rateLimits.anonymous, ipOf)
   const perAppKey = limiter('app-key', rateLimits.appKey, (request) => request.appKeyId!)
   const perUser = limiter('user', rateLimits.user, (request) => request.caller!.id)
-  const sensitiveIp = limiter('sensitive:ip', rateLimits.sensitive, ipOf)
+  const perTier: Record<Tier, Limiter> = {
+    'sign-in': limiter('sign-in:ip', rateLimits.signIn, ipOf),
+    'sign-up': limiter('sign-up:ip', rateLimits.signUp, ipOf),
+    sensitive: limiter('sensitive:ip', rateLimits.sensitive, ipOf),
+  }
   const sensitiveUser = limiter('sensitive:user', rateLimits.sensitive, (request) => request.caller!.id)
+  const accountKeys = new WeakMap<FastifyRequest, string>()
+  const perAccount = limiter('sign-in:account', rateLimits.signInAccount, (request) => {
+    const account = accountKeys.get(request)!
+    return account.startsWith('user:') ? account : `${account}:${ipOf(request)}`
+  })
 
+  // What each counted request has used so far, so every answer describes the limit closest to refusing.
+  const counted = new WeakMap<FastifyRequest, Outcome[]>()
   // Per address before authentication, so floods of bad tokens or keys are counted (and refused) too.
-  const addressOutcome = new WeakMap<FastifyRequest, Outcome>()
   app.addHook('onRequest', async (request, reply) => {
-    if (isPreflight(request)) return
+    if (isPreflight(request) || isExempt(request)) return
     const outcome = (await perIp(request)) as Outcome
-    addressOutcome.set(request, outcome)
+    counted.set(request, [outcome])
     answer(reply, [outcome])
   })
   // The caller's counters once authentication (an onRequest hook registered after this one) knows them.
   app.addHook('preParsing', async (request, reply) => {
-    const address = addressOutcome.get(request)
-    if (!address) return
+    const earlier = counted.get(request)
+    if (!earlier) return
     const own: Limiter[] = []
-    if (request.appKeyId === null) own.push(anonymous)
+    // Signed-in people count per user instead: a crowd behind one address is many users, not one anonymous client.
+    if (request.appKeyId === null && !request.caller) own.push(anonymous)
     if (request.caller) own.push(perUser)
-    if (isSensitive(request)) {
-      own.push(sensitiveIp)
-      if (request.caller) own.push(sensitiveUser)
-    }
+    const operation = operationOf(request)
+    const tier = operation ? tiers.get(operation) : undefined
+    if (tier) own.push(perTier[tier])
+    if (tier === 'sensitive' && request.caller) own.push(sensitiveUser)
     const outcomes = (await Promise.all(own.map((limit) => limit(request)))) as Outcome[]
     // The application key's last, which many callers share: a request refused already does not use it up.
     if (request.appKeyId !== null && !outcomes.some((outcome) => outcome.isExceeded)) {
       outcomes.push((await perAppKey(request)) as Outcome)
     }
-    answer(reply, [address, ...outcomes])
+    const all = [...earlier, ...outcomes]
+    counted.set(request, all)
+    answer(reply, all)
+  })
+  // Guessing one account's password: counted once the validated input names the account.
+  app.addHook('preHandler', async (request, reply) => {
+    const earlier = counted.get(request)
+    const operation = operationOf(request)
+    const account = earlier && operation ? ACCOUNT_OF[operation]?.(request) : null
+    if (!account) return
+    accountKeys.set(request, account)
+    answer(reply, [...earlier!, (await perAccount(request)) as Outcome])
   })
 }
 

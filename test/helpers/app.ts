@@ -1,6 +1,6 @@
 import fs from 'node:fs'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
-import { buildApp } from '../../src/app.ts'
+import { buildApp, type AppOptions } from '../../src/app.ts'
 import type { App } from '../../src/http/app-type.ts'
 import { loadConfig, type Config } from '../../src/config.ts'
 import type { DatabaseHandle } from '../../src/db/connect.ts'
@@ -21,17 +21,24 @@ export interface TestApp {
   close(): Promise<void>
 }
 
+export interface TestAppOptions extends Pick<AppOptions, 'logStream' | 'rateLimitClock'> {
+  /** Keep the service's own rate limits instead of the raised ones tests use by default. */
+  defaultLimits?: boolean
+}
+
 export async function createTestApp(
   template: TemplateName = 'tiny',
   env: Record<string, string> = {},
   extraRoutes?: (app: App) => void,
+  options: TestAppOptions = {},
 ): Promise<TestApp> {
   const database = await databaseFromTemplate(template)
   // Limits high enough for a test file's requests from one address; the rate-limit tests set their own.
-  const limits = { RATE_LIMIT_ANONYMOUS: '100000', RATE_LIMIT_USER: '100000', RATE_LIMIT_IP: '100000', RATE_LIMIT_SENSITIVE: '100000', RATE_LIMIT_APP_KEY: '100000' }
+  const limits = { RATE_LIMIT_ANONYMOUS: '100000', RATE_LIMIT_USER: '100000', RATE_LIMIT_IP: '100000', RATE_LIMIT_SENSITIVE: '100000', RATE_LIMIT_APP_KEY: '100000', RATE_LIMIT_SIGN_IN: '100000', RATE_LIMIT_SIGN_IN_ACCOUNT: '100000', RATE_LIMIT_SIGN_UP: '100000' }
   const dataDir = scratchDataDir()
-  const config: Config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: dataDir, ...limits, ...env })
-  const app = await buildApp({ config, db: database.db, exposeQueryCount: true, extraRoutes })
+  const config: Config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: dataDir, ...(options.defaultLimits ? {} : limits), ...env })
+  const { logStream, rateLimitClock } = options
+  const app = await buildApp({ config, db: database.db, exposeQueryCount: true, extraRoutes, logStream, rateLimitClock })
   await app.ready()
   const request = (options: InjectOptions | string) => app.inject(options as InjectOptions)
   return {

@@ -4,6 +4,7 @@ import type { LightMyRequestResponse } from 'fastify'
 import { Redis } from 'ioredis'
 import { appKeysRepository } from '../../src/modules/app-keys/app-keys.repository.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { hashPassword } from '../../src/modules/accounts/passwords.ts'
 import { insertUser } from '../helpers/fixtures.ts'
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
@@ -159,41 +160,115 @@ test('requests with bad credentials count per IP address too, and are refused wi
   assertThrottled(await get(t, '/api/tags/', ip))
 })
 
-test('sensitive operations have a stricter allowance per IP address, reached before the general ones', async () => {
-  const t = await limitedApp({ RATE_LIMIT_SENSITIVE: '2', RATE_LIMIT_ANONYMOUS: '50' })
-  const login = (from: string) =>
-    t.request({ method: 'POST', url: '/auth/login/', headers: { 'x-forwarded-for': from, 'content-type': 'application/json' }, payload: '{}' })
-  const checkEmail = (from: string, headers: Record<string, string> = {}) => get(t, '/auth/check_email/?email=nobody@example.net', from, headers)
+function post(t: TestApp, url: string, ip: string, body: unknown, headers: Record<string, string> = {}) {
+  return t.request({ method: 'POST', url, headers: { 'x-forwarded-for': ip, 'content-type': 'application/json', ...headers }, payload: JSON.stringify(body) })
+}
+const login = (t: TestApp, ip: string, username: string, password = 'not the password 1') => post(t, '/auth/login/', ip, { username, password })
 
+test('sign-up (register and check_email) has an allowance of its own per IP address, apart from sign-in', async () => {
+  const t = await limitedApp({ RATE_LIMIT_SIGN_UP: '2', RATE_LIMIT_SIGN_IN: '50', RATE_LIMIT_ANONYMOUS: '50' })
+  const checkEmail = (from: string) => get(t, '/auth/check_email/?email=nobody@example.net', from)
   const ip = newIp()
-  assert.deepEqual(await statuses(2, () => login(ip)), [400, 400])
-  const refused = await login(ip)
-  assertThrottled(refused)
-  assert.equal(refused.headers['x-ratelimit-limit'], '2')
-  const general = await get(t, '/api/tags/', ip)
-  assert.equal(general.statusCode, 200, 'other operations from the address go on')
-  assert.equal(general.headers['x-ratelimit-limit'], '50')
-
-  const other = newIp()
-  const checked = await checkEmail(other)
+  const checked = await checkEmail(ip)
   assert.equal(checked.statusCode, 200)
+  assert.equal(checked.headers['x-ratelimit-limit'], '2')
   assert.equal(checked.headers['x-ratelimit-remaining'], '1')
-  assert.equal((await checkEmail(other)).statusCode, 200)
-  assertThrottled(await checkEmail(other))
-
-  const mixed = newIp()
-  assert.equal((await login(mixed)).statusCode, 400)
-  assert.equal((await checkEmail(mixed)).statusCode, 200)
-  assertThrottled(await checkEmail(mixed))
+  const registered = await post(t, '/auth/register/', ip, { email: 'crowd1@example.net', username: 'crowd1', password: 'a long unusual passphrase 1' })
+  assert.equal(registered.statusCode, 201, registered.body)
+  assertThrottled(await checkEmail(ip))
+  assertThrottled(await post(t, '/auth/register/', ip, { email: 'crowd2@example.net', username: 'crowd2', password: 'a long unusual passphrase 2' }))
+  const signIn = await login(t, ip, 'crowd1', 'a long unusual passphrase 1')
+  assert.equal(signIn.statusCode, 200, 'signing in has its own allowance')
+  assert.equal((await checkEmail(newIp())).statusCode, 200, 'another address has its own allowance')
 })
 
-test('a signed-in user has the sensitive allowance once, whatever the address', async () => {
-  const t = await limitedApp({ RATE_LIMIT_SENSITIVE: '2' })
-  const token = await t.tokenFor((await insertUser(t.database.db)).id)
-  const checkEmail = (from: string) => get(t, '/auth/check_email/?email=nobody@example.net', from, { authorization: `Token ${token}` })
-  assert.equal((await checkEmail(newIp())).statusCode, 200)
-  assert.equal((await checkEmail(newIp())).statusCode, 200)
-  assertThrottled(await checkEmail(newIp()))
+test("guessing one account's password is refused after a few tries from one address; other accounts and addresses go on", async () => {
+  const t = await limitedApp({ RATE_LIMIT_SIGN_IN_ACCOUNT: '3', RATE_LIMIT_SIGN_IN: '50' })
+  await insertUser(t.database.db, { username: 'ada' })
+  const ip = newIp()
+  const first = await login(t, ip, 'ada')
+  assert.equal(first.statusCode, 400)
+  assert.equal(first.headers['x-ratelimit-limit'], '3', 'the headers describe the allowance closest to refusing')
+  assert.equal(first.headers['x-ratelimit-remaining'], '2')
+  assert.deepEqual(await statuses(2, () => login(t, ip, 'ada')), [400, 400])
+  assertThrottled(await login(t, ip, 'ada'))
+  // The same name in another letter case, or with spaces around it, is the same account.
+  assertThrottled(await login(t, ip, ' ADA '))
+  assert.equal((await login(t, ip, 'somebody-else')).statusCode, 400, 'another account from the same address')
+  assert.equal((await login(t, newIp(), 'ada')).statusCode, 400, 'the same account from another address')
+
+  // The same allowance covers the other checks that name an account: a reset code and an e-mail code.
+  const codes = newIp()
+  const resetConfirm = () => post(t, '/auth/password-reset-confirm/', codes, { email: 'ada@example.net', code: 'guess', new_password: 'a long unusual passphrase' })
+  const confirm = () => get(t, '/auth/confirm_email/?code=guess&email=ada@example.net', codes)
+  const linkSignIn = () => post(t, '/auth/onetime_signin/', codes, { email: 'ADA@example.net', code: 'guess' })
+  assert.deepEqual([(await resetConfirm()).statusCode, (await confirm()).statusCode, (await linkSignIn()).statusCode], [400, 400, 400])
+  assertThrottled(await resetConfirm())
+  assert.equal((await post(t, '/auth/password-reset-confirm/', codes, { email: 'bob@example.org', code: 'guess', new_password: 'a long unusual passphrase' })).statusCode, 400)
+})
+
+test('sign-in attempts of every kind share a larger ceiling per IP address, which stops spraying many accounts', async () => {
+  const t = await limitedApp({ RATE_LIMIT_SIGN_IN: '3', RATE_LIMIT_SIGN_IN_ACCOUNT: '50' })
+  const ip = newIp()
+  const first = await login(t, ip, 'one')
+  assert.equal(first.statusCode, 400)
+  assert.equal(first.headers['x-ratelimit-limit'], '3')
+  assert.equal((await login(t, ip, 'two')).statusCode, 400)
+  assert.equal((await post(t, '/auth/social_auth/', ip, { provider: 'facebook', access_token: 'x' })).statusCode, 400)
+  assertThrottled(await login(t, ip, 'four'))
+  assert.equal((await get(t, '/auth/check_email/?email=nobody@example.net', ip)).statusCode, 200, 'sign-up is counted apart')
+  assert.equal((await login(t, newIp(), 'five')).statusCode, 400)
+})
+
+test('operations that send mail or SMS keep a small allowance per IP address, and per user when signed in', async () => {
+  const t = await limitedApp({ RATE_LIMIT_SENSITIVE: '2', RATE_LIMIT_ANONYMOUS: '50' })
+  const ip = newIp()
+  const reset = (from: string) => post(t, '/auth/password-reset/', from, { email: 'nobody@example.net' })
+  assert.deepEqual(await statuses(2, () => reset(ip)), [200, 200])
+  assertThrottled(await reset(ip))
+  // Sign-in links share it.
+  assertThrottled(await post(t, '/auth/onetime_signin/', ip, { email: 'nobody@example.net' }))
+  assert.equal((await login(t, ip, 'someone')).statusCode, 400, 'sign-in is counted apart')
+
+  const user = await insertUser(t.database.db)
+  const token = await t.tokenFor(user.id)
+  const ask = (from: string) => post(t, '/auth/request_confirm_email/', from, {}, { authorization: `Token ${token}` })
+  assert.notEqual((await ask(newIp())).statusCode, 429)
+  assert.notEqual((await ask(newIp())).statusCode, 429)
+  assertThrottled(await ask(newIp()))
+})
+
+test("operations that ask for the signed-in user's password again are limited per user, from any address", async () => {
+  const t = await limitedApp({ RATE_LIMIT_SIGN_IN_ACCOUNT: '2' })
+  const token = await t.tokenFor((await insertUser(t.database.db, { password_hash: await hashPassword('the real passphrase 9') })).id)
+  const change = (from: string) =>
+    post(t, '/auth/change-password/', from, { old_password: 'a wrong guess', new_password: 'a long unusual passphrase' }, { authorization: `Token ${token}` })
+  assert.deepEqual([(await change(newIp())).statusCode, (await change(newIp())).statusCode], [400, 400])
+  assertThrottled(await change(newIp()))
+  assertThrottled(await post(t, '/auth/deactivate-account/', newIp(), { password: 'another guess' }, { authorization: `Token ${token}` }))
+})
+
+test('signed-in requests without a key count per user, not against the anonymous allowance of their address', async () => {
+  const t = await limitedApp({ RATE_LIMIT_ANONYMOUS: '2' })
+  const ip = newIp()
+  const tokens = await Promise.all([1, 2, 3].map(async () => t.tokenFor((await insertUser(t.database.db)).id)))
+  for (const token of tokens) {
+    assert.deepEqual(await statuses(2, () => get(t, '/auth/me/', ip, { authorization: `Token ${token}` })), [200, 200])
+  }
+  assert.deepEqual(await statuses(3, () => get(t, '/api/tags/', ip)), [200, 200, 429], 'signed out, the address has its anonymous allowance')
+})
+
+test('health probes (routes flagged probe) are neither counted nor refused', async () => {
+  const t = await limitedApp({ RATE_LIMIT_IP: '2', RATE_LIMIT_ANONYMOUS: '2' })
+  const ip = newIp()
+  assert.deepEqual(await statuses(5, () => get(t, '/healthz', ip)), [200, 200, 200, 200, 200])
+  const counted = await get(t, '/api/tags/', ip)
+  assert.equal(counted.statusCode, 200)
+  assert.equal(counted.headers['x-ratelimit-remaining'], '1', 'the probes used none of the allowance')
+  assert.equal((await get(t, '/api/tags/', ip)).statusCode, 200)
+  assertThrottled(await get(t, '/api/tags/', ip))
+  assert.equal((await get(t, '/healthz', ip)).statusCode, 200, 'still answered once the address is over its limits')
+  assert.equal((await get(t, '/readyz', ip)).statusCode, 200)
 })
 
 test('a route may declare an extra limit of its own, counted apart and answered the same way', async () => {

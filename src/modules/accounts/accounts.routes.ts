@@ -7,13 +7,10 @@ import { accountsRepository, type Placement } from './accounts.repository.ts'
 import { CheckEmailQuery, LoginBody, Me, ProfilePatch, RegisterBody, Result, SignedIn } from './accounts.schemas.ts'
 import { dateOfBirth, loadMe, profileValues } from './accounts.service.ts'
 import { sendEmailConfirmation } from './email-flows.ts'
-import { hashPassword, passwordProblems, verifyPassword } from './passwords.ts'
+import { configurePasswordHashing, decoyHash, hashPassword, passwordProblems, verifyPassword } from './passwords.ts'
 import { tokensRepository } from './tokens.ts'
 
 const writeErrors = { 400: FieldErrorsBody, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody }
-
-/** A hash no password matches, verified for unknown names so that both failures take the same time. */
-let decoyHash: Promise<string> | null = null
 
 /** A token name that lets people tell their sign-ins apart when they list them. */
 export function tokenName(request: FastifyRequest, how: string): string {
@@ -29,6 +26,7 @@ function wasNumber(request: FastifyRequest, field: string): boolean {
 /** register, login, logout, me, check_login, check_email: the part of the account tree every client calls. */
 export function accountRoutes(app: App): void {
   const resource = (name: string, description: string) => ({ name, description })
+  configurePasswordHashing(app.config.passwordHashing)
 
   app.post('/auth/register/', {
     schema: { summary: 'Create an account; answers the new user with a sign-in token', body: RegisterBody, response: { 201: SignedIn, ...writeErrors } },
@@ -83,8 +81,7 @@ export function accountRoutes(app: App): void {
       if (!identifier) throw ValidationFailed({ username: ['This field is required.'] })
       const repository = accountsRepository(app.db)
       const user = await repository.findForLogin(identifier)
-      decoyHash ??= hashPassword('not a password of anyone')
-      const check = await verifyPassword(request.body.password, user?.password_hash ?? (await decoyHash))
+      const check = await verifyPassword(request.body.password, user?.password_hash ?? (await decoyHash()))
       if (!user || !check.valid || user.is_deleted) throw ValidationFailed({ non_field_errors: ['Unable to log in with provided credentials.'] })
       // Signing in again undoes a deactivation; a deleted account has no password left.
       await repository.update(user.id, {

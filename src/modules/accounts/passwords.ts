@@ -1,6 +1,10 @@
 import { pbkdf2, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto'
 import { readFileSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import { gunzipSync } from 'node:zlib'
+import pLimit from 'p-limit'
+import type { PasswordHashing } from '../../config.ts'
+import { ApiError } from '../../http/errors.ts'
 
 /** scrypt at one of OWASP's recommended settings (64 MiB, p=2): memory-hard, a few hundred ms per hash. */
 const SCRYPT = { N: 2 ** 16, r: 8, p: 2, keyLength: 32 }
@@ -9,13 +13,42 @@ const MAX_MEMORY = 256 * 1024 * 1024
 export const MIN_PASSWORD_LENGTH = 8
 export const MAX_PASSWORD_LENGTH = 128
 
+/**
+ * Every hash of the process runs through this gate: each scrypt holds 64 MiB for its whole run, so a burst of
+ * sign-ins must not start them all at once. Callers past `queue` waiting ones are refused with 503 at once.
+ */
+const hashing = pLimit(availableParallelism())
+let queueLimit = 64
+
+/** Sizes the gate (PASSWORD_HASH_CONCURRENCY, PASSWORD_HASH_QUEUE); the gate is the process's, whichever app sets it. */
+export function configurePasswordHashing(settings: PasswordHashing): void {
+  hashing.concurrency = settings.concurrency
+  queueLimit = settings.queue
+}
+
+/** How many hashes run and wait right now. */
+export function passwordHashingLoad(): { running: number; waiting: number } {
+  return { running: hashing.activeCount, waiting: hashing.pendingCount }
+}
+
+/** Too many sign-ins at once: come back in a moment (the client did nothing wrong, so not 429). */
+const HashingBusy = () =>
+  new ApiError(503, { detail: 'Too many sign-ins are being checked right now; try again in a few seconds.' }, { 'retry-after': '2' })
+
+function gated<T>(work: () => Promise<T>): Promise<T> {
+  if (hashing.activeCount >= hashing.concurrency && hashing.pendingCount >= queueLimit) return Promise.reject(HashingBusy())
+  return hashing(work)
+}
+
 function scryptAsync(password: string, salt: Buffer, keyLength: number, options: ScryptOptions): Promise<Buffer> {
-  return new Promise((resolve, reject) => scrypt(password, salt, keyLength, options, (error, key) => (error ? reject(error) : resolve(key))))
+  return gated(
+    () => new Promise((resolve, reject) => scrypt(password, salt, keyLength, options, (error, key) => (error ? reject(error) : resolve(key)))),
+  )
 }
 
 function pbkdf2Async(password: string, salt: string, iterations: number, keyLength: number): Promise<Buffer> {
-  return new Promise((resolve, reject) =>
-    pbkdf2(password, salt, iterations, keyLength, 'sha256', (error, key) => (error ? reject(error) : resolve(key))),
+  return gated(
+    () => new Promise((resolve, reject) => pbkdf2(password, salt, iterations, keyLength, 'sha256', (error, key) => (error ? reject(error) : resolve(key)))),
   )
 }
 
@@ -25,6 +58,17 @@ export async function hashPassword(password: string): Promise<string> {
   const { N, r, p, keyLength } = SCRYPT
   const key = await scryptAsync(password, salt, keyLength, { N, r, p, maxmem: MAX_MEMORY })
   return ['scrypt', N, r, p, salt.toString('base64'), key.toString('base64')].join('$')
+}
+
+let decoy: Promise<string> | null = null
+
+/** A hash no password matches, verified for unknown names so that both failures take the same time. */
+export function decoyHash(): Promise<string> {
+  decoy ??= hashPassword(randomBytes(16).toString('hex')).catch((error: unknown) => {
+    decoy = null
+    throw error
+  })
+  return decoy
 }
 
 export interface PasswordCheck {
