@@ -4,6 +4,7 @@ import { Kysely, PostgresDialect, sql, type PostgresPool, type PostgresPoolClien
 import pg from 'pg'
 import { PGlite } from '@electric-sql/pglite'
 import { PGliteDialect } from './pglite-dialect.ts'
+import { lockDataDir } from './data-dir-lock.ts'
 import type { Database } from './database.ts'
 import { countQuery } from './query-counter.ts'
 import { isConnectionBroken, isDatabaseUnavailable } from './availability.ts'
@@ -56,14 +57,28 @@ export async function connectDatabase(options: ConnectOptions): Promise<Database
     return { db, kind: 'postgres', close: () => db.destroy() }
   }
   const dir = options.inMemory ? undefined : path.join(options.dataDir, 'pglite')
-  if (dir) fs.mkdirSync(dir, { recursive: true })
-  const pglite = new PGlite({ dataDir: dir, loadDataDir: options.pgliteLoadDataDir, parsers: PGLITE_PARSERS })
-  await pglite.waitReady
+  // Two processes on one directory diverge and can corrupt it: the second is refused (DataDirInUse).
+  const lock = dir ? lockDataDir(options.dataDir) : null
+  let pglite: PGlite
+  try {
+    if (dir) fs.mkdirSync(dir, { recursive: true })
+    pglite = new PGlite({ dataDir: dir, loadDataDir: options.pgliteLoadDataDir, parsers: PGLITE_PARSERS })
+    await pglite.waitReady
+  } catch (error) {
+    lock?.release()
+    throw error
+  }
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite), log })
   return {
     db,
     kind: 'pglite',
-    close: () => db.destroy(),
+    close: async () => {
+      try {
+        await db.destroy()
+      } finally {
+        lock?.release()
+      }
+    },
     dumpDataDir: () => pglite.dumpDataDir('none'),
   }
 }
