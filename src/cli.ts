@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util'
 import { ConfigError, loadConfig, type Config } from './config.ts'
 import { connectDatabase, connectWhenReachable, type DatabaseHandle } from './db/connect.ts'
 import { migrateToLatest } from './db/migrate.ts'
+import { DataDirInUse } from './db/data-dir-lock.ts'
 import { sql } from 'kysely'
 import { appKeysRepository } from './modules/app-keys/app-keys.repository.ts'
 import { tokensRepository } from './modules/accounts/tokens.ts'
@@ -198,6 +199,11 @@ export async function main(argv: string[]): Promise<number> {
     if ((error as Error).name === 'DatabaseNotEmpty') {
       console.error((error as Error).message)
       return 1
+    }
+    if (error instanceof DataDirInUse) {
+      // One line and EX_TEMPFAIL: the same command succeeds once the other process stops.
+      console.error(error.message)
+      return 75
     }
     console.error(error instanceof Error ? error.message : error)
     return 1
