@@ -8,6 +8,15 @@ import { ApiError } from '../../http/errors.ts'
 
 /** scrypt at one of OWASP's recommended settings (64 MiB, p=2): memory-hard, a few hundred ms per hash. */
 const SCRYPT = { N: 2 ** 16, r: 8, p: 2, keyLength: 32 }
+let scryptCost = SCRYPT.N
+
+/**
+ * For test files that sign hundreds of people up (in their own process): a cheaper cost, as Django's test
+ * settings swap in a fast hasher. The service itself never calls it.
+ */
+export function lowerPasswordHashCostForTests(N: number): void {
+  scryptCost = N
+}
 const MAX_MEMORY = 256 * 1024 * 1024
 
 export const MIN_PASSWORD_LENGTH = 8
@@ -55,7 +64,8 @@ function pbkdf2Async(password: string, salt: string, iterations: number, keyLeng
 /** `scrypt$N$r$p$salt$hash`, salt and hash in base64. */
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16)
-  const { N, r, p, keyLength } = SCRYPT
+  const { r, p, keyLength } = SCRYPT
+  const N = scryptCost
   const key = await scryptAsync(password, salt, keyLength, { N, r, p, maxmem: MAX_MEMORY })
   return ['scrypt', N, r, p, salt.toString('base64'), key.toString('base64')].join('$')
 }
@@ -88,7 +98,7 @@ export async function verifyPassword(password: string, stored: string | null): P
     const options = { N: Number(n), r: Number(r), p: Number(p), maxmem: MAX_MEMORY }
     const key = await scryptAsync(password, Buffer.from(salt, 'base64'), expected.length, options)
     const valid = key.length === expected.length && timingSafeEqual(key, expected)
-    return { valid, needsRehash: valid && (options.N !== SCRYPT.N || options.r !== SCRYPT.r || options.p !== SCRYPT.p) }
+    return { valid, needsRehash: valid && (options.N !== scryptCost || options.r !== SCRYPT.r || options.p !== SCRYPT.p) }
   }
   if (parts[0] === 'pbkdf2_sha256' && parts.length === 4) {
     const [, iterations, salt, hash] = parts
