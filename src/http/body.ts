@@ -1,5 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { ParseError, ValidationFailed } from './errors.ts'
+import { decodeBody, parseForm, refuseDeepNesting } from './body-text.ts'
+import { ApiError, ParseError, ValidationFailed } from './errors.ts'
+import { readNumberFields } from './number-fields.ts'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -27,43 +29,54 @@ export function registerBodyParsers(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
     const hooks = [route.preValidation].flat() as unknown[]
     if (hooks.some((hook) => typeof hook === 'function' && OWN_READER in hook)) route.config = { ...(route.config ?? {}), ownBodyTypes: true }
+    // Numbers are read last, after any route's own reader of its body, and before Ajv coerces anything.
+    route.preValidation = [...(hooks.filter(Boolean) as NonNullable<typeof route.preValidation>[]), readNumberFields] as typeof route.preValidation
   })
-  const parseJson = (_request: unknown, text: string | Buffer, done: (error: Error | null, body?: unknown) => void) => {
-    const source = String(text)
-    if (source.trim() === '') return done(null, {})
+  const parseJson = (request: FastifyRequest, raw: string | Buffer, done: (error: Error | null, body?: unknown) => void) => {
     try {
+      const source = decodeBody(request, raw, 'JSON')
+      if (source.trim() === '') return done(null, {})
+      refuseDeepNesting(source)
       done(null, JSON.parse(source))
     } catch (error) {
-      done(ParseError(`JSON parse error - ${(error as Error).message}`), undefined)
+      done(error instanceof ApiError ? error : ParseError(`JSON parse error - ${(error as Error).message}`), undefined)
     }
   }
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJson)
-  app.addContentTypeParser(/^application\/[\w.+-]+\+json$/, { parseAs: 'string' }, parseJson)
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, text, done) => {
-    const fields: Record<string, string | string[]> = {}
-    for (const [key, value] of new URLSearchParams(String(text))) {
-      const existing = fields[key]
-      fields[key] = existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value]
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, parseJson)
+  app.addContentTypeParser(/^application\/[\w.+-]+\+json$/, { parseAs: 'buffer' }, parseJson)
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer' }, (request, raw, done) => {
+    try {
+      done(null, parseForm(decodeBody(request, raw, 'Form')))
+    } catch (error) {
+      done(error as Error, undefined)
     }
-    done(null, fields)
   })
+  // Before the access check, whose owner lookups read the path's values.
+  app.addHook('preParsing', async (request) => refuseNullCharacters(request.params))
   app.addHook('preValidation', async (request) => {
     if (request.body === undefined && ['POST', 'PUT', 'PATCH'].includes(request.method)) request.body = {}
-    refuseNullCharacters(request.query, 'query')
-    refuseNullCharacters(request.body, 'body')
+    refuseNullCharacters(request.query)
+    refuseNullCharacters(request.body)
     refuseWrongJsonTypes(request)
     coerceBooleans(request)
   })
 }
 
-/** PostgreSQL text cannot hold U+0000; DRF refuses it with this message, and so do we, before any SQL. */
-function refuseNullCharacters(value: unknown, where: string, field = 'non_field_errors'): void {
-  if (typeof value === 'string') {
-    if (value.includes('\u0000')) throw ValidationFailed({ [field]: ['Null characters are not allowed.'] })
-  } else if (Array.isArray(value)) {
-    for (const item of value) refuseNullCharacters(item, where, field)
-  } else if (value && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) refuseNullCharacters(item, where, field === 'non_field_errors' ? key : field)
+/**
+ * PostgreSQL text cannot hold U+0000; DRF refuses it with this message, and so do we, before any SQL. The
+ * walk keeps its own stack, so no nesting overflows it; a field is named by its top-level key.
+ */
+function refuseNullCharacters(root: unknown): void {
+  const pending: [unknown, string][] = [[root, 'non_field_errors']]
+  while (pending.length) {
+    const [value, field] = pending.pop()!
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) throw ValidationFailed({ [field]: ['Null characters are not allowed.'] })
+    } else if (Array.isArray(value)) {
+      for (const item of value) pending.push([item, field])
+    } else if (value && typeof value === 'object') {
+      for (const [key, item] of Object.entries(value)) pending.push([item, field === 'non_field_errors' ? key : field])
+    }
   }
 }
 

@@ -1,4 +1,24 @@
+import { NoResultError } from 'kysely'
 import { ApiError } from './errors.ts'
+
+/**
+ * Unique constraints a client can run into, by name: the field and the message the route gives when it finds
+ * the value taken itself, so a request that lost a race to the same value answers exactly what it would
+ * have answered a moment later.
+ */
+const UNIQUE_FIELDS: Record<string, [field: string, message: string]> = {
+  users_username_unique: ['username', 'A user with that username already exists.'],
+  users_email_unique: ['email', 'A user with that email address already exists.'],
+  push_devices_unique: ['registration_id', 'A device with this registration id already exists.'],
+  groups_slug_key: ['slug', 'group with this slug already exists.'],
+}
+
+/** The constraint a PostgreSQL error names: a field of the error (pg, PGlite), else its message. */
+function constraintName(error: { constraint?: unknown; message?: unknown }): string | null {
+  if (typeof error.constraint === 'string' && error.constraint) return error.constraint
+  const match = /constraint "([^"]+)"/.exec(String(error.message ?? ''))
+  return match ? match[1] : null
+}
 
 /**
  * A database refusal that a client's request caused (a row that lost a race for a unique value, a row deleted
@@ -6,11 +26,16 @@ import { ApiError } from './errors.ts'
  * never as a 500. Routes should refuse such input themselves, naming the field; this is the last line.
  */
 export function constraintError(error: unknown): ApiError | null {
+  // A row read a moment ago and gone when the request wrote it: deleted meanwhile, as a later request would see.
+  if (error instanceof NoResultError || (error as { name?: unknown } | null)?.name === 'NoResultError') return new ApiError(404, { detail: 'Not found.' })
   const code = (error as { code?: unknown } | null)?.code
   if (typeof code !== 'string' || code.length !== 5) return null
   switch (code) {
-    case '23505': // unique_violation
+    case '23505': { // unique_violation
+      const known = UNIQUE_FIELDS[constraintName(error as object) ?? '']
+      if (known) return new ApiError(400, { [known[0]]: [known[1]] })
       return new ApiError(400, { non_field_errors: ['An object with these values already exists.'] })
+    }
     case '23503': // foreign_key_violation: the row referred to is gone
       return new ApiError(400, { non_field_errors: ['A related object does not exist.'] })
     case '22003': // numeric_value_out_of_range

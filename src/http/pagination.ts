@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import { InvalidPage } from './errors.ts'
+import { readInteger } from './integers.ts'
 import { baseUrl } from './urls.ts'
 
 export const DEFAULT_PAGE_SIZE = 10
@@ -18,14 +19,14 @@ export interface PageRequest {
 export function pageRequest(query: Record<string, unknown>): PageRequest & { last: boolean } {
   const rawSize = query.page_size
   let size = DEFAULT_PAGE_SIZE
-  if (typeof rawSize === 'string' && /^\d+$/.test(rawSize) && Number(rawSize) > 0) {
-    size = Math.min(Number(rawSize), MAX_PAGE_SIZE)
-  }
+  const sizeReading = typeof rawSize === 'string' ? readInteger(rawSize, 'query', { minimum: 1, maximum: Infinity }) : null
+  if (sizeReading?.ok) size = Math.min(sizeReading.value, MAX_PAGE_SIZE)
   const rawPage = query.page
   if (rawPage === undefined || rawPage === '') return { page: 1, size, offset: 0, last: false }
   if (rawPage === 'last') return { page: 1, size, offset: 0, last: true }
-  if (typeof rawPage !== 'string' || !/^\d+$/.test(rawPage) || Number(rawPage) < 1 || Number(rawPage) > 1e9) throw InvalidPage()
-  const page = Number(rawPage)
+  const pageReading = readInteger(rawPage, 'query', { minimum: 1, maximum: 1e9 })
+  if (!pageReading.ok) throw InvalidPage()
+  const page = pageReading.value
   return { page, size, offset: (page - 1) * size, last: false }
 }
 

@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely'
 import type { Areas, Database } from '../../db/database.ts'
+import { parseIdList } from '../../http/integers.ts'
 import { orderingFieldsOf } from '../../http/ordering.ts'
 
 export type AreaRow = Selectable<Areas>
@@ -22,7 +23,7 @@ export function areasRepository(db: Kysely<Database>) {
       if (filters.m_type) query = query.where('areas.m_type', '=', filters.m_type)
       if (filters.parent !== undefined) query = query.where('areas.parent_id', '=', filters.parent)
       if (filters.ID) query = query.where('areas.code', '=', filters.ID)
-      if (filters.id__in) query = query.where('areas.id', 'in', filters.id__in.split(',').map(Number))
+      if (filters.id__in !== undefined) query = query.where('areas.id', 'in', [...parseIdList(filters.id__in), -1])
       return query
     },
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { GeoPoint, IdFilter, ListQuery, Nullable, Timestamp, Url } from '../../http/schemas.ts'
+import { GeoPoint, IdFilter, ListQuery, Nullable, Timestamp, Url, IdList } from '../../http/schemas.ts'
 
 /** Spec 2.3: the area object (country_info, region_info, geo_info and the geos listing). */
 export const Area = Type.Object({
@@ -37,5 +37,5 @@ export const AreaListQuery = ListQuery({
   m_type: Type.Optional(Type.String({ maxLength: 50 })),
   parent: Type.Optional(IdFilter),
   ID: Type.Optional(Type.String({ maxLength: 50 })),
-  id__in: Type.Optional(Type.String({ pattern: '^\\d+(,\\d+)*$' })),
+  id__in: Type.Optional(IdList()),
 })

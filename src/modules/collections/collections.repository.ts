@@ -2,7 +2,7 @@ import { sql, type Kysely, type Selectable } from 'kysely'
 import type { Database, QuestionCollections } from '../../db/database.ts'
 import { column, orderingFieldsOf, type OrderingFields } from '../../http/ordering.ts'
 import { escapeLike } from '../areas/areas.repository.ts'
-import { parseIdList } from '../users/users.repository.ts'
+import { parseIdList } from '../../http/integers.ts'
 import type { CollectionListQuery } from './collections.schemas.ts'
 
 export type CollectionRow = Selectable<QuestionCollections>

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { IdFilter, ListQuery, Nullable, Timestamp, Url } from '../../http/schemas.ts'
+import { IdFilter, ListQuery, Nullable, Timestamp, Url, IdList } from '../../http/schemas.ts'
 import { Area } from '../areas/areas.schemas.ts'
 import { ReducedUser } from '../questions/friends-answers/friends-answers.schemas.ts'
 import { TagInfo } from '../tags/tags.schemas.ts'
@@ -42,7 +42,7 @@ export type CollectionFull = Static<typeof CollectionFull>
 
 export const CollectionListQuery = ListQuery({
   id: Type.Optional(IdFilter),
-  id__in: Type.Optional(Type.String({ pattern: '^\\s*\\d+\\s*(,\\s*\\d+\\s*)*,?$', maxLength: 10000 })),
+  id__in: Type.Optional(IdList()),
   search: Type.Optional(Type.String({ maxLength: 200, description: 'every term matches the name or the description' })),
   user: Type.Optional(IdFilter),
   user__username: Type.Optional(Type.String({ maxLength: 150 })),

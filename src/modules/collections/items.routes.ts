@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
 import { readsBodyTypes } from '../../http/body.ts'
 import { NotFound, ValidationFailed } from '../../http/errors.ts'
+import { isIntegerText } from '../../http/integers.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
 import { column, orderingTerms } from '../../http/ordering.ts'
 import { idParam } from '../../http/permissions.ts'
@@ -17,7 +18,7 @@ import { collectionViewContext } from './view-context.ts'
 
 const MAX_INT = 2147483647
 const MAX_ITEMS = 5000
-const integer = (value: unknown) => (typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value)
+const integer = (value: unknown) => (isIntegerText(value) ? Number(value) : value)
 
 /** `items` of update_order read before the schema, so every fault is reported on `items` with DRF's words. */
 async function readOrderItems(request: FastifyRequest): Promise<void> {

@@ -6,6 +6,7 @@ import type { App } from '../../http/app-type.ts'
 import type { Caller } from '../../http/authentication.ts'
 import { NotFound, ValidationFailed, validationBody, type FieldErrors } from '../../http/errors.ts'
 import type { Database } from '../../db/database.ts'
+import { isIntegerText } from '../../http/integers.ts'
 import { Nullable } from '../../http/schemas.ts'
 import { invalidPk } from '../groups/constraints.ts'
 import { activeUserExists } from '../groups/user-summaries.ts'
@@ -97,7 +98,7 @@ export function readBody(fields: BodyFields) {
       if (!(name in body)) continue
       let value = body[name]
       if (form && Array.isArray(value)) value = value.at(-1)
-      if (typeof value === 'string' && /^\s*[-+]?\d+\s*$/.test(value)) value = Number(value)
+      if (isIntegerText(value)) value = Number(value)
       if (value === '' && kind !== 'integer') value = null
       if (value === '' && form) {
         delete body[name]

@@ -1,4 +1,5 @@
 import { readsBodyTypes } from '../../http/body.ts'
+import { readInteger } from '../../http/integers.ts'
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
 import { ValidationFailed } from '../../http/errors.ts'
@@ -37,9 +38,9 @@ async function readOrder(request: FastifyRequest): Promise<void> {
   }
   const ids: number[] = []
   for (const item of value) {
-    const text = typeof item === 'number' ? String(item) : typeof item === 'string' ? item.trim() : null
-    if (text === null || !/^\d+$/.test(text) || Number(text) > MAX_INT) throw ValidationFailed({ order: ['A valid integer is required.'] })
-    ids.push(Number(text))
+    const reading = readInteger(item, 'body', { minimum: 0, maximum: MAX_INT })
+    if (!reading.ok) throw ValidationFailed({ order: ['A valid integer is required.'] })
+    ids.push(reading.value)
   }
   body.order = ids
 }

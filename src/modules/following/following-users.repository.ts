@@ -3,7 +3,7 @@ import type { Database, FollowingUsers } from '../../db/database.ts'
 import { iso } from '../../http/schemas.ts'
 import type { UrlBuilder } from '../../http/urls.ts'
 import { column, orderingFieldsOf, type OrderingFields } from '../../http/ordering.ts'
-import { parseIdList } from '../users/users.repository.ts'
+import { parseIdList } from '../../http/integers.ts'
 import type { FollowingUser, FollowingUserListQuery } from './following-users.schemas.ts'
 
 export type FollowingUserRow = Selectable<FollowingUsers>

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { IdFilter, ListQuery, Timestamp, Url } from '../../http/schemas.ts'
+import { IdFilter, ListQuery, Timestamp, Url, IdList } from '../../http/schemas.ts'
 
 export const FollowingUser = Type.Object({
   id: Type.Integer(),
@@ -14,7 +14,7 @@ export const FollowingUserListQuery = ListQuery({
   id: Type.Optional(IdFilter),
   user: Type.Optional(IdFilter),
   following: Type.Optional(IdFilter),
-  following__id__in: Type.Optional(Type.String({ pattern: '^\\s*\\d+\\s*(,\\s*\\d+\\s*)*,?$', maxLength: 10000, description: 'comma-separated user ids' })),
+  following__id__in: Type.Optional(IdList('comma-separated user ids')),
 })
 export type FollowingUserListQuery = Static<typeof FollowingUserListQuery>
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { IdFilter, ListQuery, Nullable, Timestamp, Url } from '../../http/schemas.ts'
+import { IdFilter, ListQuery, Nullable, Timestamp, Url, IdList } from '../../http/schemas.ts'
 import { MyMembership } from './memberships/memberships.schemas.ts'
 
 /** open: anyone joins; request: an administrator accepts a join request; invite: only invited people join. */
@@ -31,7 +31,7 @@ export type Group = Static<typeof Group>
 export const GroupListQuery = ListQuery({
   search: Type.Optional(Type.String({ maxLength: 200 })),
   id: Type.Optional(IdFilter),
-  id__in: Type.Optional(Type.String({ pattern: '^\\s*\\d+\\s*(,\\s*\\d+\\s*)*,?$', maxLength: 10000 })),
+  id__in: Type.Optional(IdList()),
   slug: Type.Optional(Type.String({ maxLength: 200 })),
   owner: Type.Optional(IdFilter),
   member: Type.Optional(IdFilter),

@@ -7,7 +7,7 @@ import { UrlBuilder } from '../../http/urls.ts'
 import { toChoice } from '../questions/questions.mapper.ts'
 import { QUESTION_ORDERING, questionsRepository } from '../questions/questions.repository.ts'
 import type { QuestionListQuery } from '../questions/questions.schemas.ts'
-import { parseIdList } from '../users/users.repository.ts'
+import { parseIdList } from '../../http/integers.ts'
 import { nextQuestionRepository, type LightRow } from './next-question.repository.ts'
 import { ClampedQuery, LightQuery, MAX_LIMIT_COUNT, NextQuestionResult, type LightQuestion, type NextQuestionQuery } from './next-question.schemas.ts'
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { IdFilter, statisticsProperties } from '../../http/schemas.ts'
+import { IdFilter, statisticsProperties, IdList } from '../../http/schemas.ts'
 import { Choice, VoteSummary } from '../questions/questions.schemas.ts'
 
 /** Most questions one answer carries (spec 4.4). */
@@ -27,7 +27,7 @@ export const NextQuestionResult = Type.Object({
 })
 export type NextQuestionResult = Static<typeof NextQuestionResult>
 
-const idList = (description: string) => Type.String({ pattern: '^(\\s*\\d+\\s*(,\\s*\\d+\\s*)*,?)?$', description })
+const idList = (description: string) => IdList(description)
 const flag = (description: string) => Type.Optional(Type.String({ maxLength: 10, description }))
 
 /** The query of both paths; they differ only in what they do with a limit_count above 30. */

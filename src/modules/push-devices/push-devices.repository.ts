@@ -40,8 +40,10 @@ export function pushDevicesRepository(db: Kysely<Database>) {
       return db.updateTable('push_devices').set({ ...values, modified_at: sql`now()` }).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
     },
 
-    async remove(id: number): Promise<void> {
-      await db.deleteFrom('push_devices').where('id', '=', id).execute()
+    /** False when the device was already gone (another request removed it first). */
+    async remove(id: number): Promise<boolean> {
+      const result = await db.deleteFrom('push_devices').where('id', '=', id).executeTakeFirst()
+      return Number(result.numDeletedRows) > 0
     },
 
     /** Where a user's notifications go. */

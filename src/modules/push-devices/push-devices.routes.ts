@@ -102,7 +102,7 @@ function deviceRoutes(app: App, kind: DeviceKind): void {
       schema: { summary: `Unregister a ${label} device`, params: DeviceParams, response: { 204: Type.Null(), ...errors } },
       config: { access: 'owner', owner },
       handler: async (request, reply) => {
-        await repository().remove((await named(request)).id)
+        if (!(await repository().remove((await named(request)).id))) throw NotFound()
         return reply.code(204).send(null)
       },
     })

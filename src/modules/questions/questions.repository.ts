@@ -3,7 +3,7 @@ import type { Database, Questions } from '../../db/database.ts'
 import { column, orderingFieldsOf, type OrderingFields } from '../../http/ordering.ts'
 import { statisticsColumns } from '../../http/schemas.ts'
 import type { Caller } from '../../http/authentication.ts'
-import { parseIdList } from '../users/users.repository.ts'
+import { parseIdList } from '../../http/integers.ts'
 import type { QuestionListQuery } from './questions.schemas.ts'
 
 export type QuestionRow = Omit<Selectable<Questions>, 'search_vector'>

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { IdFilter, ListQuery, Nullable, Timestamp, Url, statisticsProperties } from '../../http/schemas.ts'
+import { IdFilter, ListQuery, Nullable, Timestamp, Url, statisticsProperties, IdList } from '../../http/schemas.ts'
 import { Area } from '../areas/areas.schemas.ts'
 import { TagInfo } from '../tags/tags.schemas.ts'
 import { FullUser } from '../users/users.schemas.ts'
@@ -92,7 +92,7 @@ export const Question = Type.Object({
 })
 export type Question = Static<typeof Question>
 
-const idList = Type.String({ pattern: '^\\s*\\d+\\s*(,\\s*\\d+\\s*)*,?$' })
+const idList = IdList()
 
 export const QuestionListQuery = ListQuery({
   id: Type.Optional(IdFilter),

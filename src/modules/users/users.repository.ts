@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely'
 import type { Database, Users } from '../../db/database.ts'
+import { parseIdList } from '../../http/integers.ts'
 import { orderingFieldsOf } from '../../http/ordering.ts'
 import { escapeLike } from '../areas/areas.repository.ts'
 import type { UserListQuery } from './users.schemas.ts'
@@ -11,11 +12,6 @@ export const USER_ORDERING = orderingFieldsOf(
     'count_question_votes', 'count_followers', 'count_comments', 'count_questions'],
   'users',
 )
-
-/** A comma-separated id list; numbers no row id can reach are dropped rather than overflow the column. */
-export function parseIdList(text: string): number[] {
-  return text.split(',').map((part) => part.trim()).filter(Boolean).map(Number).filter((id) => id <= 2147483647)
-}
 
 export function usersRepository(db: Kysely<Database>) {
   return {

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { IdFilter, ListQuery, Nullable, Timestamp, Url } from '../../http/schemas.ts'
+import { IdFilter, ListQuery, Nullable, Timestamp, Url, IdList } from '../../http/schemas.ts'
 import { Area } from '../areas/areas.schemas.ts'
 import { Politician } from '../politicians/politicians.schemas.ts'
 
@@ -57,7 +57,7 @@ export type FullUser = Static<typeof FullUser>
 export const UserListQuery = ListQuery({
   search: Type.Optional(Type.String({ maxLength: 200 })),
   id: Type.Optional(IdFilter),
-  id__in: Type.Optional(Type.String({ pattern: '^\\s*\\d+\\s*(,\\s*\\d+\\s*)*,?$' })),
+  id__in: Type.Optional(IdList()),
   username: Type.Optional(Type.String({ maxLength: 150 })),
   username__iexact: Type.Optional(Type.String({ maxLength: 150 })),
   politician__type: Type.Optional(Type.String({ maxLength: 50 })),
