@@ -110,19 +110,25 @@ function serverPool(connectionString: string, options: ConnectOptions): pg.Pool 
  * again.
  */
 function droppingBrokenClients(pool: pg.Pool): PostgresPool {
+  // One wrapper per pg client, so Kysely keeps seeing the same connection object for the same connection.
+  const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient & { broken?: Error }>()
   return {
     async connect(): Promise<PostgresPoolClient> {
       const client = await pool.connect()
-      let broken: Error | undefined
-      const query = async (text: string, parameters: ReadonlyArray<unknown>) => {
-        try {
-          return await client.query(text, [...parameters])
-        } catch (error) {
-          if (isConnectionBroken(error)) broken = error as Error
-          throw error
+      let wrapper = wrappers.get(client)
+      if (!wrapper) {
+        const query = async (text: string, parameters: ReadonlyArray<unknown>) => {
+          try {
+            return await client.query(text, [...parameters])
+          } catch (error) {
+            if (isConnectionBroken(error)) wrapper!.broken = error as Error
+            throw error
+          }
         }
+        wrapper = { query: query as unknown as PostgresPoolClient['query'], release: () => client.release(wrapper!.broken) }
+        wrappers.set(client, wrapper)
       }
-      return { query: query as unknown as PostgresPoolClient['query'], release: () => client.release(broken) }
+      return wrapper
     },
     end: () => pool.end(),
   }
