@@ -21,7 +21,6 @@ const Numbers = Type.Object({
   ratio: Type.Optional(Type.Number()),
   nested: Type.Optional(Type.Object({ ids: Type.Array(Type.Integer()) })),
   either: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
-  label: Type.Optional(Type.Union([Type.Integer(), Type.String()])),
   name: Type.Optional(Type.String({ maxLength: 5 })),
 })
 
@@ -207,9 +206,9 @@ describe('numbers in bodies', () => {
       assert.equal(response.statusCode, 400, payload.slice(0, 60))
       assert.deepEqual(response.json(), errors, payload.slice(0, 60))
     }
-    const fine = await typed('{"count": " -12 ", "ratio": "2.5e1", "nested": {"ids": ["+1", 2]}, "either": null, "label": "Infinity"}')
+    const fine = await typed('{"count": " -12 ", "ratio": "2.5e1", "nested": {"ids": ["+1", 2]}, "either": "7"}')
     assert.equal(fine.statusCode, 200, fine.body)
-    assert.deepEqual(fine.json(), { count: -12, ratio: 25, nested: { ids: [1, 2] }, either: null, label: 'Infinity' })
+    assert.deepEqual(fine.json(), { count: -12, ratio: 25, nested: { ids: [1, 2] }, either: 7 })
     const form = await typed('count=Infinity&ratio=1e400', 'application/x-www-form-urlencoded')
     assert.deepEqual(form.json(), { count: ['A valid integer is required.'], ratio: ['A valid number is required.'] })
   })
