@@ -37,8 +37,9 @@ export async function openServingDatabase(config: Config, onConnectionError: (er
 /** The only place that binds a port: migrate, build, listen, and stop cleanly on SIGTERM/SIGINT. */
 export async function startServer(config: Config, database?: DatabaseHandle): Promise<RunningServer> {
   let log: FastifyBaseLogger | undefined
-  // Broken connections are replaced by the pool; the log says when the database went away.
-  const onConnectionError = (error: Error) => log?.warn({ err: error }, `database connection lost: ${error.message}`)
+  // Broken connections are replaced by the pool; the log says when the database went away, in a line per
+  // connection without a stack: an outage breaks every connection of every process at once.
+  const onConnectionError = (error: Error) => log?.warn({ code: (error as { code?: string }).code }, `database connection lost: ${error.message}`)
   let handle: DatabaseHandle
   if (database) {
     handle = database
