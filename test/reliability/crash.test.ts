@@ -1,12 +1,12 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
-import pg from 'pg'
+import type pg from 'pg'
 import { connectDatabase } from '../../src/db/connect.ts'
 import { hashSecret, newToken } from '../../src/http/authentication.ts'
 import { databaseUrlFor, serverUrl, templateDatabaseName, templateFile } from '../helpers/databases.ts'
 import { scratchDataDir } from '../helpers/scratch.ts'
-import { cli, freePort, serve, until, type ServeProcess } from './support.ts'
+import { cli, freePort, onServer, serve, until, type ServeProcess } from './support.ts'
 
 /**
  * The crash test: a real server under concurrent votes is killed with SIGKILL, several times. After each kill
@@ -37,10 +37,13 @@ before(async () => {
   const server = serverUrl()
   if (server) {
     const name = `civic_crash_${process.pid}`
-    await onAdmin(server, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-    await onAdmin(server, `CREATE DATABASE ${name} TEMPLATE ${templateDatabaseName('tiny')}`)
+    const drop = (client: pg.Client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+    await onServer(async (client) => {
+      await drop(client)
+      await client.query(`CREATE DATABASE ${name} TEMPLATE ${templateDatabaseName('tiny')}`)
+    })
     env = { DATABASE_URL: databaseUrlFor(server, name) }
-    cleanup = () => onAdmin(server, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+    cleanup = () => onServer(async (client) => void (await drop(client)))
   } else {
     const dir = scratchDataDir()
     env = { DATA_DIR: dir, DATABASE_URL: '' }
@@ -84,16 +87,6 @@ before(async () => {
   }
 })
 after(() => cleanup?.())
-
-async function onAdmin(server: string, statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: server })
-  await client.connect()
-  try {
-    await client.query(statement)
-  } finally {
-    await client.end()
-  }
-}
 
 async function startServer(): Promise<{ server: ServeProcess; base: string }> {
   const port = await freePort()
