@@ -94,6 +94,8 @@ class NumberWalk {
     }
     // Text is also a string where a union takes one; only a JSON number is then read as a number.
     if (typeof value === 'string' && types.includes('string')) return value
+    // An empty form field where null is allowed is null (Ajv's coercion), as DRF reads it.
+    if (value === '' && types.includes('null')) return value
     const [branch] = branchesOf(schema, number ? 'number' : 'integer')
     const bounds = { minimum: branch?.minimum, maximum: branch?.maximum }
     const reading = number ? readNumber(value, this.source, bounds) : readInteger(value, this.source, bounds)

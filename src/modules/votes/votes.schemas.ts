@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { ListQuery, Nullable, Timestamp, Url } from '../../http/schemas.ts'
+import { ListQuery, Nullable, RelatedId, Timestamp, Url } from '../../http/schemas.ts'
 
 /**
  * An integer or null as one JSON type list, not a union: with type coercion on, a union's null branch
@@ -15,7 +15,7 @@ const Rating = Type.Integer({ minimum: 1, maximum: 5, description: 'minimum 1 �
 const RatingOrSkip = NullableInteger({ minimum: 1, maximum: 5, description: 'minimum 1 … maximum 5; null skips' })
 const Importance = NullableInteger({ minimum: 1, maximum: 5, description: 'how much the question matters to the voter' })
 /** Object ids are checked against the table, so that any bad value reads `Invalid pk "N" - object does not exist.` */
-const ObjectId = Type.Integer({ description: 'id of the object voted on' })
+const ObjectId = RelatedId('id of the object voted on')
 const Analytics = Type.Optional(Nullable(Type.String({ description: 'stored for analysis, cut to 1000 characters, never shown' })))
 
 const analyticsFields = {
@@ -68,7 +68,7 @@ export type ChoiceVotePatch = Static<typeof ChoiceVotePatch>
 
 /** POST /api/question_tag_votes/: how well a tag fits a question. */
 export const TagVoteBody = Type.Object({
-  object_id: Type.Integer({ description: 'id of the question-tag (an element of a question’s tags)' }),
+  object_id: RelatedId('id of the question-tag (an element of a question’s tags)'),
   value: Rating,
   private: Type.Optional(Type.Boolean()),
 })
