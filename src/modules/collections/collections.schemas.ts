@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { IdFilter, ListQuery, Nullable, Timestamp, Url, IdList } from '../../http/schemas.ts'
+import { IdFilter, ListQuery, Nullable, Timestamp, Url, IdList, RelatedId } from '../../http/schemas.ts'
 import { Area } from '../areas/areas.schemas.ts'
 import { ReducedUser } from '../questions/friends-answers/friends-answers.schemas.ts'
 import { TagInfo } from '../tags/tags.schemas.ts'
@@ -56,7 +56,7 @@ const editable = {
   desc: Type.Optional(Nullable(Type.String({ maxLength: TEXT }))),
   end_text: Type.Optional(Nullable(Type.String({ maxLength: TEXT }))),
   photo: Type.Optional(Nullable(Type.String({ maxLength: 500, description: 'absolute http(s) URL' }))),
-  geo: Type.Optional(Nullable(Type.Integer({ description: 'area id' }))),
+  geo: Type.Optional(Nullable(RelatedId('area id'))),
   expire_at: Type.Optional(Nullable(Type.String({ maxLength: 64, description: 'ISO 8601 timestamp' }))),
 }
 
