@@ -1,0 +1,184 @@
+/**
+ * Property-based fuzzing of every route the app declares: random, near-valid and malformed paths, queries,
+ * bodies, content types and headers, generated from each route's schemas. Every answer must be below 500,
+ * and a rejected request (4xx) must leave every row as it was.
+ *
+ * FUZZ_CASES (default 10000) cases split over the routes; FUZZ_SEED reproduces a run; FUZZ_ROUTE runs only
+ * routes whose "METHOD /url" contains it and FUZZ_PATH replays one counterexample of that route;
+ * FUZZ_KEEP_GOING=1 runs every case and lists every failing one instead of stopping at, and shrinking, the
+ * first of each route.
+ */
+import assert from 'node:assert/strict'
+import { after, before, test } from 'node:test'
+import fc from 'fast-check'
+import type { LightMyRequestResponse } from 'fastify'
+import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { serverUrl } from '../helpers/databases.ts'
+import { prepareFixtures, type Fixtures } from './fixtures.ts'
+import { caseArbitrary, render, type CaseSpec } from './requests.ts'
+import { recordRowChanges, isExempt } from './row-changes.ts'
+import { CASE_HEADER, instrumentNextApp, type RouteSpec } from './routes.ts'
+import { CaseFailure, describeRequest, judge } from './verdict.ts'
+
+const TOTAL_CASES = Number(process.env.FUZZ_CASES ?? 10_000)
+const SEED = Number(process.env.FUZZ_SEED ?? 20_261_123)
+const ONLY_ROUTE = process.env.FUZZ_ROUTE
+const REPLAY_PATH = process.env.FUZZ_PATH
+const KEEP_GOING = process.env.FUZZ_KEEP_GOING === '1'
+/** The 405 and OPTIONS fallbacks and HEAD copies share one code path each: a tenth of the cases is plenty. */
+const GENERATED_SHARE = 0.1
+
+const began = Date.now()
+/** FUZZ_VERBOSE=1 follows the run route by route on stderr; 2 prints every request too. */
+function progress(text: string): void {
+  if (process.env.FUZZ_VERBOSE) process.stderr.write(`[${((Date.now() - began) / 1000).toFixed(1)}s] ${text}\n`)
+}
+
+let t: TestApp
+let routes: RouteSpec[]
+let serverErrors: Map<string, Error>
+let fixtures: Fixtures
+let changes: Awaited<ReturnType<typeof recordRowChanges>>
+
+before(async () => {
+  const probe = instrumentNextApp()
+  t = await createTestApp('tiny', { LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' })
+  probe.stop()
+  routes = probe.routes
+  serverErrors = probe.errors
+  progress(`app built with ${routes.length} routes`)
+  fixtures = await prepareFixtures(t, routes)
+  progress('fixtures ready')
+  changes = await recordRowChanges(t.database.db)
+  progress(`row changes recorded on ${changes.tables} tables`)
+})
+after(() => t?.close())
+
+/** Reads first, then writes, deletions last, so that early deletions do not starve the other routes of rows. */
+function phase(route: RouteSpec): number {
+  return route.method === 'DELETE' ? 2 : ['POST', 'PUT', 'PATCH'].includes(route.method) ? 1 : 0
+}
+
+/** Cases per route: every route gets some; the generated fallbacks share a tenth. */
+function budget(selected: RouteSpec[], total: number): Map<RouteSpec, number> {
+  const generated = selected.filter((route) => route.generated)
+  const declared = selected.filter((route) => !route.generated)
+  const generatedEach = generated.length ? Math.max(2, Math.floor((total * (declared.length ? GENERATED_SHARE : 1)) / generated.length)) : 0
+  const rest = Math.max(declared.length, total - generatedEach * generated.length)
+  const runs = new Map<RouteSpec, number>()
+  for (const route of generated) runs.set(route, generatedEach)
+  declared.forEach((route, i) => runs.set(route, Math.floor(rest / declared.length) + (i < rest % declared.length ? 1 : 0)))
+  return runs
+}
+
+/** A seed per route from the run's seed, so one route's cases stay the same whichever routes run with it. */
+function routeSeed(route: RouteSpec): number {
+  let hash = SEED | 0
+  for (const char of `${route.method} ${route.url}`) hash = Math.imul(hash ^ char.charCodeAt(0), 0x01000193)
+  return hash | 0
+}
+
+const stats = { cases: 0, statuses: new Map<string, number>(), exemptWrites: 0, concurrent: 0 }
+let caseNumber = 0
+
+async function runCase(route: RouteSpec, spec: CaseSpec): Promise<void> {
+  const request = render(route, spec, fixtures.tokens())
+  await changes.since() // whatever the previous case's bookkeeping left is not this case's doing
+  const ids = Array.from({ length: spec.copies }, () => String(++caseNumber))
+  const send = (id: string): Promise<LightMyRequestResponse> =>
+    t.app.inject({ method: request.method as 'GET', url: request.url, headers: { ...request.headers, [CASE_HEADER]: id }, payload: request.payload })
+  if (process.env.FUZZ_VERBOSE === '2') progress(describeRequest(request).slice(0, 400))
+  let responses: LightMyRequestResponse[]
+  try {
+    responses = await Promise.all(ids.map(send))
+  } catch (error) {
+    throw new CaseFailure(request, [{ key: 'request failed', text: `the request itself failed: ${(error as Error).message}` }])
+  }
+  const rows = await changes.since()
+  stats.cases++
+  if (spec.copies > 1) stats.concurrent++
+  stats.exemptWrites += rows.filter(isExempt).length
+  for (const response of responses) {
+    const key = response.statusCode === 429 ? '429' : `${String(response.statusCode)[0]}xx`
+    stats.statuses.set(key, (stats.statuses.get(key) ?? 0) + 1)
+  }
+  const problems = judge(request, responses, rows, ids.map((id) => serverErrors.get(id)))
+  ids.forEach((id) => serverErrors.delete(id))
+  if (responses.some((response) => response.statusCode < 300) && route.method !== 'GET') await fixtures.refresh()
+  if (problems.length) throw new CaseFailure(request, problems)
+}
+
+interface Finding {
+  route: string
+  seed: number
+  path: string | null
+  failure: CaseFailure
+}
+
+test('every route, any input: never a 5xx, a rejected request changes no row, errors DRF-shaped', async (context) => {
+  const selected = routes
+    // A replayed path belongs to one route: then FUZZ_ROUTE must name it exactly.
+    .filter((route) => !ONLY_ROUTE || (REPLAY_PATH ? `${route.method} ${route.url}` === ONLY_ROUTE : `${route.method} ${route.url}`.includes(ONLY_ROUTE)))
+    .map((route, order) => ({ route, order }))
+    .sort((a, b) => phase(a.route) - phase(b.route) || a.order - b.order)
+    .map(({ route }) => route)
+  assert.ok(selected.length > 0, `no route matches FUZZ_ROUTE=${ONLY_ROUTE}`)
+  const runs = budget(selected, TOTAL_CASES)
+  const findings: Finding[] = []
+  const started = Date.now()
+
+  for (const route of selected) {
+    const name = `${route.method} ${route.url}`
+    const seed = routeSeed(route)
+    const property = fc.asyncProperty(caseArbitrary(route, fixtures.pools, fixtures.realIds(route)), async (spec) => {
+      try {
+        await runCase(route, spec)
+      } catch (error) {
+        if (!(error instanceof CaseFailure) || !KEEP_GOING) throw error
+        findings.push({ route: name, seed, path: null, failure: error })
+      }
+    })
+    const routeStarted = Date.now()
+    const details = await fc.check(property, { seed, numRuns: runs.get(route), path: REPLAY_PATH })
+    progress(`${name}: ${details.numRuns} runs, ${details.numShrinks} shrinks, ${Date.now() - routeStarted}ms${details.failed ? ' FAILED' : ''}`)
+    if (details.failed) {
+      const failure = details.errorInstance instanceof CaseFailure ? details.errorInstance : new CaseFailure(render(route, details.counterexample![0], fixtures.tokens()), [{ key: 'harness', text: String(details.errorInstance) }])
+      findings.push({ route: name, seed, path: details.counterexamplePath, failure })
+    }
+  }
+
+  const seconds = (Date.now() - started) / 1000
+  const statuses = [...stats.statuses].sort().map(([key, count]) => `${key} ${count}`).join(', ')
+  context.diagnostic(
+    `${stats.cases} cases (${stats.concurrent} sent as concurrent duplicates) over ${selected.length} routes in ${seconds.toFixed(1)}s on ${serverUrl() ? 'PostgreSQL' : 'PGlite'}: ${(stats.cases / seconds).toFixed(0)} cases/s; seed ${SEED}`,
+  )
+  context.diagnostic(`answers: ${statuses}; exempt bookkeeping writes by rejected requests: ${stats.exemptWrites}`)
+  if (findings.length) assert.fail(report(findings))
+})
+
+/** Failures grouped by cause, each with its smallest request and the command that replays it. */
+function report(findings: Finding[]): string {
+  const byCause = new Map<string, Finding[]>()
+  for (const finding of findings) {
+    for (const problem of finding.failure.problems) {
+      const list = byCause.get(problem.key) ?? []
+      if (!list.includes(finding)) list.push(finding)
+      byCause.set(problem.key, list)
+    }
+  }
+  const lines = [`${findings.length} failing case${findings.length === 1 ? '' : 's'} in ${new Set(findings.map((f) => f.route)).size} routes, ${byCause.size} distinct causes (seed ${SEED}):`]
+  for (const [cause, list] of byCause) {
+    lines.push('', `== ${cause}: ${new Set(list.map((f) => f.route)).size} routes`)
+    const shown = new Set<string>()
+    for (const finding of list) {
+      if (shown.has(finding.route)) continue
+      shown.add(finding.route)
+      const replay = finding.path !== null ? ` FUZZ_PATH='${finding.path}'` : ''
+      lines.push(`- ${finding.route}   replay: FUZZ_SEED=${SEED} FUZZ_ROUTE='${finding.route}'${replay} npm run fuzz`)
+      lines.push(`    input: ${finding.failure.request.kinds.join(', ') || 'valid-looking'}`)
+      lines.push(`    ${describeRequest(finding.failure.request)}`)
+      for (const problem of finding.failure.problems) lines.push(`    ${problem.text}`)
+    }
+  }
+  return lines.join('\n')
+}
