@@ -63,7 +63,7 @@ const filter = process.argv.slice(2)
 const files = testFiles('test').filter((file) => filter.length === 0 || filter.some((f) => file.includes(f))).sort()
 const dropTemplates = await buildTemplates()
 console.error(`templates ready in ${((Date.now() - started) / 1000).toFixed(1)}s on ${serverUrl() ? 'PostgreSQL' : 'PGlite'}; ${files.length} test files`)
-const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-force-exit', '--test-timeout=600000', '--test-reporter=spec', ...files], {
+const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-force-exit', `--test-timeout=${process.env.TEST_TIMEOUT_MS ?? 600000}`, '--test-reporter=spec', ...files], {
   stdio: 'inherit',
   env: process.env,
 })

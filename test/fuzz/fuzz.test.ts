@@ -18,6 +18,7 @@ import { prepareFixtures, type Fixtures } from './fixtures.ts'
 import { caseArbitrary, render, type CaseSpec } from './requests.ts'
 import { recordRowChanges, isExempt } from './row-changes.ts'
 import { CASE_HEADER, instrumentNextApp, type RouteSpec } from './routes.ts'
+import { abbreviate } from './nodes.ts'
 import { CaseFailure, describeRequest, judge } from './verdict.ts'
 
 const TOTAL_CASES = Number(process.env.FUZZ_CASES ?? 10_000)
@@ -78,7 +79,7 @@ function routeSeed(route: RouteSpec): number {
   return hash | 0
 }
 
-const stats = { cases: 0, statuses: new Map<string, number>(), exemptWrites: 0, concurrent: 0 }
+const stats = { cases: 0, statuses: new Map<string, number>(), exemptWrites: 0, concurrent: 0, unavailable: new Map<string, number>() }
 let caseNumber = 0
 
 async function runCase(route: RouteSpec, spec: CaseSpec): Promise<void> {
@@ -99,8 +100,12 @@ async function runCase(route: RouteSpec, spec: CaseSpec): Promise<void> {
   if (spec.copies > 1) stats.concurrent++
   stats.exemptWrites += rows.filter(isExempt).length
   for (const response of responses) {
-    const key = response.statusCode === 429 ? '429' : `${String(response.statusCode)[0]}xx`
+    const key = [429, 503].includes(response.statusCode) ? String(response.statusCode) : `${String(response.statusCode)[0]}xx`
     stats.statuses.set(key, (stats.statuses.get(key) ?? 0) + 1)
+    if (response.statusCode === 503) {
+      const reason = `${route.method} ${route.url}: ${abbreviate(response.body, 100)}`
+      stats.unavailable.set(reason, (stats.unavailable.get(reason) ?? 0) + 1)
+    }
   }
   const problems = judge(request, responses, rows, ids.map((id) => serverErrors.get(id)))
   ids.forEach((id) => serverErrors.delete(id))
@@ -153,6 +158,7 @@ test('every route, any input: never a 5xx, a rejected request changes no row, er
     `${stats.cases} cases (${stats.concurrent} sent as concurrent duplicates) over ${selected.length} routes in ${seconds.toFixed(1)}s on ${serverUrl() ? 'PostgreSQL' : 'PGlite'}: ${(stats.cases / seconds).toFixed(0)} cases/s; seed ${SEED}`,
   )
   context.diagnostic(`answers: ${statuses}; exempt bookkeeping writes by rejected requests: ${stats.exemptWrites}`)
+  for (const [reason, count] of stats.unavailable) context.diagnostic(`503 ×${count} ${reason}`)
   if (findings.length) assert.fail(report(findings))
 })
 

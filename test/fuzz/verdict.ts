@@ -19,16 +19,21 @@ export interface Problem {
   text: string
 }
 
-const SERVER_ERROR_STATUS = 500
+/**
+ * 503 is the service saying on purpose that it cannot serve this now (a feature not configured, the password
+ * hashing queue full, the database away) with Retry-After; it is counted and reported, not failed. Every
+ * other 5xx is a defect.
+ */
+export const isFailedStatus = (status: number) => status >= 500 && status !== 503
 
 /**
- * The three things every answer must satisfy, whatever was sent: no 5xx; a 4xx leaves every row as it was
- * (bookkeeping of the attempt aside); and a 4xx with a JSON body has DRF's shape.
+ * The three things every answer must satisfy, whatever was sent: no 5xx (503 aside); a 4xx leaves every row
+ * as it was (bookkeeping of the attempt aside); and a 4xx with a JSON body has DRF's shape.
  */
 export function judge(request: HttpRequest, responses: LightMyRequestResponse[], changes: RowChange[], serverErrors: (Error | undefined)[]): Problem[] {
   const problems: Problem[] = []
   responses.forEach((response, i) => {
-    if (response.statusCode >= SERVER_ERROR_STATUS) {
+    if (isFailedStatus(response.statusCode)) {
       const error = serverErrors[i]
       const cause = error ? errorSummary(error) : 'no error reached the error handler'
       problems.push({ key: `${response.statusCode} ${error ? errorHeadline(error) : cause}`, text: `answered ${response.statusCode} ${abbreviate(response.body, 200)}\n    server: ${cause}` })
