@@ -10,16 +10,10 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import fc from 'fast-check'
-import type { LightMyRequestResponse } from 'fastify'
-import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { serverUrl } from '../helpers/databases.ts'
-import { prepareFixtures, type Fixtures } from './fixtures.ts'
-import { caseArbitrary, render, type CaseSpec } from './requests.ts'
-import { recordRowChanges, isExempt } from './row-changes.ts'
-import { CASE_HEADER, instrumentNextApp, type RouteSpec } from './routes.ts'
-import { abbreviate } from './nodes.ts'
-import { CaseFailure, describeRequest, judge } from './verdict.ts'
+import { createFuzzTarget, type Finding, type FuzzTarget } from './harness.ts'
+import type { RouteSpec } from './routes.ts'
+import { describeRequest } from './verdict.ts'
 
 const TOTAL_CASES = Number(process.env.FUZZ_CASES ?? 10_000)
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_123)
@@ -29,31 +23,11 @@ const KEEP_GOING = process.env.FUZZ_KEEP_GOING === '1'
 /** The 405 and OPTIONS fallbacks and HEAD copies share one code path each: a tenth of the cases is plenty. */
 const GENERATED_SHARE = 0.1
 
-const began = Date.now()
-/** FUZZ_VERBOSE=1 follows the run route by route on stderr; 2 prints every request too. */
-function progress(text: string): void {
-  if (process.env.FUZZ_VERBOSE) process.stderr.write(`[${((Date.now() - began) / 1000).toFixed(1)}s] ${text}\n`)
-}
-
-let t: TestApp
-let routes: RouteSpec[]
-let serverErrors: Map<string, Error>
-let fixtures: Fixtures
-let changes: Awaited<ReturnType<typeof recordRowChanges>>
-
+let target: FuzzTarget
 before(async () => {
-  const probe = instrumentNextApp()
-  t = await createTestApp('tiny', { LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' })
-  probe.stop()
-  routes = probe.routes
-  serverErrors = probe.errors
-  progress(`app built with ${routes.length} routes`)
-  fixtures = await prepareFixtures(t, routes)
-  progress('fixtures ready')
-  changes = await recordRowChanges(t.database.db)
-  progress(`row changes recorded on ${changes.tables} tables`)
+  target = await createFuzzTarget()
 })
-after(() => t?.close())
+after(() => target?.close())
 
 /** Reads first, then writes, deletions last, so that early deletions do not starve the other routes of rows. */
 function phase(route: RouteSpec): number {
@@ -79,49 +53,8 @@ function routeSeed(route: RouteSpec): number {
   return hash | 0
 }
 
-const stats = { cases: 0, statuses: new Map<string, number>(), exemptWrites: 0, concurrent: 0, unavailable: new Map<string, number>() }
-let caseNumber = 0
-
-async function runCase(route: RouteSpec, spec: CaseSpec): Promise<void> {
-  const request = render(route, spec, fixtures.tokens())
-  await changes.since() // whatever the previous case's bookkeeping left is not this case's doing
-  const ids = Array.from({ length: spec.copies }, () => String(++caseNumber))
-  const send = (id: string): Promise<LightMyRequestResponse> =>
-    t.app.inject({ method: request.method as 'GET', url: request.url, headers: { ...request.headers, [CASE_HEADER]: id }, payload: request.payload })
-  if (process.env.FUZZ_VERBOSE === '2') progress(describeRequest(request).slice(0, 400))
-  let responses: LightMyRequestResponse[]
-  try {
-    responses = await Promise.all(ids.map(send))
-  } catch (error) {
-    throw new CaseFailure(request, [{ key: 'request failed', text: `the request itself failed: ${(error as Error).message}` }])
-  }
-  const rows = await changes.since()
-  stats.cases++
-  if (spec.copies > 1) stats.concurrent++
-  stats.exemptWrites += rows.filter(isExempt).length
-  for (const response of responses) {
-    const key = [429, 503].includes(response.statusCode) ? String(response.statusCode) : `${String(response.statusCode)[0]}xx`
-    stats.statuses.set(key, (stats.statuses.get(key) ?? 0) + 1)
-    if (response.statusCode === 503) {
-      const reason = `${route.method} ${route.url}: ${abbreviate(response.body, 100)}`
-      stats.unavailable.set(reason, (stats.unavailable.get(reason) ?? 0) + 1)
-    }
-  }
-  const problems = judge(request, responses, rows, ids.map((id) => serverErrors.get(id)))
-  ids.forEach((id) => serverErrors.delete(id))
-  if (responses.some((response) => response.statusCode < 300) && route.method !== 'GET') await fixtures.refresh()
-  if (problems.length) throw new CaseFailure(request, problems)
-}
-
-interface Finding {
-  route: string
-  seed: number
-  path: string | null
-  failure: CaseFailure
-}
-
 test('every route, any input: never a 5xx, a rejected request changes no row, errors DRF-shaped', async (context) => {
-  const selected = routes
+  const selected = target.routes
     // A replayed path belongs to one route: then FUZZ_ROUTE must name it exactly.
     .filter((route) => !ONLY_ROUTE || (REPLAY_PATH ? `${route.method} ${route.url}` === ONLY_ROUTE : `${route.method} ${route.url}`.includes(ONLY_ROUTE)))
     .map((route, order) => ({ route, order }))
@@ -131,27 +64,11 @@ test('every route, any input: never a 5xx, a rejected request changes no row, er
   const runs = budget(selected, TOTAL_CASES)
   const findings: Finding[] = []
   const started = Date.now()
-
   for (const route of selected) {
-    const name = `${route.method} ${route.url}`
-    const seed = routeSeed(route)
-    const property = fc.asyncProperty(caseArbitrary(route, fixtures.pools, fixtures.realIds(route)), async (spec) => {
-      try {
-        await runCase(route, spec)
-      } catch (error) {
-        if (!(error instanceof CaseFailure) || !KEEP_GOING) throw error
-        findings.push({ route: name, seed, path: null, failure: error })
-      }
-    })
-    const routeStarted = Date.now()
-    const details = await fc.check(property, { seed, numRuns: runs.get(route), path: REPLAY_PATH })
-    progress(`${name}: ${details.numRuns} runs, ${details.numShrinks} shrinks, ${Date.now() - routeStarted}ms${details.failed ? ' FAILED' : ''}`)
-    if (details.failed) {
-      const failure = details.errorInstance instanceof CaseFailure ? details.errorInstance : new CaseFailure(render(route, details.counterexample![0], fixtures.tokens()), [{ key: 'harness', text: String(details.errorInstance) }])
-      findings.push({ route: name, seed, path: details.counterexamplePath, failure })
-    }
+    findings.push(...(await target.fuzzRoute(route, { seed: routeSeed(route), numRuns: runs.get(route)!, path: REPLAY_PATH, keepGoing: KEEP_GOING })))
   }
 
+  const { stats } = target
   const seconds = (Date.now() - started) / 1000
   const statuses = [...stats.statuses].sort().map(([key, count]) => `${key} ${count}`).join(', ')
   context.diagnostic(
