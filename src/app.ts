@@ -7,6 +7,7 @@ import type { Database } from './db/database.ts'
 import { queryCounter } from './db/query-counter.ts'
 import { registerAuthentication } from './http/authentication.ts'
 import { registerBodyParsers } from './http/body.ts'
+import { registerHostCheck } from './http/host.ts'
 import { registerBrowsableRendering } from './http/browsable.ts'
 import { registerPermissions } from './http/permissions.ts'
 import { registerRateLimits } from './http/rate-limits.ts'
@@ -95,6 +96,7 @@ export async function buildApp({ config, db, exposeQueryCount = false, extraRout
     )
   })
 
+  registerHostCheck(app)
   registerBrowsableRendering(app)
   await registerRateLimits(app, { now: rateLimitClock })
   registerAuthentication(app)

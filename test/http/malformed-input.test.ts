@@ -294,6 +294,21 @@ describe('bodies that cannot be read', () => {
   })
 })
 
+describe('the Host header', () => {
+  test('a host no URL can carry answers 400 instead of a broken answer', async () => {
+    for (const host of ['exa mple.org', '[::1', 'a/b', 'host:port']) {
+      const response = await t.get('/api/users/', { host })
+      assert.equal(response.statusCode, 400, host)
+      assert.deepEqual(response.json(), { detail: `Invalid Host header "${host}".` })
+    }
+    for (const host of ['api.example.org', 'localhost:8000', '[::1]:8000', '127.0.0.1', 'civic_survey:8000']) {
+      const response = await t.get('/api/users/?page_size=1', { host })
+      assert.equal(response.statusCode, 200, host)
+      assert.equal(response.json().next, `http://${host}/api/users/?page=2&page_size=1`)
+    }
+  })
+})
+
 function commentVoteRaw(payload: string) {
   return t.request({ method: 'POST', url: '/api/comment_votes/', headers: { ...auth(), 'content-type': 'application/json' }, payload })
 }
