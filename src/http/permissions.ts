@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { NotAuthenticated, NotFound, PermissionDenied } from './errors.ts'
+import { readInteger } from './integers.ts'
 
 /**
  * Who may call a route, the single rule every route declares (docs/permissions.md is the table):
@@ -20,12 +21,10 @@ declare module 'fastify' {
   }
 }
 
-/** A path parameter as a database id, or null when it cannot be one (the route then answers 404). */
+/** A path parameter as a database id (read as every path id is), or null when it cannot be one (the route then answers 404). */
 export function idParam(request: FastifyRequest, name = 'id'): number | null {
-  const raw = (request.params as Record<string, string | undefined>)[name]
-  if (!raw || !/^\d{1,10}$/.test(raw)) return null
-  const id = Number(raw)
-  return id >= 1 && id <= 2_147_483_647 ? id : null
+  const reading = readInteger((request.params as Record<string, string | undefined>)[name], 'query', { minimum: 1 })
+  return reading.ok ? reading.value : null
 }
 
 /** Checks the route's access before its body is validated, as DRF checks permissions before parsing. */

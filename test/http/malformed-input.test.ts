@@ -137,6 +137,11 @@ describe('numbers in paths', () => {
     })
   }
 
+  test('a sign or padding is read as Django reads an id: /api/census_data/+1/ is record 1', async () => {
+    const one = await t.json('/api/census_data/1/')
+    for (const id of ['%2B1', '%201%20', '001']) assert.deepEqual(await t.json(`/api/census_data/${id}/`), one, id)
+  })
+
   test('POST /api/groups/0x1/join/ joins nothing', async () => {
     const response = await unchanged(['group_memberships', 'group_join_requests'], () => t.request({ method: 'POST', url: '/api/groups/0x1/join/', headers: auth() }))
     assert.equal(response.statusCode, 404)
