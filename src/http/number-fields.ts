@@ -7,6 +7,7 @@ type Schema = {
   anyOf?: Schema[]
   oneOf?: Schema[]
   allOf?: Schema[]
+  required?: string[]
   properties?: Record<string, Schema>
   patternProperties?: Record<string, Schema>
   additionalProperties?: Schema | boolean
@@ -109,10 +110,15 @@ class NumberWalk {
 
 type RouteSchemas = { querystring?: Schema; params?: Schema; body?: Schema }
 
-/** A query parameter sent empty (or blank) is no filter, as django-filter ignores an empty value. */
+/**
+ * An optional query parameter sent empty (or blank) is no filter, as django-filter ignores an empty value; a
+ * required one (a code to redeem) is left to its schema's message.
+ */
 function dropEmptyQueryValues(query: Record<string, unknown>, schema: Schema | undefined): void {
   if (!schema?.properties) return
+  const required = new Set(schema.required ?? [])
   for (const name of Object.keys(schema.properties)) {
+    if (required.has(name)) continue
     const value = query[name]
     if (typeof value === 'string' && value.trim() === '') delete query[name]
     else if (Array.isArray(value)) {
