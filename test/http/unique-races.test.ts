@@ -16,7 +16,16 @@ let t: TestApp
 let serial = 0
 
 before(async () => {
-  t = await createTestApp('tiny')
+  t = await createTestApp('tiny', {}, (app) => {
+    // Writes that skip any check of their own, so the central handler meets the database's refusal itself.
+    app.post('/api/test_unchecked_users/', { config: { access: 'anyone' } }, async (request) => {
+      const { username, email } = request.body as { username: string; email: string }
+      return app.db.insertInto('users').values({ username, email, first_name: '', last_name: '' }).returning('id').executeTakeFirstOrThrow()
+    })
+    app.post('/api/test_unchecked_renames/', { config: { access: 'anyone' } }, async () =>
+      app.db.updateTable('users').set({ first_name: 'gone' }).where('id', '=', -1).returning('id').executeTakeFirstOrThrow(),
+    )
+  })
 })
 after(() => t.close())
 
@@ -30,6 +39,24 @@ async function count(table: keyof Database): Promise<number> {
 
 /** Status codes with how often each came. */
 const tally = (statuses: number[]) => statuses.reduce<Record<number, number>>((out, status) => ({ ...out, [status]: (out[status] ?? 0) + 1 }), {})
+
+test('a unique violation reaching the central handler names the field with the sequential message', async () => {
+  const existing = await t.database.db.selectFrom('users').select(['username', 'email']).where('email', 'is not', null).orderBy('id').executeTakeFirstOrThrow()
+  const before = await count('users')
+  const username = await t.send('POST', '/api/test_unchecked_users/', { username: existing.username.toUpperCase(), email: `${fresh()}@example.org` })
+  assert.equal(username.statusCode, 400)
+  assert.deepEqual(username.json(), { username: ['A user with that username already exists.'] })
+  const email = await t.send('POST', '/api/test_unchecked_users/', { username: fresh(), email: existing.email!.toUpperCase() })
+  assert.equal(email.statusCode, 400)
+  assert.deepEqual(email.json(), { email: ['A user with that email address already exists.'] })
+  assert.equal(await count('users'), before)
+})
+
+test('a row gone before the write that expected it answers 404', async () => {
+  const response = await t.send('POST', '/api/test_unchecked_renames/', {})
+  assert.equal(response.statusCode, 404)
+  assert.deepEqual(response.json(), { detail: 'Not found.' })
+})
 
 test(`six registrations with one e-mail: one account, five refusals on email (${on})`, async () => {
   const email = `${fresh()}@example.org`
