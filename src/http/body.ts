@@ -22,7 +22,8 @@ const FALSE_VALUES = new Set(['false', 'False', 'FALSE', 'f', 'F', 'n', 'N', 'no
 
 /**
  * Request bodies as DRF parses them: JSON (an empty body is `{}`, `null` stays null), form-urlencoded
- * fields (repeated keys become lists), or no body at all. Anything else is 415.
+ * fields (repeated keys become lists), or no body at all. Anything else is 415, as is another charset than
+ * UTF-8; bytes that are not UTF-8 and JSON nested past a bound are 400 (docs/input.md).
  */
 export function registerBodyParsers(app: FastifyInstance): void {
   app.removeAllContentTypeParsers()
