@@ -137,6 +137,16 @@ describe('numbers in paths', () => {
     })
   }
 
+  test('the census id filter reads ids by the same rules: ?id=0x10 names the field, ?id=1 is record 1', async () => {
+    for (const id of ['0x10', 'Infinity', '1e3']) {
+      const response = await t.get(`/api/census_data/?id=${id}`)
+      assert.equal(response.statusCode, 400, id)
+      assert.deepEqual(response.json(), { id: ['Enter a whole number.'] }, id)
+    }
+    const listed = await t.json('/api/census_data/?id=1')
+    assert.deepEqual(listed.results, [await t.json('/api/census_data/1/')])
+  })
+
   test('a sign or padding is read as Django reads an id: /api/census_data/+1/ is record 1', async () => {
     const one = await t.json('/api/census_data/1/')
     for (const id of ['%2B1', '%201%20', '001']) assert.deepEqual(await t.json(`/api/census_data/${id}/`), one, id)

@@ -17,7 +17,7 @@ export function ageOrdering(name: string): RawBuilder<unknown> | null {
 
 export function censusRepository(db: Kysely<Database>) {
   return {
-    filtered(filters: CensusListQuery & { id?: number }) {
+    filtered(filters: CensusListQuery) {
       let query = db.selectFrom('census_data')
       if (filters.id !== undefined) query = query.where('census_data.id', '=', filters.id)
       if (filters.geo !== undefined) query = query.where('census_data.area_id', '=', filters.geo)

@@ -20,6 +20,7 @@ export const CensusRecord = Type.Object({
 export type CensusRecord = Static<typeof CensusRecord>
 
 export const CensusListQuery = ListQuery({
+  id: Type.Optional(IdFilter),
   geo: Type.Optional(IdFilter),
   code: Type.Optional(Type.String({ maxLength: 50 })),
 })
