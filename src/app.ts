@@ -1,5 +1,6 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify'
 import cors from '@fastify/cors'
+import cookie from '@fastify/cookie'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Kysely } from 'kysely'
 import type { Config } from './config.ts'
@@ -17,6 +18,7 @@ import { errorHandler, routerErrorHandler } from './http/errors.ts'
 import { ID_LIST_FORMAT } from './http/integers.ts'
 import { ResourceRegistry } from './http/resources.ts'
 import { registerModules } from './modules/index.ts'
+import { registerOpenApi } from './modules/api-docs/openapi.ts'
 import type { App } from './http/app-type.ts'
 import { createMailer, type Mailer } from './mail/mailer.ts'
 import { loggingPushSender, type PushSender } from './push/push-sender.ts'
@@ -96,6 +98,8 @@ export async function buildApp({ config, db, exposeQueryCount = false, extraRout
     )
   })
 
+  // Cookies only carry the browsable pages' sign-in and CSRF value (src/http/browsable/session.ts).
+  await app.register(cookie)
   registerHostCheck(app)
   registerBrowsableRendering(app)
   await registerRateLimits(app, { now: rateLimitClock })
@@ -103,6 +107,8 @@ export async function buildApp({ config, db, exposeQueryCount = false, extraRout
   registerPermissions(app)
   registerBodyParsers(app)
 
+  // Before any route: the OpenAPI document is built from the routes added after it.
+  await registerOpenApi(app)
   const registry = new ResourceRegistry()
   registry.attach(app)
   registerModules(app)

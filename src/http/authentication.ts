@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { sql } from 'kysely'
 import { ApiError, AuthenticationFailed } from './errors.ts'
+import { browsableCookieToken } from './browsable/session.ts'
 
 export interface Caller {
   id: number
@@ -84,7 +85,10 @@ export function registerAuthentication(app: FastifyInstance): void {
       throw new ApiError(401, { detail: `An application key is required: send it as the ${APP_KEY_PARAMETER} query parameter or header.` })
     }
 
-    const token = tokenOf(request)
+    const header = tokenOf(request)
+    // The browsable pages' cookie, honoured only where browsableCookieToken says; a stale one reads as signed out.
+    const fromCookie = header ? null : browsableCookieToken(request)
+    const token = header ?? fromCookie
     if (token) {
       const row = await db
         .selectFrom('auth_tokens')
@@ -95,6 +99,7 @@ export function registerAuthentication(app: FastifyInstance): void {
         ])
         .where('auth_tokens.key_hash', '=', hashSecret(token))
         .executeTakeFirst()
+      if (fromCookie && (!row || row.revoked_at || !row.is_active || row.is_deleted)) return
       if (!row || row.revoked_at) throw AuthenticationFailed('Invalid token.')
       if (!row.is_active || row.is_deleted) throw AuthenticationFailed('User inactive or deleted.')
       request.caller = { id: row.id, isStaff: row.is_staff, tokenId: row.token_id }
