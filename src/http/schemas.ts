@@ -1,16 +1,15 @@
 import { Type, type TSchema, type TProperties } from 'typebox'
-import { ID_LIST_FORMAT } from './integers.ts'
+import { ID_LIST_FORMAT, INT4_MAX } from './integers.ts'
 
 /** Shared shapes: every resource builds its schemas from these. */
-const MAX_ID = 2147483647
-export const Id = Type.Integer({ minimum: 1, maximum: MAX_ID })
+export const Id = Type.Integer({ minimum: 1, maximum: INT4_MAX })
 /**
  * The id of a related object in a body, which the route looks up: any whole number is read (not only int4's),
  * so one no row can have answers DRF's `Invalid pk "N" - object does not exist.` rather than a range message.
  */
 export const RelatedId = (description: string) => Type.Integer({ minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER, description })
 /** An id given as a filter: any value a row id can take, so it never overflows the column. */
-export const IdFilter = Type.Integer({ minimum: 0, maximum: MAX_ID })
+export const IdFilter = Type.Integer({ minimum: 0, maximum: INT4_MAX })
 /**
  * A comma-separated id list given as a filter (`id__in=1,2,3`): each item a whole number (else 400), ids past
  * the int4 range dropped; read with `parseIdList`. Sent empty, the filter is not applied.

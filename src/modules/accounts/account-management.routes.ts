@@ -2,11 +2,12 @@ import { Type } from 'typebox'
 import type { App } from '../../http/app-type.ts'
 import { ValidationFailed } from '../../http/errors.ts'
 import { idParam } from '../../http/permissions.ts'
-import { ErrorBody, FieldErrorsBody, Id, iso, isoOrNull } from '../../http/schemas.ts'
+import { ErrorBody, FieldErrorsBody, iso, isoOrNull } from '../../http/schemas.ts'
 import { accountsRepository } from './accounts.repository.ts'
 import { ChangePasswordBody, PasswordBody, TokenInfo } from './accounts.schemas.ts'
 import { hashPassword, passwordProblems, verifyPassword } from './passwords.ts'
 import { tokensRepository } from './tokens.ts'
+import { IdParams, NoContent } from '../../http/route-schemas.ts'
 
 const errors = { 400: FieldErrorsBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody }
 const Detail = Type.Object({ detail: Type.String() })
@@ -39,7 +40,7 @@ export function accountManagementRoutes(app: App): void {
   })
 
   app.post('/auth/deactivate-account/', {
-    schema: { summary: 'Deactivate your account until you sign in again', body: Type.Object({ password: Type.Optional(PasswordBody.properties.password) }), response: { 204: Type.Null(), ...errors } },
+    schema: { summary: 'Deactivate your account until you sign in again', body: Type.Object({ password: Type.Optional(PasswordBody.properties.password) }), response: { 204: NoContent, ...errors } },
     config: { access: 'signed-in', resource: { name: 'Deactivate Account', description: 'Hide your account and sign out everywhere; signing in again restores it.' } },
     handler: async (request, reply) => {
       const caller = request.caller!
@@ -57,7 +58,7 @@ export function accountManagementRoutes(app: App): void {
       schema: {
         summary: 'Delete your account: anonymised, answers kept',
         body: Type.Object({ password: Type.Optional(PasswordBody.properties.password) }),
-        response: { 204: Type.Null(), ...errors },
+        response: { 204: NoContent, ...errors },
       },
       config: { access: 'signed-in', resource: { name: 'Delete Account', description: 'Anonymise your account for good; your answers stay, anonymous.' } },
       handler: async (request, reply) => {
@@ -82,7 +83,7 @@ export function accountManagementRoutes(app: App): void {
   })
 
   app.delete('/auth/tokens/:id/', {
-    schema: { summary: 'Revoke one of your tokens', params: Type.Object({ id: Id }), response: { 204: Type.Null(), ...errors } },
+    schema: { summary: 'Revoke one of your tokens', params: IdParams, response: { 204: NoContent, ...errors } },
     config: {
       access: 'owner',
       owner: async (request) => {

@@ -2,15 +2,17 @@ import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import type { App } from '../../http/app-type.ts'
 import { ValidationFailed, type FieldErrors } from '../../http/errors.ts'
-import { ErrorBody, FieldErrorsBody } from '../../http/schemas.ts'
+import { ErrorBody } from '../../http/schemas.ts'
 import { accountsRepository, type Placement } from './accounts.repository.ts'
 import { CheckEmailQuery, LoginBody, Me, ProfilePatch, RegisterBody, Result, SignedIn } from './accounts.schemas.ts'
 import { dateOfBirth, loadMe, profileValues } from './accounts.service.ts'
 import { sendEmailConfirmation } from './email-flows.ts'
 import { configurePasswordHashing, decoyHash, hashPassword, passwordProblems, verifyPassword } from './passwords.ts'
 import { tokensRepository } from './tokens.ts'
+import { NoContent, writeErrors } from '../../http/route-schemas.ts'
 
-const writeErrors = { 400: FieldErrorsBody, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody }
+/** Account writes concern the caller's own account: no 404. */
+const { 404: _noRow, ...accountWriteErrors } = writeErrors
 
 /** A token name that lets people tell their sign-ins apart when they list them. */
 export function tokenName(request: FastifyRequest, how: string): string {
@@ -29,7 +31,7 @@ export function accountRoutes(app: App): void {
   configurePasswordHashing(app.config.passwordHashing)
 
   app.post('/auth/register/', {
-    schema: { summary: 'Create an account; answers the new user with a sign-in token', body: RegisterBody, response: { 201: SignedIn, ...writeErrors } },
+    schema: { summary: 'Create an account; answers the new user with a sign-in token', body: RegisterBody, response: { 201: SignedIn, ...accountWriteErrors } },
     config: { access: 'anyone', resource: resource('Register', 'Create an account and sign in.') },
     // Read before validation turns the number into a string.
     preValidation: async (request) => {
@@ -74,7 +76,7 @@ export function accountRoutes(app: App): void {
   })
 
   app.post('/auth/login/', {
-    schema: { summary: 'Sign in with a username or e-mail and a password', body: LoginBody, response: { 200: SignedIn, ...writeErrors } },
+    schema: { summary: 'Sign in with a username or e-mail and a password', body: LoginBody, response: { 200: SignedIn, ...accountWriteErrors } },
     config: { access: 'anyone', resource: resource('Login', 'Sign in with a username or e-mail address and a password.') },
     handler: async (request) => {
       const identifier = request.body.username ?? request.body.email
@@ -95,7 +97,7 @@ export function accountRoutes(app: App): void {
   })
 
   app.post('/auth/logout/', {
-    schema: { summary: 'Sign out: revokes the token of this request; the body is ignored', body: Type.Unknown(), response: { 204: Type.Null(), 401: ErrorBody, 403: ErrorBody } },
+    schema: { summary: 'Sign out: revokes the token of this request; the body is ignored', body: Type.Unknown(), response: { 204: NoContent, 401: ErrorBody, 403: ErrorBody } },
     config: { access: 'signed-in', resource: resource('Logout', 'Revoke the token this request is signed in with.') },
     handler: async (request, reply) => {
       await tokensRepository(app.db).revoke(request.caller!.tokenId)
@@ -128,7 +130,7 @@ export function accountRoutes(app: App): void {
     app.route({
       method,
       url: '/auth/me/',
-      schema: { summary: 'Edit your profile; only the fields sent change', body: ProfilePatch, response: { 200: Me, ...writeErrors } },
+      schema: { summary: 'Edit your profile; only the fields sent change', body: ProfilePatch, response: { 200: Me, ...accountWriteErrors } },
       config: { access: 'signed-in' },
       handler: updateMe,
     })
@@ -148,7 +150,7 @@ export function accountRoutes(app: App): void {
   })
 
   app.get('/auth/check_email/', {
-    schema: { summary: 'Whether an e-mail address already has an account', querystring: CheckEmailQuery, response: { 200: Result, ...writeErrors } },
+    schema: { summary: 'Whether an e-mail address already has an account', querystring: CheckEmailQuery, response: { 200: Result, ...accountWriteErrors } },
     config: { access: 'anyone', resource: resource('Check Email', 'Tells whether an e-mail address is registered (rate limited).') },
     handler: async (request) => {
       // The web app concatenates the address into the URL unencoded, so a "+" arrives as a space.

@@ -1,17 +1,17 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
-import { Type, type Static } from 'typebox'
+import { type Static } from 'typebox'
 import { NotFound } from '../../http/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
 import { orderingTerms, column } from '../../http/ordering.ts'
-import { Id, Page, readErrors } from '../../http/schemas.ts'
+import { Page, readErrors } from '../../http/schemas.ts'
 import { UrlBuilder } from '../../http/urls.ts'
 import { toSimpleArea } from './areas.mapper.ts'
 import { AREA_ORDERING, areasRepository, type AreaRow } from './areas.repository.ts'
 import { Area, AreaListQuery, SimpleArea } from './areas.schemas.ts'
 import { areasFromRows } from './areas.service.ts'
+import { IdParams } from '../../http/route-schemas.ts'
 
-const IdParams = Type.Object({ id: Id })
 
 export function areaRoutes(app: App): void {
   const repository = () => areasRepository(app.db)

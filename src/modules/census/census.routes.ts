@@ -1,12 +1,12 @@
-import { Type } from 'typebox'
 import type { App } from '../../http/app-type.ts'
 import { NotFound } from '../../http/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
 import { column, orderingTerms } from '../../http/ordering.ts'
-import { Id, Page, readErrors } from '../../http/schemas.ts'
+import { Page, readErrors } from '../../http/schemas.ts'
 import { UrlBuilder } from '../../http/urls.ts'
 import { ageOrdering, CENSUS_ORDERING, censusRepository, toCensusRecord, type CensusRow } from './census.repository.ts'
 import { CensusListQuery, CensusRecord, type CensusListQuery as CensusFilters } from './census.schemas.ts'
+import { IdParams } from '../../http/route-schemas.ts'
 
 export function censusRoutes(app: App): void {
   const resource = { name: 'Census Data List', description: 'Population of each area by single year of age, for weighting answers (read-only).' }
@@ -22,7 +22,7 @@ export function censusRoutes(app: App): void {
     },
   })
   app.get('/api/census_data/:id/', {
-    schema: { summary: 'One census record', params: Type.Object({ id: Id }), response: { 200: CensusRecord, ...readErrors } },
+    schema: { summary: 'One census record', params: IdParams, response: { 200: CensusRecord, ...readErrors } },
     config: { access: 'anyone', resource: { name: 'Census Data Instance', description: 'One area\'s population by single year of age.' } },
     handler: async (request) => {
       const [row] = await censusRepository(app.db).filtered({ id: request.params.id }).selectAll('census_data').execute()

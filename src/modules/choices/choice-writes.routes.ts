@@ -9,12 +9,12 @@ import { UrlBuilder } from '../../http/urls.ts'
 import { authoredQuestion } from '../questions/question-access.ts'
 import { questionCounters } from '../questions/question-counters.ts'
 import { MCQ_CHOICES_MESSAGE } from '../questions/question-rules.ts'
-import { writeErrors } from '../questions/question-writes.schemas.ts'
+import { questionWriteErrors } from '../questions/question-writes.schemas.ts'
 import { toChoiceListItem } from '../questions/questions.mapper.ts'
 import { ChoiceListItem } from '../questions/questions.schemas.ts'
 import type { Caller } from '../../http/authentication.ts'
+import { IdParams, NoContent } from '../../http/route-schemas.ts'
 
-const IdParams = Type.Object({ id: Id })
 const RENUMBER_OFFSET = 1_000_000
 const Text = Type.String({ minLength: 1, maxLength: 500 })
 const ChoiceCreateBody = Type.Object({ question: Id, text: Text })
@@ -37,7 +37,7 @@ export function choiceWriteRoutes(app: App, owner: (request: FastifyRequest) => 
     trx.selectFrom('question_choice_votes').select('id').where('choice_id', '=', choiceId).limit(1).executeTakeFirst().then(Boolean)
 
   app.post('/api/question_choices/', {
-    schema: { summary: 'Add a choice to one of your multiple-choice questions: 201 with the choice', body: ChoiceCreateBody, response: { 201: ChoiceListItem, ...writeErrors } },
+    schema: { summary: 'Add a choice to one of your multiple-choice questions: 201 with the choice', body: ChoiceCreateBody, response: { 201: ChoiceListItem, ...questionWriteErrors } },
     config: { access: 'signed-in' },
     handler: async (request, reply) => {
       const body = request.body as Static<typeof ChoiceCreateBody>
@@ -72,7 +72,7 @@ export function choiceWriteRoutes(app: App, owner: (request: FastifyRequest) => 
     app.route({
       method,
       url: '/api/question_choices/:id/',
-      schema: { summary: 'Reword a choice nobody has chosen yet', params: IdParams, body, response: { 200: ChoiceListItem, ...writeErrors } },
+      schema: { summary: 'Reword a choice nobody has chosen yet', params: IdParams, body, response: { 200: ChoiceListItem, ...questionWriteErrors } },
       config: { access: 'owner', owner },
       handler: async (request) => {
         const sent = (request.body as { text?: string }).text
@@ -88,7 +88,7 @@ export function choiceWriteRoutes(app: App, owner: (request: FastifyRequest) => 
   }
 
   app.delete('/api/question_choices/:id/', {
-    schema: { summary: 'Remove a choice nobody has chosen; an mcq question keeps at least two', params: IdParams, response: { 204: Type.Null(), ...writeErrors } },
+    schema: { summary: 'Remove a choice nobody has chosen; an mcq question keeps at least two', params: IdParams, response: { 204: NoContent, ...questionWriteErrors } },
     config: { access: 'owner', owner },
     handler: async (request, reply) => {
       await withLockedChoice(request, async (trx, choice) => {

@@ -6,12 +6,13 @@ import { Type, type Static } from 'typebox'
 import { NotFound } from '../../http/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
 import { column, orderingFieldsOf, orderingTerms } from '../../http/ordering.ts'
-import { Id, IdFilter, ListQuery, Page, readErrors, statisticsColumns } from '../../http/schemas.ts'
+import { IdFilter, ListQuery, Page, readErrors, statisticsColumns } from '../../http/schemas.ts'
 import { UrlBuilder } from '../../http/urls.ts'
 import type { Caller } from '../../http/authentication.ts'
 import { toChoiceListItem } from '../questions/questions.mapper.ts'
 import type { ChoiceRow } from '../questions/questions.repository.ts'
 import { ChoiceListItem } from '../questions/questions.schemas.ts'
+import { IdParams } from '../../http/route-schemas.ts'
 
 const ChoiceListQuery = ListQuery({
   question: Type.Optional(IdFilter),
@@ -58,7 +59,7 @@ export function choiceRoutes(app: App): void {
   choiceWriteRoutes(app, owner, visible)
 
   app.get('/api/question_choices/:id/', {
-    schema: { summary: 'One answer choice', params: Type.Object({ id: Id }), response: { 200: ChoiceListItem, ...readErrors } },
+    schema: { summary: 'One answer choice', params: IdParams, response: { 200: ChoiceListItem, ...readErrors } },
     config: { access: 'anyone', resource: { name: 'Question Choice Instance', description: 'One answer choice.' } },
     handler: async (request) => {
       const [row] = await filteredChoices(app, { id: request.params.id }, request.caller).selectAll('question_choices').execute()

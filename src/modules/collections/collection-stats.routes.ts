@@ -5,11 +5,11 @@ import { listing, pageOfRows } from '../../http/listing.ts'
 import { column, orderingFieldsOf, orderingTerms } from '../../http/ordering.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
 import { UrlBuilder } from '../../http/urls.ts'
-import { IdParams } from '../groups/http.ts'
 import { percentage } from './collections.mapper.ts'
 import { collectionsRepository, type CollectionRow } from './collections.repository.ts'
 import { collectionFigures } from './collection-stats.repository.ts'
 import { CollectionStats, CollectionStatsQuery } from './related.schemas.ts'
+import { IdParams } from '../../http/route-schemas.ts'
 
 const STATS_ORDERING = orderingFieldsOf(['id', 'question_count', 'item_count', 'created_at'], 'question_collections')
 

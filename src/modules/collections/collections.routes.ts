@@ -5,7 +5,6 @@ import { listing, pageOfRows } from '../../http/listing.ts'
 import { column, orderingTerms } from '../../http/ordering.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
 import { collectionOwner } from './collections.http.ts'
-import { EmptyBody, IdParams, NoContent, writeErrors } from '../groups/http.ts'
 import { COLLECTION_ORDERING, collectionsRepository, type CollectionRow } from './collections.repository.ts'
 import { Collection, CollectionCreate, CollectionFull, CollectionListQuery, CollectionPatch, type CollectionChanges } from './collections.schemas.ts'
 import { collectionsFromRows, copyCollection, createCollection, deleteCollection, updateCollection } from './collections.service.ts'
@@ -14,6 +13,7 @@ import { collectionTagRoutes } from './collection-tags.routes.ts'
 import { collectionUserRoutes } from './collection-users.routes.ts'
 import { itemRoutes } from './items.routes.ts'
 import { collectionViewContext } from './view-context.ts'
+import { EmptyBody, IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
 
 /** question_collections (reduced user) and question_collections_full (full user, tags, copied_from), plus copy. */
 export function collectionRoutes(app: App): void {

@@ -12,8 +12,8 @@ import { collectionFields } from './collections.mapper.ts'
 import { collectionsRepository, type CollectionRow, type CollectionValues } from './collections.repository.ts'
 import type { Collection, CollectionChanges, CollectionFull } from './collections.schemas.ts'
 import type { CollectionViewContext } from './view-context.ts'
+import { INT4_MAX } from '../../http/integers.ts'
 
-const MAX_INT = 2147483647
 
 /** Collections for a page of rows in a fixed number of statements: owners, areas, the caller's progress (and tags). */
 export async function collectionsFromRows(context: CollectionViewContext, rows: CollectionRow[], form: 'reduced'): Promise<Collection[]>
@@ -70,7 +70,7 @@ async function collectionValues(db: Kysely<Database>, body: CollectionChanges): 
   if (expiry !== undefined) values.expire_at = expiry
   if (body.geo !== undefined) {
     const geo = body.geo
-    const exists = geo !== null && geo >= 1 && geo <= MAX_INT && (await db.selectFrom('areas').select('id').where('id', '=', geo).executeTakeFirst()) !== undefined
+    const exists = geo !== null && geo >= 1 && geo <= INT4_MAX && (await db.selectFrom('areas').select('id').where('id', '=', geo).executeTakeFirst()) !== undefined
     if (geo === null || exists) values.geo_id = geo
     else errors.geo = [invalidPk(geo)]
   }

@@ -2,21 +2,20 @@ import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
 import { readsBodyTypes } from '../../http/body.ts'
 import { NotFound, ValidationFailed } from '../../http/errors.ts'
-import { isIntegerText } from '../../http/integers.ts'
+import { INT4_MAX, isIntegerText } from '../../http/integers.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
 import { column, orderingTerms } from '../../http/ordering.ts'
 import { idParam } from '../../http/permissions.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
 import { readBody } from '../delegations/delegations.http.ts'
-import { IdParams, NoContent, writeErrors } from '../groups/http.ts'
 import { collectionOwner } from './collections.http.ts'
 import { collectionsRepository } from './collections.repository.ts'
 import { ITEM_ORDERING, itemsRepository, type ItemRow } from './items.repository.ts'
 import { CollectionItem, CollectionItemFull, ItemCreate, ItemListQuery, ItemPatch, ItemResults, UpdateOrderBody } from './items.schemas.ts'
 import { createItem, deleteItem, itemsFromRows, updateItem, updateOrder } from './items.service.ts'
 import { collectionViewContext } from './view-context.ts'
+import { IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
 
-const MAX_INT = 2147483647
 const MAX_ITEMS = 5000
 const integer = (value: unknown) => (isIntegerText(value) ? Number(value) : value)
 
@@ -35,8 +34,8 @@ async function readOrderItems(request: FastifyRequest): Promise<void> {
     const fields = entry && typeof entry === 'object' && !Array.isArray(entry) ? (entry as Record<string, unknown>) : null
     const id = integer(fields?.id)
     const order = integer(fields?.order)
-    const whole = (n: unknown, min: number) => typeof n === 'number' && Number.isInteger(n) && n >= min && n <= MAX_INT
-    if (!fields || !whole(id, 1) || !whole(order, -MAX_INT - 1)) {
+    const whole = (n: unknown, min: number) => typeof n === 'number' && Number.isInteger(n) && n >= min && n <= INT4_MAX
+    if (!fields || !whole(id, 1) || !whole(order, -INT4_MAX - 1)) {
       throw ValidationFailed({ items: [`Item ${index}: expected {"id": <item id>, "order": <integer>}, got ${JSON.stringify(entry)?.slice(0, 100)}.`] })
     }
     return { id, order }

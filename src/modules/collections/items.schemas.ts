@@ -2,9 +2,9 @@ import { Type, type Static } from 'typebox'
 import { IdFilter, ListQuery, Nullable, Timestamp, Url } from '../../http/schemas.ts'
 import { Question } from '../questions/questions.schemas.ts'
 import { Collection } from './collections.schemas.ts'
+import { INT4_MAX } from '../../http/integers.ts'
 
-const MAX_INT = 2147483647
-export const Order = Type.Integer({ minimum: -MAX_INT - 1, maximum: MAX_INT, description: 'position in the collection; items list by order, then id' })
+export const Order = Type.Integer({ minimum: -INT4_MAX - 1, maximum: INT4_MAX, description: 'position in the collection; items list by order, then id' })
 
 export const BreakContent = Type.Object({ title: Type.String(), text: Type.String({ description: 'Markdown' }) })
 export type BreakContent = Static<typeof BreakContent>

@@ -1,5 +1,4 @@
 import type { FastifyRequest } from 'fastify'
-import { Type } from 'typebox'
 import type { App } from '../../http/app-type.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
 import { column, orderingTerms } from '../../http/ordering.ts'
@@ -11,8 +10,9 @@ import { loadFullUsers } from '../users/users.service.ts'
 import { COMMENT_VOTE_ORDERING, commentVotesRepository, type CommentVoteRow } from './comment-votes.repository.ts'
 import { CommentVote, CommentVoteBody, CommentVoteCast, CommentVoteListQuery, DOWN, UP, type CommentVoteListQuery as VoteFilters } from './comment-votes.schemas.ts'
 import { castCommentVote, commentVotesFromRows, toCommentVote, withdrawCommentVote } from './comment-votes.service.ts'
-import { drfBody, IdParams, writeErrors } from './comments.http.ts'
+import { drfBody } from './comments.http.ts'
 import { viewerOf } from './comments.service.ts'
+import { IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
 
 /** comment_votes (spec 2.10): up and down votes on comments, with superseded votes kept inactive. */
 export function commentVoteRoutes(app: App): void {
@@ -68,7 +68,7 @@ export function commentVoteRoutes(app: App): void {
     return vote.private && vote.user_id !== caller?.id && !caller?.isStaff ? undefined : vote.user_id
   }
   app.delete('/api/comment_votes/:id/', {
-    schema: { summary: 'Withdraw a vote: it stays listed with active false and no longer counts', params: IdParams, response: { 204: Type.Null(), ...writeErrors } },
+    schema: { summary: 'Withdraw a vote: it stays listed with active false and no longer counts', params: IdParams, response: { 204: NoContent, ...writeErrors } },
     config: { access: 'owner', owner },
     handler: async (request, reply) => {
       await withdrawCommentVote(app.db, request.params.id)

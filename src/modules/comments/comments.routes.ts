@@ -1,5 +1,4 @@
 import type { FastifyRequest } from 'fastify'
-import { Type } from 'typebox'
 import type { App } from '../../http/app-type.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
 import { column, orderingTerms } from '../../http/ordering.ts'
@@ -8,10 +7,11 @@ import { Page, readErrors } from '../../http/schemas.ts'
 import { commentVoteRoutes } from './comment-votes.routes.ts'
 import { COMMENT_ORDERING, commentsRepository, LISTED_COLUMNS, STAFF_COMMENT_ORDERING, type ListedCommentRow } from './comments.repository.ts'
 import { Comment, CommentCreate, CommentListQuery, CommentPatch, CommentPut, SUBTYPES, type CommentListQuery as CommentFilters } from './comments.schemas.ts'
-import { commentViewContext, drfBody, IdParams, writeErrors } from './comments.http.ts'
+import { commentViewContext, drfBody } from './comments.http.ts'
 import { commentsFromRows, createComment, deleteComment, loadComment, updateComment, viewerOf } from './comments.service.ts'
 import { moderationRoutes } from './moderation.routes.ts'
 import { voteCommentRoutes } from './vote-comments.routes.ts'
+import { IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
 
 /** How the text and subtype of a comment are read, as DRF's CharField and ChoiceField read them. */
 const COMMENT_FIELDS = { trim: ['text'], notBlank: ['text'], choices: { subtype: SUBTYPES } }
@@ -78,7 +78,7 @@ export function commentRoutes(app: App): void {
   })
 
   app.delete('/api/comments/:id/', {
-    schema: { summary: 'Remove a comment with its votes; its replies move up to its parent', params: IdParams, response: { 204: Type.Null(), ...writeErrors } },
+    schema: { summary: 'Remove a comment with its votes; its replies move up to its parent', params: IdParams, response: { 204: NoContent, ...writeErrors } },
     config: { access: 'owner', owner },
     handler: async (request, reply) => {
       await deleteComment(app.db, request.caller!, request.params.id)

@@ -1,5 +1,4 @@
 import type { FastifyRequest } from 'fastify'
-import { Type } from 'typebox'
 import type { App } from '../../http/app-type.ts'
 import { NotFound } from '../../http/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
@@ -7,11 +6,12 @@ import { column, orderingTerms } from '../../http/ordering.ts'
 import { idParam } from '../../http/permissions.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
 import { UrlBuilder } from '../../http/urls.ts'
-import { drfBody, IdParams, writeErrors } from './comments.http.ts'
+import { drfBody } from './comments.http.ts'
 import { viewerOf } from './comments.service.ts'
 import { toVoteComment, VOTE_COMMENT_COLUMNS, VOTE_COMMENT_ORDERING, voteCommentsRepository, type VoteCommentRow } from './vote-comments.repository.ts'
 import { VoteComment, VoteCommentBody, VoteCommentListQuery, type VoteCommentListQuery as ReasonFilters } from './vote-comments.schemas.ts'
 import { giveReason } from './vote-comments.service.ts'
+import { IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
 
 /** vote_comments: comments people give as the reasons of their answers. */
 export function voteCommentRoutes(app: App): void {
@@ -58,7 +58,7 @@ export function voteCommentRoutes(app: App): void {
     return id === null ? undefined : repository().ownerOf(id, viewerOf(request.caller))
   }
   app.delete('/api/vote_comments/:id/', {
-    schema: { summary: 'Remove a reason from your answer', params: IdParams, response: { 204: Type.Null(), ...writeErrors } },
+    schema: { summary: 'Remove a reason from your answer', params: IdParams, response: { 204: NoContent, ...writeErrors } },
     config: { access: 'owner', owner },
     handler: async (request, reply) => {
       await repository().remove(request.params.id)

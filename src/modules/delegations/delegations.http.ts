@@ -6,21 +6,19 @@ import type { App } from '../../http/app-type.ts'
 import type { Caller } from '../../http/authentication.ts'
 import { NotFound, ValidationFailed, validationBody, type FieldErrors } from '../../http/errors.ts'
 import type { Database } from '../../db/database.ts'
-import { isIntegerText } from '../../http/integers.ts'
+import { INT4_MAX, isIntegerText } from '../../http/integers.ts'
 import { Nullable } from '../../http/schemas.ts'
 import { invalidPk } from '../groups/constraints.ts'
 import { activeUserExists } from '../groups/user-summaries.ts'
 import { ReducedUser, toReducedUser } from '../questions/friends-answers/friends-answers.schemas.ts'
 import { userViewContext } from '../users/users.routes.ts'
 import { loadFullUsers } from '../users/users.service.ts'
+import type { Db } from '../../db/types.ts'
 
 /** What the tag delegation, question delegation and representation routes share. */
 
-export type Db = Kysely<Database> | Transaction<Database>
-
-export const MAX_INT = 2147483647
 /** A primary key named in a body (readBody has turned anything else into a 400 before the schema sees it). */
-export const PkField = (description: string) => Type.Integer({ minimum: 1, maximum: MAX_INT, description })
+export const PkField = (description: string) => Type.Integer({ minimum: 1, maximum: INT4_MAX, description })
 export const TrusteeField = Nullable(PkField('the user who answers for you; null for a block ("do not delegate")'))
 
 export const SELF_DELEGATION = 'You cannot delegate to yourself.'
@@ -110,7 +108,7 @@ export function readBody(fields: BodyFields) {
         if (typeof value !== 'number' || !Number.isInteger(value)) refused[name] = ['A valid integer is required.']
       } else if (typeof value !== 'number' || !Number.isInteger(value)) {
         refused[name] = [`Incorrect type. Expected pk value, received ${PYTHON_TYPE(value)}.`]
-      } else if (value < 1 || value > MAX_INT) {
+      } else if (value < 1 || value > INT4_MAX) {
         refused[name] = [`Invalid pk "${value}" - object does not exist.`]
       }
       body[name] = value

@@ -5,11 +5,11 @@ import { column, orderingTerms } from '../../http/ordering.ts'
 import { idParam } from '../../http/permissions.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
 import { UrlBuilder } from '../../http/urls.ts'
-import { IdParams, NoContent, writeErrors } from '../groups/http.ts'
 import { ownOrStaff, readBody, reducedUsers } from './delegations.http.ts'
 import { QUESTION_DELEGATION_ORDERING, questionDelegationsRepository, toQuestionDelegation, type QuestionDelegationRow } from './question-delegations.repository.ts'
 import { QuestionDelegation, QuestionDelegationCreate, QuestionDelegationListQuery, QuestionDelegationsToMe, QuestionDelegationUpdate } from './question-delegations.schemas.ts'
 import { createQuestionDelegation, revokeQuestionDelegation, updateQuestionDelegation } from './question-delegations.service.ts'
+import { IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
 
 /** `question_delegation` (the spec's singular name): delegations for one question. */
 export function questionDelegationRoutes(app: App): void {

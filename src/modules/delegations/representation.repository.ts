@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { Db } from './delegations.http.ts'
+import type { Db } from '../../db/types.ts'
 
 /** One user's standing on one question: all a step of the chain needs, in one statement. */
 export interface Hop {

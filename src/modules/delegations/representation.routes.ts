@@ -1,11 +1,11 @@
-import { Type } from 'typebox'
 import type { App } from '../../http/app-type.ts'
 import { NotFound } from '../../http/errors.ts'
-import { Id, readErrors } from '../../http/schemas.ts'
+import { readErrors } from '../../http/schemas.ts'
 import { visibleQuestion } from '../questions/question-access.ts'
 import { reducedUsers } from './delegations.http.ts'
 import { Representation } from './representation.schemas.ts'
 import { resolveRepresentation } from './representation.service.ts'
+import { IdParams } from '../../http/route-schemas.ts'
 
 /** GET /api/questions/<id>/representation/: where the caller's vote on a question goes. */
 export function representationRoutes(app: App): void {
@@ -13,7 +13,7 @@ export function representationRoutes(app: App): void {
     schema: {
       summary: 'Where your vote on this question goes',
       description: 'Your own answer, or the delegation that wins for this question and the chain of trustees it leads through.',
-      params: Type.Object({ id: Id }),
+      params: IdParams,
       response: { 200: Representation, ...readErrors },
     },
     config: {

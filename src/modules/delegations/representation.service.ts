@@ -1,7 +1,7 @@
 import { iso } from '../../http/schemas.ts'
-import type { Db } from './delegations.http.ts'
 import { representationRepository, type Hop } from './representation.repository.ts'
 import type { Outcome, RepresentativeAnswer, WinningDelegation } from './representation.schemas.ts'
+import type { Db } from '../../db/types.ts'
 
 /** Where one user's vote on a question goes, with user ids; the route turns ids into reduced users. */
 export interface Resolution {

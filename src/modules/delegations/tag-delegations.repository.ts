@@ -3,8 +3,10 @@ import type { TagDelegations } from '../../db/database.ts'
 import { column, orderingFieldsOf, type OrderingFields } from '../../http/ordering.ts'
 import { iso, isoOrNull } from '../../http/schemas.ts'
 import type { UrlBuilder } from '../../http/urls.ts'
-import { historyOn, MAX_INT, type Db, type ReducedUser } from './delegations.http.ts'
+import { historyOn, type ReducedUser } from './delegations.http.ts'
 import type { TagDelegation, TagDelegationListQuery, TagInfo } from './tag-delegations.schemas.ts'
+import type { Db } from '../../db/types.ts'
+import { INT4_MAX } from '../../http/integers.ts'
 
 export type TagDelegationRow = Selectable<TagDelegations>
 
@@ -65,7 +67,7 @@ export function tagDelegationsRepository(db: Db) {
         .where('revoked_at', 'is', null)
         .executeTakeFirst()
       const last = row?.last
-      return last === null || last === undefined ? 0 : Math.min(Number(last) + 1, MAX_INT)
+      return last === null || last === undefined ? 0 : Math.min(Number(last) + 1, INT4_MAX)
     },
 
     async insert(values: { user_id: number; tag_id: number; trustee_id: number | null; priority: number }): Promise<TagDelegationRow> {

@@ -1,5 +1,5 @@
 import { readsBodyTypes } from '../../http/body.ts'
-import { readInteger } from '../../http/integers.ts'
+import { INT4_MAX, readInteger } from '../../http/integers.ts'
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
 import { ValidationFailed } from '../../http/errors.ts'
@@ -8,8 +8,7 @@ import { column, orderingTerms } from '../../http/ordering.ts'
 import { idParam } from '../../http/permissions.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
 import { UrlBuilder } from '../../http/urls.ts'
-import { IdParams, NoContent, writeErrors } from '../groups/http.ts'
-import { MAX_INT, ownOrStaff, readBody, reducedUsers } from './delegations.http.ts'
+import { ownOrStaff, readBody, reducedUsers } from './delegations.http.ts'
 import { TAG_DELEGATION_ORDERING, tagDelegationsRepository, toTagDelegation, type TagDelegationRow } from './tag-delegations.repository.ts'
 import {
   TagDelegation,
@@ -21,6 +20,7 @@ import {
   TagDelegationUpdate,
 } from './tag-delegations.schemas.ts'
 import { createTagDelegation, reorderTagDelegations, revokeTagDelegation, updateTagDelegation } from './tag-delegations.service.ts'
+import { IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
 
 /**
  * `order` as DRF's ListField of integers reads it: a JSON list, or a form field given once or repeated.
@@ -38,7 +38,7 @@ async function readOrder(request: FastifyRequest): Promise<void> {
   }
   const ids: number[] = []
   for (const item of value) {
-    const reading = readInteger(item, 'body', { minimum: 0, maximum: MAX_INT })
+    const reading = readInteger(item, 'body', { minimum: 0, maximum: INT4_MAX })
     if (!reading.ok) throw ValidationFailed({ order: ['A valid integer is required.'] })
     ids.push(reading.value)
   }

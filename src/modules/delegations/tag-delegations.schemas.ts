@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { IdFilter, ListQuery, Nullable, Timestamp, Url } from '../../http/schemas.ts'
-import { MAX_INT, PkField, ReducedUser, TrusteeField } from './delegations.http.ts'
+import { PkField, ReducedUser, TrusteeField } from './delegations.http.ts'
+import { INT4_MAX } from '../../http/integers.ts'
 
 export const TagInfo = Type.Object({ id: Type.Integer(), text: Type.String() })
 export type TagInfo = Static<typeof TagInfo>
@@ -27,7 +28,7 @@ export const TagDelegationListQuery = ListQuery({
 })
 export type TagDelegationListQuery = Static<typeof TagDelegationListQuery>
 
-const Priority = Type.Integer({ minimum: 0, maximum: MAX_INT, description: 'place in your order, lowest first; a new delegation goes last by default' })
+const Priority = Type.Integer({ minimum: 0, maximum: INT4_MAX, description: 'place in your order, lowest first; a new delegation goes last by default' })
 
 export const TagDelegationCreate = Type.Object({
   tag: PkField('the tag'),
@@ -43,7 +44,7 @@ export const TagDelegationUpdate = Type.Object({
 export type TagDelegationUpdate = Static<typeof TagDelegationUpdate>
 
 export const TagDelegationReorder = Type.Object({
-  order: Type.Array(Type.Integer({ minimum: 0, maximum: MAX_INT }), { description: 'every active tag delegation id of yours, once each, in the new order' }),
+  order: Type.Array(Type.Integer({ minimum: 0, maximum: INT4_MAX }), { description: 'every active tag delegation id of yours, once each, in the new order' }),
 })
 export type TagDelegationReorder = Static<typeof TagDelegationReorder>
 

@@ -6,12 +6,12 @@ import { column, orderingTerms } from '../../http/ordering.ts'
 import { idParam } from '../../http/permissions.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
 import { UrlBuilder } from '../../http/urls.ts'
-import { EmptyBody, IdParams, NoContent, writeErrors } from '../groups/http.ts'
 import { tagsRepository, toTag } from '../tags/tags.repository.ts'
 import { Tag } from '../tags/tags.schemas.ts'
 import { FOLLOWING_TAG_ORDERING, followingTagsRepository, toFollowingTag, type FollowingTagRow } from './following-tags.repository.ts'
 import { FollowingTag, FollowingTagCreate, FollowingTagListQuery } from './following-tags.schemas.ts'
 import { createFollowingTag, deleteFollowingTag, followTag, unfollowTag } from './following-tags.service.ts'
+import { EmptyBody, IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
 
 export function followingTagRoutes(app: App): void {
   const repository = () => followingTagsRepository(app.db)

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { IdFilter, ListQuery, Timestamp, Url } from '../../http/schemas.ts'
+import { INT4_MAX } from '../../http/integers.ts'
 
 export const FollowingTag = Type.Object({
   id: Type.Integer(),
@@ -17,5 +18,5 @@ export const FollowingTagListQuery = ListQuery({
 })
 export type FollowingTagListQuery = Static<typeof FollowingTagListQuery>
 
-export const FollowingTagCreate = Type.Object({ tag: Type.Integer({ minimum: 0, maximum: 2147483647 }) })
+export const FollowingTagCreate = Type.Object({ tag: Type.Integer({ minimum: 0, maximum: INT4_MAX }) })
 export type FollowingTagCreate = Static<typeof FollowingTagCreate>

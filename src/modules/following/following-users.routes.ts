@@ -6,10 +6,10 @@ import { column, orderingTerms } from '../../http/ordering.ts'
 import { idParam } from '../../http/permissions.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
 import { UrlBuilder } from '../../http/urls.ts'
-import { IdParams, NoContent, writeErrors } from '../groups/http.ts'
 import { FOLLOWING_USER_ORDERING, followingUsersRepository, toFollowingUser, type FollowingUserRow } from './following-users.repository.ts'
 import { FollowingUser, FollowingUserCreate, FollowingUserListQuery } from './following-users.schemas.ts'
 import { followUser, unfollowUser } from './following-users.service.ts'
+import { IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
 
 export function followingUserRoutes(app: App): void {
   const repository = () => followingUsersRepository(app.db)

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { IdFilter, ListQuery, Timestamp, Url, IdList } from '../../http/schemas.ts'
+import { INT4_MAX } from '../../http/integers.ts'
 
 export const FollowingUser = Type.Object({
   id: Type.Integer(),
@@ -18,5 +19,5 @@ export const FollowingUserListQuery = ListQuery({
 })
 export type FollowingUserListQuery = Static<typeof FollowingUserListQuery>
 
-export const FollowingUserCreate = Type.Object({ following: Type.Integer({ minimum: 0, maximum: 2147483647 }) })
+export const FollowingUserCreate = Type.Object({ following: Type.Integer({ minimum: 0, maximum: INT4_MAX }) })
 export type FollowingUserCreate = Static<typeof FollowingUserCreate>

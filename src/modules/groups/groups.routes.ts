@@ -7,12 +7,13 @@ import { Page, readErrors } from '../../http/schemas.ts'
 import { GROUP_ORDERING, groupsRepository, type GroupRow } from './groups.repository.ts'
 import { Group, GroupCreate, GroupListQuery, GroupPatch, GroupReplace, JoinBody, type GroupChanges } from './groups.schemas.ts'
 import { createGroup, deleteGroup, groupsFromRows, joinGroup, leaveGroup, updateGroup } from './groups.service.ts'
-import { EmptyBody, idParam, IdParams, NoContent, writeErrors } from './http.ts'
 import { inviteRoutes } from './invites/invites.routes.ts'
 import { joinRequestRoutes } from './join-requests/join-requests.routes.ts'
 import { membershipRoutes } from './memberships/memberships.routes.ts'
 import { questionConnectionRoutes } from './question-connections/question-connections.routes.ts'
 import { groupViewContext } from './view-context.ts'
+import { EmptyBody, IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
+import { idParam } from '../../http/permissions.ts'
 
 /** groups (join, leave), group_memberships, group_invites, group_join_requests and group_question_connections. */
 export function groupRoutes(app: App): void {

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { IdFilter, ListQuery, Nullable, Timestamp, Url, IdList } from '../../http/schemas.ts'
 import { MyMembership } from './memberships/memberships.schemas.ts'
+import { INT4_MAX } from '../../http/integers.ts'
 
 /** open: anyone joins; request: an administrator accepts a join request; invite: only invited people join. */
 export const JOIN_POLICIES = ['open', 'request', 'invite'] as const
@@ -51,7 +52,7 @@ const fields = {
 export const GroupCreate = Type.Object(fields)
 export type GroupCreate = Static<typeof GroupCreate>
 
-const Owner = Type.Integer({ minimum: 1, maximum: 2147483647, description: 'hand the group over to another member' })
+const Owner = Type.Integer({ minimum: 1, maximum: INT4_MAX, description: 'hand the group over to another member' })
 
 /** PUT: the name is required; PATCH: every field is optional. Fields not sent keep their value. */
 export const GroupReplace = Type.Object({ ...fields, owner: Type.Optional(Owner) })

@@ -1,9 +1,6 @@
-import type { Kysely, Transaction } from 'kysely'
-import type { Database } from '../../db/database.ts'
 import type { LiquidMove } from '../statistics/apply.ts'
 import { liquidRepository, type Block, type Slot } from './liquid.repository.ts'
-
-type Db = Kysely<Database> | Transaction<Database>
+import type { Db } from '../../db/types.ts'
 
 /**
  * The answer paths' short road through the liquid engine (R1, R8, R9 of docs/liquid-democracy.md).

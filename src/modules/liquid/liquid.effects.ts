@@ -1,8 +1,7 @@
-import { sql, type Kysely, type Transaction } from 'kysely'
+import { sql, type Transaction } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import { liquidChangeOf } from './liquid.engine.ts'
-
-type Db = Kysely<Database> | Transaction<Database>
+import type { Db } from '../../db/types.ts'
 
 /**
  * Runs a write that may change where one user's weight goes on some questions (their delegations,

@@ -1,9 +1,6 @@
-import type { Kysely, Transaction } from 'kysely'
-import type { Database } from '../../db/database.ts'
 import { withAnswer, type FamilyTally } from '../statistics/compute/tally.ts'
 import { liquidRepository, type Slot, type Standing } from './liquid.repository.ts'
-
-type Db = Kysely<Database> | Transaction<Database>
+import type { Db } from '../../db/types.ts'
 
 /**
  * Keeps the liquid figures exact on every change, inside the writer's transaction (R1-R8 of

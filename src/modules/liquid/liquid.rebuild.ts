@@ -1,10 +1,9 @@
-import { sql, type Kysely, type Transaction } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import { countColumns, emptyFamily, familyFromRow, withAnswer, type FamilyTally } from '../statistics/compute/tally.ts'
 import { CompactResolver, EMPTY_LIST, type DelegationList } from './compute/compact.ts'
 import { liquidRepository, type Slot } from './liquid.repository.ts'
-
-type Db = Kysely<Database> | Transaction<Database>
+import type { Db } from '../../db/types.ts'
 
 /**
  * Full resolution: reads each question's answers and the delegations that apply to it once, resolves

@@ -1,10 +1,8 @@
-import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely'
-import type { Database } from '../../db/database.ts'
+import { sql, type Kysely, type RawBuilder } from 'kysely'
 import { countColumns, familyFromRow, type FamilyTally } from '../statistics/compute/tally.ts'
 import { familyColumns } from '../statistics/compute/tally.ts'
 import { likertFigures, type LevelCounts } from '../statistics/compute/likert.ts'
-
-type Db = Kysely<Database> | Transaction<Database>
+import type { Db } from '../../db/types.ts'
 
 /** A user's block on a question, read before their own answer changes (see liquid.answers.ts). */
 export interface Block {

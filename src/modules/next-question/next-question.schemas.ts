@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { IdFilter, statisticsProperties, IdList } from '../../http/schemas.ts'
 import { Choice, VoteSummary } from '../questions/questions.schemas.ts'
+import { INT4_MAX } from '../../http/integers.ts'
 
 /** Most questions one answer carries (spec 4.4). */
 export const MAX_LIMIT_COUNT = 30
@@ -52,5 +53,5 @@ export function NextQuestionQuery(limitCount: ReturnType<typeof Type.Integer>) {
 }
 
 export const LightQuery = NextQuestionQuery(Type.Integer({ minimum: 1, maximum: MAX_LIMIT_COUNT, description: 'questions to return, 1 to 30, 1 by default' }))
-export const ClampedQuery = NextQuestionQuery(Type.Integer({ minimum: 1, maximum: 2147483647, description: 'questions to return, 1 by default; above 30 counts as 30' }))
+export const ClampedQuery = NextQuestionQuery(Type.Integer({ minimum: 1, maximum: INT4_MAX, description: 'questions to return, 1 by default; above 30 counts as 30' }))
 export type NextQuestionQuery = Static<typeof LightQuery>

@@ -7,6 +7,7 @@ import { listing, pageOfRows } from '../../http/listing.ts'
 import { ErrorBody, FieldErrorsBody, Page } from '../../http/schemas.ts'
 import { pushDevicesRepository, toDevice, type DeviceRow } from './push-devices.repository.ts'
 import { Device, DeviceParams, deviceBodies, KINDS, registrationIdValid, type DeviceBody, type DeviceKind } from './push-devices.schemas.ts'
+import { NoContent } from '../../http/route-schemas.ts'
 
 /** Field errors, or a detail when the body is not JSON. */
 const BadRequest = Type.Union([FieldErrorsBody, ErrorBody])
@@ -99,7 +100,7 @@ function deviceRoutes(app: App, kind: DeviceKind): void {
       handler: update,
     })
     app.delete(url, {
-      schema: { summary: `Unregister a ${label} device`, params: DeviceParams, response: { 204: Type.Null(), ...errors } },
+      schema: { summary: `Unregister a ${label} device`, params: DeviceParams, response: { 204: NoContent, ...errors } },
       config: { access: 'owner', owner },
       handler: async (request, reply) => {
         if (!(await repository().remove((await named(request)).id))) throw NotFound()

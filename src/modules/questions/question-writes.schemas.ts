@@ -1,5 +1,7 @@
 import { Type, type Static, type TSchema } from 'typebox'
 import { ErrorBody, FieldErrorsBody, Id } from '../../http/schemas.ts'
+import { INT4_MAX } from '../../http/integers.ts'
+import { writeErrors } from '../../http/route-schemas.ts'
 
 /**
  * Null first: with Ajv's type coercion a null tried against a string or integer first would turn into
@@ -38,7 +40,7 @@ const editable = {
   publish: Type.Optional(Type.Boolean()),
   start_at: Type.Optional(NullOr(DateTimeInput)),
   end_at: Type.Optional(NullOr(DateTimeInput)),
-  perodic_repeat_interval: Type.Optional(NullOr(Type.Integer({ minimum: 1, maximum: 2147483647, description: 'seconds' }))),
+  perodic_repeat_interval: Type.Optional(NullOr(Type.Integer({ minimum: 1, maximum: INT4_MAX, description: 'seconds' }))),
 }
 
 /** POST /api/questions/ (spec 4.2). */
@@ -68,4 +70,5 @@ export const QuestionPatchBody = Type.Object({ question: Type.Optional(Type.Stri
 export const QuestionPutBody = Type.Object({ question: Type.String({ minLength: 1, maxLength: TITLE_LENGTH }), ...updatable })
 export type QuestionUpdateBody = Static<typeof QuestionPatchBody>
 
-export const writeErrors = { 400: Type.Union([FieldErrorsBody, ErrorBody]), 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody }
+/** A question write's 400 may also be a plain `detail`. */
+export const questionWriteErrors = { ...writeErrors, 400: Type.Union([FieldErrorsBody, ErrorBody]) }

@@ -1,15 +1,14 @@
 import type { App } from '../../http/app-type.ts'
-import { Type } from 'typebox'
 import { NotFound } from '../../http/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
 import { column, orderingTerms } from '../../http/ordering.ts'
-import { Id, Page, readErrors } from '../../http/schemas.ts'
+import { Page, readErrors } from '../../http/schemas.ts'
 import { userViewContext } from '../users/users.routes.ts'
 import { answeredAt, collectionOrder, QUESTION_ORDERING, QUESTION_COLUMNS, questionsRepository, switchedOn, type QuestionRow } from './questions.repository.ts'
 import { Question, QuestionListQuery, type QuestionListQuery as QuestionFilters } from './questions.schemas.ts'
 import { loadQuestion, questionsFromRows } from './questions.service.ts'
+import { IdParams } from '../../http/route-schemas.ts'
 
-const IdParams = Type.Object({ id: Id })
 
 export function questionRoutes(app: App): void {
   app.get('/api/questions/', {

@@ -1,6 +1,6 @@
-import type { Kysely, Transaction } from 'kysely'
-import type { Database } from '../../db/database.ts'
+import type { Kysely } from 'kysely'
 import { changeTally, countColumns, storedColumns, tallyFromRow, withAnswer, type Answer, type FamilyTally, type Tally } from './compute/tally.ts'
+import type { Db } from '../../db/types.ts'
 
 /**
  * Keeping stored figures exact on every write, in the writer's transaction: lock the row that carries
@@ -9,8 +9,6 @@ import { changeTally, countColumns, storedColumns, tallyFromRow, withAnswer, typ
  * from the raw votes, to the bit, because both run `likertFigures` on the same counts.
  */
 export type LikertTarget = 'questions' | 'question_choices' | 'question_tags' | 'question_links' | 'question_question_connections'
-
-type Db = Kysely<Database> | Transaction<Database>
 
 /** Questions and choices carry the liquid family and polarisation; the others only the direct family. */
 export function carriesLiquid(target: LikertTarget): boolean {

@@ -1,5 +1,5 @@
-import { sql, type Kysely, type Transaction } from 'kysely'
-import type { Database } from '../../db/database.ts'
+import { sql } from 'kysely'
+import type { Db } from '../../db/types.ts'
 
 /**
  * Counters derived from answers, kept in the answering transaction with the definitions of
@@ -11,8 +11,6 @@ import type { Database } from '../../db/database.ts'
  * then the user row, then tag rows in id order. Following it everywhere is what keeps concurrent
  * writers free of deadlocks.
  */
-type Db = Kysely<Database> | Transaction<Database>
-
 export type AnswerKind = 'question' | 'choice'
 
 const COUNTER: Record<AnswerKind, 'count_question_votes' | 'count_choice_votes'> = {

@@ -1,15 +1,15 @@
-import { Type } from 'typebox'
 import type { App } from '../../http/app-type.ts'
 import { NotFound } from '../../http/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
 import { column, orderingTerms } from '../../http/ordering.ts'
-import { Id, Page, readErrors } from '../../http/schemas.ts'
+import { Page, readErrors } from '../../http/schemas.ts'
 import { UrlBuilder } from '../../http/urls.ts'
 import { QUESTION_COLUMNS, QUESTION_ORDERING, questionsRepository, type QuestionRow } from '../questions/questions.repository.ts'
 import type { QuestionListQuery } from '../questions/questions.schemas.ts'
 import { advancedStats, generalStats, questionStatsFromRows } from './stats.service.ts'
 import { AdvancedStats, AdvancedStatsQuery, GeneralStats, QuestionStats, QuestionStatsListQuery, UserCount } from './stats.schemas.ts'
 import { statsRepository } from './stats.repository.ts'
+import { IdParams } from '../../http/route-schemas.ts'
 
 /** question_stats, general_stats, advanced_stats and user_count: figures anyone may read, computed from the raw rows or the exact stored ones. */
 export function statsRoutes(app: App): void {
@@ -31,7 +31,7 @@ export function statsRoutes(app: App): void {
   })
 
   app.get('/api/question_stats/:id/', {
-    schema: { summary: 'The figures of one question', params: Type.Object({ id: Id }), response: { 200: QuestionStats, ...readErrors } },
+    schema: { summary: 'The figures of one question', params: IdParams, response: { 200: QuestionStats, ...readErrors } },
     config: { access: 'anyone', resource: { name: 'Question Stats Instance', description: 'Statistics of one question.' } },
     handler: async (request) => {
       const rows = await questionsRepository(app.db).filtered({ id: request.params.id }, request.caller).select(QUESTION_COLUMNS).execute()

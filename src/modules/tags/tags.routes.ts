@@ -1,14 +1,13 @@
 import type { App } from '../../http/app-type.ts'
-import { Type } from 'typebox'
 import { NotFound } from '../../http/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
 import { column, orderingTerms } from '../../http/ordering.ts'
-import { Id, Page, readErrors } from '../../http/schemas.ts'
+import { Page, readErrors } from '../../http/schemas.ts'
 import { UrlBuilder } from '../../http/urls.ts'
 import { TAG_ORDERING, tagsRepository, toTag, type TagRow } from './tags.repository.ts'
 import { Tag, TagListQuery, type TagListQuery as TagFilters } from './tags.schemas.ts'
+import { IdParams } from '../../http/route-schemas.ts'
 
-const IdParams = Type.Object({ id: Id })
 
 export function tagRoutes(app: App): void {
   const repository = () => tagsRepository(app.db)

@@ -3,8 +3,9 @@ import type { App } from '../../http/app-type.ts'
 import { NotFound } from '../../http/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
 import { column, orderingFieldsOf, orderingTerms } from '../../http/ordering.ts'
-import { Id, IdFilter, ListQuery, Page, Timestamp, Url, iso, readErrors } from '../../http/schemas.ts'
+import { IdFilter, ListQuery, Page, Timestamp, Url, iso, readErrors } from '../../http/schemas.ts'
 import { UrlBuilder } from '../../http/urls.ts'
+import { IdParams } from '../../http/route-schemas.ts'
 
 /** A link between a user and an area they belong to: what a user's `locations` point at. */
 const UserGeo = Type.Object({
@@ -55,7 +56,7 @@ export function userGeoRoutes(app: App): void {
     },
   })
   app.get('/api/user_geos/:id/', {
-    schema: { summary: 'One user-area link', params: Type.Object({ id: Id }), response: { 200: UserGeo, ...readErrors } },
+    schema: { summary: 'One user-area link', params: IdParams, response: { 200: UserGeo, ...readErrors } },
     config: { access: 'anyone', resource: { name: 'User Geo Instance', description: 'One link between a user and an area.' } },
     handler: async (request) => {
       const [row] = await filtered({ id: request.params.id }).selectAll('user_geos').execute()

@@ -1,16 +1,15 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
-import { Type } from 'typebox'
 import { NotFound } from '../../http/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
 import { column, orderingTerms } from '../../http/ordering.ts'
-import { Id, Page, readErrors } from '../../http/schemas.ts'
+import { Page, readErrors } from '../../http/schemas.ts'
 import { UrlBuilder } from '../../http/urls.ts'
 import { USER_ORDERING, usersRepository, type UserRow } from './users.repository.ts'
 import { FullUser, UserListQuery, type UserListQuery as UserFilters } from './users.schemas.ts'
 import { fullUsersFromRows, type UserViewContext } from './users.service.ts'
+import { IdParams } from '../../http/route-schemas.ts'
 
-const IdParams = Type.Object({ id: Id })
 
 export function userViewContext(app: App, request: FastifyRequest): UserViewContext {
   return { db: app.db, urls: UrlBuilder.for(request), callerId: request.caller?.id ?? null, defaultAvatar: app.config.defaultAvatarUrl }

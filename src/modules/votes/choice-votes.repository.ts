@@ -1,11 +1,10 @@
-import type { Insertable, Kysely, Selectable, Transaction, Updateable } from 'kysely'
-import type { Database, QuestionChoiceVotes } from '../../db/database.ts'
+import type { Insertable, Selectable, Updateable } from 'kysely'
+import type { QuestionChoiceVotes } from '../../db/database.ts'
 import type { Caller } from '../../http/authentication.ts'
 import { column, orderingFieldsOf, type OrderingFields } from '../../http/ordering.ts'
 import type { VotableQuestion } from './vote-rules.ts'
 import type { ChoiceVoteListQuery } from './votes.schemas.ts'
-
-type Db = Kysely<Database> | Transaction<Database>
+import type { Db } from '../../db/types.ts'
 
 export type ChoiceVoteRow = Selectable<QuestionChoiceVotes>
 

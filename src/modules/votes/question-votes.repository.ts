@@ -1,13 +1,12 @@
-import { type Insertable, type Kysely, type Selectable, type Transaction, type Updateable } from 'kysely'
-import type { Database, QuestionVotes } from '../../db/database.ts'
+import { type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely'
+import type { QuestionVotes } from '../../db/database.ts'
 import type { Caller } from '../../http/authentication.ts'
 import { column, orderingFieldsOf, type OrderingFields } from '../../http/ordering.ts'
 import { tallyColumns } from '../statistics/apply.ts'
 import { tallyFromRow, type Tally } from '../statistics/compute/tally.ts'
 import type { VotableQuestion } from './vote-rules.ts'
 import type { QuestionVoteListQuery } from './votes.schemas.ts'
-
-type Db = Kysely<Database> | Transaction<Database>
+import type { Db } from '../../db/types.ts'
 
 export type QuestionVoteRow = Selectable<QuestionVotes>
 

@@ -1,13 +1,12 @@
-import type { Insertable, Kysely, Selectable, Transaction, Updateable } from 'kysely'
-import type { Database, QuestionTagVotes } from '../../db/database.ts'
+import type { Insertable, Kysely, Selectable, Updateable } from 'kysely'
+import type { QuestionTagVotes } from '../../db/database.ts'
 import type { Caller } from '../../http/authentication.ts'
 import { column, orderingFieldsOf, type OrderingFields } from '../../http/ordering.ts'
 import { tallyColumns } from '../statistics/apply.ts'
 import { tallyFromRow, type Tally } from '../statistics/compute/tally.ts'
 import type { TagVoteRow } from './votes.mapper.ts'
 import type { TagVoteListQuery } from './votes.schemas.ts'
-
-type Db = Kysely<Database> | Transaction<Database>
+import type { Db } from '../../db/types.ts'
 
 export const TAG_VOTE_ORDERING: OrderingFields = {
   ...orderingFieldsOf(['id', 'created_at', 'modified_at', 'value'], 'question_tag_votes'),

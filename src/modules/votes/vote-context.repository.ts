@@ -1,8 +1,6 @@
-import { sql, type Kysely, type Transaction } from 'kysely'
-import type { Database } from '../../db/database.ts'
+import { sql } from 'kysely'
 import { liquidRepository, type Block } from '../liquid/liquid.repository.ts'
-
-type Db = Kysely<Database> | Transaction<Database>
+import type { Db } from '../../db/types.ts'
 
 /** What every kind of vote reads besides its own table: the clock, the voter's default, collections. */
 export function voteContextRepository(db: Db) {

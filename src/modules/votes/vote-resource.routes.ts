@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import type { SelectQueryBuilder } from 'kysely'
-import { Type, type TSchema } from 'typebox'
+import { type TSchema } from 'typebox'
 import type { App } from '../../http/app-type.ts'
 import type { Caller } from '../../http/authentication.ts'
 import { NotFound } from '../../http/errors.ts'
@@ -9,7 +9,8 @@ import { orderingTerms, type OrderingFields } from '../../http/ordering.ts'
 import type { RawBuilder } from 'kysely'
 import { Page, readErrors } from '../../http/schemas.ts'
 import { UrlBuilder } from '../../http/urls.ts'
-import { IdParams, nullBooleansAbsent, voteIdOf, writeErrors } from './votes.http.ts'
+import { nullBooleansAbsent, voteIdOf } from './votes.http.ts'
+import { IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
 
 /**
  * One kind of vote as a DRF model resource: a listing with filters and ordering, POST to vote (201 new,
@@ -100,7 +101,7 @@ export function voteResourceRoutes<Row, Item>(app: App, resource: VoteResource<R
     })
 
     app.delete(detail, {
-      schema: { summary: `${resource.label}: withdraw your vote`, params: IdParams, response: { 204: Type.Null(), ...writeErrors } },
+      schema: { summary: `${resource.label}: withdraw your vote`, params: IdParams, response: { 204: NoContent, ...writeErrors } },
       config: { access: 'owner', owner },
       handler: async (request, reply) => {
         await resource.withdraw((request.params as { id: number }).id)

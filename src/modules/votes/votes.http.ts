@@ -1,11 +1,7 @@
 import type { FastifyRequest } from 'fastify'
-import { Type } from 'typebox'
 import { idParam } from '../../http/permissions.ts'
-import { ErrorBody, FieldErrorsBody, Id } from '../../http/schemas.ts'
 
 /** What the vote routes share: parameters, error bodies and body clean-up. */
-export const IdParams = Type.Object({ id: Id })
-export const writeErrors = { 400: FieldErrorsBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody }
 
 /**
  * `private: null` or `skipped: null` read as absent: a boolean has no null (coercion would make it

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { ListQuery, Nullable, RelatedId, Timestamp, Url } from '../../http/schemas.ts'
+import { INT4_MAX } from '../../http/integers.ts'
 
 /**
  * An integer or null as one JSON type list, not a union: with type coercion on, a union's null branch
@@ -119,7 +120,7 @@ export const TagVote = Type.Object({
 export type TagVote = Static<typeof TagVote>
 
 /** An id filter: any value a row id can take (as IdFilter), described. */
-const Filter = (description: string) => Type.Optional(Type.Integer({ minimum: 0, maximum: 2147483647, description }))
+const Filter = (description: string) => Type.Optional(Type.Integer({ minimum: 0, maximum: INT4_MAX, description }))
 
 export const QuestionVoteListQuery = ListQuery({
   object_id: Filter('question id'),

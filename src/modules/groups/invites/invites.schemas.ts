@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { IdFilter, ListQuery, Nullable, Timestamp, Url } from '../../../http/schemas.ts'
 import { UserSummary } from '../user-summaries.ts'
+import { INT4_MAX } from '../../../http/integers.ts'
 
 export const INVITE_STATUSES = ['pending', 'accepted', 'declined', 'revoked'] as const
 export type InviteStatus = (typeof INVITE_STATUSES)[number]
@@ -27,6 +28,6 @@ export const InviteListQuery = ListQuery({
 })
 export type InviteListQuery = Static<typeof InviteListQuery>
 
-const Pk = Type.Integer({ minimum: 0, maximum: 2147483647 })
+const Pk = Type.Integer({ minimum: 0, maximum: INT4_MAX })
 export const InviteCreate = Type.Object({ group: Pk, user: Pk })
 export type InviteCreate = Static<typeof InviteCreate>

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { IdFilter, ListQuery, Nullable, Timestamp, Url } from '../../../http/schemas.ts'
 import { UserSummary } from '../user-summaries.ts'
+import { INT4_MAX } from '../../../http/integers.ts'
 
 export const JOIN_REQUEST_STATUSES = ['pending', 'accepted', 'declined', 'withdrawn'] as const
 export type JoinRequestStatus = (typeof JOIN_REQUEST_STATUSES)[number]
@@ -27,7 +28,7 @@ export const JoinRequestListQuery = ListQuery({
 export type JoinRequestListQuery = Static<typeof JoinRequestListQuery>
 
 export const JoinRequestCreate = Type.Object({
-  group: Type.Integer({ minimum: 0, maximum: 2147483647 }),
+  group: Type.Integer({ minimum: 0, maximum: INT4_MAX }),
   message: Type.Optional(Type.String({ maxLength: 1000 })),
 })
 export type JoinRequestCreate = Static<typeof JoinRequestCreate>

@@ -5,11 +5,13 @@ import { listing, pageOfRows } from '../../../http/listing.ts'
 import { column, orderingTerms } from '../../../http/ordering.ts'
 import { Page, readErrors } from '../../../http/schemas.ts'
 import { groupAccess } from '../group-access.ts'
-import { callerIdOf, idParam, IdParams, NoContent, writeErrors } from '../http.ts'
+import { callerIdOf } from '../http.ts'
 import { groupViewContext } from '../view-context.ts'
 import { MEMBERSHIP_ORDERING, membershipsRepository, type MembershipRow } from './memberships.repository.ts'
 import { Membership, MembershipListQuery, MembershipPatch } from './memberships.schemas.ts'
 import { deleteMembership, membershipsFromRows, updateMembership } from './memberships.service.ts'
+import { IdParams, NoContent, writeErrors } from '../../../http/route-schemas.ts'
+import { idParam } from '../../../http/permissions.ts'
 
 /** The member and the group's administrators control a membership. */
 async function membershipController(app: App, request: FastifyRequest): Promise<number | null | undefined> {

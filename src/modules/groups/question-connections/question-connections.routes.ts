@@ -6,7 +6,7 @@ import { column, orderingTerms } from '../../../http/ordering.ts'
 import { Page, readErrors } from '../../../http/schemas.ts'
 import { UrlBuilder } from '../../../http/urls.ts'
 import { groupAccess } from '../group-access.ts'
-import { callerIdOf, idParam, IdParams, NoContent, writeErrors } from '../http.ts'
+import { callerIdOf } from '../http.ts'
 import { QUESTION_CONNECTION_ORDERING, questionConnectionsRepository, type QuestionConnectionRow } from './question-connections.repository.ts'
 import {
   QuestionConnection,
@@ -17,6 +17,8 @@ import {
   type QuestionConnectionChanges,
 } from './question-connections.schemas.ts'
 import { createQuestionConnection, toQuestionConnection, updateQuestionConnection } from './question-connections.service.ts'
+import { IdParams, NoContent, writeErrors } from '../../../http/route-schemas.ts'
+import { idParam } from '../../../http/permissions.ts'
 
 export function questionConnectionRoutes(app: App): void {
   const repository = () => questionConnectionsRepository(app.db)

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { IdFilter, ListQuery, Timestamp, Url } from '../../../http/schemas.ts'
+import { INT4_MAX } from '../../../http/integers.ts'
 
 export const QuestionConnection = Type.Object({
   id: Type.Integer(),
@@ -21,7 +22,7 @@ export const QuestionConnectionListQuery = ListQuery({
 })
 export type QuestionConnectionListQuery = Static<typeof QuestionConnectionListQuery>
 
-const Pk = Type.Integer({ minimum: 0, maximum: 2147483647 })
+const Pk = Type.Integer({ minimum: 0, maximum: INT4_MAX })
 export const QuestionConnectionCreate = Type.Object({ group: Pk, question: Pk, active: Type.Optional(Type.Boolean()) })
 export type QuestionConnectionCreate = Static<typeof QuestionConnectionCreate>
 

@@ -1,19 +1,18 @@
 import type { FastifyRequest } from 'fastify'
-import { Type } from 'typebox'
 import type { App } from '../../../http/app-type.ts'
 import { NotFound, ValidationFailed, type FieldErrors } from '../../../http/errors.ts'
 import { listing, pageOfRows } from '../../../http/listing.ts'
 import { column, orderingTerms } from '../../../http/ordering.ts'
 import { idParam } from '../../../http/permissions.ts'
-import { Id, Page, readErrors } from '../../../http/schemas.ts'
+import { Page, readErrors } from '../../../http/schemas.ts'
 import { UrlBuilder } from '../../../http/urls.ts'
 import { refusingViolations } from '../db-errors.ts'
 import { visibleQuestion } from '../question-access.ts'
-import { writeErrors } from '../question-writes.schemas.ts'
+import { questionWriteErrors } from '../question-writes.schemas.ts'
 import { CONNECTION_ORDERING, connectionsRepository, toConnectionItem, type ConnectionRow } from './connections.repository.ts'
 import { ConnectionCreateBody, ConnectionItem, ConnectionListQuery } from './connections.schemas.ts'
+import { IdParams, NoContent } from '../../../http/route-schemas.ts'
 
-const IdParams = Type.Object({ id: Id })
 
 /** question_question_connections: anyone signed in may point from a question to a related one; the creator or staff remove it. */
 export function connectionRoutes(app: App): void {
@@ -38,7 +37,7 @@ export function connectionRoutes(app: App): void {
   })
 
   app.post('/api/question_question_connections/', {
-    schema: { summary: 'Connect a question to a related one: 201 with the connection', body: ConnectionCreateBody, response: { 201: ConnectionItem, ...writeErrors } },
+    schema: { summary: 'Connect a question to a related one: 201 with the connection', body: ConnectionCreateBody, response: { 201: ConnectionItem, ...questionWriteErrors } },
     config: { access: 'signed-in' },
     handler: async (request, reply) => {
       const caller = request.caller!
@@ -70,7 +69,7 @@ export function connectionRoutes(app: App): void {
   })
 
   app.delete('/api/question_question_connections/:id/', {
-    schema: { summary: 'Remove a connection you made (its votes go with it)', params: IdParams, response: { 204: Type.Null(), ...writeErrors } },
+    schema: { summary: 'Remove a connection you made (its votes go with it)', params: IdParams, response: { 204: NoContent, ...questionWriteErrors } },
     config: { access: 'owner', owner },
     handler: async (request, reply) => {
       await repository().remove(request.params.id)

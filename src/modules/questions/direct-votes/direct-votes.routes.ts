@@ -1,17 +1,16 @@
 import type { FastifyRequest } from 'fastify'
-import { Type } from 'typebox'
 import type { App } from '../../../http/app-type.ts'
 import { fieldError, NotFound } from '../../../http/errors.ts'
 import { listing, pageOfRows } from '../../../http/listing.ts'
 import { column, orderingTerms } from '../../../http/ordering.ts'
 import { idParam } from '../../../http/permissions.ts'
-import { Id, iso, Page, readErrors } from '../../../http/schemas.ts'
+import { iso, Page, readErrors } from '../../../http/schemas.ts'
 import { UrlBuilder } from '../../../http/urls.ts'
-import { writeErrors } from '../question-writes.schemas.ts'
+import { questionWriteErrors } from '../question-writes.schemas.ts'
 import { CONNECTION_VOTES, directVoteOrdering, directVotesRepository, LINK_VOTES, type DirectVoteKind, type DirectVoteRow } from './direct-votes.repository.ts'
 import { DirectVote, DirectVoteBody, DirectVoteListQuery } from './direct-votes.schemas.ts'
+import { IdParams, NoContent } from '../../../http/route-schemas.ts'
 
-const IdParams = Type.Object({ id: Id })
 
 function toDirectVote(row: DirectVoteRow, kind: DirectVoteKind, urls: UrlBuilder): DirectVote {
   return {
@@ -56,7 +55,7 @@ function directVoteResource(app: App, kind: DirectVoteKind, name: string, what: 
     schema: {
       summary: `Rate a ${what} from 1 to 5: 201 for a first rating, 200 when it replaces yours`,
       body: DirectVoteBody,
-      response: { 200: DirectVote, 201: DirectVote, ...writeErrors },
+      response: { 200: DirectVote, 201: DirectVote, ...questionWriteErrors },
     },
     config: { access: 'signed-in' },
     handler: async (request, reply) => {
@@ -80,7 +79,7 @@ function directVoteResource(app: App, kind: DirectVoteKind, name: string, what: 
   })
 
   app.delete(`${base}:id/`, {
-    schema: { summary: 'Withdraw your rating', params: IdParams, response: { 204: Type.Null(), ...writeErrors } },
+    schema: { summary: 'Withdraw your rating', params: IdParams, response: { 204: NoContent, ...questionWriteErrors } },
     config: { access: 'owner', owner },
     handler: async (request, reply) => {
       if (!(await repository().withdraw(request.params.id))) throw NotFound()

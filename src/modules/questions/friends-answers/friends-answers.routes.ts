@@ -1,21 +1,21 @@
-import { Type } from 'typebox'
 import type { App } from '../../../http/app-type.ts'
 import { NotFound } from '../../../http/errors.ts'
 import { listing, pageOfRows } from '../../../http/listing.ts'
 import { orderingTerms } from '../../../http/ordering.ts'
-import { Id, iso, Page, readErrors } from '../../../http/schemas.ts'
+import { iso, Page, readErrors } from '../../../http/schemas.ts'
 import { loadFullUsers } from '../../users/users.service.ts'
 import { userViewContext } from '../../users/users.routes.ts'
 import { visibleQuestion } from '../question-access.ts'
 import { FRIEND_ANSWER_ORDERING, FRIEND_ANSWER_TIE_BREAK, friendsAnswers, type FriendAnswerRow } from './friends-answers.repository.ts'
 import { FriendAnswer, FriendAnswersQuery, toReducedUser } from './friends-answers.schemas.ts'
+import { IdParams } from '../../../http/route-schemas.ts'
 
 export function friendsAnswersRoutes(app: App): void {
   app.get('/api/questions/:id/friends_answers/', {
     schema: {
       summary: "Your friends' public answers to a question",
       description: 'Accepted friendships in either direction; private answers are never shown. Newest answer first.',
-      params: Type.Object({ id: Id }),
+      params: IdParams,
       querystring: FriendAnswersQuery,
       response: { 200: Page(FriendAnswer), ...readErrors },
     },

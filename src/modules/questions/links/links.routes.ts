@@ -1,19 +1,18 @@
 import type { FastifyRequest } from 'fastify'
-import { Type } from 'typebox'
 import type { App } from '../../../http/app-type.ts'
 import { fieldError, NotFound } from '../../../http/errors.ts'
 import { listing, pageOfRows } from '../../../http/listing.ts'
 import { column, orderingTerms } from '../../../http/ordering.ts'
 import { idParam } from '../../../http/permissions.ts'
-import { Id, Page, readErrors } from '../../../http/schemas.ts'
+import { Page, readErrors } from '../../../http/schemas.ts'
 import { UrlBuilder } from '../../../http/urls.ts'
 import { authoredQuestion } from '../question-access.ts'
 import { isWebLink } from '../question-rules.ts'
-import { writeErrors } from '../question-writes.schemas.ts'
+import { questionWriteErrors } from '../question-writes.schemas.ts'
 import { LINK_ORDERING, linksRepository, toLinkItem, type LinkRow } from './links.repository.ts'
 import { LinkCreateBody, LinkListQuery, LinkPutBody, LinkUpdateBody, QuestionLinkItem } from './links.schemas.ts'
+import { IdParams, NoContent } from '../../../http/route-schemas.ts'
 
-const IdParams = Type.Object({ id: Id })
 
 function webLink(text: string): string {
   const link = text.trim()
@@ -41,7 +40,7 @@ export function linkRoutes(app: App): void {
   })
 
   app.post('/api/question_links/', {
-    schema: { summary: "Add a link to one of your questions: 201 with the link", body: LinkCreateBody, response: { 201: QuestionLinkItem, ...writeErrors } },
+    schema: { summary: "Add a link to one of your questions: 201 with the link", body: LinkCreateBody, response: { 201: QuestionLinkItem, ...questionWriteErrors } },
     config: { access: 'signed-in' },
     handler: async (request, reply) => {
       const caller = request.caller!
@@ -67,7 +66,7 @@ export function linkRoutes(app: App): void {
     app.route({
       method,
       url: '/api/question_links/:id/',
-      schema: { summary: 'Change a link of your question', params: IdParams, body, response: { 200: QuestionLinkItem, ...writeErrors } },
+      schema: { summary: 'Change a link of your question', params: IdParams, body, response: { 200: QuestionLinkItem, ...questionWriteErrors } },
       config: { access: 'owner', owner },
       handler: async (request: FastifyRequest<{ Params: { id: number }; Body: LinkUpdateBody }>) => {
         const values: { link?: string; title?: string } = {}
@@ -81,7 +80,7 @@ export function linkRoutes(app: App): void {
   }
 
   app.delete('/api/question_links/:id/', {
-    schema: { summary: 'Remove a link from your question (its votes go with it)', params: IdParams, response: { 204: Type.Null(), ...writeErrors } },
+    schema: { summary: 'Remove a link from your question (its votes go with it)', params: IdParams, response: { 204: NoContent, ...questionWriteErrors } },
     config: { access: 'owner', owner },
     handler: async (request, reply) => {
       await repository().remove(request.params.id)

@@ -1,23 +1,22 @@
 import { recordRetag, tagOrder } from '../../liquid/liquid.retag.ts'
 import type { FastifyRequest } from 'fastify'
-import { Type } from 'typebox'
 import type { App } from '../../../http/app-type.ts'
 import { fieldError, NotFound } from '../../../http/errors.ts'
 import { listing, pageOfRows } from '../../../http/listing.ts'
 import { column, orderingTerms } from '../../../http/ordering.ts'
 import { idParam } from '../../../http/permissions.ts'
-import { Id, Page, readErrors } from '../../../http/schemas.ts'
+import { Page, readErrors } from '../../../http/schemas.ts'
 import { UrlBuilder } from '../../../http/urls.ts'
 import { refusingViolations } from '../db-errors.ts'
 import { authoredQuestion } from '../question-access.ts'
 import { questionCounters } from '../question-counters.ts'
-import { writeErrors } from '../question-writes.schemas.ts'
+import { questionWriteErrors } from '../question-writes.schemas.ts'
 import {
   QUESTION_TAG_ORDERING, questionTagsRepository, questionTagWrites, selectQuestionTag, toQuestionTagItem, type QuestionTagRow,
 } from './question-tags.repository.ts'
 import { QuestionTagCreateBody, QuestionTagItem, QuestionTagListQuery } from './question-tags.schemas.ts'
+import { IdParams, NoContent } from '../../../http/route-schemas.ts'
 
-const IdParams = Type.Object({ id: Id })
 const DUPLICATE = { non_field_errors: ['The fields question, tag must make a unique set.'] }
 
 /** question_tags: the tags of questions, added and removed by the question's author (or staff). */
@@ -42,7 +41,7 @@ export function questionTagRoutes(app: App): void {
   })
 
   app.post('/api/question_tags/', {
-    schema: { summary: 'Tag one of your questions: 201 with the question-tag', body: QuestionTagCreateBody, response: { 201: QuestionTagItem, ...writeErrors } },
+    schema: { summary: 'Tag one of your questions: 201 with the question-tag', body: QuestionTagCreateBody, response: { 201: QuestionTagItem, ...questionWriteErrors } },
     config: { access: 'signed-in' },
     handler: async (request, reply) => {
       const { question: questionId, tag: tagId } = request.body
@@ -81,7 +80,7 @@ export function questionTagRoutes(app: App): void {
   })
 
   app.delete('/api/question_tags/:id/', {
-    schema: { summary: 'Untag your question; removing the topic makes the next tag the topic', params: IdParams, response: { 204: Type.Null(), ...writeErrors } },
+    schema: { summary: 'Untag your question; removing the topic makes the next tag the topic', params: IdParams, response: { 204: NoContent, ...questionWriteErrors } },
     config: { access: 'owner', owner },
     handler: async (request, reply) => {
       await app.db.transaction().execute(async (trx) => {
