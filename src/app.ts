@@ -18,6 +18,7 @@ import { errorHandler, routerErrorHandler } from './http/errors.ts'
 import { ID_LIST_FORMAT } from './http/integers.ts'
 import { ResourceRegistry } from './http/resources.ts'
 import { registerModules } from './modules/index.ts'
+import { registerOpenApi } from './modules/api-docs/openapi.ts'
 import type { App } from './http/app-type.ts'
 import { createMailer, type Mailer } from './mail/mailer.ts'
 import { loggingPushSender, type PushSender } from './push/push-sender.ts'
@@ -106,6 +107,8 @@ export async function buildApp({ config, db, exposeQueryCount = false, extraRout
   registerPermissions(app)
   registerBodyParsers(app)
 
+  // Before any route: the OpenAPI document is built from the routes added after it.
+  await registerOpenApi(app)
   const registry = new ResourceRegistry()
   registry.attach(app)
   registerModules(app)

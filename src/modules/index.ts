@@ -5,6 +5,7 @@ import { emailFlowRoutes } from './accounts/email-flows.routes.ts'
 import { paymentRoutes } from './accounts/payments.routes.ts'
 import { phoneRoutes } from './accounts/phone.routes.ts'
 import { socialRoutes } from './accounts/social/social.routes.ts'
+import { apiDocsRoutes } from './api-docs/api-docs.routes.ts'
 import { areaRoutes } from './areas/areas.routes.ts'
 import { echoRoutes } from './auth/echo.routes.ts'
 import { censusRoutes } from './census/census.routes.ts'
@@ -55,4 +56,5 @@ export function registerModules(app: App): void {
   censusRoutes(app)
   statsRoutes(app)
   userGeoRoutes(app)
+  apiDocsRoutes(app)
 }
