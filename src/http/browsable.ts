@@ -31,7 +31,7 @@ export function registerBrowsableRendering(app: FastifyInstance): void {
     if (route.schema?.hide) return // 405 fallbacks, probes, the form endpoints
     const methods = Array.isArray(route.method) ? route.method : [route.method]
     const forms = routes.get(route.url) ?? { methods: new Map() }
-    for (const method of methods) forms.methods.set(method, { body: route.schema?.body, query: route.schema?.querystring, access: route.config?.access })
+    for (const method of methods) forms.methods.set(method, { body: route.schema?.body, query: route.schema?.querystring, access: route.config?.access, owner: route.config?.owner })
     routes.set(route.url, forms)
   })
 
@@ -49,7 +49,7 @@ export function registerBrowsableRendering(app: FastifyInstance): void {
     const user = request.caller
       ? (await app.db.selectFrom('users').select('username').where('id', '=', request.caller.id).executeTakeFirst())?.username ?? null
       : null
-    const html = renderPage({
+    const html = await renderPage({
       request, reply, json: empty ? '' : (payload as string),
       forms: request.routeOptions.url ? routes.get(request.routeOptions.url) : undefined,
       user, signedInHere: user !== null && signedInCookie(request) !== null, csrf: csrfValue(request, reply),

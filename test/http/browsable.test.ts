@@ -137,6 +137,21 @@ describe('forms', () => {
   })
 })
 
+describe('forms by owner', () => {
+  test('another person\'s answer offers no edit or delete forms; its owner sees them', async () => {
+    const vote = await t.database.db.selectFrom('question_votes').select(['id', 'user_id']).where('private', '=', false).orderBy('id').executeTakeFirstOrThrow()
+    const reader = await t.database.db.selectFrom('users').select('id').where('username', '=', 'reader').executeTakeFirstOrThrow()
+    assert.notEqual(vote.user_id, reader.id)
+    const url = `/api/question_votes/${vote.id}/?format=api`
+    const stranger = await t.get(url, { authorization: `Token ${await t.tokenFor(reader.id)}` })
+    assert.equal(stranger.statusCode, 200)
+    assert.doesNotMatch(stranger.body, /class="form method-patch"|name="_method" value="DELETE"/)
+    const owner = await t.get(url, { authorization: `Token ${await t.tokenFor(vote.user_id)}` })
+    assert.match(owner.body, /class="form method-patch"/)
+    assert.match(owner.body, /name="_method" value="DELETE"/)
+  })
+})
+
 describe('signing in', () => {
   test('sign in with the form, the name shown; the cookie counts on pages only; sign out', async () => {
     const { jar, csrf } = await signedIn()

@@ -1,12 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { Access } from '../permissions.ts'
+import type { Access, OwnerLookup } from '../permissions.ts'
 import { filtersForm, methodButton, methodForm, userArea, type FormContext } from './forms.ts'
 import { escapeHtml, keptParameters, linkifyJson, withKept } from './html.ts'
 import { STYLE } from './style.ts'
 
 /** What a URL's routes accept, recorded as they are added: methods with their body schema and access rule. */
 export interface RouteForms {
-  methods: Map<string, { body?: unknown; query?: unknown; access?: Access }>
+  methods: Map<string, { body?: unknown; query?: unknown; access?: Access; owner?: OwnerLookup }>
 }
 
 const STATUS_TEXT: Record<number, string> = {
@@ -26,13 +26,19 @@ export interface PageInput {
   csrf: string
 }
 
-function mayCall(access: Access | undefined, request: FastifyRequest): boolean {
+/** Whether the caller passes the method's access rule, so the page offers only the forms that can succeed. */
+async function mayCall(route: { access?: Access; owner?: OwnerLookup }, request: FastifyRequest): Promise<boolean> {
+  const { access, owner } = route
   if (access === 'anyone' || access === undefined) return true
-  if (!request.caller) return false
-  return access !== 'staff' || request.caller.isStaff
+  const caller = request.caller
+  if (!caller) return false
+  if (caller.isStaff || access === 'signed-in') return true
+  if (access === 'staff' || !owner) return false
+  // The same URL, so the same path parameters: the owner lookup of the write route answers for this page.
+  return (await owner(request).catch(() => undefined)) === caller.id
 }
 
-export function renderPage({ request, reply, json, forms, user, signedInHere, csrf }: PageInput): string {
+export async function renderPage({ request, reply, json, forms, user, signedInHere, csrf }: PageInput): Promise<string> {
   const name = request.routeOptions.config?.resource?.name ?? 'Civic Survey API'
   const description = request.routeOptions.config?.resource?.description ?? ''
   const query = (request.query ?? {}) as Record<string, unknown>
@@ -64,10 +70,12 @@ export function renderPage({ request, reply, json, forms, user, signedInHere, cs
   const crumbs = path.split('/').filter(Boolean)
   const breadcrumbs = crumbs.map((part, i) => `<a href="${escapeHtml(link(`/${crumbs.slice(0, i + 1).join('/')}/`))}">${escapeHtml(decodeURIComponentSafe(part))}</a>`).join(' / ')
 
-  const writable = (method: string) => {
+  const allowed = new Set<string>()
+  for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
     const route = forms?.methods.get(method)
-    return route !== undefined && mayCall(route.access, request)
+    if (route && (await mayCall(route, request))) allowed.add(method)
   }
+  const writable = (method: string) => allowed.has(method)
   const buttons = [
     writable('DELETE') ? methodButton('DELETE', context) : '',
     forms ? methodButton('OPTIONS', context) : '',
