@@ -6,12 +6,12 @@ import { column, orderingTerms } from '../../http/ordering.ts'
 import { idParam } from '../../http/permissions.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
 import { UrlBuilder } from '../../http/urls.ts'
-import { readBody } from '../delegations/delegations.http.ts'
 import { invalidPk, refusingConstraintViolations, uniqueSet } from '../groups/constraints.ts'
 import { collectionsRepository } from './collections.repository.ts'
 import { COLLECTION_TAG_ORDERING, collectionTagsRepository, toCollectionTag, type CollectionTagRow } from './collection-tags.repository.ts'
 import { CollectionTag, CollectionTagCreate, CollectionTagQuery } from './related.schemas.ts'
 import { IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
+import { readBody } from '../../http/pk-body.ts'
 
 export function collectionTagRoutes(app: App): void {
   const repository = () => collectionTagsRepository(app.db)

@@ -3,12 +3,12 @@ import { fieldError } from '../../http/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
 import { column, orderingTerms } from '../../http/ordering.ts'
 import { iso, Page, readErrors } from '../../http/schemas.ts'
-import { reducedUsers } from '../delegations/delegations.http.ts'
 import { UrlBuilder } from '../../http/urls.ts'
 import { percentage } from './collections.mapper.ts'
 import { collectionsRepository } from './collections.repository.ts'
 import { COLLECTION_USER_ORDERING, collectionUsers, type CollectionUserRow } from './collection-users.repository.ts'
 import { CollectionUser, CollectionUserQuery } from './related.schemas.ts'
+import { reducedUsers } from '../users/users.service.ts'
 
 export function collectionUserRoutes(app: App): void {
   app.get('/api/question_collection_users/', {

@@ -1,9 +1,8 @@
 import { Type, type Static } from 'typebox'
 import { IdFilter, ListQuery, Nullable, Timestamp, Url, IdList, RelatedId } from '../../http/schemas.ts'
 import { Area } from '../areas/areas.schemas.ts'
-import { ReducedUser } from '../questions/friends-answers/friends-answers.schemas.ts'
 import { TagInfo } from '../tags/tags.schemas.ts'
-import { FullUser } from '../users/users.schemas.ts'
+import { FullUser, ReducedUser } from '../users/users.schemas.ts'
 
 const fields = {
   id: Type.Integer(),

@@ -5,7 +5,6 @@ import { NotFound, ValidationFailed, type FieldErrors } from '../../http/errors.
 import { optionalWebLink } from '../../http/web-links.ts'
 import { loadAreas } from '../areas/areas.service.ts'
 import { invalidPk, trimmed } from '../groups/constraints.ts'
-import { toReducedUser } from '../questions/friends-answers/friends-answers.schemas.ts'
 import { questionVisibleSql } from '../questions/question-access.ts'
 import { loadFullUsers } from '../users/users.service.ts'
 import { collectionFields } from './collections.mapper.ts'
@@ -13,6 +12,7 @@ import { collectionsRepository, type CollectionRow, type CollectionValues } from
 import type { Collection, CollectionChanges, CollectionFull } from './collections.schemas.ts'
 import type { CollectionViewContext } from './view-context.ts'
 import { INT4_MAX } from '../../http/integers.ts'
+import { toReducedUser } from '../users/users.mapper.ts'
 
 
 /** Collections for a page of rows in a fixed number of statements: owners, areas, the caller's progress (and tags). */

@@ -7,7 +7,6 @@ import { listing, pageOfRows } from '../../http/listing.ts'
 import { column, orderingTerms } from '../../http/ordering.ts'
 import { idParam } from '../../http/permissions.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
-import { readBody } from '../delegations/delegations.http.ts'
 import { collectionOwner } from './collections.http.ts'
 import { collectionsRepository } from './collections.repository.ts'
 import { ITEM_ORDERING, itemsRepository, type ItemRow } from './items.repository.ts'
@@ -15,6 +14,7 @@ import { CollectionItem, CollectionItemFull, ItemCreate, ItemListQuery, ItemPatc
 import { createItem, deleteItem, itemsFromRows, updateItem, updateOrder } from './items.service.ts'
 import { collectionViewContext } from './view-context.ts'
 import { IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
+import { readBody } from '../../http/pk-body.ts'
 
 const MAX_ITEMS = 5000
 const integer = (value: unknown) => (isIntegerText(value) ? Number(value) : value)

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { IdFilter, ListQuery, Timestamp, Url } from '../../http/schemas.ts'
-import { ReducedUser } from '../questions/friends-answers/friends-answers.schemas.ts'
 import { TagInfo } from '../tags/tags.schemas.ts'
+import { ReducedUser } from '../users/users.schemas.ts'
 
 /** question_collection_users: someone who answered questions of the collection. */
 export const CollectionUser = Type.Object({

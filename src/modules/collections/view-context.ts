@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
 import type { Caller } from '../../http/authentication.ts'
-import { userViewContext } from '../users/users.routes.ts'
 import type { UserViewContext } from '../users/users.service.ts'
+import { userViewContext } from '../users/users.service.ts'
 
 /** What the collection resources need to shape an answer for the caller. */
 export interface CollectionViewContext extends UserViewContext {

@@ -5,9 +5,10 @@ import { column, orderingFieldsOf, type OrderingFields } from '../../http/orderi
 import { iso, isoOrNull } from '../../http/schemas.ts'
 import type { UrlBuilder } from '../../http/urls.ts'
 import { questionVisibleSql } from '../questions/question-access.ts'
-import { historyOn, type ReducedUser } from './delegations.http.ts'
+import { historyOn } from './delegations.http.ts'
 import type { QuestionDelegation, QuestionDelegationListQuery } from './question-delegations.schemas.ts'
 import type { Db } from '../../db/types.ts'
+import type { ReducedUser } from '../users/users.schemas.ts'
 
 export type QuestionDelegationRow = Selectable<QuestionDelegations>
 

@@ -5,11 +5,13 @@ import { column, orderingTerms } from '../../http/ordering.ts'
 import { idParam } from '../../http/permissions.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
 import { UrlBuilder } from '../../http/urls.ts'
-import { ownOrStaff, readBody, reducedUsers } from './delegations.http.ts'
+import { ownOrStaff } from './delegations.http.ts'
 import { QUESTION_DELEGATION_ORDERING, questionDelegationsRepository, toQuestionDelegation, type QuestionDelegationRow } from './question-delegations.repository.ts'
 import { QuestionDelegation, QuestionDelegationCreate, QuestionDelegationListQuery, QuestionDelegationsToMe, QuestionDelegationUpdate } from './question-delegations.schemas.ts'
 import { createQuestionDelegation, revokeQuestionDelegation, updateQuestionDelegation } from './question-delegations.service.ts'
 import { IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
+import { readBody } from '../../http/pk-body.ts'
+import { reducedUsers } from '../users/users.service.ts'
 
 /** `question_delegation` (the spec's singular name): delegations for one question. */
 export function questionDelegationRoutes(app: App): void {

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { IdFilter, ListQuery, Nullable, Timestamp, Url } from '../../http/schemas.ts'
-import { PkField, ReducedUser, TrusteeField } from './delegations.http.ts'
+import { PkField, TrusteeField } from './delegations.http.ts'
+import { ReducedUser } from '../users/users.schemas.ts'
 
 export const QuestionDelegation = Type.Object({
   id: Type.Integer(),

@@ -2,10 +2,10 @@ import type { App } from '../../http/app-type.ts'
 import { NotFound } from '../../http/errors.ts'
 import { readErrors } from '../../http/schemas.ts'
 import { visibleQuestion } from '../questions/question-access.ts'
-import { reducedUsers } from './delegations.http.ts'
 import { Representation } from './representation.schemas.ts'
 import { resolveRepresentation } from './representation.service.ts'
 import { IdParams } from '../../http/route-schemas.ts'
+import { reducedUsers } from '../users/users.service.ts'
 
 /** GET /api/questions/<id>/representation/: where the caller's vote on a question goes. */
 export function representationRoutes(app: App): void {

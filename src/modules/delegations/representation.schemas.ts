@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { Nullable, Timestamp } from '../../http/schemas.ts'
-import { ReducedUser } from './delegations.http.ts'
+import { ReducedUser } from '../users/users.schemas.ts'
 
 export const Outcome = Type.Union([
   Type.Literal('own_answer'),

@@ -3,10 +3,11 @@ import type { TagDelegations } from '../../db/database.ts'
 import { column, orderingFieldsOf, type OrderingFields } from '../../http/ordering.ts'
 import { iso, isoOrNull } from '../../http/schemas.ts'
 import type { UrlBuilder } from '../../http/urls.ts'
-import { historyOn, type ReducedUser } from './delegations.http.ts'
+import { historyOn } from './delegations.http.ts'
 import type { TagDelegation, TagDelegationListQuery, TagInfo } from './tag-delegations.schemas.ts'
 import type { Db } from '../../db/types.ts'
 import { INT4_MAX } from '../../http/integers.ts'
+import type { ReducedUser } from '../users/users.schemas.ts'
 
 export type TagDelegationRow = Selectable<TagDelegations>
 

@@ -8,7 +8,7 @@ import { column, orderingTerms } from '../../http/ordering.ts'
 import { idParam } from '../../http/permissions.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
 import { UrlBuilder } from '../../http/urls.ts'
-import { ownOrStaff, readBody, reducedUsers } from './delegations.http.ts'
+import { ownOrStaff } from './delegations.http.ts'
 import { TAG_DELEGATION_ORDERING, tagDelegationsRepository, toTagDelegation, type TagDelegationRow } from './tag-delegations.repository.ts'
 import {
   TagDelegation,
@@ -21,6 +21,8 @@ import {
 } from './tag-delegations.schemas.ts'
 import { createTagDelegation, reorderTagDelegations, revokeTagDelegation, updateTagDelegation } from './tag-delegations.service.ts'
 import { IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
+import { readBody } from '../../http/pk-body.ts'
+import { reducedUsers } from '../users/users.service.ts'
 
 /**
  * `order` as DRF's ListField of integers reads it: a JSON list, or a form field given once or repeated.

@@ -1,7 +1,8 @@
 import { Type, type Static } from 'typebox'
 import { IdFilter, ListQuery, Nullable, Timestamp, Url } from '../../http/schemas.ts'
-import { PkField, ReducedUser, TrusteeField } from './delegations.http.ts'
+import { PkField, TrusteeField } from './delegations.http.ts'
 import { INT4_MAX } from '../../http/integers.ts'
+import { ReducedUser } from '../users/users.schemas.ts'
 
 export const TagInfo = Type.Object({ id: Type.Integer(), text: Type.String() })
 export type TagInfo = Static<typeof TagInfo>

@@ -2,7 +2,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
 import { NotFound } from '../../http/errors.ts'
 import { idParam } from '../../http/permissions.ts'
-import { userViewContext } from '../users/users.routes.ts'
 import { connectionRoutes } from './connections/connections.routes.ts'
 import { directVoteRoutes } from './direct-votes/direct-votes.routes.ts'
 import { friendsAnswersRoutes } from './friends-answers/friends-answers.routes.ts'
@@ -14,6 +13,7 @@ import { questionOwner } from './question-access.ts'
 import { Question } from './questions.schemas.ts'
 import { loadQuestion } from './questions.service.ts'
 import { IdParams, NoContent } from '../../http/route-schemas.ts'
+import { userViewContext } from '../users/users.service.ts'
 
 
 /** creating, editing, publishing and deleting questions; question_links, question_tags, question_question_connections and their votes. */

@@ -3,11 +3,11 @@ import { NotFound } from '../../http/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
 import { column, orderingTerms } from '../../http/ordering.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
-import { userViewContext } from '../users/users.routes.ts'
 import { answeredAt, collectionOrder, QUESTION_ORDERING, QUESTION_COLUMNS, questionsRepository, switchedOn, type QuestionRow } from './questions.repository.ts'
 import { Question, QuestionListQuery, type QuestionListQuery as QuestionFilters } from './questions.schemas.ts'
 import { loadQuestion, questionsFromRows } from './questions.service.ts'
 import { IdParams } from '../../http/route-schemas.ts'
+import { userViewContext } from '../users/users.service.ts'
 
 
 export function questionRoutes(app: App): void {

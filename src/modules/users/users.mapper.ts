@@ -3,7 +3,7 @@ import type { UrlBuilder } from '../../http/urls.ts'
 import type { Area } from '../areas/areas.schemas.ts'
 import { toPolitician, type PoliticianRow } from '../politicians/politicians.repository.ts'
 import type { UserRow } from './users.repository.ts'
-import { USER_COUNTERS, VERIFICATION_FLAGS, type FullUser } from './users.schemas.ts'
+import { USER_COUNTERS, VERIFICATION_FLAGS, type FullUser, type ReducedUser } from './users.schemas.ts'
 
 /** How much each verification is worth: an admin's check counts most, a payment more than an e-mail. */
 const VERIFICATION_WEIGHTS: Record<(typeof VERIFICATION_FLAGS)[number] | 'is_phone_verified', number> = {
@@ -82,4 +82,10 @@ export function toFullUser(row: UserRow, related: UserRelations, urls: UrlBuilde
     ...counters,
     karma: row.karma,
   }
+}
+
+export function toReducedUser(user: FullUser): ReducedUser {
+  const { latest_compare, follow, locations, country, country_info, region, region_info, ...reduced } = user
+  void [latest_compare, follow, locations, country, country_info, region, region_info]
+  return reduced
 }

@@ -1,19 +1,13 @@
-import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
 import { NotFound } from '../../http/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
 import { column, orderingTerms } from '../../http/ordering.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
-import { UrlBuilder } from '../../http/urls.ts'
 import { USER_ORDERING, usersRepository, type UserRow } from './users.repository.ts'
 import { FullUser, UserListQuery, type UserListQuery as UserFilters } from './users.schemas.ts'
-import { fullUsersFromRows, type UserViewContext } from './users.service.ts'
+import { fullUsersFromRows, userViewContext } from './users.service.ts'
 import { IdParams } from '../../http/route-schemas.ts'
 
-
-export function userViewContext(app: App, request: FastifyRequest): UserViewContext {
-  return { db: app.db, urls: UrlBuilder.for(request), callerId: request.caller?.id ?? null, defaultAvatar: app.config.defaultAvatarUrl }
-}
 
 /** `users` and `user_politician` are one resource under two names (spec 4.4); the clients call `users`. */
 export function userRoutes(app: App): void {

@@ -39,6 +39,10 @@ export const reducedUserProperties = {
   karma: Type.Integer(),
 }
 
+/** The user as collections, delegations and other embeddings show them (spec 2.2): the full form without follow links, locations and areas. */
+export const ReducedUser = Type.Object(reducedUserProperties)
+export type ReducedUser = Static<typeof ReducedUser>
+
 export const FollowLink = Type.Object({ id: Type.Integer(), following: Type.Integer(), created_at: Timestamp })
 
 /** The full user of spec 2.2 (questions, comment votes, users and user_politician). */

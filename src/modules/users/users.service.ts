@@ -1,11 +1,13 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
-import type { UrlBuilder } from '../../http/urls.ts'
+import type { FastifyRequest } from 'fastify'
+import type { App } from '../../http/app-type.ts'
+import { UrlBuilder } from '../../http/urls.ts'
 import { loadAreas } from '../areas/areas.service.ts'
 import { politiciansRepository } from '../politicians/politicians.repository.ts'
-import { toFullUser } from './users.mapper.ts'
+import { toFullUser, toReducedUser } from './users.mapper.ts'
 import { usersRepository, type UserRow } from './users.repository.ts'
-import type { FullUser } from './users.schemas.ts'
+import type { FullUser, ReducedUser } from './users.schemas.ts'
 
 export interface UserViewContext {
   db: Kysely<Database>
@@ -52,4 +54,17 @@ export async function fullUsersFromRows(context: UserViewContext, rows: UserRow[
 export async function loadFullUsers(context: UserViewContext, ids: number[]): Promise<Map<number, FullUser>> {
   const rows = await usersRepository(context.db).findByIds(ids)
   return fullUsersFromRows(context, rows)
+}
+
+/** How the request's caller sees users: their follow links, and URLs on the request's host. */
+export function userViewContext(app: App, request: FastifyRequest): UserViewContext {
+  return { db: app.db, urls: UrlBuilder.for(request), callerId: request.caller?.id ?? null, defaultAvatar: app.config.defaultAvatarUrl }
+}
+
+/** Reduced users (spec 2.2) by id, in a fixed number of statements. */
+export async function reducedUsers(app: App, request: FastifyRequest, ids: (number | null)[]): Promise<Map<number, ReducedUser>> {
+  const wanted = ids.filter((id): id is number => id !== null)
+  if (wanted.length === 0) return new Map()
+  const users = await loadFullUsers(userViewContext(app, request), wanted)
+  return new Map([...users].map(([id, user]) => [id, toReducedUser(user)]))
 }

@@ -3,12 +3,12 @@ import { NotFound } from '../../../http/errors.ts'
 import { listing, pageOfRows } from '../../../http/listing.ts'
 import { orderingTerms } from '../../../http/ordering.ts'
 import { iso, Page, readErrors } from '../../../http/schemas.ts'
-import { loadFullUsers } from '../../users/users.service.ts'
-import { userViewContext } from '../../users/users.routes.ts'
+import { loadFullUsers, userViewContext } from '../../users/users.service.ts'
 import { visibleQuestion } from '../question-access.ts'
 import { FRIEND_ANSWER_ORDERING, FRIEND_ANSWER_TIE_BREAK, friendsAnswers, type FriendAnswerRow } from './friends-answers.repository.ts'
-import { FriendAnswer, FriendAnswersQuery, toReducedUser } from './friends-answers.schemas.ts'
+import { FriendAnswer, FriendAnswersQuery } from './friends-answers.schemas.ts'
 import { IdParams } from '../../../http/route-schemas.ts'
+import { toReducedUser } from '../../users/users.mapper.ts'
 
 export function friendsAnswersRoutes(app: App): void {
   app.get('/api/questions/:id/friends_answers/', {

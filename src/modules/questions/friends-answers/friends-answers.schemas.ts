@@ -1,17 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { ListQuery, Nullable, Timestamp } from '../../../http/schemas.ts'
-import { reducedUserProperties } from '../../users/users.schemas.ts'
-import type { FullUser } from '../../users/users.schemas.ts'
-
-/** The user as collection items embed it (spec 2.2): the full form without follow links, locations and areas. */
-export const ReducedUser = Type.Object(reducedUserProperties)
-export type ReducedUser = Static<typeof ReducedUser>
-
-export function toReducedUser(user: FullUser): ReducedUser {
-  const { latest_compare, follow, locations, country, country_info, region, region_info, ...reduced } = user
-  void [latest_compare, follow, locations, country, country_info, region, region_info]
-  return reduced
-}
+import { ReducedUser } from '../../users/users.schemas.ts'
 
 /** A friend's public answer to one question: likert (object_id is the question) or a choice (object_id is the choice). */
 export const FriendAnswer = Type.Object({
