@@ -1,5 +1,4 @@
 import type { FastifyRequest } from 'fastify'
-import { sql } from 'kysely'
 import { Type, type Static } from 'typebox'
 import type { App } from '../../http/app-type.ts'
 import { fieldError, NotFound, ValidationFailed } from '../../http/errors.ts'
@@ -14,8 +13,8 @@ import { toChoiceListItem } from '../questions/questions.mapper.ts'
 import { ChoiceListItem } from '../questions/questions.schemas.ts'
 import type { Caller } from '../../http/authentication.ts'
 import { IdParams, NoContent } from '../../http/route-schemas.ts'
+import { choicesRepository } from './choices.repository.ts'
 
-const RENUMBER_OFFSET = 1_000_000
 const Text = Type.String({ minLength: 1, maxLength: 500 })
 const ChoiceCreateBody = Type.Object({ question: Id, text: Text })
 const ChoiceUpdateBody = Type.Object({ text: Type.Optional(Text) })
@@ -33,9 +32,6 @@ function choiceText(text: string): string {
  * so that answers and choice changes on it happen one at a time.
  */
 export function choiceWriteRoutes(app: App, owner: (request: FastifyRequest) => Promise<number | undefined>, visible: (caller: Caller | null, id: number) => Promise<{ question_id: number } | undefined>): void {
-  const answered = (trx: typeof app.db, choiceId: number) =>
-    trx.selectFrom('question_choice_votes').select('id').where('choice_id', '=', choiceId).limit(1).executeTakeFirst().then(Boolean)
-
   app.post('/api/question_choices/', {
     schema: { summary: 'Add a choice to one of your multiple-choice questions: 201 with the choice', body: ChoiceCreateBody, response: { 201: ChoiceListItem, ...questionWriteErrors } },
     config: { access: 'signed-in' },
@@ -47,9 +43,7 @@ export function choiceWriteRoutes(app: App, owner: (request: FastifyRequest) => 
         const question = await questionCounters(trx).lockQuestion(body.question)
         if (!question) throw fieldError('question', `Invalid pk "${body.question}" - object does not exist.`)
         if (question.subtype !== 'mcq') throw fieldError('question', 'Only multiple-choice questions have choices; make it one by editing the question with its choices.')
-        return trx.insertInto('question_choices')
-          .values({ question_id: question.id, text, store_number: sql<number>`(SELECT coalesce(max(store_number) + 1, 0) FROM question_choices WHERE question_id = ${question.id})` })
-          .returningAll().executeTakeFirstOrThrow()
+        return choicesRepository(trx).add(question.id, text)
       })
       const item = toChoiceListItem(row, UrlBuilder.for(request))
       return reply.code(201).header('location', UrlBuilder.for(request).detail('question_choices', row.id)).send(item)
@@ -62,7 +56,7 @@ export function choiceWriteRoutes(app: App, owner: (request: FastifyRequest) => 
     if (!named) throw NotFound()
     return app.db.transaction().execute(async (trx) => {
       await questionCounters(trx).lockQuestion(named.question_id)
-      const choice = await trx.selectFrom('question_choices').select(['id', 'question_id', 'text']).where('id', '=', idParam(request) ?? 0).executeTakeFirst()
+      const choice = await choicesRepository(trx).find(idParam(request) ?? 0)
       if (!choice) throw NotFound()
       return work(trx, choice)
     })
@@ -77,10 +71,11 @@ export function choiceWriteRoutes(app: App, owner: (request: FastifyRequest) => 
       handler: async (request) => {
         const sent = (request.body as { text?: string }).text
         const row = await withLockedChoice(request, async (trx, choice) => {
-          if (sent === undefined) return trx.selectFrom('question_choices').selectAll().where('id', '=', choice.id).executeTakeFirstOrThrow()
+          const choices = choicesRepository(trx)
+          if (sent === undefined) return choices.row(choice.id)
           const text = choiceText(sent)
-          if (text !== choice.text && (await answered(trx, choice.id))) throw fieldError('text', 'This choice has answers; its text cannot change.')
-          return trx.updateTable('question_choices').set({ text, modified_at: sql`now()` }).where('id', '=', choice.id).returningAll().executeTakeFirstOrThrow()
+          if (text !== choice.text && (await choices.answered(choice.id))) throw fieldError('text', 'This choice has answers; its text cannot change.')
+          return choices.reword(choice.id, text)
         })
         return toChoiceListItem(row, UrlBuilder.for(request))
       },
@@ -92,14 +87,10 @@ export function choiceWriteRoutes(app: App, owner: (request: FastifyRequest) => 
     config: { access: 'owner', owner },
     handler: async (request, reply) => {
       await withLockedChoice(request, async (trx, choice) => {
-        if (await answered(trx, choice.id)) throw ValidationFailed({ non_field_errors: ['This choice has answers and cannot be removed.'] })
-        const { n } = await trx.selectFrom('question_choices').select((eb) => eb.fn.countAll<string>().as('n')).where('question_id', '=', choice.question_id).executeTakeFirstOrThrow()
-        if (Number(n) <= 2) throw ValidationFailed({ non_field_errors: [MCQ_CHOICES_MESSAGE] })
-        const removed = await trx.deleteFrom('question_choices').where('id', '=', choice.id).returning('store_number').executeTakeFirstOrThrow()
-        // Store numbers stay 0..n-1; the later ones step down by way of a free range, as (question, store_number) is unique at every row.
-        const later = trx.updateTable('question_choices').where('question_id', '=', choice.question_id)
-        await later.set({ store_number: sql`store_number + ${RENUMBER_OFFSET}` }).where('store_number', '>', removed.store_number).execute()
-        await later.set({ store_number: sql`store_number - ${RENUMBER_OFFSET + 1}` }).where('store_number', '>=', RENUMBER_OFFSET).execute()
+        const choices = choicesRepository(trx)
+        if (await choices.answered(choice.id)) throw ValidationFailed({ non_field_errors: ['This choice has answers and cannot be removed.'] })
+        if ((await choices.countOf(choice.question_id)) <= 2) throw ValidationFailed({ non_field_errors: [MCQ_CHOICES_MESSAGE] })
+        await choices.remove(choice.id, choice.question_id)
       })
       return reply.code(204).send(null)
     },

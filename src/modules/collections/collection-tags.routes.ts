@@ -12,6 +12,7 @@ import { COLLECTION_TAG_ORDERING, collectionTagsRepository, toCollectionTag, typ
 import { CollectionTag, CollectionTagCreate, CollectionTagQuery } from './related.schemas.ts'
 import { IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
 import { readBody } from '../../http/pk-body.ts'
+import { tagsRepository } from '../tags/tags.repository.ts'
 
 export function collectionTagRoutes(app: App): void {
   const repository = () => collectionTagsRepository(app.db)
@@ -47,7 +48,7 @@ export function collectionTagRoutes(app: App): void {
       const caller = request.caller!
       const [collection, tag] = await Promise.all([
         collectionsRepository(app.db).find(collectionId),
-        app.db.selectFrom('tags').select('id').where('id', '=', tagId).executeTakeFirst(),
+        tagsRepository(app.db).exists(tagId),
       ])
       const errors: Record<string, string[]> = {}
       if (!collection) errors.collection = [invalidPk(collectionId)]

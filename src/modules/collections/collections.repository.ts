@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable } from 'kysely'
+import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely'
 import type { Database, QuestionCollections } from '../../db/database.ts'
 import { column, orderingFieldsOf, type OrderingFields } from '../../http/ordering.ts'
 import { escapeLike } from '../areas/areas.repository.ts'
@@ -84,6 +84,25 @@ export function collectionsRepository(db: Kysely<Database>) {
     },
 
     /** For each collection, how many of its questions the user answered (likert or choice, skips included) and how many it has. */
+    /**
+     * Copies the source's items (breaks, and the questions `questionVisible` admits, renumbered from 0) and tags
+     * into the copy, and counts them: one statement each, whatever the size.
+     */
+    async copyContents(sourceId: number, copyId: number, questionVisible: RawBuilder<boolean>): Promise<CollectionRow> {
+      await sql`INSERT INTO question_collection_items (parent_id, type, question_id, content, "order")
+        SELECT ${copyId}, item.type, item.question_id, item.content, (row_number() OVER (ORDER BY item."order", item.id) - 1)::int
+        FROM question_collection_items item LEFT JOIN questions ON questions.id = item.question_id
+        WHERE item.parent_id = ${sourceId} AND (item.type = 'B' OR ${questionVisible})`.execute(db)
+      await sql`INSERT INTO question_collection_tags (collection_id, tag_id)
+        SELECT ${copyId}, tag_id FROM question_collection_tags WHERE collection_id = ${sourceId} ORDER BY created_at, id`.execute(db)
+      return db.updateTable('question_collections')
+        .set({
+          question_count: sql`(SELECT count(*) FROM question_collection_items WHERE parent_id = ${copyId} AND type = 'Q')::int`,
+          item_count: sql`(SELECT count(*) FROM question_collection_items WHERE parent_id = ${copyId})::int`,
+        })
+        .where('id', '=', copyId).returningAll().executeTakeFirstOrThrow()
+    },
+
     async answeredBy(userId: number, collectionIds: number[]): Promise<Map<number, { answered: number; questions: number }>> {
       if (collectionIds.length === 0) return new Map()
       const rows = await db

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely'
+import { type Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { Caller } from '../../http/authentication.ts'
 import { NotFound, ValidationFailed, type FieldErrors } from '../../http/errors.ts'
@@ -13,6 +13,7 @@ import type { Collection, CollectionChanges, CollectionFull } from './collection
 import type { CollectionViewContext } from './view-context.ts'
 import { INT4_MAX } from '../../http/integers.ts'
 import { toReducedUser } from '../users/users.mapper.ts'
+import { areasRepository } from '../areas/areas.repository.ts'
 
 
 /** Collections for a page of rows in a fixed number of statements: owners, areas, the caller's progress (and tags). */
@@ -70,7 +71,7 @@ async function collectionValues(db: Kysely<Database>, body: CollectionChanges): 
   if (expiry !== undefined) values.expire_at = expiry
   if (body.geo !== undefined) {
     const geo = body.geo
-    const exists = geo !== null && geo >= 1 && geo <= INT4_MAX && (await db.selectFrom('areas').select('id').where('id', '=', geo).executeTakeFirst()) !== undefined
+    const exists = geo !== null && geo >= 1 && geo <= INT4_MAX && (await areasRepository(db).findById(geo)) !== undefined
     if (geo === null || exists) values.geo_id = geo
     else errors.geo = [invalidPk(geo)]
   }
@@ -114,17 +115,6 @@ export async function copyCollection(db: Kysely<Database>, caller: Caller, sourc
       user_id: caller.id, name: source.name, desc: source.desc, end_text: source.end_text, photo: source.photo,
       geo_id: source.geo_id, expire_at: source.expire_at, copied_from_id: source.id,
     })
-    await sql`INSERT INTO question_collection_items (parent_id, type, question_id, content, "order")
-      SELECT ${copy.id}, item.type, item.question_id, item.content, (row_number() OVER (ORDER BY item."order", item.id) - 1)::int
-      FROM question_collection_items item LEFT JOIN questions ON questions.id = item.question_id
-      WHERE item.parent_id = ${source.id} AND (item.type = 'B' OR ${questionVisibleSql(caller)})`.execute(trx)
-    await sql`INSERT INTO question_collection_tags (collection_id, tag_id)
-      SELECT ${copy.id}, tag_id FROM question_collection_tags WHERE collection_id = ${source.id} ORDER BY created_at, id`.execute(trx)
-    return (await trx.updateTable('question_collections')
-      .set({
-        question_count: sql`(SELECT count(*) FROM question_collection_items WHERE parent_id = ${copy.id} AND type = 'Q')::int`,
-        item_count: sql`(SELECT count(*) FROM question_collection_items WHERE parent_id = ${copy.id})::int`,
-      })
-      .where('id', '=', copy.id).returningAll().executeTakeFirstOrThrow())
+    return repository.copyContents(source.id, copy.id, questionVisibleSql(caller))
   })
 }

@@ -26,6 +26,10 @@ export function tagsRepository(db: Kysely<Database>) {
       return query
     },
 
+    async exists(id: number): Promise<boolean> {
+      return (await db.selectFrom('tags').select('id').where('id', '=', id).executeTakeFirst()) !== undefined
+    },
+
     async findByIds(ids: number[]): Promise<Map<number, TagRow>> {
       const unique = [...new Set(ids)]
       if (unique.length === 0) return new Map()

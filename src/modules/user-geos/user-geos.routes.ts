@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox'
+import { Type } from 'typebox'
 import type { App } from '../../http/app-type.ts'
 import { NotFound } from '../../http/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
@@ -6,6 +6,7 @@ import { column, orderingFieldsOf, orderingTerms } from '../../http/ordering.ts'
 import { IdFilter, ListQuery, Page, Timestamp, Url, iso, readErrors } from '../../http/schemas.ts'
 import { UrlBuilder } from '../../http/urls.ts'
 import { IdParams } from '../../http/route-schemas.ts'
+import { type UserGeoRow, userGeosRepository } from './user-geos.repository.ts'
 
 /** A link between a user and an area they belong to: what a user's `locations` point at. */
 const UserGeo = Type.Object({
@@ -26,15 +27,8 @@ const UserGeoListQuery = ListQuery({
 const ORDERING = orderingFieldsOf(['id', 'created_at'], 'user_geos')
 
 export function userGeoRoutes(app: App): void {
-  const filtered = (filters: Static<typeof UserGeoListQuery> & { id?: number }) => {
-    let query = app.db.selectFrom('user_geos')
-    if (filters.id !== undefined) query = query.where('user_geos.id', '=', filters.id)
-    if (filters.user !== undefined) query = query.where('user_geos.user_id', '=', filters.user)
-    if (filters.geo !== undefined) query = query.where('user_geos.area_id', '=', filters.geo)
-    return query
-  }
-  type Row = { id: number; user_id: number; area_id: number; created_at: Date }
-  const toUserGeo = (row: Row, urls: UrlBuilder) => ({
+  const userGeos = userGeosRepository(app.db)
+  const toUserGeo = (row: UserGeoRow, urls: UrlBuilder) => ({
     id: row.id,
     url: urls.detail('user_geos', row.id),
     user: row.user_id,
@@ -51,7 +45,7 @@ export function userGeoRoutes(app: App): void {
       const query = request.query
       const urls = UrlBuilder.for(request)
       const ordering = orderingTerms(query.ordering, ORDERING, ['id'], column('user_geos.id'))
-      const result = await pageOfRows<Row>(request, filtered(query), (q) => q.selectAll('user_geos'), ordering)
+      const result = await pageOfRows<UserGeoRow>(request, userGeos.filtered(query), (q) => q.selectAll('user_geos'), ordering)
       return listing(request, result, (rows) => rows.map((row) => toUserGeo(row, urls)))
     },
   })
@@ -59,7 +53,7 @@ export function userGeoRoutes(app: App): void {
     schema: { summary: 'One user-area link', params: IdParams, response: { 200: UserGeo, ...readErrors } },
     config: { access: 'anyone', resource: { name: 'User Geo Instance', description: 'One link between a user and an area.' } },
     handler: async (request) => {
-      const [row] = await filtered({ id: request.params.id }).selectAll('user_geos').execute()
+      const row = await userGeos.find(request.params.id)
       if (!row) throw NotFound()
       return toUserGeo(row, UrlBuilder.for(request))
     },

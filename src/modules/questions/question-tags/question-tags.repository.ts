@@ -44,6 +44,10 @@ export const selectQuestionTag = (query: SelectQueryBuilder<any, any, object>) =
 /** Writes on one question's tags inside the caller's transaction (the question row locked). */
 export function questionTagWrites(trx: Kysely<Database>) {
   return {
+    async find(id: number) {
+      return trx.selectFrom('question_tags').select(['id', 'question_id', 'tag_id']).where('id', '=', id).executeTakeFirst()
+    },
+
     async tagExists(tagId: number): Promise<boolean> {
       return (await trx.selectFrom('tags').select('id').where('id', '=', tagId).executeTakeFirst()) !== undefined
     },

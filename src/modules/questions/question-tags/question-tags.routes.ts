@@ -84,7 +84,7 @@ export function questionTagRoutes(app: App): void {
     config: { access: 'owner', owner },
     handler: async (request, reply) => {
       await app.db.transaction().execute(async (trx) => {
-        const findTag = () => trx.selectFrom('question_tags').select(['id', 'question_id', 'tag_id']).where('id', '=', request.params.id).executeTakeFirst()
+        const findTag = () => questionTagWrites(trx).find(request.params.id)
         const named = await findTag()
         if (!named) throw NotFound()
         const counters = questionCounters(trx)
