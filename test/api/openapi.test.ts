@@ -166,6 +166,29 @@ test('every schema in the document compiles as JSON Schema 2020-12, the dialect 
   assert.ok(compiled > 1000, `${compiled} schemas`)
 })
 
+test('every JSON GET without path parameters, and every detail with a row of its list, answers as documented, anonymous and signed in', async () => {
+  const validator = ajv()
+  const token = await t.tokenFor((await t.json('/api/users/')).results[0].id)
+  const callers: Record<string, string>[] = [{}, { authorization: `Token ${token}` }]
+  const urls: [string, string][] = []
+  for (const path of Object.keys(doc.paths)) {
+    if (!doc.paths[path].get || path === '/api/docs/') continue
+    if (!path.includes('{')) urls.push([path, path])
+    else if (path.endsWith('/{id}/')) {
+      const first = (await t.get(path.replace('{id}/', ''), callers[1])).json().results?.[0]?.id
+      if (first !== undefined) urls.push([path, path.replace('{id}', String(first))])
+    }
+  }
+  assert.ok(urls.length > 90, `${urls.length} urls`)
+  for (const [path, url] of urls) {
+    for (const headers of callers) {
+      const response = await t.get(url, headers)
+      const validate = validator.compile(documentedSchema('get', path, response.statusCode))
+      assert.ok(validate(response.json()), `GET ${url} ${response.statusCode}: ${JSON.stringify(validate.errors?.slice(0, 3))}`)
+    }
+  }
+})
+
 test('the documented schemas are not vacuous: a wrong answer fails them', async () => {
   const validator = ajv()
   const question = validator.compile(documentedSchema('get', '/api/questions/{id}/', 200))
