@@ -73,7 +73,8 @@ const field = (body: FormBody, name: string): string | undefined => {
 
 /** A path of this service (never another site, never the form endpoints themselves). */
 function localPath(value: string | undefined, name: string): string {
-  if (!value || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\') || value.startsWith('/api/_browse/')) {
+  // Browsers drop tabs and newlines from URLs and read `\` as `/`, so `/\t/evil.example` would leave the site.
+  if (!value || !/^\/(?![/\\])[^\s\\\x00-\x1f\x7f]*$/.test(value) || value.startsWith('/api/_browse/')) {
     throw ValidationFailed({ [name]: ['Enter a path of this service.'] })
   }
   return value

@@ -181,6 +181,11 @@ describe('signing in', () => {
     const login = await jar.post('/api/_browse/login/?format=api', { csrfmiddlewaretoken: csrf, username: 'reader', password: 'wrong' })
     assert.equal(login.statusCode, 400)
     assert.match(login.body, /Unable to log in with provided credentials/)
+    for (const next of ['//evil.example/', '/\t/evil.example/', 'https://evil.example/']) {
+      const away = await jar.post('/api/_browse/login/?format=json', { csrfmiddlewaretoken: csrf, username: 'reader', password: PASSWORD, next })
+      assert.equal(away.statusCode, 400, 'never sent to another site after signing in')
+      assert.ok(away.json().next)
+    }
     assert.equal(jar.cookies.has('browsable_token'), false)
   })
 
@@ -229,7 +234,7 @@ describe('signing in', () => {
     const method = await jar.post('/api/_browse/submit/?format=json', { csrfmiddlewaretoken: csrf, _method: 'TRACE', _url: '/api/tags/' })
     assert.equal(method.statusCode, 400)
     assert.ok(method.json()._method)
-    for (const url of ['https://evil.example/', '//evil.example/', '']) {
+    for (const url of ['https://evil.example/', '//evil.example/', '/\t/evil.example/', '/\\evil.example/', '']) {
       const target = await jar.post('/api/_browse/submit/?format=json', { csrfmiddlewaretoken: csrf, _method: 'POST', _url: url })
       assert.equal(target.statusCode, 400)
       assert.ok(target.json()._url)
