@@ -5,7 +5,7 @@ import { migrateToLatest } from './db/migrate.ts'
 import { DataDirInUse } from './db/data-dir-lock.ts'
 import { sql } from 'kysely'
 import { appKeysRepository } from './modules/app-keys/app-keys.repository.ts'
-import { tokensRepository } from './modules/accounts/tokens.ts'
+import { tokensRepository } from './modules/accounts/tokens.repository.ts'
 import { startServer } from './server.ts'
 
 const USAGE = `Usage: civic-survey <command> [options]

@@ -1,7 +1,7 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { sql } from 'kysely'
-import { MAX_CODE_ATTEMPTS } from '../../src/modules/accounts/codes.ts'
+import { MAX_CODE_ATTEMPTS } from '../../src/modules/accounts/codes.repository.ts'
 import { normalisePhone } from '../../src/modules/accounts/phone.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { insertUser } from '../helpers/fixtures.ts'

@@ -6,7 +6,7 @@ import { ErrorBody, FieldErrorsBody, iso, isoOrNull } from '../../http/schemas.t
 import { accountsRepository } from './accounts.repository.ts'
 import { ChangePasswordBody, PasswordBody, TokenInfo } from './accounts.schemas.ts'
 import { hashPassword, passwordProblems, verifyPassword } from './passwords.ts'
-import { tokensRepository } from './tokens.ts'
+import { tokensRepository } from './tokens.repository.ts'
 import { IdParams, NoContent } from '../../http/route-schemas.ts'
 
 const errors = { 400: FieldErrorsBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody }

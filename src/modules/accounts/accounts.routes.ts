@@ -8,7 +8,7 @@ import { CheckEmailQuery, LoginBody, Me, ProfilePatch, RegisterBody, Result, Sig
 import { dateOfBirth, loadMe, profileValues } from './accounts.service.ts'
 import { sendEmailConfirmation } from './email-flows.ts'
 import { configurePasswordHashing, decoyHash, hashPassword, passwordProblems, verifyPassword } from './passwords.ts'
-import { tokensRepository } from './tokens.ts'
+import { tokensRepository } from './tokens.repository.ts'
 import { NoContent, writeErrors } from '../../http/route-schemas.ts'
 
 /** Account writes concern the caller's own account: no 404. */

@@ -5,10 +5,10 @@ import type { App } from '../../http/app-type.ts'
 import { fieldError, ValidationFailed } from '../../http/errors.ts'
 import { accountsRepository } from './accounts.repository.ts'
 import { tokenName } from './accounts.routes.ts'
-import { CodeRejected, codeStore, type CodePurpose } from './codes.ts'
+import { CodeRejected, codeStore, type CodePurpose } from './codes.repository.ts'
 import { hashPassword, passwordProblems } from './passwords.ts'
 import { signingKey } from './secrets.ts'
-import { tokensRepository } from './tokens.ts'
+import { tokensRepository } from './tokens.repository.ts'
 
 type User = Selectable<Users>
 

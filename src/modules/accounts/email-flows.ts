@@ -4,7 +4,7 @@ import type { App } from '../../http/app-type.ts'
 import { baseUrl } from '../../http/urls.ts'
 import { confirmEmailMail, passwordResetMail, signInLinkMail } from '../../mail/templates.ts'
 import { accountsRepository } from './accounts.repository.ts'
-import { CODE_LIFETIME, codeStore } from './codes.ts'
+import { CODE_LIFETIME, codeStore } from './codes.repository.ts'
 import { signingKey } from './secrets.ts'
 
 interface Recipient {

@@ -4,7 +4,7 @@ import { ApiError, fieldError } from '../../http/errors.ts'
 import { ErrorBody, FieldErrorsBody } from '../../http/schemas.ts'
 import { Me } from './accounts.schemas.ts'
 import { loadMe } from './accounts.service.ts'
-import { CODE_LIFETIME, CodeRejected, codeStore } from './codes.ts'
+import { CODE_LIFETIME, CodeRejected, codeStore } from './codes.repository.ts'
 import { normalisePhone, PHONE_FORMAT, PHONE_TAKEN, phoneRepository } from './phone.ts'
 import { signingKey } from './secrets.ts'
 

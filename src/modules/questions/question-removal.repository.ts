@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
-import { questionCounters } from './question-counters.ts'
+import { questionCounters } from './question-counters.repository.ts'
 
 /**
  * Deletes an unanswered question (the caller has locked it and checked) with everything hanging off it,

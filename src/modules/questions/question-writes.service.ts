@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { Caller } from '../../http/authentication.ts'
 import { NotFound, ValidationFailed, type FieldErrors } from '../../http/errors.ts'
-import { questionCounters } from './question-counters.ts'
+import { questionCounters } from './question-counters.repository.ts'
 import { removeQuestion } from './question-removal.repository.ts'
 import {
   choiceCountErrors, DATE_TIME_MESSAGE, isWebLink, mergeErrors, orderedTags, parseDateTime, planChoices, requestedSubtype, windowErrors,

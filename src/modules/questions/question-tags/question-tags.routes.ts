@@ -9,7 +9,7 @@ import { Page, readErrors } from '../../../http/schemas.ts'
 import { UrlBuilder } from '../../../http/urls.ts'
 import { refusingViolations } from '../db-errors.ts'
 import { authoredQuestion } from '../question-access.ts'
-import { questionCounters } from '../question-counters.ts'
+import { questionCounters } from '../question-counters.repository.ts'
 import { questionWriteErrors } from '../question-writes.schemas.ts'
 import {
   QUESTION_TAG_ORDERING, questionTagsRepository, questionTagWrites, selectQuestionTag, toQuestionTagItem, type QuestionTagRow,
