@@ -9,9 +9,9 @@ import { loadFullUsers, userViewContext } from '../users/users.service.ts'
 import { COMMENT_VOTE_ORDERING, commentVotesRepository, type CommentVoteRow } from './comment-votes.repository.ts'
 import { CommentVote, CommentVoteBody, CommentVoteCast, CommentVoteListQuery, DOWN, UP, type CommentVoteListQuery as VoteFilters } from './comment-votes.schemas.ts'
 import { castCommentVote, commentVotesFromRows, toCommentVote, withdrawCommentVote } from './comment-votes.service.ts'
-import { drfBody } from './comments.http.ts'
 import { viewerOf } from './comments.service.ts'
 import { IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
+import { drfBody } from '../../http/drf-body.ts'
 
 /** comment_votes (spec 2.10): up and down votes on comments, with superseded votes kept inactive. */
 export function commentVoteRoutes(app: App): void {

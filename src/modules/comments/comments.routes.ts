@@ -7,11 +7,11 @@ import { Page, readErrors } from '../../http/schemas.ts'
 import { commentVoteRoutes } from './comment-votes.routes.ts'
 import { COMMENT_ORDERING, commentsRepository, LISTED_COLUMNS, STAFF_COMMENT_ORDERING, type ListedCommentRow } from './comments.repository.ts'
 import { Comment, CommentCreate, CommentListQuery, CommentPatch, CommentPut, SUBTYPES, type CommentListQuery as CommentFilters } from './comments.schemas.ts'
-import { commentViewContext, drfBody } from './comments.http.ts'
-import { commentsFromRows, createComment, deleteComment, loadComment, updateComment, viewerOf } from './comments.service.ts'
+import { commentsFromRows, commentViewContext, createComment, deleteComment, loadComment, updateComment, viewerOf } from './comments.service.ts'
 import { moderationRoutes } from './moderation.routes.ts'
 import { voteCommentRoutes } from './vote-comments.routes.ts'
 import { IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
+import { drfBody } from '../../http/drf-body.ts'
 
 /** How the text and subtype of a comment are read, as DRF's CharField and ChoiceField read them. */
 const COMMENT_FIELDS = { trim: ['text'], notBlank: ['text'], choices: { subtype: SUBTYPES } }

@@ -1,13 +1,15 @@
+import type { FastifyRequest } from 'fastify'
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { Caller } from '../../http/authentication.ts'
 import { NotFound, type FieldErrors, ValidationFailed } from '../../http/errors.ts'
-import type { UrlBuilder } from '../../http/urls.ts'
 import { usersRepository } from '../users/users.repository.ts'
 import { answerKey, answersByAuthor, toComment, toCommentAuthor, toOwnCommentVote } from './comments.mapper.ts'
 import { commentsRepository, type ListedCommentRow, type Viewer } from './comments.repository.ts'
 import { SUBTYPES, type Comment, type CommentCreate, type CommentPatch, type Subtype } from './comments.schemas.ts'
 import { invalidPk, refusingConstraintViolations } from './constraints.ts'
+import type { App } from '../../http/app-type.ts'
+import { UrlBuilder } from '../../http/urls.ts'
 
 export interface CommentViewContext {
   db: Kysely<Database>
@@ -156,4 +158,9 @@ export async function reportComment(db: Kysely<Database>, caller: Caller, id: nu
     if (comment.user_id === caller.id) throw ValidationFailed({ non_field_errors: ['You cannot report your own comment.'] })
     return repository.report(id, caller.id, reason.trim())
   })
+}
+
+/** How the request's caller sees comments: their own votes and hidden comments, and URLs on the request's host. */
+export function commentViewContext(app: App, request: FastifyRequest): CommentViewContext {
+  return { db: app.db, urls: UrlBuilder.for(request), viewer: viewerOf(request.caller), defaultAvatar: app.config.defaultAvatarUrl }
 }

@@ -1,9 +1,9 @@
 import type { App } from '../../http/app-type.ts'
 import { iso } from '../../http/schemas.ts'
-import { commentViewContext, drfBody } from './comments.http.ts'
 import { Comment, Report, ReportBody } from './comments.schemas.ts'
-import { loadComment, reportComment, setHidden } from './comments.service.ts'
+import { commentViewContext, loadComment, reportComment, setHidden } from './comments.service.ts'
 import { IdParams, writeErrors } from '../../http/route-schemas.ts'
+import { drfBody } from '../../http/drf-body.ts'
 
 /** Reports by anyone signed in; hiding and showing again by staff. */
 export function moderationRoutes(app: App): void {

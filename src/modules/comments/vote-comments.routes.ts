@@ -6,12 +6,12 @@ import { column, orderingTerms } from '../../http/ordering.ts'
 import { idParam } from '../../http/permissions.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
 import { UrlBuilder } from '../../http/urls.ts'
-import { drfBody } from './comments.http.ts'
 import { viewerOf } from './comments.service.ts'
 import { toVoteComment, VOTE_COMMENT_COLUMNS, VOTE_COMMENT_ORDERING, voteCommentsRepository, type VoteCommentRow } from './vote-comments.repository.ts'
 import { VoteComment, VoteCommentBody, VoteCommentListQuery, type VoteCommentListQuery as ReasonFilters } from './vote-comments.schemas.ts'
 import { giveReason } from './vote-comments.service.ts'
 import { IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
+import { drfBody } from '../../http/drf-body.ts'
 
 /** vote_comments: comments people give as the reasons of their answers. */
 export function voteCommentRoutes(app: App): void {

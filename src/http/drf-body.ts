@@ -1,15 +1,6 @@
-import { readsBodyTypes } from '../../http/body.ts'
 import type { FastifyError, FastifyRequest } from 'fastify'
-import type { App } from '../../http/app-type.ts'
-import { ValidationFailed, validationBody, type FieldErrors } from '../../http/errors.ts'
-import { UrlBuilder } from '../../http/urls.ts'
-import { viewerOf, type CommentViewContext } from './comments.service.ts'
-
-/** What the routes of comments, comment votes, vote reasons and moderation share. */
-
-export function commentViewContext(app: App, request: FastifyRequest): CommentViewContext {
-  return { db: app.db, urls: UrlBuilder.for(request), viewer: viewerOf(request.caller), defaultAvatar: app.config.defaultAvatarUrl }
-}
+import { readsBodyTypes } from './body.ts'
+import { ValidationFailed, validationBody, type FieldErrors } from './errors.ts'
 
 interface PropertySchema {
   type?: string
