@@ -4,7 +4,7 @@ import type { Config, SocialProviderConfig } from '../../../config.ts'
 import { ValidationFailed } from '../../../http/errors.ts'
 import { identityFromClaims, type SocialIdentity } from './social.identity.ts'
 import { askProvider, configurationFor, SCOPE } from './social.providers.ts'
-import type { LoginState } from './social.states.ts'
+import type { LoginState } from './login-states.repository.ts'
 
 const INVALID_TOKEN = { access_token: ['Invalid or expired access token.'] }
 const INVALID_CODE = { code: ['Invalid, expired or already used authorization code.'] }

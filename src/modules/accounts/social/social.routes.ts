@@ -14,7 +14,7 @@ import {
   AccessTokenBody, CallbackQuery, CodeSignedIn, Redirect, SessionSignedIn, SocialSignedIn, TokenOnly, TokenOrCodeBody, YetiSignedIn,
 } from './social.schemas.ts'
 import { signInIdentity } from './social.signin.ts'
-import { loginStatesRepository } from './social.states.ts'
+import { loginStatesRepository } from './login-states.repository.ts'
 
 const errors = { 400: FieldErrorsBody, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody, 502: ErrorBody }
 const resource = (name: string, description: string) => ({ name, description })
