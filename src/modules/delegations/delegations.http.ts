@@ -8,6 +8,7 @@ import { Nullable } from '../../http/schemas.ts'
 import { invalidPk } from '../groups/constraints.ts'
 import { activeUserExists } from '../groups/user-summaries.ts'
 import type { Db } from '../../db/types.ts'
+import { usersRepository } from '../users/users.repository.ts'
 
 /** What the tag delegation, question delegation and representation routes share. */
 
@@ -36,7 +37,7 @@ export async function checkTrustee(db: Db, delegatorId: number, trusteeId: numbe
  * every answer write follows too (questions, then the user row).
  */
 export async function lockDelegator(trx: Transaction<Database>, userId: number): Promise<void> {
-  await trx.selectFrom('users').select('id').where('id', '=', userId).forNoKeyUpdate().execute()
+  await usersRepository(trx).lock(userId)
 }
 
 const OFF_VALUES = new Set(['', '0', 'false', 'f', 'no', 'n', 'off'])

@@ -15,6 +15,11 @@ export const USER_ORDERING = orderingFieldsOf(
 
 export function usersRepository(db: Kysely<Database>) {
   return {
+    /** Locks the user row until the transaction ends (NO KEY UPDATE: rows referencing the user can still be written). */
+    async lock(id: number): Promise<void> {
+      await db.selectFrom('users').select('id').where('id', '=', id).forNoKeyUpdate().execute()
+    },
+
     /** Deactivated accounts leave listings; deleted ones stay, anonymised (their answers still count). */
     filtered(filters: UserListQuery) {
       let query = db.selectFrom('users').where((eb) => eb.or([eb('users.is_active', '=', true), eb('users.is_deleted', '=', true)]))
