@@ -21,6 +21,12 @@ declare module 'fastify' {
   }
 }
 
+/** The signed-in caller of a route whose access rule requires one (refused before the handler runs otherwise). */
+export function signedIn(request: FastifyRequest): NonNullable<FastifyRequest['caller']> {
+  if (!request.caller) throw NotAuthenticated()
+  return request.caller
+}
+
 /** A path parameter as a database id (read as every path id is), or null when it cannot be one (the route then answers 404). */
 export function idParam(request: FastifyRequest, name = 'id'): number | null {
   const reading = readInteger((request.params as Record<string, string | undefined>)[name], 'query', { minimum: 1 })

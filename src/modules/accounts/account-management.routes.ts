@@ -1,7 +1,7 @@
 import { Type } from 'typebox'
 import type { App } from '../../http/app-type.ts'
 import { ValidationFailed } from '../../http/errors.ts'
-import { idParam } from '../../http/permissions.ts'
+import { idParam, signedIn } from '../../http/permissions.ts'
 import { ErrorBody, FieldErrorsBody, iso, isoOrNull } from '../../http/schemas.ts'
 import { accountsRepository } from './accounts.repository.ts'
 import { ChangePasswordBody, PasswordBody, TokenInfo } from './accounts.schemas.ts'
@@ -29,7 +29,7 @@ export function accountManagementRoutes(app: App): void {
     schema: { summary: 'Change your password; signs out every other token', body: ChangePasswordBody, response: { 200: Detail, ...errors } },
     config: { access: 'signed-in', resource: { name: 'Change Password', description: 'Set a new password; other sign-ins end.' } },
     handler: async (request) => {
-      const caller = request.caller!
+      const caller = signedIn(request)
       const user = await confirmPassword(caller.id, request.body.old_password, 'old_password')
       const problems = passwordProblems(request.body.new_password, { username: user.username, email: user.email })
       if (problems.length) throw ValidationFailed({ new_password: problems })
@@ -43,7 +43,7 @@ export function accountManagementRoutes(app: App): void {
     schema: { summary: 'Deactivate your account until you sign in again', body: Type.Object({ password: Type.Optional(PasswordBody.properties.password) }), response: { 204: NoContent, ...errors } },
     config: { access: 'signed-in', resource: { name: 'Deactivate Account', description: 'Hide your account and sign out everywhere; signing in again restores it.' } },
     handler: async (request, reply) => {
-      const caller = request.caller!
+      const caller = signedIn(request)
       await confirmPassword(caller.id, request.body.password, 'password')
       await accountsRepository(app.db).update(caller.id, { is_active: false })
       await tokensRepository(app.db).revokeAllOf(caller.id)
@@ -62,7 +62,7 @@ export function accountManagementRoutes(app: App): void {
       },
       config: { access: 'signed-in', resource: { name: 'Delete Account', description: 'Anonymise your account for good; your answers stay, anonymous.' } },
       handler: async (request, reply) => {
-        const caller = request.caller!
+        const caller = signedIn(request)
         await confirmPassword(caller.id, request.body?.password, 'password')
         await app.db.transaction().execute(async (trx) => {
           await accountsRepository(trx).anonymise(caller.id)
@@ -77,8 +77,8 @@ export function accountManagementRoutes(app: App): void {
     schema: { summary: 'Your active sign-in tokens (never the keys themselves)', response: { 200: Type.Array(TokenInfo), ...errors } },
     config: { access: 'signed-in', resource: { name: 'Token List', description: 'Where you are signed in.' } },
     handler: async (request) => {
-      const rows = await tokensRepository(app.db).listActive(request.caller!.id)
-      return rows.map((row) => ({ id: row.id, name: row.name, created_at: iso(row.created_at), last_used_at: isoOrNull(row.last_used_at), current: row.id === request.caller!.tokenId }))
+      const rows = await tokensRepository(app.db).listActive(signedIn(request).id)
+      return rows.map((row) => ({ id: row.id, name: row.name, created_at: iso(row.created_at), last_used_at: isoOrNull(row.last_used_at), current: row.id === signedIn(request).tokenId }))
     },
   })
 

@@ -10,6 +10,7 @@ import { sendEmailConfirmation } from './email-flows.ts'
 import { configurePasswordHashing, decoyHash, hashPassword, passwordProblems, verifyPassword } from './passwords.ts'
 import { tokensRepository } from './tokens.repository.ts'
 import { NoContent, writeErrors } from '../../http/route-schemas.ts'
+import { signedIn } from '../../http/permissions.ts'
 
 /** Account writes concern the caller's own account: no 404. */
 const { 404: _noRow, ...accountWriteErrors } = writeErrors
@@ -100,7 +101,7 @@ export function accountRoutes(app: App): void {
     schema: { summary: 'Sign out: revokes the token of this request; the body is ignored', body: Type.Unknown(), response: { 204: NoContent, 401: ErrorBody, 403: ErrorBody } },
     config: { access: 'signed-in', resource: resource('Logout', 'Revoke the token this request is signed in with.') },
     handler: async (request, reply) => {
-      await tokensRepository(app.db).revoke(request.caller!.tokenId)
+      await tokensRepository(app.db).revoke(signedIn(request).tokenId)
       return reply.code(204).send(null)
     },
   })
@@ -108,11 +109,11 @@ export function accountRoutes(app: App): void {
   app.get('/auth/me/', {
     schema: { summary: 'The signed-in user with their private profile', response: { 200: Me, 401: ErrorBody, 403: ErrorBody } },
     config: { access: 'signed-in', resource: resource('Me', 'The signed-in user: read and edit your own profile.') },
-    handler: async (request) => loadMe(app, request, request.caller!.id),
+    handler: async (request) => loadMe(app, request, signedIn(request).id),
   })
 
   const updateMe = async (request: FastifyRequest<{ Body: ProfilePatch }>) => {
-    const userId = request.caller!.id
+    const userId = signedIn(request).id
     const before = await accountsRepository(app.db).findById(userId)
     const values = await profileValues(app, userId, request.body)
     const emailChanged = typeof values.email === 'string' && values.email.toLowerCase() !== (before?.email ?? '').toLowerCase()

@@ -7,6 +7,7 @@ import { loadMe } from './accounts.service.ts'
 import { mailEmailConfirmation, requestPasswordReset, requestSignInLink, waitForMailsOnClose } from './email-flows.ts'
 import { confirmEmail, resetPassword, signInWithCode } from './email-flows.redeem.ts'
 import { CodeBody, CodeQuery, Detail, EmailBody, ResetConfirmBody, SignedInByLink, SignInLinkBody } from './email-flows.schemas.ts'
+import { signedIn } from '../../http/permissions.ts'
 
 const errors = { 400: FieldErrorsBody, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody }
 const resource = (name: string, description: string) => ({ name, description })
@@ -29,7 +30,7 @@ export function emailFlowRoutes(app: App): void {
     },
     config: { access: 'signed-in', resource: resource('Request Confirm Email', 'Send your e-mail address a confirmation link.') },
     handler: async (request) => {
-      const user = await accountsRepository(app.db).findById(request.caller!.id)
+      const user = await accountsRepository(app.db).findById(signedIn(request).id)
       if (!user?.email) throw fieldError('email', 'Your account has no e-mail address: add one to your profile first.')
       if (user.is_email_verified) throw fieldError('email', 'Your e-mail address is already confirmed.')
       try {

@@ -11,6 +11,7 @@ import { configuredProvider, type PaymentProvider } from './payments/provider.ts
 import { signatureProblem } from './payments/signature.ts'
 import { subscriptionsRepository, toSubscription, type SubscriptionRow } from './payments/subscriptions.repository.ts'
 import { applyEvent, parseEvent } from './payments/webhook.ts'
+import { signedIn } from '../../http/permissions.ts'
 
 /** Field errors, or a detail when the body is not JSON or not signed. */
 const BadRequest = Type.Union([FieldErrorsBody, ErrorBody])
@@ -52,7 +53,7 @@ export function paymentRoutes(app: App, provider: PaymentProvider | null = confi
     schema: { summary: 'Your current subscription: the latest one not canceled', response: { 200: Subscription, ...errors } },
     config: { access: 'signed-in', resource: resource('Payment Subscription', 'Support the service with a subscription; an active one verifies your account.') },
     handler: async (request) => {
-      const [current] = await subscriptionsRepository(app.db).live(request.caller!.id)
+      const [current] = await subscriptionsRepository(app.db).live(signedIn(request).id)
       if (!current) throw NotFound('You have no subscription.')
       return toSubscription(current)
     },
@@ -63,7 +64,7 @@ export function paymentRoutes(app: App, provider: PaymentProvider | null = confi
     config: { access: 'signed-in' },
     handler: async (request, reply) => {
       if (!provider) throw notConfigured()
-      const userId = request.caller!.id
+      const userId = signedIn(request).id
       const live = await subscriptionsRepository(app.db).live(userId)
       if (live.some((row) => row.status !== 'pending')) {
         throw ValidationFailed({ non_field_errors: ['You already have a subscription. Cancel it before starting another.'] })
@@ -86,9 +87,9 @@ export function paymentRoutes(app: App, provider: PaymentProvider | null = confi
     schema: { summary: 'Cancel your subscription; answers it, canceled', response: { 200: Subscription, ...errors } },
     config: { access: 'signed-in' },
     handler: async (request) => {
-      const live = await subscriptionsRepository(app.db).live(request.caller!.id)
+      const live = await subscriptionsRepository(app.db).live(signedIn(request).id)
       if (live.length === 0) throw NotFound('You have no subscription.')
-      const canceled = await cancelAll(live, request.caller!.id)
+      const canceled = await cancelAll(live, signedIn(request).id)
       return toSubscription(canceled.find((row) => row.id === live[0].id)!)
     },
   })
@@ -97,7 +98,7 @@ export function paymentRoutes(app: App, provider: PaymentProvider | null = confi
     schema: { summary: 'All your subscriptions, newest first', querystring: PageQuery, response: { 200: Page(Subscription), ...errors } },
     config: { access: 'signed-in', resource: resource('Payment Subscription List', 'Every subscription you started, canceled ones included.') },
     handler: async (request) => {
-      const result = await pageOfRows<SubscriptionRow>(request, subscriptionsRepository(app.db).ofUser(request.caller!.id), (q) => q.selectAll(), [{ expression: sql`id`, direction: 'desc' }])
+      const result = await pageOfRows<SubscriptionRow>(request, subscriptionsRepository(app.db).ofUser(signedIn(request).id), (q) => q.selectAll(), [{ expression: sql`id`, direction: 'desc' }])
       return listing(request, result, (rows) => rows.map((row) => toSubscription(row)))
     },
   })

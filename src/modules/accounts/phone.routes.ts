@@ -7,6 +7,7 @@ import { loadMe } from './accounts.service.ts'
 import { CODE_LIFETIME, CodeRejected, codeStore } from './codes.repository.ts'
 import { normalisePhone, PHONE_FORMAT, PHONE_TAKEN, phoneRepository } from './phone.ts'
 import { signingKey } from './secrets.ts'
+import { signedIn } from '../../http/permissions.ts'
 
 /** Field errors, or a detail when the body is not JSON. */
 const BadRequest = Type.Union([FieldErrorsBody, ErrorBody])
@@ -32,7 +33,7 @@ export function phoneRoutes(app: App): void {
     schema: { summary: 'Text a six-digit code to a phone number, to verify it', body: SendBody, response: { 200: Detail, ...errors, 503: ErrorBody } },
     config: { access: 'signed-in', resource: { name: 'Verification Sms Send', description: 'Text a code to your phone number; verification_add checks it.' } },
     handler: async (request) => {
-      const userId = request.caller!.id
+      const userId = signedIn(request).id
       const phone = phoneFrom(request.body.phone)
       if (await phoneRepository(app.db).verifiedByAnother(phone, userId)) throw fieldError('phone', PHONE_TAKEN)
       const code = await codeStore(app.db, await signingKey(app.db, app.config)).issueNumericCode(userId, 'phone', phone)
@@ -51,7 +52,7 @@ export function phoneRoutes(app: App): void {
     schema: { summary: 'Verify your phone number with the code texted to it', body: AddBody, response: { 200: Me, ...errors } },
     config: { access: 'signed-in', resource: { name: 'Verification Add', description: 'Check the texted code; your phone number becomes verified.' } },
     handler: async (request) => {
-      const userId = request.caller!.id
+      const userId = signedIn(request).id
       const code = request.body.code.trim()
       if (!/^\d{6}$/.test(code)) throw fieldError('code', 'Enter the six-digit code.')
       const repository = phoneRepository(app.db)
@@ -81,8 +82,8 @@ export function phoneRoutes(app: App): void {
       schema: { summary: 'Remove your phone number and its verification', response: { 200: Me, ...errors } },
       config: { access: 'signed-in', resource: { name: 'Verification Remove', description: 'Forget your phone number.' } },
       handler: async (request) => {
-        await phoneRepository(app.db).setPhone(request.caller!.id, null)
-        return loadMe(app, request, request.caller!.id)
+        await phoneRepository(app.db).setPhone(signedIn(request).id, null)
+        return loadMe(app, request, signedIn(request).id)
       },
     })
   }

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify'
 import { Type, type Static } from 'typebox'
 import type { App } from '../../http/app-type.ts'
 import { fieldError, NotFound, ValidationFailed } from '../../http/errors.ts'
-import { idParam } from '../../http/permissions.ts'
+import { idParam, signedIn } from '../../http/permissions.ts'
 import { Id } from '../../http/schemas.ts'
 import { UrlBuilder } from '../../http/urls.ts'
 import { authoredQuestion } from '../questions/question-access.ts'
@@ -38,7 +38,7 @@ export function choiceWriteRoutes(app: App, owner: (request: FastifyRequest) => 
     handler: async (request, reply) => {
       const body = request.body as Static<typeof ChoiceCreateBody>
       const text = choiceText(body.text)
-      await authoredQuestion(app.db, request.caller!, body.question)
+      await authoredQuestion(app.db, signedIn(request), body.question)
       const row = await app.db.transaction().execute(async (trx) => {
         const question = await questionCounters(trx).lockQuestion(body.question)
         if (!question) throw fieldError('question', `Invalid pk "${body.question}" - object does not exist.`)

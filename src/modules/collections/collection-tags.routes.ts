@@ -3,7 +3,7 @@ import type { App } from '../../http/app-type.ts'
 import { NotFound, PermissionDenied, ValidationFailed } from '../../http/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
 import { column, orderingTerms } from '../../http/ordering.ts'
-import { idParam } from '../../http/permissions.ts'
+import { idParam, signedIn } from '../../http/permissions.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
 import { UrlBuilder } from '../../http/urls.ts'
 import { invalidPk, refusingConstraintViolations, uniqueSet } from '../groups/constraints.ts'
@@ -45,7 +45,7 @@ export function collectionTagRoutes(app: App): void {
     preValidation: readBody({ collection: 'pk', tag: 'pk' }),
     handler: async (request, reply) => {
       const { collection: collectionId, tag: tagId } = request.body
-      const caller = request.caller!
+      const caller = signedIn(request)
       const [collection, tag] = await Promise.all([
         collectionsRepository(app.db).find(collectionId),
         tagsRepository(app.db).exists(tagId),

@@ -14,6 +14,7 @@ import { collectionUserRoutes } from './collection-users.routes.ts'
 import { itemRoutes } from './items.routes.ts'
 import { collectionViewContext } from './view-context.ts'
 import { EmptyBody, IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
+import { signedIn } from '../../http/permissions.ts'
 
 /** question_collections (reduced user) and question_collections_full (full user, tags, copied_from), plus copy. */
 export function collectionRoutes(app: App): void {
@@ -47,7 +48,7 @@ export function collectionRoutes(app: App): void {
       schema: { summary: 'Create a collection owned by the caller', body: CollectionCreate, response: { 201: Item, ...writeErrors } },
       config: { access: 'signed-in' },
       handler: async (request, reply) => {
-        const row = await createCollection(app.db, request.caller!, request.body)
+        const row = await createCollection(app.db, signedIn(request), request.body)
         const created = (await render(request, [row]))[0]
         return reply.code(201).header('location', created.url).send(created)
       },
@@ -87,7 +88,7 @@ export function collectionRoutes(app: App): void {
     schema: { summary: 'Copy a collection, its items and tags to the caller', params: IdParams, body: EmptyBody, response: { 201: Collection, ...writeErrors } },
     config: { access: 'signed-in', resource: { name: 'Question Collection Copy', description: 'Makes a copy of this collection owned by you, with its items in order and its tags. The body may be empty.' } },
     handler: async (request, reply) => {
-      const row = await copyCollection(app.db, request.caller!, request.params.id)
+      const row = await copyCollection(app.db, signedIn(request), request.params.id)
       const [copy] = await collectionsFromRows(collectionViewContext(app, request), [row], 'reduced')
       return reply.code(201).header('location', copy.url).send(copy)
     },

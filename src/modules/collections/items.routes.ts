@@ -5,7 +5,7 @@ import { NotFound, ValidationFailed } from '../../http/errors.ts'
 import { INT4_MAX, isIntegerText } from '../../http/integers.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
 import { column, orderingTerms } from '../../http/ordering.ts'
-import { idParam } from '../../http/permissions.ts'
+import { idParam, signedIn } from '../../http/permissions.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
 import { collectionOwner } from './collections.http.ts'
 import { collectionsRepository } from './collections.repository.ts'
@@ -79,7 +79,7 @@ export function itemRoutes(app: App): void {
       config: { access: 'signed-in' },
       preValidation: readBody({ parent: 'pk', object_id: 'nullable-pk', question: 'nullable-pk', order: 'integer' }),
       handler: async (request, reply) => {
-        const row = await createItem(app.db, request.caller!, request.body)
+        const row = await createItem(app.db, signedIn(request), request.body)
         const created = await load(request, row.id)
         return reply.code(201).header('location', created.url).send(created)
       },
@@ -96,7 +96,7 @@ export function itemRoutes(app: App): void {
       config: { access: 'owner', owner },
       preValidation: readBody({ parent: 'pk', object_id: 'nullable-pk', question: 'nullable-pk', order: 'integer' }),
       handler: async (request) => {
-        await updateItem(app.db, request.caller!, request.params.id, request.body)
+        await updateItem(app.db, signedIn(request), request.params.id, request.body)
         return load(request, request.params.id)
       },
     })
@@ -105,7 +105,7 @@ export function itemRoutes(app: App): void {
       schema: { summary: 'Remove an item from its collection', params: IdParams, response: { 204: NoContent, ...writeErrors } },
       config: { access: 'owner', owner },
       handler: async (request, reply) => {
-        await deleteItem(app.db, request.caller!, request.params.id)
+        await deleteItem(app.db, signedIn(request), request.params.id)
         return reply.code(204).send(null)
       },
     })

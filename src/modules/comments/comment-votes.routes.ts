@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
 import { column, orderingTerms } from '../../http/ordering.ts'
-import { idParam } from '../../http/permissions.ts'
+import { idParam, signedIn } from '../../http/permissions.ts'
 import { NotFound } from '../../http/errors.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
 import { loadFullUsers, userViewContext } from '../users/users.service.ts'
@@ -38,7 +38,7 @@ export function commentVoteRoutes(app: App): void {
     config: { access: 'signed-in' },
     preValidation: drfBody({ choices: { value: [UP, DOWN] } }),
     handler: async (request, reply) => {
-      const { vote, created, tallies } = await castCommentVote(app.db, request.caller!, request.body)
+      const { vote, created, tallies } = await castCommentVote(app.db, signedIn(request), request.body)
       const context = userViewContext(app, request)
       const users = await loadFullUsers(context, [vote.user_id])
       const answer = { ...toCommentVote(vote, users.get(vote.user_id)!, context.urls), ...tallies }

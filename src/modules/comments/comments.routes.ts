@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
 import { column, orderingTerms } from '../../http/ordering.ts'
-import { idParam } from '../../http/permissions.ts'
+import { idParam, signedIn } from '../../http/permissions.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
 import { commentVoteRoutes } from './comment-votes.routes.ts'
 import { COMMENT_ORDERING, commentsRepository, LISTED_COLUMNS, STAFF_COMMENT_ORDERING, type ListedCommentRow } from './comments.repository.ts'
@@ -48,7 +48,7 @@ export function commentRoutes(app: App): void {
     config: { access: 'signed-in' },
     preValidation: drfBody(COMMENT_FIELDS),
     handler: async (request, reply) => {
-      const id = await createComment(app.db, request.caller!, request.body)
+      const id = await createComment(app.db, signedIn(request), request.body)
       const comment = await loadComment(commentViewContext(app, request), id)
       return reply.code(201).header('location', comment.url).send(comment)
     },
@@ -61,7 +61,7 @@ export function commentRoutes(app: App): void {
   })
 
   const update = async (request: FastifyRequest<{ Params: { id: number }; Body: CommentPatch }>) => {
-    await updateComment(app.db, request.caller!, request.params.id, request.body)
+    await updateComment(app.db, signedIn(request), request.params.id, request.body)
     return loadComment(commentViewContext(app, request), request.params.id)
   }
   app.put('/api/comments/:id/', {
@@ -81,7 +81,7 @@ export function commentRoutes(app: App): void {
     schema: { summary: 'Remove a comment with its votes; its replies move up to its parent', params: IdParams, response: { 204: NoContent, ...writeErrors } },
     config: { access: 'owner', owner },
     handler: async (request, reply) => {
-      await deleteComment(app.db, request.caller!, request.params.id)
+      await deleteComment(app.db, signedIn(request), request.params.id)
       return reply.code(204).send(null)
     },
   })

@@ -4,6 +4,7 @@ import { Comment, Report, ReportBody } from './comments.schemas.ts'
 import { commentViewContext, loadComment, reportComment, setHidden } from './comments.service.ts'
 import { IdParams, writeErrors } from '../../http/route-schemas.ts'
 import { drfBody } from '../../http/drf-body.ts'
+import { signedIn } from '../../http/permissions.ts'
 
 /** Reports by anyone signed in; hiding and showing again by staff. */
 export function moderationRoutes(app: App): void {
@@ -17,7 +18,7 @@ export function moderationRoutes(app: App): void {
     config: { access: 'signed-in', resource: { name: 'Comment Report', description: 'Tell the moderators that a comment breaks the rules.' } },
     preValidation: drfBody({ trim: ['reason'] }),
     handler: async (request, reply) => {
-      const { report, created } = await reportComment(app.db, request.caller!, request.params.id, request.body.reason ?? '')
+      const { report, created } = await reportComment(app.db, signedIn(request), request.params.id, request.body.reason ?? '')
       return reply.code(created ? 201 : 200).send({ id: report.id, comment: report.comment_id, reason: report.reason, created_at: iso(report.created_at) })
     },
   })
@@ -34,7 +35,7 @@ export function moderationRoutes(app: App): void {
         resource: { name: hidden ? 'Comment Hide' : 'Comment Unhide', description: hidden ? 'Staff: hide a comment.' : 'Staff: show a hidden comment again.' },
       },
       handler: async (request) => {
-        await setHidden(app.db, request.caller!, request.params.id, hidden)
+        await setHidden(app.db, signedIn(request), request.params.id, hidden)
         return loadComment(commentViewContext(app, request), request.params.id)
       },
     })

@@ -3,7 +3,7 @@ import type { App } from '../../http/app-type.ts'
 import { NotFound } from '../../http/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
 import { column, orderingTerms } from '../../http/ordering.ts'
-import { idParam } from '../../http/permissions.ts'
+import { idParam, signedIn } from '../../http/permissions.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
 import { UrlBuilder } from '../../http/urls.ts'
 import { viewerOf } from './comments.service.ts'
@@ -35,7 +35,7 @@ export function voteCommentRoutes(app: App): void {
     config: { access: 'signed-in' },
     preValidation: drfBody(),
     handler: async (request, reply) => {
-      const id = await giveReason(app.db, request.caller!, request.body)
+      const id = await giveReason(app.db, signedIn(request), request.body)
       const row = await repository().findVisible(id, viewerOf(request.caller))
       if (!row) throw NotFound()
       const answer = toVoteComment(row, UrlBuilder.for(request))

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
 import { column, orderingTerms } from '../../http/ordering.ts'
-import { idParam } from '../../http/permissions.ts'
+import { idParam, signedIn } from '../../http/permissions.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
 import { UrlBuilder } from '../../http/urls.ts'
 import { ownOrStaff } from './delegations.http.ts'
@@ -41,7 +41,7 @@ export function questionDelegationRoutes(app: App): void {
     handler: async (request) => {
       const filters = request.query
       const ordering = orderingTerms(filters.ordering, QUESTION_DELEGATION_ORDERING, ['-created_at'], column('question_delegations.id'))
-      const result = await pageOfRows<QuestionDelegationRow>(request, repository().filtered(request.caller!.id, filters), (q) => q.selectAll('question_delegations'), ordering)
+      const result = await pageOfRows<QuestionDelegationRow>(request, repository().filtered(signedIn(request).id, filters), (q) => q.selectAll('question_delegations'), ordering)
       return listing(request, result, (rows) => items(request, rows))
     },
   })
@@ -51,7 +51,7 @@ export function questionDelegationRoutes(app: App): void {
     config: { access: 'signed-in' },
     preValidation: readBody({ question: 'pk', trustee: 'nullable-pk' }),
     handler: async (request, reply) => {
-      const created = await item(request, await createQuestionDelegation(app.db, request.caller!, request.body))
+      const created = await item(request, await createQuestionDelegation(app.db, signedIn(request), request.body))
       return reply.code(201).header('location', created.url).send(created)
     },
   })
@@ -61,7 +61,7 @@ export function questionDelegationRoutes(app: App): void {
     config: { access: 'signed-in', resource: { name: 'Question Delegation To Me', description: 'Per question, how many active delegations name you as trustee. Counts only, never who.' } },
     handler: async (request) => {
       const urls = UrlBuilder.for(request)
-      const counts = await repository().countsFor(request.caller!)
+      const counts = await repository().countsFor(signedIn(request))
       return { results: counts.map((row) => ({ question: row.question_id, question_url: urls.detail('questions', row.question_id), count: row.count })) }
     },
   })
@@ -69,7 +69,7 @@ export function questionDelegationRoutes(app: App): void {
   app.get('/api/question_delegation/:id/', {
     schema: { summary: 'One of your question delegations', params: IdParams, response: { 200: QuestionDelegation, ...readErrors } },
     config: { access: 'signed-in', resource: { name: 'Question Delegation Instance', description: 'One of your question delegations. Change its trustee, or revoke it.' } },
-    handler: async (request) => item(request, ownOrStaff(request.caller!, await repository().find(request.params.id))),
+    handler: async (request) => item(request, ownOrStaff(signedIn(request), await repository().find(request.params.id))),
   })
 
   app.patch('/api/question_delegation/:id/', {

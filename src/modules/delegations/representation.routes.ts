@@ -6,6 +6,7 @@ import { Representation } from './representation.schemas.ts'
 import { resolveRepresentation } from './representation.service.ts'
 import { IdParams } from '../../http/route-schemas.ts'
 import { reducedUsers } from '../users/users.service.ts'
+import { signedIn } from '../../http/permissions.ts'
 
 /** GET /api/questions/<id>/representation/: where the caller's vote on a question goes. */
 export function representationRoutes(app: App): void {
@@ -21,7 +22,7 @@ export function representationRoutes(app: App): void {
       resource: { name: 'Question Representation', description: 'Where your vote on this question goes: your answer, or your delegation, the chain of trustees and who represents you.' },
     },
     handler: async (request) => {
-      const caller = request.caller!
+      const caller = signedIn(request)
       const questionId = request.params.id
       if (!(await visibleQuestion(app.db, caller, questionId))) throw NotFound()
       const resolution = await resolveRepresentation(app.db, questionId, caller.id)

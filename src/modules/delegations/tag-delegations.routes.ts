@@ -5,7 +5,7 @@ import type { App } from '../../http/app-type.ts'
 import { ValidationFailed } from '../../http/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
 import { column, orderingTerms } from '../../http/ordering.ts'
-import { idParam } from '../../http/permissions.ts'
+import { idParam, signedIn } from '../../http/permissions.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
 import { UrlBuilder } from '../../http/urls.ts'
 import { ownOrStaff } from './delegations.http.ts'
@@ -75,7 +75,7 @@ export function tagDelegationRoutes(app: App): void {
     handler: async (request) => {
       const filters = request.query
       const ordering = orderingTerms(filters.ordering, TAG_DELEGATION_ORDERING, ['priority'], column('tag_delegations.id'))
-      const result = await pageOfRows<TagDelegationRow>(request, repository().filtered(request.caller!.id, filters), (q) => q.selectAll('tag_delegations'), ordering)
+      const result = await pageOfRows<TagDelegationRow>(request, repository().filtered(signedIn(request).id, filters), (q) => q.selectAll('tag_delegations'), ordering)
       return listing(request, result, (rows) => items(request, rows))
     },
   })
@@ -85,7 +85,7 @@ export function tagDelegationRoutes(app: App): void {
     config: { access: 'signed-in' },
     preValidation: readBody({ tag: 'pk', trustee: 'nullable-pk', priority: 'integer' }),
     handler: async (request, reply) => {
-      const created = await item(request, await createTagDelegation(app.db, request.caller!, request.body))
+      const created = await item(request, await createTagDelegation(app.db, signedIn(request), request.body))
       return reply.code(201).header('location', created.url).send(created)
     },
   })
@@ -94,14 +94,14 @@ export function tagDelegationRoutes(app: App): void {
     schema: { summary: 'Put your active tag delegations in a new order', body: TagDelegationReorder, response: { 200: TagDelegationResults, ...writeErrors } },
     config: { access: 'signed-in', resource: { name: 'Tag Delegation Reorder', description: 'Send {order: [ids]} listing each of your active tag delegations once; priorities become 0, 1, 2... in that order.' } },
     preValidation: readsBodyTypes(readOrder),
-    handler: async (request) => ({ results: await items(request, await reorderTagDelegations(app.db, request.caller!, request.body.order)) }),
+    handler: async (request) => ({ results: await items(request, await reorderTagDelegations(app.db, signedIn(request), request.body.order)) }),
   })
 
   app.get('/api/tag_delegations/to_me/', {
     schema: { summary: 'How many people delegate to you, per tag', response: { 200: TagDelegationsToMe, ...readErrors } },
     config: { access: 'signed-in', resource: { name: 'Tag Delegation To Me', description: 'Per tag, how many active delegations name you as trustee. Counts only, never who.' } },
     handler: async (request) => {
-      const counts = await repository().countsFor(request.caller!.id)
+      const counts = await repository().countsFor(signedIn(request).id)
       return { results: counts.map((row) => ({ tag: row.tag_id, tag_info: { id: row.tag_id, text: row.text }, count: row.count })) }
     },
   })
@@ -109,7 +109,7 @@ export function tagDelegationRoutes(app: App): void {
   app.get('/api/tag_delegations/:id/', {
     schema: { summary: 'One of your tag delegations', params: IdParams, response: { 200: TagDelegation, ...readErrors } },
     config: { access: 'signed-in', resource: { name: 'Tag Delegation Instance', description: 'One of your tag delegations. Change its trustee or priority, or revoke it.' } },
-    handler: async (request) => item(request, ownOrStaff(request.caller!, await repository().find(request.params.id))),
+    handler: async (request) => item(request, ownOrStaff(signedIn(request), await repository().find(request.params.id))),
   })
 
   app.patch('/api/tag_delegations/:id/', {

@@ -3,7 +3,7 @@ import type { App } from '../../http/app-type.ts'
 import { NotFound } from '../../http/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
 import { column, orderingTerms } from '../../http/ordering.ts'
-import { idParam } from '../../http/permissions.ts'
+import { idParam, signedIn } from '../../http/permissions.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
 import { UrlBuilder } from '../../http/urls.ts'
 import { tagsRepository, toTag } from '../tags/tags.repository.ts'
@@ -37,7 +37,7 @@ export function followingTagRoutes(app: App): void {
     schema: { summary: 'Follow a tag', body: FollowingTagCreate, response: { 201: FollowingTag, ...writeErrors } },
     config: { access: 'signed-in' },
     handler: async (request, reply) => {
-      const row = await createFollowingTag(app.db, request.caller!, request.body.tag)
+      const row = await createFollowingTag(app.db, signedIn(request), request.body.tag)
       return reply.code(201).send(toFollowingTag(row, UrlBuilder.for(request)))
     },
   })
@@ -65,7 +65,7 @@ export function followingTagRoutes(app: App): void {
   const tagAfter = async (request: FastifyRequest, id: number) => {
     const [row] = await tagsRepository(app.db).filtered({ id }).selectAll('tags').execute()
     if (!row) throw NotFound()
-    const followed = await tagsRepository(app.db).followedBy(request.caller!.id, [id])
+    const followed = await tagsRepository(app.db).followedBy(signedIn(request).id, [id])
     return toTag(row, followed.has(id), UrlBuilder.for(request))
   }
 
@@ -73,7 +73,7 @@ export function followingTagRoutes(app: App): void {
     schema: { summary: 'Follow the tag: 201 when you start following it, 200 when you already did', params: IdParams, body: EmptyBody, response: { 200: Tag, 201: Tag, ...writeErrors } },
     config: { access: 'signed-in', resource: { name: 'Tag Follow', description: 'Follow this tag. The body may be empty; the answer is the tag with following true.' } },
     handler: async (request, reply) => {
-      const created = await followTag(app.db, request.caller!, request.params.id)
+      const created = await followTag(app.db, signedIn(request), request.params.id)
       return reply.code(created ? 201 : 200).send(await tagAfter(request, request.params.id))
     },
   })
@@ -82,7 +82,7 @@ export function followingTagRoutes(app: App): void {
     schema: { summary: 'Stop following the tag (fine when you did not)', params: IdParams, body: EmptyBody, response: { 200: Tag, ...writeErrors } },
     config: { access: 'signed-in', resource: { name: 'Tag Unfollow', description: 'Stop following this tag. The body may be empty; the answer is the tag with following false.' } },
     handler: async (request) => {
-      await unfollowTag(app.db, request.caller!, request.params.id)
+      await unfollowTag(app.db, signedIn(request), request.params.id)
       return tagAfter(request, request.params.id)
     },
   })

@@ -3,7 +3,7 @@ import type { App } from '../../http/app-type.ts'
 import { NotFound } from '../../http/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
 import { column, orderingTerms } from '../../http/ordering.ts'
-import { idParam } from '../../http/permissions.ts'
+import { idParam, signedIn } from '../../http/permissions.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
 import { UrlBuilder } from '../../http/urls.ts'
 import { FOLLOWING_USER_ORDERING, followingUsersRepository, toFollowingUser, type FollowingUserRow } from './following-users.repository.ts'
@@ -35,7 +35,7 @@ export function followingUserRoutes(app: App): void {
     schema: { summary: 'Follow a user', body: FollowingUserCreate, response: { 201: FollowingUser, ...writeErrors } },
     config: { access: 'signed-in' },
     handler: async (request, reply) => {
-      const row = await followUser(app.db, request.caller!, request.body.following)
+      const row = await followUser(app.db, signedIn(request), request.body.following)
       return reply.code(201).send(toFollowingUser(row, UrlBuilder.for(request)))
     },
   })

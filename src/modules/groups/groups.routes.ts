@@ -13,7 +13,7 @@ import { membershipRoutes } from './memberships/memberships.routes.ts'
 import { questionConnectionRoutes } from './question-connections/question-connections.routes.ts'
 import { groupViewContext } from './view-context.ts'
 import { EmptyBody, IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
-import { idParam } from '../../http/permissions.ts'
+import { idParam, signedIn } from '../../http/permissions.ts'
 
 /** groups (join, leave), group_memberships, group_invites, group_join_requests and group_question_connections. */
 export function groupRoutes(app: App): void {
@@ -54,7 +54,7 @@ function groupResourceRoutes(app: App): void {
     schema: { summary: 'Create a group; the caller becomes its owner and administrator', body: GroupCreate, response: { 201: Group, ...writeErrors } },
     config: { access: 'signed-in' },
     handler: async (request, reply) => {
-      const id = await createGroup(app.db, request.caller!, request.body)
+      const id = await createGroup(app.db, signedIn(request), request.body)
       return reply.code(201).send(await loadGroup(request, id))
     },
   })
@@ -97,7 +97,7 @@ function groupResourceRoutes(app: App): void {
     },
     config: { access: 'signed-in', resource: { name: 'Group Join', description: 'Join an open group, accept your invitation, or ask to join a group that takes requests. The body may be empty.' } },
     handler: async (request, reply) => {
-      const created = await joinGroup(app.db, request.caller!, request.params.id, request.body)
+      const created = await joinGroup(app.db, signedIn(request), request.params.id, request.body)
       return reply.code(created ? 201 : 200).send(await loadGroup(request, request.params.id))
     },
   })
@@ -106,7 +106,7 @@ function groupResourceRoutes(app: App): void {
     schema: { summary: 'Leave a group and withdraw a pending join request', params: IdParams, body: EmptyBody, response: { 200: Group, ...writeErrors } },
     config: { access: 'signed-in', resource: { name: 'Group Leave', description: 'Leave a group; the owner cannot. The body may be empty.' } },
     handler: async (request) => {
-      await leaveGroup(app.db, request.caller!, request.params.id)
+      await leaveGroup(app.db, signedIn(request), request.params.id)
       return loadGroup(request, request.params.id)
     },
   })

@@ -8,6 +8,7 @@ import { ErrorBody, FieldErrorsBody, Page } from '../../http/schemas.ts'
 import { pushDevicesRepository, toDevice, type DeviceRow } from './push-devices.repository.ts'
 import { Device, DeviceParams, deviceBodies, KINDS, registrationIdValid, type DeviceBody, type DeviceKind } from './push-devices.schemas.ts'
 import { NoContent } from '../../http/route-schemas.ts'
+import { signedIn } from '../../http/permissions.ts'
 
 /** Field errors, or a detail when the body is not JSON. */
 const BadRequest = Type.Union([FieldErrorsBody, ErrorBody])
@@ -44,7 +45,7 @@ function deviceRoutes(app: App, kind: DeviceKind): void {
     schema: { summary: `Your ${label} devices`, querystring: PageQuery, response: { 200: Page(Device), ...errors } },
     config: { access: 'signed-in', resource: { name: `${label} Device List`, description: `Your phones registered for ${label} push notifications.` } },
     handler: async (request) => {
-      const result = await pageOfRows<DeviceRow>(request, repository().ofUser(request.caller!.id, kind), (q) => q.selectAll(), [{ expression: sql`id`, direction: 'asc' }])
+      const result = await pageOfRows<DeviceRow>(request, repository().ofUser(signedIn(request).id, kind), (q) => q.selectAll(), [{ expression: sql`id`, direction: 'asc' }])
       return listing(request, result, (rows) => rows.map(toDevice))
     },
   })
@@ -58,7 +59,7 @@ function deviceRoutes(app: App, kind: DeviceKind): void {
     config: { access: 'signed-in' },
     handler: async (request, reply) => {
       const body = request.body as DeviceBody
-      const row = await repository().register(request.caller!.id, kind, {
+      const row = await repository().register(signedIn(request).id, kind, {
         registration_id: registrationId(body.registration_id!),
         ...(body.name !== undefined ? { name: body.name ?? '' } : {}),
         ...(body.active !== undefined ? { active: body.active } : {}),

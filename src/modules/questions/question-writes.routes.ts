@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
 import { NotFound } from '../../http/errors.ts'
-import { idParam } from '../../http/permissions.ts'
+import { idParam, signedIn } from '../../http/permissions.ts'
 import { connectionRoutes } from './connections/connections.routes.ts'
 import { directVoteRoutes } from './direct-votes/direct-votes.routes.ts'
 import { friendsAnswersRoutes } from './friends-answers/friends-answers.routes.ts'
@@ -35,11 +35,11 @@ export function questionWriteRoutes(app: App): void {
       response: { 201: Question, ...questionWriteErrors },
     },
     config: { access: 'signed-in' },
-    handler: async (request, reply) => answerWith(request, reply, await createQuestion(app.db, request.caller!, request.body), 201),
+    handler: async (request, reply) => answerWith(request, reply, await createQuestion(app.db, signedIn(request), request.body), 201),
   })
 
   const update = async (request: FastifyRequest<{ Params: { id: number }; Body: QuestionUpdateBody }>, reply: FastifyReply) => {
-    await updateQuestion(app.db, request.caller!, request.params.id, request.body)
+    await updateQuestion(app.db, signedIn(request), request.params.id, request.body)
     return answerWith(request, reply, request.params.id, 200)
   }
   app.patch('/api/questions/:id/', {

@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
 import { orderingTerms } from '../../http/ordering.ts'
@@ -6,6 +7,7 @@ import { UrlBuilder } from '../../http/urls.ts'
 import { toHistoryItem, toHistorySimpleItem } from './history.mapper.ts'
 import { HISTORY_ORDERING, HISTORY_TIE_BREAK, historyRepository, type HistoryRow } from './history.repository.ts'
 import { HistoryItem, HistoryListQuery, HistorySimpleItem, type HistoryListQuery as HistoryFilters } from './votes.schemas.ts'
+import { signedIn } from '../../http/permissions.ts'
 
 /**
  * The caller's answering history, newest first: current answers and the ones they replaced or withdrew,
@@ -13,10 +15,10 @@ import { HistoryItem, HistoryListQuery, HistorySimpleItem, type HistoryListQuery
  * page); `question_history_simple` is the light form.
  */
 export function historyRoutes(app: App): void {
-  const page = (request: { query: unknown; caller: { id: number } | null }) => {
+  const page = (request: FastifyRequest) => {
     const filters = request.query as HistoryFilters
     const ordering = orderingTerms(filters.ordering, HISTORY_ORDERING, ['-answered_at'], HISTORY_TIE_BREAK)
-    return { filtered: historyRepository(app.db).answersOf(request.caller!.id, filters.question), ordering }
+    return { filtered: historyRepository(app.db).answersOf(signedIn(request).id, filters.question), ordering }
   }
 
   app.get('/api/question_history_simple/', {

@@ -11,6 +11,7 @@ import { Page, readErrors } from '../../http/schemas.ts'
 import { UrlBuilder } from '../../http/urls.ts'
 import { nullBooleansAbsent, voteIdOf } from './votes.http.ts'
 import { IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
+import { signedIn } from '../../http/permissions.ts'
 
 /**
  * One kind of vote as a DRF model resource: a listing with filters and ordering, POST to vote (201 new,
@@ -77,7 +78,7 @@ export function voteResourceRoutes<Row, Item>(app: App, resource: VoteResource<R
       config: { access: 'signed-in' },
       preValidation: nullBooleansAbsent,
       handler: async (request, reply) => {
-        const { vote, created } = await resource.cast(request.caller!, request.body)
+        const { vote, created } = await resource.cast(signedIn(request), request.body)
         return reply.code(created ? 201 : 200).send(item(request, vote) as never)
       },
     })

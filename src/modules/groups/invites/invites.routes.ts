@@ -11,7 +11,7 @@ import { INVITE_ORDERING, invitesRepository, type InviteRow } from './invites.re
 import { Invite, InviteCreate, InviteListQuery } from './invites.schemas.ts'
 import { answerInvite, createInvite, invitesFromRows, type InviteAnswer } from './invites.service.ts'
 import { EmptyBody, IdParams, writeErrors } from '../../../http/route-schemas.ts'
-import { idParam } from '../../../http/permissions.ts'
+import { idParam, signedIn } from '../../../http/permissions.ts'
 
 type Party = 'invitee' | 'administrator' | 'either'
 
@@ -47,7 +47,7 @@ export function inviteRoutes(app: App): void {
     handler: async (request) => {
       const filters = request.query
       const ordering = orderingTerms(filters.ordering, INVITE_ORDERING, ['-created_at'], column('group_invites.id'))
-      const result = await pageOfRows<InviteRow>(request, invitesRepository(app.db).filtered(filters, request.caller!), (q) => q.selectAll('group_invites'), ordering)
+      const result = await pageOfRows<InviteRow>(request, invitesRepository(app.db).filtered(filters, signedIn(request)), (q) => q.selectAll('group_invites'), ordering)
       return listing(request, result, (rows) => invitesFromRows(groupViewContext(app, request), rows))
     },
   })
@@ -55,7 +55,7 @@ export function inviteRoutes(app: App): void {
   app.post('/api/group_invites/', {
     schema: { summary: 'Invite someone to a group you administer', body: InviteCreate, response: { 201: Invite, ...writeErrors } },
     config: { access: 'signed-in' },
-    handler: async (request, reply) => reply.code(201).send(await one(request, await createInvite(app.db, request.caller!, request.body))),
+    handler: async (request, reply) => reply.code(201).send(await one(request, await createInvite(app.db, signedIn(request), request.body))),
   })
 
   app.get('/api/group_invites/:id/', {

@@ -11,7 +11,7 @@ import { JOIN_REQUEST_ORDERING, joinRequestsRepository, type JoinRequestRow } fr
 import { JoinRequest, JoinRequestCreate, JoinRequestListQuery } from './join-requests.schemas.ts'
 import { answerJoinRequest, createJoinRequest, joinRequestsFromRows, type JoinRequestAnswer } from './join-requests.service.ts'
 import { EmptyBody, IdParams, writeErrors } from '../../../http/route-schemas.ts'
-import { idParam } from '../../../http/permissions.ts'
+import { idParam, signedIn } from '../../../http/permissions.ts'
 
 type Party = 'requester' | 'administrator' | 'either'
 
@@ -47,7 +47,7 @@ export function joinRequestRoutes(app: App): void {
     handler: async (request) => {
       const filters = request.query
       const ordering = orderingTerms(filters.ordering, JOIN_REQUEST_ORDERING, ['-created_at'], column('group_join_requests.id'))
-      const result = await pageOfRows<JoinRequestRow>(request, joinRequestsRepository(app.db).filtered(filters, request.caller!), (q) => q.selectAll('group_join_requests'), ordering)
+      const result = await pageOfRows<JoinRequestRow>(request, joinRequestsRepository(app.db).filtered(filters, signedIn(request)), (q) => q.selectAll('group_join_requests'), ordering)
       return listing(request, result, (rows) => joinRequestsFromRows(groupViewContext(app, request), rows))
     },
   })
@@ -55,7 +55,7 @@ export function joinRequestRoutes(app: App): void {
   app.post('/api/group_join_requests/', {
     schema: { summary: 'Ask to join a group that takes requests', body: JoinRequestCreate, response: { 201: JoinRequest, ...writeErrors } },
     config: { access: 'signed-in' },
-    handler: async (request, reply) => reply.code(201).send(await one(request, await createJoinRequest(app.db, request.caller!, request.body))),
+    handler: async (request, reply) => reply.code(201).send(await one(request, await createJoinRequest(app.db, signedIn(request), request.body))),
   })
 
   app.get('/api/group_join_requests/:id/', {

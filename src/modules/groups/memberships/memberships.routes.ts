@@ -11,7 +11,7 @@ import { MEMBERSHIP_ORDERING, membershipsRepository, type MembershipRow } from '
 import { Membership, MembershipListQuery, MembershipPatch } from './memberships.schemas.ts'
 import { deleteMembership, membershipsFromRows, updateMembership } from './memberships.service.ts'
 import { IdParams, NoContent, writeErrors } from '../../../http/route-schemas.ts'
-import { idParam } from '../../../http/permissions.ts'
+import { idParam, signedIn } from '../../../http/permissions.ts'
 
 /** The member and the group's administrators control a membership. */
 async function membershipController(app: App, request: FastifyRequest): Promise<number | null | undefined> {
@@ -51,7 +51,7 @@ export function membershipRoutes(app: App): void {
   app.patch('/api/group_memberships/:id/', {
     schema: { summary: 'Change a role (administrators) or share_email (the member)', params: IdParams, body: MembershipPatch, response: { 200: Membership, ...writeErrors } },
     config: { access: 'owner', owner },
-    handler: async (request) => one(request, await updateMembership(app.db, request.caller!, request.params.id, request.body)),
+    handler: async (request) => one(request, await updateMembership(app.db, signedIn(request), request.params.id, request.body)),
   })
 
   app.delete('/api/group_memberships/:id/', {

@@ -18,7 +18,7 @@ import {
 } from './question-connections.schemas.ts'
 import { createQuestionConnection, toQuestionConnection, updateQuestionConnection } from './question-connections.service.ts'
 import { IdParams, NoContent, writeErrors } from '../../../http/route-schemas.ts'
-import { idParam } from '../../../http/permissions.ts'
+import { idParam, signedIn } from '../../../http/permissions.ts'
 
 export function questionConnectionRoutes(app: App): void {
   const repository = () => questionConnectionsRepository(app.db)
@@ -45,7 +45,7 @@ export function questionConnectionRoutes(app: App): void {
     schema: { summary: 'Add a question to a group you administer', body: QuestionConnectionCreate, response: { 201: QuestionConnection, ...writeErrors } },
     config: { access: 'signed-in' },
     handler: async (request, reply) => {
-      const row = await createQuestionConnection(app.db, request.caller!, request.body)
+      const row = await createQuestionConnection(app.db, signedIn(request), request.body)
       return reply.code(201).send(toQuestionConnection(row, UrlBuilder.for(request)))
     },
   })

@@ -3,7 +3,7 @@ import type { App } from '../../../http/app-type.ts'
 import { NotFound, ValidationFailed, type FieldErrors } from '../../../http/errors.ts'
 import { listing, pageOfRows } from '../../../http/listing.ts'
 import { column, orderingTerms } from '../../../http/ordering.ts'
-import { idParam } from '../../../http/permissions.ts'
+import { idParam, signedIn } from '../../../http/permissions.ts'
 import { Page, readErrors } from '../../../http/schemas.ts'
 import { UrlBuilder } from '../../../http/urls.ts'
 import { refusingViolations } from '../db-errors.ts'
@@ -40,7 +40,7 @@ export function connectionRoutes(app: App): void {
     schema: { summary: 'Connect a question to a related one: 201 with the connection', body: ConnectionCreateBody, response: { 201: ConnectionItem, ...questionWriteErrors } },
     config: { access: 'signed-in' },
     handler: async (request, reply) => {
-      const caller = request.caller!
+      const caller = signedIn(request)
       const { question_from: from, question_to: to } = request.body
       const errors: FieldErrors = {}
       for (const [field, id] of [['question_from', from], ['question_to', to]] as const) {

@@ -3,7 +3,7 @@ import type { App } from '../../../http/app-type.ts'
 import { fieldError, NotFound } from '../../../http/errors.ts'
 import { listing, pageOfRows } from '../../../http/listing.ts'
 import { column, orderingTerms } from '../../../http/ordering.ts'
-import { idParam } from '../../../http/permissions.ts'
+import { idParam, signedIn } from '../../../http/permissions.ts'
 import { iso, Page, readErrors } from '../../../http/schemas.ts'
 import { UrlBuilder } from '../../../http/urls.ts'
 import { questionWriteErrors } from '../question-writes.schemas.ts'
@@ -62,7 +62,7 @@ function directVoteResource(app: App, kind: DirectVoteKind, name: string, what: 
       const { object_id: targetId, value } = request.body
       const invalid = () => fieldError('object_id', `Invalid pk "${targetId}" - object does not exist.`)
       if (!(await repository().targetVisible(targetId, request.caller))) throw invalid()
-      const cast = await repository().cast(request.caller!.id, targetId, value)
+      const cast = await repository().cast(signedIn(request).id, targetId, value)
       if (!cast) throw invalid()
       return reply.code(cast.created ? 201 : 200).send(toDirectVote(cast.row, kind, UrlBuilder.for(request)))
     },

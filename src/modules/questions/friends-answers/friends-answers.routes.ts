@@ -9,6 +9,7 @@ import { FRIEND_ANSWER_ORDERING, FRIEND_ANSWER_TIE_BREAK, friendsAnswers, type F
 import { FriendAnswer, FriendAnswersQuery } from './friends-answers.schemas.ts'
 import { IdParams } from '../../../http/route-schemas.ts'
 import { toReducedUser } from '../../users/users.mapper.ts'
+import { signedIn } from '../../../http/permissions.ts'
 
 export function friendsAnswersRoutes(app: App): void {
   app.get('/api/questions/:id/friends_answers/', {
@@ -21,7 +22,7 @@ export function friendsAnswersRoutes(app: App): void {
     },
     config: { access: 'signed-in', resource: { name: 'Question Friends Answers', description: "The caller's friends' public answers to one question." } },
     handler: async (request) => {
-      const caller = request.caller!
+      const caller = signedIn(request)
       if (!(await visibleQuestion(app.db, caller, request.params.id))) throw NotFound()
       const ordering = orderingTerms(request.query.ordering, FRIEND_ANSWER_ORDERING, ['-modified_at'], FRIEND_ANSWER_TIE_BREAK)
       const result = await pageOfRows<FriendAnswerRow>(request, friendsAnswers(app.db, caller.id, request.params.id), (q) => q.selectAll('answers'), ordering)

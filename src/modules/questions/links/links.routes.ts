@@ -3,7 +3,7 @@ import type { App } from '../../../http/app-type.ts'
 import { fieldError, NotFound } from '../../../http/errors.ts'
 import { listing, pageOfRows } from '../../../http/listing.ts'
 import { column, orderingTerms } from '../../../http/ordering.ts'
-import { idParam } from '../../../http/permissions.ts'
+import { idParam, signedIn } from '../../../http/permissions.ts'
 import { Page, readErrors } from '../../../http/schemas.ts'
 import { UrlBuilder } from '../../../http/urls.ts'
 import { authoredQuestion } from '../question-access.ts'
@@ -43,7 +43,7 @@ export function linkRoutes(app: App): void {
     schema: { summary: "Add a link to one of your questions: 201 with the link", body: LinkCreateBody, response: { 201: QuestionLinkItem, ...questionWriteErrors } },
     config: { access: 'signed-in' },
     handler: async (request, reply) => {
-      const caller = request.caller!
+      const caller = signedIn(request)
       const link = webLink(request.body.link)
       await authoredQuestion(app.db, caller, request.body.question)
       const row = await repository().insert({ question_id: request.body.question, user_id: caller.id, link, title: (request.body.title ?? '').trim() })

@@ -4,7 +4,7 @@ import type { App } from '../../../http/app-type.ts'
 import { fieldError, NotFound } from '../../../http/errors.ts'
 import { listing, pageOfRows } from '../../../http/listing.ts'
 import { column, orderingTerms } from '../../../http/ordering.ts'
-import { idParam } from '../../../http/permissions.ts'
+import { idParam, signedIn } from '../../../http/permissions.ts'
 import { Page, readErrors } from '../../../http/schemas.ts'
 import { UrlBuilder } from '../../../http/urls.ts'
 import { refusingViolations } from '../db-errors.ts'
@@ -45,7 +45,7 @@ export function questionTagRoutes(app: App): void {
     config: { access: 'signed-in' },
     handler: async (request, reply) => {
       const { question: questionId, tag: tagId } = request.body
-      await authoredQuestion(app.db, request.caller!, questionId)
+      await authoredQuestion(app.db, signedIn(request), questionId)
       const id = await refusingViolations(
         () =>
           app.db.transaction().execute(async (trx) => {
@@ -59,7 +59,7 @@ export function questionTagRoutes(app: App): void {
             await counters.lockTags([...before, tagId])
             const created = await writes.add(question, tagId)
             await counters.retag(questionId, before, await counters.carriedTags(questionId))
-            await recordRetag(trx, questionId, request.caller!.id, order)
+            await recordRetag(trx, questionId, signedIn(request).id, order)
             return created
           }),
         { question_tags_unique: DUPLICATE, question_tags_tag_id_fkey: { tag: [`Invalid pk "${tagId}" - object does not exist.`] } },
@@ -97,7 +97,7 @@ export function questionTagRoutes(app: App): void {
         await counters.lockTags(before)
         await questionTagWrites(trx).remove(question, questionTag)
         await counters.retag(question.id, before, await counters.carriedTags(question.id))
-        await recordRetag(trx, question.id, request.caller!.id, order)
+        await recordRetag(trx, question.id, signedIn(request).id, order)
       })
       return reply.code(204).send(null)
     },
