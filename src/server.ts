@@ -36,10 +36,11 @@ export async function openServingDatabase(config: Config, onConnectionError: (er
 
 /** The only place that binds a port: migrate, build, listen, and stop cleanly on SIGTERM/SIGINT. */
 export async function startServer(config: Config, database?: DatabaseHandle): Promise<RunningServer> {
-  let log: FastifyBaseLogger | undefined
+  // The pool exists before the app and its logger: its listener finds the logger here once there is one.
+  const logger: { current?: FastifyBaseLogger } = {}
   // Broken connections are replaced by the pool; the log says when the database went away, in a line per
   // connection without a stack: an outage breaks every connection of every process at once.
-  const onConnectionError = (error: Error) => log?.warn({ code: (error as { code?: string }).code }, `database connection lost: ${error.message}`)
+  const onConnectionError = (error: Error) => logger.current?.warn({ code: (error as { code?: string }).code }, `database connection lost: ${error.message}`)
   let handle: DatabaseHandle
   if (database) {
     handle = database
@@ -48,7 +49,7 @@ export async function startServer(config: Config, database?: DatabaseHandle): Pr
     handle = await openServingDatabase(config, onConnectionError)
   }
   const app = await buildApp({ config, db: handle.db })
-  log = app.log
+  logger.current = app.log
   const address = await app.listen({ port: config.port, host: config.host })
   let stopping: Promise<void> | null = null
   const stop = () =>

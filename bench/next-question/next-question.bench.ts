@@ -129,7 +129,7 @@ export async function runNextQuestionBench(argv: string[]): Promise<void> {
     const results: Record<string, unknown> = {}
     for (const c of cases) {
       const row: Record<string, unknown> = { p50_ms: round(percentile(c.times, 50)), p99_ms: round(percentile(c.times, 99)) }
-      const [who, query] = c.label.split(' ')
+      const query = c.label.split(' ')[1]
       if (queries[query] !== undefined) {
         row.heavy_over_new_p50 = round(percentile(c.times, 50) / p50(`fresh ${query}`))
         row.over_http_floor_p50 = round(percentile(c.times, 50) / floorHttp)

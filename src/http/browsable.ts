@@ -74,6 +74,7 @@ const field = (body: FormBody, name: string): string | undefined => {
 /** A path of this service (never another site, never the form endpoints themselves). */
 function localPath(value: string | undefined, name: string): string {
   // Browsers drop tabs and newlines from URLs and read `\` as `/`, so `/\t/evil.example` would leave the site.
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what this refuses
   if (!value || !/^\/(?![/\\])[^\s\\\x00-\x1f\x7f]*$/.test(value) || value.startsWith('/api/_browse/')) {
     throw ValidationFailed({ [name]: ['Enter a path of this service.'] })
   }

@@ -122,10 +122,11 @@ export class CounterStore {
 
   /** The store as @fastify/rate-limit expects one: every limiter it creates shares these counters. */
   pluginStore(): FastifyRateLimitStoreCtor {
-    const counters = this
+    // The plugin calls these as methods of its own objects: the arrow keeps this store.
+    const count = (key: string, timeWindow: number) => this.incr(key, timeWindow)
     const view = (prefix: string): FastifyRateLimitStore => ({
       incr(key, callback, timeWindow) {
-        counters.incr(prefix + key, timeWindow).then((count) => callback(null, count), (error: Error) => callback(error))
+        count(prefix + key, timeWindow).then((count) => callback(null, count), (error: Error) => callback(error))
       },
       // A limit declared on a route counts apart from the others (under its method and URL).
       child(routeOptions) {

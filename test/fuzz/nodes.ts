@@ -64,6 +64,7 @@ export function kindsOf(node: Node, into: Set<string> = new Set()): Set<string> 
 
 /** A short, printable form of a long text for failure messages. */
 export function abbreviate(text: string, max = 300): string {
+  // eslint-disable-next-line no-control-regex -- control characters are what it makes printable
   const printable = text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
   if (printable.length <= max) return printable
   const repeated = /^(.{1,12}?)\1{20,}/s.exec(printable)
