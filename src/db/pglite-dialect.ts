@@ -95,6 +95,7 @@ export class PGliteDialect implements Dialect {
   createDriver(): Driver {
     return new PGliteDriver(this.client)
   }
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the signature of Kysely's Dialect interface
   createIntrospector(db: Kysely<any>) {
     return new PostgresIntrospector(db)
   }

@@ -4,7 +4,7 @@ import { sql, type Kysely } from 'kysely'
  * Runs a script of several statements. PGlite's extended protocol takes one statement per
  * call, so the script is split on semicolons that end a line outside dollar-quoted bodies.
  */
-export async function runScript(db: Kysely<any>, script: string): Promise<void> {
+export async function runScript(db: Kysely<unknown>, script: string): Promise<void> {
   for (const statement of splitStatements(script)) {
     await sql.raw(statement).execute(db)
   }

@@ -36,7 +36,7 @@ export const ValidationFailed = (errors: FieldErrors) => new ApiError(400, error
 export const fieldError = (field: string, message: string) => ValidationFailed({ [field]: [message] })
 
 /** Ajv error -> the message DRF's fields would give for the same problem. */
-function ajvMessage(error: { keyword: string; params: Record<string, any>; message?: string }, context: string): string {
+function ajvMessage(error: { keyword: string; params: Record<string, unknown>; message?: string }, context: string): string {
   const p = error.params
   const inQuery = context === 'querystring'
   switch (error.keyword) {
@@ -106,7 +106,7 @@ export function validationBody(error: FastifyError): FieldErrors {
   const context = (error as { validationContext?: string }).validationContext ?? 'body'
   const out: FieldErrors = {}
   for (const item of withoutUnionNoise(error.validation ?? [])) {
-    const params = item.params as Record<string, any>
+    const params: Record<string, unknown> = item.params
     const path = item.instancePath.split('/').filter(Boolean)
     if (item.keyword === 'required') path.push(String(params.missingProperty))
     if (item.keyword === 'type' && path.length === 0 && context === 'body') {
@@ -114,7 +114,7 @@ export function validationBody(error: FastifyError): FieldErrors {
       continue
     }
     const field = path.length ? path.join('.') : 'non_field_errors'
-    const message = ajvMessage(item as any, context)
+    const message = ajvMessage(item, context)
     const list = (out[field] ??= [])
     if (!list.includes(message)) list.push(message)
   }

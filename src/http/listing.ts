@@ -4,13 +4,20 @@ import { envelope, pageRequest, resolvePage, type Envelope } from './pagination.
 import type { OrderTerm } from './ordering.ts'
 
 /**
+ * Any table's select builder. The callers name only the Row type, and TypeScript infers no type parameter
+ * once one is given, so the builder's database and tables cannot be parameters beside it.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above: any table's builder, typed by Row at the call
+type AnySelect = SelectQueryBuilder<any, any, object>
+
+/**
  * Runs a filtered listing as two statements: the count, then one ordered page of ids' rows.
  * `filtered` has its FROM, joins and WHERE set but selects nothing yet.
  */
 export async function pageOfRows<Row>(
   request: FastifyRequest,
-  filtered: SelectQueryBuilder<any, any, object>,
-  select: (query: SelectQueryBuilder<any, any, object>) => SelectQueryBuilder<any, any, any>,
+  filtered: AnySelect,
+  select: (query: AnySelect) => AnySelect,
   ordering: OrderTerm[],
 ): Promise<{ page: ReturnType<typeof resolvePage>; count: number; rows: Row[] }> {
   const requested = pageRequest(request.query as Record<string, unknown>)
@@ -19,7 +26,7 @@ export async function pageOfRows<Row>(
   const page = resolvePage(requested, count)
   let query = select(filtered)
   for (const term of ordering) query = query.orderBy(term.expression, term.direction)
-  const rows: Row[] = count > page.offset ? await query.limit(page.size).offset(page.offset).execute() : []
+  const rows = count > page.offset ? ((await query.limit(page.size).offset(page.offset).execute()) as Row[]) : []
   return { page, count, rows }
 }
 
