@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely'
+import type { Database } from '../db/database.ts'
 
 /**
  * Column kinds of the bulk insert. Each column travels as one array parameter and is spread out by
@@ -58,7 +59,7 @@ const BULK_LOAD_ROWS = 50_000
  * take the table's keys and indexes off first and put them back at the end.
  */
 export async function insertChunks(
-  db: Kysely<any>,
+  db: Kysely<Database>,
   table: string,
   spec: TableSpec,
   count: number,
@@ -91,7 +92,7 @@ export async function insertChunks(
 
 /** Inserts `count` rows given column by column (plain or typed arrays, all of the same length). */
 export async function insertColumns(
-  db: Kysely<any>,
+  db: Kysely<Database>,
   table: string,
   spec: TableSpec,
   columns: Readonly<Record<string, Values>>,
@@ -114,7 +115,7 @@ export async function insertColumns(
 
 /** Inserts row objects: each row has every column of the spec (null allowed where the column is nullable). */
 export async function insertRows(
-  db: Kysely<any>,
+  db: Kysely<Database>,
   table: string,
   spec: TableSpec,
   rows: readonly Readonly<Record<string, unknown>>[],
@@ -134,7 +135,7 @@ export async function insertRows(
 }
 
 /** Moves each identity sequence past the explicit ids the seed wrote. */
-export async function syncIdentitySequences(db: Kysely<any>, tables: readonly string[]): Promise<void> {
+export async function syncIdentitySequences(db: Kysely<Database>, tables: readonly string[]): Promise<void> {
   for (const table of tables) {
     await sql`SELECT setval(pg_get_serial_sequence(${table}, 'id'), coalesce(max(id), 0) + 1, false)
       FROM ${sql.raw(`"${table}"`)}`.execute(db)
@@ -154,7 +155,7 @@ interface Definition {
  * that point at this one are taken off and put back too. Call it inside a transaction.
  */
 export async function withoutKeysAndIndexes<T>(
-  db: Kysely<any>,
+  db: Kysely<Database>,
   table: string,
   load: () => Promise<T>,
   onRebuild?: (done: number, total: number) => void,

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import type { Database } from '../db/database.ts'
 import type { InsertOptions } from './bulk.ts'
 import type { Random } from './random.ts'
 
@@ -48,7 +49,7 @@ export function isoDate(secondsSinceEpoch: number): string {
 export type Progress = (stage: string, done: number, total: number) => void
 
 export interface SeedContext {
-  db: Kysely<any>
+  db: Kysely<Database>
   rng: Random
   scale: ScaleConfig
   progress: Progress

@@ -65,7 +65,7 @@ export async function isDatabaseEmpty(db: Kysely<Database>): Promise<boolean> {
 }
 
 /** TRUNCATE ... RESTART IDENTITY CASCADE of every table except Kysely's migration bookkeeping. */
-async function truncateAllData(db: Kysely<any>): Promise<void> {
+async function truncateAllData(db: Kysely<Database>): Promise<void> {
   const { rows } = await sql<{ name: string }>`SELECT tablename AS name FROM pg_tables
     WHERE schemaname = current_schema() AND tablename NOT LIKE 'kysely\\_%' ORDER BY tablename`.execute(db)
   if (rows.length === 0) return
@@ -74,11 +74,11 @@ async function truncateAllData(db: Kysely<any>): Promise<void> {
 }
 
 /** Clears leftovers (areas, tags, census...) in the tables the seed writes, leaving every other table alone. */
-async function clearSeededTables(db: Kysely<any>): Promise<void> {
+async function clearSeededTables(db: Kysely<Database>): Promise<void> {
   for (const table of [...SEEDED_TABLES].reverse()) await sql.raw(`DELETE FROM "${table}"`).execute(db)
 }
 
-async function analyze(db: Kysely<any>, tables: readonly string[]): Promise<void> {
+async function analyze(db: Kysely<Database>, tables: readonly string[]): Promise<void> {
   await sql.raw(`ANALYZE ${tables.map((t) => `"${t}"`).join(', ')}`).execute(db)
 }
 
@@ -97,12 +97,12 @@ function checkOptions(options: SeedOptions): void {
  */
 export async function seedDatabase(db: Kysely<Database>, options: SeedOptions): Promise<SeedSummary> {
   checkOptions(options)
-  const run = (trx: Kysely<any>) => seedInTransaction(trx, options)
+  const run = (trx: Kysely<Database>) => seedInTransaction(trx, options)
   if (db.isTransaction) return run(db)
   return db.transaction().execute(run)
 }
 
-async function seedInTransaction(db: Kysely<any>, options: SeedOptions): Promise<SeedSummary> {
+async function seedInTransaction(db: Kysely<Database>, options: SeedOptions): Promise<SeedSummary> {
   if (options.force) {
     await truncateAllData(db)
   } else if (!(await isDatabaseEmpty(db))) {

@@ -3,7 +3,7 @@ import type { Database } from '../../db/database.ts'
 import { countColumns, emptyFamily, familyFromRow, withAnswer, type FamilyTally } from '../statistics/compute/tally.ts'
 import { CompactResolver, EMPTY_LIST, type DelegationList } from './compute/compact.ts'
 import { liquidRepository, type Slot } from './liquid.repository.ts'
-import type { Db } from '../../db/types.ts'
+import { untyped, type Db } from '../../db/types.ts'
 
 /**
  * Full resolution: reads each question's answers and the delegations that apply to it once, resolves
@@ -96,8 +96,8 @@ export async function loadBatch(db: Db, questionIds: number[]) {
       FROM question_delegations qd JOIN users u ON u.id = qd.user_id AND u.is_active AND NOT u.is_deleted
       WHERE qd.question_id IN (${ids}) AND qd.revoked_at IS NULL`.execute(db),
     db.selectFrom('question_tags').select(['question_id', 'tag_id']).where('question_id', 'in', questionIds).orderBy('question_id').orderBy('position').orderBy('id').execute(),
-    (db as Kysely<any>).selectFrom('questions').select(['id', ...countColumns('liquid')]).where('id', 'in', questionIds).execute(),
-    (db as Kysely<any>).selectFrom('question_choices').select(['id', 'question_id', ...countColumns('liquid')]).where('question_id', 'in', questionIds).execute(),
+    untyped(db).selectFrom('questions').select(['id', ...countColumns('liquid')]).where('id', 'in', questionIds).execute(),
+    untyped(db).selectFrom('question_choices').select(['id', 'question_id', ...countColumns('liquid')]).where('question_id', 'in', questionIds).execute(),
   ])
   const stored = new Map<number, Map<string, FamilyTally>>(questionIds.map((id) => [id, new Map()]))
   for (const row of questions) stored.get(Number(row.id))!.set(`questions:${row.id}`, familyFromRow(row, 'liquid'))

@@ -1,8 +1,8 @@
-import { sql, type Kysely, type RawBuilder } from 'kysely'
+import { sql, type RawBuilder } from 'kysely'
 import { countColumns, familyFromRow, type FamilyTally } from '../statistics/compute/tally.ts'
 import { familyColumns } from '../statistics/compute/tally.ts'
 import { likertFigures, type LevelCounts } from '../statistics/compute/likert.ts'
-import type { Db } from '../../db/types.ts'
+import { untyped, type Db } from '../../db/types.ts'
 
 /** A user's block on a question, read before their own answer changes (see liquid.answers.ts). */
 export interface Block {
@@ -129,14 +129,14 @@ export function liquidRepository(db: Db) {
     async lockLiquid(target: Slot['target'], ids: number[]): Promise<Map<number, FamilyTally>> {
       const unique = [...new Set(ids)].sort((a, b) => a - b)
       if (unique.length === 0) return new Map()
-      const rows = await (db as Kysely<any>).selectFrom(target).select(['id', ...countColumns('liquid')]).where('id', 'in', unique).orderBy('id').forUpdate().execute()
+      const rows = await untyped(db).selectFrom(target).select(['id', ...countColumns('liquid')]).where('id', 'in', unique).orderBy('id').forUpdate().execute()
       return new Map(rows.map((row: Record<string, unknown>) => [Number(row.id), familyFromRow(row, 'liquid')]))
     },
 
     /** Stores a liquid family and the polarisation derived from it. */
     async storeLiquid(target: Slot['target'], id: number, family: FamilyTally): Promise<void> {
       const columns = { ...familyColumns('liquid', family), polarisation: likertFigures(family.counts as unknown as LevelCounts).polarisation }
-      await (db as Kysely<any>).updateTable(target).set(columns).where('id', '=', id).execute()
+      await untyped(db).updateTable(target).set(columns).where('id', '=', id).execute()
     },
   }
 }

@@ -1,6 +1,5 @@
-import type { Kysely } from 'kysely'
 import { changeTally, countColumns, storedColumns, tallyFromRow, withAnswer, type Answer, type FamilyTally, type Tally } from './compute/tally.ts'
-import type { Db } from '../../db/types.ts'
+import { untyped, type Db } from '../../db/types.ts'
 
 /**
  * Keeping stored figures exact on every write, in the writer's transaction: lock the row that carries
@@ -27,7 +26,7 @@ export function tallyColumns(target: LikertTarget): string[] {
 export async function lockTallies(db: Db, target: LikertTarget, ids: number[]): Promise<Map<number, Tally>> {
   const unique = [...new Set(ids)].sort((a, b) => a - b)
   if (unique.length === 0) return new Map()
-  const rows = await (db as Kysely<any>)
+  const rows = await untyped(db)
     .selectFrom(target)
     .select(['id', ...tallyColumns(target)])
     .where('id', 'in', unique)
@@ -39,7 +38,7 @@ export async function lockTallies(db: Db, target: LikertTarget, ids: number[]): 
 
 /** Stores a tally's counts and the figures derived from them. */
 export async function storeTally(db: Db, target: LikertTarget, id: number, tally: Tally): Promise<void> {
-  await (db as Kysely<any>).updateTable(target).set(storedColumns(tally)).where('id', '=', id).execute()
+  await untyped(db).updateTable(target).set(storedColumns(tally)).where('id', '=', id).execute()
 }
 
 /** Weight moved on a liquid family: added (positive) or taken away (negative) at a level (null: a skip). */

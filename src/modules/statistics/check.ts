@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
+import { untyped, type Db } from '../../db/types.ts'
 import { statisticsColumns } from '../../http/schemas.ts'
 import { recomputeStatistics } from './recompute.ts'
 
@@ -37,10 +38,10 @@ export interface FigureDifference {
 
 type Snapshot = Map<string, Map<number, Record<string, unknown>>>
 
-async function snapshot(db: Kysely<any>, figures: Record<string, string[]>): Promise<Snapshot> {
+async function snapshot(db: Db, figures: Record<string, string[]>): Promise<Snapshot> {
   const out: Snapshot = new Map()
   for (const [table, columns] of Object.entries(figures)) {
-    const rows = await db.selectFrom(table).select(['id', ...columns]).orderBy('id').execute()
+    const rows = await untyped(db).selectFrom(table).select(['id', ...columns]).orderBy('id').execute()
     out.set(table, new Map(rows.map((row: Record<string, unknown>) => [Number(row.id), row])))
   }
   return out

@@ -22,7 +22,7 @@ export interface RecomputeOptions {
   onStep?: (done: number, total: number) => void
 }
 
-async function recomputeAll(db: Kysely<any>, options: RecomputeOptions): Promise<void> {
+async function recomputeAll(db: Kysely<Database>, options: RecomputeOptions): Promise<void> {
   const steps = [
     ...likertTargets().map((target) => () => recomputeLikert(db, target)),
     ...counterStatements().map((statement) => () => statement.execute(db)),
@@ -86,7 +86,7 @@ function familyValues(row: CountRow, short: 'd' | 'l'): { values: number[]; pola
 }
 
 /** Reads the counts behind every row of the target, computes its figures and writes back the rows that differ. */
-async function recomputeLikert(db: Kysely<any>, target: LikertTarget): Promise<void> {
+async function recomputeLikert(db: Kysely<Database>, target: LikertTarget): Promise<void> {
   const shorts: ('d' | 'l')[] = target.liquid ? ['d', 'l'] : ['d']
   const columns = [...familyColumns('direct'), ...(target.liquid ? [...familyColumns('liquid'), 'polarisation'] : [])]
   const selected = [

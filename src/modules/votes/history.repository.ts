@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely'
+import { untyped } from '../../db/types.ts'
 import type { Database } from '../../db/database.ts'
 import { column, type OrderingFields } from '../../http/ordering.ts'
 
@@ -47,7 +48,7 @@ export function historyRepository(db: Kysely<Database>) {
         SELECT question_id, choice_id, value, skipped, private, NULL, false, NULL, answered_at, replaced_at, id::bigint + 3 * 4294967296::bigint
         FROM question_choice_vote_history WHERE user_id = ${userId} ${onQuestion}
       )`
-      return (db as Kysely<any>).selectFrom(source.as('h'))
+      return untyped(db).selectFrom(source.as('h'))
     },
 
     async questions(ids: number[]) {
