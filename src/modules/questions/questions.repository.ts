@@ -1,4 +1,4 @@
-import { sql, type ExpressionBuilder, type Kysely, type RawBuilder, type Selectable } from 'kysely'
+import { sql, type ExpressionBuilder, type Kysely, type RawBuilder, type Selectable, type SelectQueryBuilder } from 'kysely'
 import type { Database, Questions } from '../../db/database.ts'
 import { column, orderingFieldsOf, type OrderingFields } from '../../http/ordering.ts'
 import { statisticsColumns } from '../../http/schemas.ts'
@@ -61,9 +61,9 @@ export function collectionOrder(collectionId: number): RawBuilder<unknown> {
  * Questions the user answered. A private answer is seen only by its author and staff: to anyone else
  * the question is not among those the user answered.
  */
-function answeredBy(eb: QuestionsEb, userId: number | ((eb: QuestionsEb) => any), viewer: Caller | null) {
-  let likert = eb.selectFrom('question_votes as qv').select('qv.id').whereRef('qv.question_id', '=', 'questions.id').where('qv.user_id', '=', userId as number)
-  let choice = eb.selectFrom('question_choice_votes as qcv').select('qcv.id').whereRef('qcv.question_id', '=', 'questions.id').where('qcv.user_id', '=', userId as number)
+function answeredBy(eb: QuestionsEb, userId: number | SelectQueryBuilder<Database, 'users', { id: number }>, viewer: Caller | null) {
+  let likert = eb.selectFrom('question_votes as qv').select('qv.id').whereRef('qv.question_id', '=', 'questions.id').where('qv.user_id', '=', userId)
+  let choice = eb.selectFrom('question_choice_votes as qcv').select('qcv.id').whereRef('qcv.question_id', '=', 'questions.id').where('qcv.user_id', '=', userId)
   if (!viewer?.isStaff) {
     const viewerId = viewer?.id ?? 0
     likert = likert.where((vote) => vote.or([vote('qv.private', '=', false), vote('qv.user_id', '=', viewerId)]))
@@ -102,7 +102,7 @@ export function questionsRepository(db: Kysely<Database>) {
       }
       if (filters.votes__user__username !== undefined) {
         const voter = db.selectFrom('users').select('users.id').where('users.username', '=', filters.votes__user__username)
-        query = query.where((eb) => answeredBy(eb, voter as never, caller))
+        query = query.where((eb) => answeredBy(eb, voter, caller))
       }
       if (filters.in_collections__parent !== undefined) {
         const parent = filters.in_collections__parent

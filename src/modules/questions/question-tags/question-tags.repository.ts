@@ -39,7 +39,7 @@ export function questionTagsRepository(db: Kysely<Database>) {
 export type QuestionTagRow = Selectable<QuestionTags> & Pick<Selectable<Tags>, 'text' | 'followers_count' | 'questions_count' | 'votes_count'>
 
 /** The columns of a listing row: the question-tag and its tag. */
-export const selectQuestionTag = (query: SelectQueryBuilder<any, any, object>) => query.selectAll('question_tags').select([...TAG_COLUMNS])
+export const selectQuestionTag = (query: SelectQueryBuilder<Database, 'question_tags' | 'tags', object>) => query.selectAll('question_tags').select([...TAG_COLUMNS])
 
 /** Writes on one question's tags inside the caller's transaction (the question row locked). */
 export function questionTagWrites(trx: Kysely<Database>) {
