@@ -8,7 +8,7 @@ import type { OrderTerm } from './ordering.ts'
  * once one is given, so the builder's database and tables cannot be parameters beside it.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above: any table's builder, typed by Row at the call
-type AnySelect = SelectQueryBuilder<any, any, object>
+export type AnySelect = SelectQueryBuilder<any, any, object>
 
 /**
  * Runs a filtered listing as two statements: the count, then one ordered page of ids' rows.

@@ -8,7 +8,7 @@ import { ChoiceVote, ChoiceVoteBody, ChoiceVoteListQuery, ChoiceVotePatch } from
 
 /** Answers to multiple-choice questions, under the name the clients call and the one the API root gives. */
 export function choiceVoteRoutes(app: App): void {
-  voteResourceRoutes<ChoiceVoteRow, ChoiceVote>(app, {
+  voteResourceRoutes<ChoiceVoteRow, ChoiceVote, ChoiceVoteListQuery, ChoiceVoteBody, ChoiceVotePatch>(app, {
     names: ['question_choice_votes', 'question_choice_votes_light'],
     label: 'Answers to multiple-choice questions',
     description: 'Picks of a choice of a multiple-choice question, one current pick per person and question.',

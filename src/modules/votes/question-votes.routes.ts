@@ -11,7 +11,7 @@ import { QuestionVote, QuestionVoteBody, QuestionVoteListQuery, QuestionVotePatc
  * where the API root points that name: both URLs serve the same resource.
  */
 export function questionVoteRoutes(app: App): void {
-  voteResourceRoutes<QuestionVoteRow, QuestionVote>(app, {
+  voteResourceRoutes<QuestionVoteRow, QuestionVote, QuestionVoteListQuery, QuestionVoteBody, QuestionVotePatch>(app, {
     names: ['question_votes', 'question_votes_light'],
     label: 'Answers to likert questions',
     description: 'Answers to likert questions, with their value 1..5 or a skip.',

@@ -8,7 +8,7 @@ import { TagVote, TagVoteBody, TagVoteListQuery, TagVotePatch } from './votes.sc
 
 /** Votes on how well a tag fits a question. */
 export function tagVoteRoutes(app: App): void {
-  voteResourceRoutes<TagVoteRow, TagVote>(app, {
+  voteResourceRoutes<TagVoteRow, TagVote, TagVoteListQuery, TagVoteBody, TagVotePatch>(app, {
     names: ['question_tag_votes'],
     label: 'Votes on how well a tag fits a question',
     description: 'Votes 1..5 on the tags of questions, one current vote per person and question-tag.',

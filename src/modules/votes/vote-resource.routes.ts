@@ -1,10 +1,9 @@
 import type { FastifyRequest } from 'fastify'
-import type { SelectQueryBuilder } from 'kysely'
 import { type TSchema } from 'typebox'
 import type { App } from '../../http/app-type.ts'
 import type { Caller } from '../../http/authentication.ts'
 import { NotFound } from '../../http/errors.ts'
-import { listing, pageOfRows } from '../../http/listing.ts'
+import { listing, pageOfRows, type AnySelect } from '../../http/listing.ts'
 import { orderingTerms, type OrderingFields } from '../../http/ordering.ts'
 import type { RawBuilder } from 'kysely'
 import { Page, readErrors } from '../../http/schemas.ts'
@@ -17,7 +16,7 @@ import { signedIn } from '../../http/permissions.ts'
  * One kind of vote as a DRF model resource: a listing with filters and ordering, POST to vote (201 new,
  * 200 replacing), and a detail to read (anyone who may see it), edit or withdraw (its voter, or staff).
  */
-export interface VoteResource<Row, Item> {
+export interface VoteResource<Row, Item, Query extends { ordering?: string }, Body, Patch> {
   /** URL names serving this resource, e.g. question_votes and question_votes_light. */
   names: string[]
   label: string
@@ -29,19 +28,19 @@ export interface VoteResource<Row, Item> {
   ordering: OrderingFields
   tieBreak: RawBuilder<unknown>
   /** The listing's FROM and WHERE for the caller, narrowed by the filters; selects nothing yet. */
-  filtered: (filters: any, caller: Caller | null) => SelectQueryBuilder<any, any, object>
+  filtered: (filters: Partial<Query>, caller: Caller | null) => AnySelect
   /** Selects the row columns the mapper needs. */
-  select: (query: SelectQueryBuilder<any, any, object>) => SelectQueryBuilder<any, any, any>
+  select: (query: AnySelect) => AnySelect
   /** The filtered query narrowed to one id. */
-  byId: (query: SelectQueryBuilder<any, any, object>, id: number) => SelectQueryBuilder<any, any, object>
+  byId: (query: AnySelect, id: number) => AnySelect
   toItem: (row: Row, urls: UrlBuilder) => Item
-  cast: (caller: Caller, body: any) => Promise<{ vote: Row; created: boolean }>
+  cast: (caller: Caller, body: Body) => Promise<{ vote: Row; created: boolean }>
   /** Edits return the row as the mapper reads it. */
-  edit: (id: number, patch: any) => Promise<Row>
+  edit: (id: number, patch: Patch) => Promise<Row>
   withdraw: (id: number) => Promise<void>
 }
 
-export function voteResourceRoutes<Row, Item>(app: App, resource: VoteResource<Row, Item>): void {
+export function voteResourceRoutes<Row, Item, Query extends { ordering?: string }, Body, Patch>(app: App, resource: VoteResource<Row, Item, Query, Body, Patch>): void {
   const visible = async (caller: Caller | null, id: number): Promise<Row | undefined> =>
     (await resource.select(resource.byId(resource.filtered({}, caller), id)).executeTakeFirst()) as Row | undefined
   /** The voter, for the owner rule; a vote the caller may not see is not there (404). */
@@ -62,7 +61,7 @@ export function voteResourceRoutes<Row, Item>(app: App, resource: VoteResource<R
       },
       config: { access: 'anyone', resource: { name: `${titleOf(name)} List`, description: resource.description } },
       handler: async (request) => {
-        const filters = request.query as { ordering?: string }
+        const filters = request.query as Query
         const ordering = orderingTerms(filters.ordering, resource.ordering, ['-created_at'], resource.tieBreak)
         const result = await pageOfRows<Row>(request, resource.filtered(filters, request.caller), resource.select, ordering)
         return listing(request, result, (rows) => rows.map((row) => item(request, row)))
@@ -78,7 +77,7 @@ export function voteResourceRoutes<Row, Item>(app: App, resource: VoteResource<R
       config: { access: 'signed-in' },
       preValidation: nullBooleansAbsent,
       handler: async (request, reply) => {
-        const { vote, created } = await resource.cast(signedIn(request), request.body)
+        const { vote, created } = await resource.cast(signedIn(request), request.body as Body)
         return reply.code(created ? 201 : 200).send(item(request, vote) as never)
       },
     })
@@ -98,7 +97,7 @@ export function voteResourceRoutes<Row, Item>(app: App, resource: VoteResource<R
       schema: { summary: `${resource.label}: change your vote`, params: IdParams, body: resource.patchBody, response: { 200: resource.item, ...writeErrors } },
       config: { access: 'owner', owner },
       preValidation: nullBooleansAbsent,
-      handler: async (request) => item(request, await resource.edit((request.params as { id: number }).id, request.body)),
+      handler: async (request) => item(request, await resource.edit((request.params as { id: number }).id, request.body as Patch)),
     })
 
     app.delete(detail, {
