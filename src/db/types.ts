@@ -8,6 +8,7 @@ export type Db = Kysely<Database> | Transaction<Database>
  * The same database for statements whose table and column names are values (a figure's target table, a
  * family's count columns): Kysely checks no name there, and every value read is unknown until narrowed.
  */
-export type UntypedDb = Kysely<Record<string, Record<string, unknown>>>
+export type UntypedTables = Record<string, Record<string, unknown>>
+export type UntypedDb = Kysely<UntypedTables>
 
 export const untyped = (db: Db): UntypedDb => db as unknown as UntypedDb

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely'
 import type { Database } from '../../../db/database.ts'
+import { untyped, type UntypedTables } from '../../../db/types.ts'
 import type { Caller } from '../../../http/authentication.ts'
 import { orderingFieldsOf, type OrderingFields } from '../../../http/ordering.ts'
 import { questionVisibleSql } from '../question-access.ts'
@@ -42,11 +43,9 @@ export interface DirectVoteRow {
 
 export const directVoteOrdering = (kind: DirectVoteKind): OrderingFields => orderingFieldsOf(['id', 'value', 'created_at', 'modified_at'], kind.resource)
 
-// The two vote tables differ only in their names, so the SQL is written once against either.
-type AnyDb = Kysely<any>
-
 export function directVotesRepository(db: Kysely<Database>, kind: DirectVoteKind) {
-  const anyDb = db as AnyDb
+  // The two vote tables differ only in their names, so the SQL is written once against either.
+  const anyDb = untyped(db)
   const table = kind.resource
   return {
     filtered(filters: DirectVoteListQuery, caller: Caller | null) {
@@ -57,11 +56,11 @@ export function directVotesRepository(db: Kysely<Database>, kind: DirectVoteKind
       return query
     },
 
-    selectVote: (query: SelectQueryBuilder<any, any, any>) =>
+    selectVote: <TB extends string, O>(query: SelectQueryBuilder<UntypedTables, TB, O>) =>
       query.select([`${table}.id`, `${table}.${kind.key} as object_id`, `${table}.value`, `${table}.user_id`, `${table}.created_at`, `${table}.modified_at`]),
 
     async find(id: number, caller: Caller | null): Promise<DirectVoteRow | undefined> {
-      return this.selectVote(this.filtered({ id }, caller)).executeTakeFirst()
+      return (await this.selectVote(this.filtered({ id }, caller)).executeTakeFirst()) as DirectVoteRow | undefined
     },
 
     async targetVisible(targetId: number, caller: Caller | null): Promise<boolean> {
@@ -75,14 +74,14 @@ export function directVotesRepository(db: Kysely<Database>, kind: DirectVoteKind
      */
     async cast(userId: number, targetId: number, value: number): Promise<{ row: DirectVoteRow; created: boolean } | undefined> {
       return db.transaction().execute(async (trx) => {
-        const t = trx as AnyDb
+        const t = untyped(trx)
         const target = await t.selectFrom(kind.target).selectAll().where('id', '=', targetId).forNoKeyUpdate().executeTakeFirst()
         if (!target) return undefined
         const previous = await t.selectFrom(table).select(['id', 'value']).where('user_id', '=', userId).where(kind.key, '=', targetId).executeTakeFirst()
         const saved = previous
           ? await t.updateTable(table).set({ value, modified_at: sql`now()` }).where('id', '=', previous.id).returning('id').executeTakeFirstOrThrow()
           : await t.insertInto(table).values({ user_id: userId, [kind.key]: targetId, value }).returning('id').executeTakeFirstOrThrow()
-        await t.updateTable(kind.target).set(directFamilyAfter(target, previous?.value ?? null, value)).where('id', '=', targetId).execute()
+        await t.updateTable(kind.target).set(directFamilyAfter(target, (previous?.value as number | null | undefined) ?? null, value)).where('id', '=', targetId).execute()
         const row = await this.selectVote(t.selectFrom(table).where(`${table}.id`, '=', saved.id)).executeTakeFirstOrThrow()
         return { row: row as DirectVoteRow, created: !previous }
       })
@@ -91,13 +90,13 @@ export function directVotesRepository(db: Kysely<Database>, kind: DirectVoteKind
     /** Removes a vote and takes it out of its target's figures. */
     async withdraw(voteId: number): Promise<boolean> {
       return db.transaction().execute(async (trx) => {
-        const t = trx as AnyDb
+        const t = untyped(trx)
         const named = await t.selectFrom(table).select(kind.key).where('id', '=', voteId).executeTakeFirst()
         if (!named) return false
         const target = await t.selectFrom(kind.target).selectAll().where('id', '=', named[kind.key]).forNoKeyUpdate().executeTakeFirst()
         const vote = await t.deleteFrom(table).where('id', '=', voteId).returning('value').executeTakeFirst()
         if (!target || !vote) return false
-        await t.updateTable(kind.target).set(directFamilyAfter(target, vote.value, null)).where('id', '=', target.id).execute()
+        await t.updateTable(kind.target).set(directFamilyAfter(target, vote.value as number | null, null)).where('id', '=', target.id).execute()
         return true
       })
     },
