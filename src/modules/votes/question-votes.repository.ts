@@ -1,4 +1,4 @@
-import { type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely'
+import { type Insertable, type Selectable, type Updateable } from 'kysely'
 import type { QuestionVotes } from '../../db/database.ts'
 import type { Caller } from '../../http/authentication.ts'
 import { column, orderingFieldsOf, type OrderingFields } from '../../http/ordering.ts'
@@ -6,7 +6,7 @@ import { tallyColumns } from '../statistics/apply.ts'
 import { tallyFromRow, type Tally } from '../statistics/compute/tally.ts'
 import type { VotableQuestion } from './vote-rules.ts'
 import type { QuestionVoteListQuery } from './votes.schemas.ts'
-import type { Db } from '../../db/types.ts'
+import { untyped, type Db } from '../../db/types.ts'
 
 export type QuestionVoteRow = Selectable<QuestionVotes>
 
@@ -23,9 +23,10 @@ export function questionVotesRepository(db: Db) {
   return {
     /** The question row locked for the rest of the transaction, with the counts behind its figures. */
     async lockQuestion(id: number): Promise<{ question: VotableQuestion; tally: Tally } | undefined> {
-      const row = await (db as Kysely<any>)
+      const row = await untyped(db)
         .selectFrom('questions')
-        .select([...VOTABLE_COLUMNS, ...tallyColumns('questions')])
+        .select(VOTABLE_COLUMNS)
+        .select(tallyColumns('questions'))
         .where('id', '=', id)
         .forUpdate()
         .executeTakeFirst()

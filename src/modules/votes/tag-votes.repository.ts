@@ -1,4 +1,4 @@
-import type { Insertable, Kysely, Selectable, Updateable } from 'kysely'
+import type { Insertable, Selectable, Updateable } from 'kysely'
 import type { QuestionTagVotes } from '../../db/database.ts'
 import type { Caller } from '../../http/authentication.ts'
 import { column, orderingFieldsOf, type OrderingFields } from '../../http/ordering.ts'
@@ -6,7 +6,7 @@ import { tallyColumns } from '../statistics/apply.ts'
 import { tallyFromRow, type Tally } from '../statistics/compute/tally.ts'
 import type { TagVoteRow } from './votes.mapper.ts'
 import type { TagVoteListQuery } from './votes.schemas.ts'
-import type { Db } from '../../db/types.ts'
+import { untyped, type Db } from '../../db/types.ts'
 
 export const TAG_VOTE_ORDERING: OrderingFields = {
   ...orderingFieldsOf(['id', 'created_at', 'modified_at', 'value'], 'question_tag_votes'),
@@ -35,7 +35,7 @@ export function tagVotesRepository(db: Db) {
   return {
     /** The question-tag row locked for the rest of the transaction, with its question's visibility. */
     async lockQuestionTag(id: number): Promise<LockedQuestionTag | undefined> {
-      const row = await (db as Kysely<any>)
+      const row = await untyped(db)
         .selectFrom('question_tags')
         .innerJoin('questions', 'questions.id', 'question_tags.question_id')
         .select(['question_tags.id', 'question_tags.question_id', 'question_tags.tag_id', 'questions.publish', 'questions.user_id'])
@@ -43,7 +43,7 @@ export function tagVotesRepository(db: Db) {
         .where('question_tags.id', '=', id)
         .forUpdate('question_tags')
         .executeTakeFirst()
-      return row ? { ...row, tally: tallyFromRow(row, false) } : undefined
+      return row ? ({ ...row, tally: tallyFromRow(row, false) } as LockedQuestionTag) : undefined
     },
 
     async current(userId: number, questionTagId: number) {
