@@ -8,8 +8,9 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     rules: {
-      // Reported in the service's code until the remaining ones (mostly Kysely<any> in shared helpers) are typed.
-      '@typescript-eslint/no-explicit-any': 'warn',
+      // Refused outside the tests: the few deliberate ones (Kysely's Migrator and Dialect signatures, pageOfRows's
+      // any-table builder) carry an eslint-disable comment that says why.
+      '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
     },
   },
