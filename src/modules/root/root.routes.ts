@@ -41,29 +41,38 @@ function formatSuffix(request: FastifyRequest): string {
   return (request.query as { format?: string }).format === 'api' ? '?format=api' : ''
 }
 
+// A name whose resource is not served yet is left out of the index, so the root never advertises a 404.
 const Index = (names: readonly string[]) =>
-  Type.Object(Object.fromEntries(names.map((name) => [name, Type.String({ format: 'uri' })])))
+  Type.Object(Object.fromEntries(names.map((name) => [name, Type.Optional(Type.String({ format: 'uri' }))])))
+
+/** The names whose resource has a GET route, worked out once every route is registered. */
+function servedNames(app: App, names: readonly string[], path: (name: string) => string): () => string[] {
+  let served: string[] | null = null
+  return () => (served ??= names.filter((name) => app.hasRoute({ method: 'GET', url: path(name) })))
+}
 
 export function rootRoutes(app: App): void {
   const apiIndex = Index(API_NAMES)
+  const apiNames = servedNames(app, API_NAMES, (name) => `/api/${API_ALIASES[name] ?? name}/`)
   app.get('/api/', {
     schema: { summary: 'API root: every resource name and its URL', response: { 200: apiIndex } },
     config: { access: 'anyone', resource: { name: 'Api Root', description: 'The resources of the Civic Survey API and their URLs.' } },
     handler: async (request) => {
       const base = baseUrl(request)
       const suffix = formatSuffix(request)
-      return Object.fromEntries(API_NAMES.map((name) => [name, `${base}/api/${API_ALIASES[name] ?? name}/${suffix}`]))
+      return Object.fromEntries(apiNames().map((name) => [name, `${base}/api/${API_ALIASES[name] ?? name}/${suffix}`]))
     },
   })
 
   const authIndex = Index(AUTH_NAMES)
+  const authNames = servedNames(app, AUTH_NAMES, (name) => `/auth/${name}/`)
   app.get('/auth/', {
     schema: { summary: 'Account operations and their URLs', response: { 200: authIndex } },
     config: { access: 'anyone', resource: { name: 'Auth Root', description: 'Account operations: sign-in, registration, passwords, verification.' } },
     handler: async (request) => {
       const base = baseUrl(request)
       const suffix = formatSuffix(request)
-      return Object.fromEntries(AUTH_NAMES.map((name) => [name, `${base}/auth/${name}/${suffix}`]))
+      return Object.fromEntries(authNames().map((name) => [name, `${base}/auth/${name}/${suffix}`]))
     },
   })
 }
