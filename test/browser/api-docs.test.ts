@@ -1,8 +1,9 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { existsSync, mkdirSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import path from 'node:path'
-import { chromium, type Browser } from 'playwright-core'
+import { type Browser } from 'playwright-core'
+import { chromiumAvailable, launchChromium, skipWithoutChromium } from '../helpers/chromium.ts'
 import { appKeysRepository } from '../../src/modules/app-keys/app-keys.repository.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 
@@ -11,9 +12,8 @@ import { createTestApp, type TestApp } from '../helpers/app.ts'
  * host refused: the reference must load from the service alone, show the operations and run one.
  * A screenshot goes to test/browser/screenshots/ (ignored by git).
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const available = existsSync(CHROMIUM)
-const skip = available ? false : process.env.REQUIRE_BROWSER ? false : `no Chromium at ${CHROMIUM} (CI installs Debian's chromium)`
+const available = chromiumAvailable
+const skip = skipWithoutChromium
 const SHOTS = path.join(import.meta.dirname, 'screenshots')
 
 let api: TestApp
@@ -26,10 +26,7 @@ before(async () => {
   api = await createTestApp('tiny', { REQUIRE_APP_KEY: 'true' })
   key = (await appKeysRepository(api.database.db).create('docs page')).key
   apiUrl = await api.app.listen({ port: 0, host: '127.0.0.1' })
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  })
+  browser = await launchChromium()
 })
 after(async () => {
   await browser?.close()

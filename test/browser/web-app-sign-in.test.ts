@@ -1,9 +1,9 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { existsSync } from 'node:fs'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { chromium, type Browser } from 'playwright-core'
+import { type Browser } from 'playwright-core'
+import { chromiumAvailable, launchChromium, skipWithoutChromium } from '../helpers/chromium.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 
 /**
@@ -11,9 +11,8 @@ import { createTestApp, type TestApp } from '../helpers/app.ts'
  * must pass CORS, and its account flow must work as it is written: check the address, register with a
  * generated numeric password, sign in, read and edit the profile, sign out, and see 401 for the old token.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const available = existsSync(CHROMIUM)
-const skip = available ? false : process.env.REQUIRE_BROWSER ? false : `no Chromium at ${CHROMIUM} (CI installs Debian's chromium)`
+const available = chromiumAvailable
+const skip = skipWithoutChromium
 
 let api: TestApp
 let apiUrl: string
@@ -70,10 +69,7 @@ before(async () => {
     response.writeHead(200, { 'content-type': 'text/html' })
     response.end(`<!doctype html><title>web app</title><pre id="result"></pre><script>${webAppScript(apiUrl, name)}</script>`)
   })
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  })
+  browser = await launchChromium()
 })
 after(async () => {
   await browser?.close()
