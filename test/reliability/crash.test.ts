@@ -6,7 +6,7 @@ import { connectDatabase } from '../../src/db/connect.ts'
 import { hashSecret, newToken } from '../../src/http/authentication.ts'
 import { databaseUrlFor, serverUrl, templateDatabaseName, templateFile } from '../helpers/databases.ts'
 import { scratchDataDir } from '../helpers/scratch.ts'
-import { cli, freePort, onServer, serve, until, type ServeProcess } from './support.ts'
+import { cli, onServer, until, serveUntilReady } from './support.ts'
 
 /**
  * The crash test: a real server under concurrent votes is killed with SIGKILL, several times. After each kill
@@ -88,14 +88,7 @@ before(async () => {
 })
 after(() => cleanup?.())
 
-async function startServer(): Promise<{ server: ServeProcess; base: string }> {
-  const port = await freePort()
-  const server = serve({ ...env, PORT: String(port) })
-  const base = `http://127.0.0.1:${port}`
-  const answers = async () => (await fetch(`${base}/api/questions/?page_size=1`).catch(() => null))?.status === 200
-  await until(answers, `serve answers on ${base}\n${server.output()}`, 60_000)
-  return { server, base }
-}
+const startServer = () => serveUntilReady(env)
 
 /** One client per voter, each sending its next vote when the last one is answered, until stopped. */
 function load(base: string) {

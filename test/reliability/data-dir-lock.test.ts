@@ -4,7 +4,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { serverUrl } from '../helpers/databases.ts'
 import { scratchDataDir } from '../helpers/scratch.ts'
-import { cli, freePort, serve, until, type ServeProcess } from './support.ts'
+import { cli, freePort, serve, serveUntilReady } from './support.ts'
 
 /**
  * One process per embedded data directory, seen from the command line: a second process is refused in one line
@@ -30,14 +30,7 @@ after(() => {
   if (!skip) fs.rmSync(dataDir, { recursive: true, force: true })
 })
 
-async function startServe(): Promise<{ server: ServeProcess; base: string }> {
-  const port = await freePort()
-  const server = serve({ ...env, PORT: String(port) })
-  const base = `http://127.0.0.1:${port}`
-  const answers = async () => (await fetch(`${base}/api/questions/?page_size=1`).catch(() => null))?.status === 200
-  await until(answers, `serve answers on ${base}\n${server.output()}`, 60_000)
-  return { server, base }
-}
+const startServe = () => serveUntilReady(env)
 
 test('while serve runs, a CLI command and a second serve are refused in one line; after a SIGKILL the next command takes over', { skip }, async () => {
   const { server, base } = await startServe()

@@ -124,6 +124,16 @@ export function serve(env: Record<string, string>): ServeProcess {
   return { child, output: () => text, exited }
 }
 
+/** `serve` on a free port, once it answers the questions listing. */
+export async function serveUntilReady(env: Record<string, string>): Promise<{ server: ServeProcess; base: string }> {
+  const port = await freePort()
+  const server = serve({ ...env, PORT: String(port) })
+  const base = `http://127.0.0.1:${port}`
+  const answers = async () => (await fetch(`${base}/api/questions/?page_size=1`).catch(() => null))?.status === 200
+  await until(answers, `serve answers on ${base}\n${server.output()}`, 60_000)
+  return { server, base }
+}
+
 /** A CLI command run to its end. */
 export function cli(args: string[], env: Record<string, string>) {
   const result = spawnSync(process.execPath, [BIN, ...args], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, encoding: 'utf8', timeout: 180_000 })
