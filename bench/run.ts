@@ -19,7 +19,14 @@ if (process.argv[2] === 'next-question') {
  * database of its own per scale; --reuse keeps an already generated one (migrated to the latest schema),
  * --changes-only skips the full recomputations. Prints the report as JSON and writes it under bench/results/.
  */
-const { values } = parseArgs({ options: { scale: { type: 'string', default: 'small' }, reuse: { type: 'boolean', default: false }, samples: { type: 'string', default: '100' }, 'changes-only': { type: 'boolean', default: false } } })
+const { values } = parseArgs({
+  options: {
+    scale: { type: 'string', default: 'small' },
+    reuse: { type: 'boolean', default: false },
+    samples: { type: 'string', default: '100' },
+    'changes-only': { type: 'boolean', default: false },
+  },
+})
 const scale = LIQUID_SCALES[values.scale!]
 if (!scale) throw new Error(`--scale must be one of ${Object.keys(LIQUID_SCALES).join(', ')}`)
 const server = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
@@ -38,7 +45,11 @@ url.pathname = `/${name}`
 const handle = await connectDatabase({ databaseUrl: url.toString(), dataDir: '', poolSize: 4 })
 try {
   await migrateToLatest(handle.db)
-  const report = { date: new Date().toISOString(), node: process.version, ...(await benchLiquid(handle.db, scale, generate, Number(values.samples), values['changes-only'])) }
+  const report = {
+    date: new Date().toISOString(),
+    node: process.version,
+    ...(await benchLiquid(handle.db, scale, generate, Number(values.samples), values['changes-only'])),
+  }
   fs.mkdirSync('bench/results', { recursive: true })
   const file = `bench/results/liquid-${values.scale}-${report.date.slice(0, 10)}.json`
   fs.writeFileSync(file, JSON.stringify(report, null, 2) + '\n')

@@ -48,7 +48,14 @@ export interface AppOptions {
 }
 
 /** Builds the service without listening, so tests can inject requests and close it. */
-export async function buildApp({ config, db, exposeQueryCount = false, extraRoutes, logStream, rateLimitClock }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({
+  config,
+  db,
+  exposeQueryCount = false,
+  extraRoutes,
+  logStream,
+  rateLimitClock,
+}: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     // Every line passes through redactSecrets as written: URLs carry application keys, codes and tokens.
     logger: { level: config.logLevel, hooks: { streamWrite: redactSecrets }, ...(logStream ? { stream: logStream } : {}) },
@@ -59,7 +66,15 @@ export async function buildApp({ config, db, exposeQueryCount = false, extraRout
     routerOptions: { maxParamLength: 4096 },
     trustProxy: config.trustProxy,
     // Id lists (`id__in`) are read by the shared integer reader before Ajv; Ajv only knows the format's name.
-    ajv: { customOptions: { coerceTypes: 'array', allErrors: true, removeAdditional: true, useDefaults: true, formats: { [ID_LIST_FORMAT]: true } } },
+    ajv: {
+      customOptions: {
+        coerceTypes: 'array',
+        allErrors: true,
+        removeAdditional: true,
+        useDefaults: true,
+        formats: { [ID_LIST_FORMAT]: true },
+      },
+    },
     // A path the router cannot decode (`%FF`) or a parameter past its length names nothing: DRF's 404.
     frameworkErrors: routerErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>()
@@ -80,9 +95,12 @@ export async function buildApp({ config, db, exposeQueryCount = false, extraRout
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
     maxAge: 86400,
   }
-  await app.register(cors, () => (request: FastifyRequest, callback: (error: Error | null, options: typeof corsOptions & { preflight: boolean }) => void) => {
-    callback(null, { ...corsOptions, preflight: request.headers['access-control-request-method'] !== undefined })
-  })
+  await app.register(
+    cors,
+    () => (request: FastifyRequest, callback: (error: Error | null, options: typeof corsOptions & { preflight: boolean }) => void) => {
+      callback(null, { ...corsOptions, preflight: request.headers['access-control-request-method'] !== undefined })
+    },
+  )
 
   app.addHook('onRequest', (request, reply, done) => {
     queryCounter.run({ queries: 0 }, done)

@@ -31,7 +31,11 @@ Configuration comes from the environment: see README.md.`
 class UsageError extends Error {}
 
 async function withDatabase<T>(config: Config, work: (handle: DatabaseHandle) => Promise<T>): Promise<T> {
-  const handle = await connectDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, connectTimeoutMs: config.dbConnectTimeoutMs })
+  const handle = await connectDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    connectTimeoutMs: config.dbConnectTimeoutMs,
+  })
   try {
     return await work(handle)
   } finally {
@@ -40,14 +44,25 @@ async function withDatabase<T>(config: Config, work: (handle: DatabaseHandle) =>
 }
 
 async function seedCommand(config: Config, args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: { scale: { type: 'string', default: 'demo' }, seed: { type: 'string', default: '1' }, force: { type: 'boolean', default: false } } })
+  const { values } = parseArgs({
+    args,
+    options: {
+      scale: { type: 'string', default: 'demo' },
+      seed: { type: 'string', default: '1' },
+      force: { type: 'boolean', default: false },
+    },
+  })
   if (!['tiny', 'demo', 'large'].includes(values.scale!)) throw new UsageError(`--scale must be tiny, demo or large, not "${values.scale}"`)
   if (!/^\d+$/.test(values.seed!)) throw new UsageError(`--seed must be a whole number, not "${values.seed}"`)
   const { seedWithProgress } = await import('./seed/progress.ts')
   await withDatabase(config, async ({ db }) => {
     await migrateToLatest(db)
     const summary = await seedWithProgress(db, { scale: values.scale as 'tiny', seed: Number(values.seed), force: values.force! })
-    console.error(`seeded: ${Object.entries(summary).map(([k, v]) => `${v} ${k}`).join(', ')}`)
+    console.error(
+      `seeded: ${Object.entries(summary)
+        .map(([k, v]) => `${v} ${k}`)
+        .join(', ')}`,
+    )
   })
 }
 
@@ -83,7 +98,11 @@ async function userCommand(config: Config, args: string[]): Promise<void> {
   if (!values.username) throw new UsageError(`user ${action ?? ''} needs --username NAME`.replace('  ', ' '))
   await withDatabase(config, async ({ db }) => {
     await migrateToLatest(db)
-    const user = await db.selectFrom('users').select(['id', 'username']).where(sql`lower(username)`, '=', values.username!.toLowerCase()).executeTakeFirst()
+    const user = await db
+      .selectFrom('users')
+      .select(['id', 'username'])
+      .where(sql`lower(username)`, '=', values.username!.toLowerCase())
+      .executeTakeFirst()
     if (!user) throw new UsageError(`no user named "${values.username}"`)
     if (action === 'staff') {
       await db.updateTable('users').set({ is_staff: !values.off }).where('id', '=', user.id).execute()
@@ -104,7 +123,11 @@ async function recomputeCommand(config: Config, args: string[]): Promise<void> {
   await withDatabase(config, async ({ db }) => {
     await migrateToLatest(db)
     if (values.liquid) {
-      const changed = await rebuildAllLiquid(db, true, (done, total) => done % 500 === 0 && console.error(`delegations: ${done}/${total} questions`))
+      const changed = await rebuildAllLiquid(
+        db,
+        true,
+        (done, total) => done % 500 === 0 && console.error(`delegations: ${done}/${total} questions`),
+      )
       console.error(`delegations resolved again: ${changed.length} stored values corrected`)
     }
     await recomputeStatistics(db)
@@ -121,7 +144,8 @@ async function checkCommand(config: Config): Promise<number> {
     const liquid = await rebuildAllLiquid(db, false)
     for (const d of liquid) console.log(`liquid\tquestion ${d.question}\t${d.what}\tstored ${d.stored}\tresolved ${d.resolved}`)
     const figures = await storedFigureDifferences(db)
-    for (const d of figures) console.log(`figure\t${d.table} ${d.id}\t${d.column}\tstored ${String(d.stored)}\trecomputed ${String(d.recomputed)}`)
+    for (const d of figures)
+      console.log(`figure\t${d.table} ${d.id}\t${d.column}\tstored ${String(d.stored)}\trecomputed ${String(d.recomputed)}`)
     const total = liquid.length + figures.length
     console.error(total === 0 ? 'every stored figure equals a recomputation' : `${total} stored values differ from a recomputation`)
     return total === 0 ? 0 : 1
@@ -130,7 +154,10 @@ async function checkCommand(config: Config): Promise<number> {
 
 async function demoCommand(config: Config): Promise<void> {
   const startup = { timeoutMs: config.dbStartupTimeoutS * 1000, log: (line: string) => console.error(line) }
-  const handle = await connectWhenReachable({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, connectTimeoutMs: config.dbConnectTimeoutMs }, startup)
+  const handle = await connectWhenReachable(
+    { databaseUrl: config.databaseUrl, dataDir: config.dataDir, connectTimeoutMs: config.dbConnectTimeoutMs },
+    startup,
+  )
   await migrateToLatest(handle.db)
   const { isDatabaseEmpty } = await import('./seed/seed.ts')
   if (await isDatabaseEmpty(handle.db)) {

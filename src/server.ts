@@ -40,7 +40,8 @@ export async function startServer(config: Config, database?: DatabaseHandle): Pr
   const logger: { current?: FastifyBaseLogger } = {}
   // Broken connections are replaced by the pool; the log says when the database went away, in a line per
   // connection without a stack: an outage breaks every connection of every process at once.
-  const onConnectionError = (error: Error) => logger.current?.warn({ code: (error as { code?: string }).code }, `database connection lost: ${error.message}`)
+  const onConnectionError = (error: Error) =>
+    logger.current?.warn({ code: (error as { code?: string }).code }, `database connection lost: ${error.message}`)
   let handle: DatabaseHandle
   if (database) {
     handle = database

@@ -60,13 +60,30 @@ function testFiles(dir: string): string[] {
 
 const started = Date.now()
 const filter = process.argv.slice(2)
-const files = testFiles('test').filter((file) => filter.length === 0 || filter.some((f) => file.includes(f))).sort()
+const files = testFiles('test')
+  .filter((file) => filter.length === 0 || filter.some((f) => file.includes(f)))
+  .sort()
 const dropTemplates = await buildTemplates()
-console.error(`templates ready in ${((Date.now() - started) / 1000).toFixed(1)}s on ${serverUrl() ? 'PostgreSQL' : 'PGlite'}; ${files.length} test files`)
-const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-force-exit', `--test-timeout=${process.env.TEST_TIMEOUT_MS ?? 600000}`, '--test-reporter=spec', ...files], {
-  stdio: 'inherit',
-  env: process.env,
-})
+console.error(
+  `templates ready in ${((Date.now() - started) / 1000).toFixed(1)}s on ${serverUrl() ? 'PostgreSQL' : 'PGlite'}; ${files.length} test files`,
+)
+const child = spawn(
+  process.execPath,
+  [
+    '--import',
+    'tsx',
+    '--test',
+    '--test-concurrency=2',
+    '--test-force-exit',
+    `--test-timeout=${process.env.TEST_TIMEOUT_MS ?? 600000}`,
+    '--test-reporter=spec',
+    ...files,
+  ],
+  {
+    stdio: 'inherit',
+    env: process.env,
+  },
+)
 const code: number = await new Promise((resolve) => child.on('exit', (status) => resolve(status ?? 1)))
 await dropTemplates()
 process.exit(code)

@@ -40,9 +40,21 @@ export function percentile(values: number[], p: number): number {
  */
 export async function lowerBound(db: Transaction<Database>, questionIds: number[] | null): Promise<{ elements: number }> {
   const ids = questionIds ?? (await db.selectFrom('questions').select('id').orderBy('id').execute()).map((row) => row.id)
-  const tagIds = questionIds === null ? null : (await db.selectFrom('question_tags').select('tag_id').distinct().where('question_id', 'in', ids).execute()).map((row) => row.tag_id)
+  const tagIds =
+    questionIds === null
+      ? null
+      : (await db.selectFrom('question_tags').select('tag_id').distinct().where('question_id', 'in', ids).execute()).map(
+          (row) => row.tag_id,
+        )
   const lists = await loadTagDelegations(db, tagIds)
-  const maxUser = Number((await db.selectFrom('users').select((eb) => eb.fn.max('id').as('max')).executeTakeFirstOrThrow()).max)
+  const maxUser = Number(
+    (
+      await db
+        .selectFrom('users')
+        .select((eb) => eb.fn.max('id').as('max'))
+        .executeTakeFirstOrThrow()
+    ).max,
+  )
   const seen = new Int32Array(maxUser + 1)
   let stamp = 0
   let elements = 0
@@ -76,13 +88,26 @@ export async function lowerBound(db: Transaction<Database>, questionIds: number[
 export async function answerChange(db: Kysely<Database>, questionId: number, userId: number, value: number | null) {
   return rolledBack(db, async (trx) => {
     await trx.selectFrom('questions').select('id').where('id', '=', questionId).forUpdate().execute()
-    const plain = await timed(() => sql`SELECT clock_timestamp() AS now, (SELECT default_private FROM users WHERE id = ${userId}) AS default_private`.execute(trx))
+    const plain = await timed(() =>
+      sql`SELECT clock_timestamp() AS now, (SELECT default_private FROM users WHERE id = ${userId}) AS default_private`.execute(trx),
+    )
     const context = await timed(() => voteContextRepository(trx).forAnswer(userId, questionId))
     const block = context.result.block
     const weight = ownAnswerWeight(block, false)
-    const insert = await timed(() => trx.insertInto('question_votes').values({ question_id: questionId, user_id: userId, value, skipped: value === null, liquid_weight: weight }).execute())
+    const insert = await timed(() =>
+      trx
+        .insertInto('question_votes')
+        .values({ question_id: questionId, user_id: userId, value, skipped: value === null, liquid_weight: weight })
+        .execute(),
+    )
     const moved = await timed(() => shiftRepresentative(trx, block, -1))
-    return { engineMs: context.ms - plain.ms + moved.ms, blockReadMs: context.ms, plainReadMs: plain.ms, insertMs: insert.ms, moved: block.representative !== null }
+    return {
+      engineMs: context.ms - plain.ms + moved.ms,
+      blockReadMs: context.ms,
+      plainReadMs: plain.ms,
+      insertMs: insert.ms,
+      moved: block.representative !== null,
+    }
   })
 }
 
@@ -92,7 +117,13 @@ export async function tagDelegationChange(db: Kysely<Database>, userId: number, 
     const questionIds = await questionsWithTags(trx, [tagId])
     const { ms } = await timed(() =>
       withLiquidEffects(trx, userId, questionIds, async () => {
-        await trx.updateTable('tag_delegations').set({ revoked_at: new Date() }).where('user_id', '=', userId).where('tag_id', '=', tagId).where('revoked_at', 'is', null).execute()
+        await trx
+          .updateTable('tag_delegations')
+          .set({ revoked_at: new Date() })
+          .where('user_id', '=', userId)
+          .where('tag_id', '=', tagId)
+          .where('revoked_at', 'is', null)
+          .execute()
         await trx.insertInto('tag_delegations').values({ user_id: userId, tag_id: tagId, trustee_id: trusteeId }).execute()
       }),
     )
@@ -113,6 +144,8 @@ export async function lowerBoundCost(db: Kysely<Database>, questionIds: number[]
 }
 
 export async function largestQuestion(db: Kysely<Database>): Promise<number> {
-  const { rows } = await sql<{ question_id: number }>`SELECT question_id FROM question_votes GROUP BY question_id ORDER BY count(*) DESC LIMIT 1`.execute(db)
+  const { rows } = await sql<{
+    question_id: number
+  }>`SELECT question_id FROM question_votes GROUP BY question_id ORDER BY count(*) DESC LIMIT 1`.execute(db)
   return rows[0].question_id
 }

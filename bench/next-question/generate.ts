@@ -16,7 +16,11 @@ export const NQ_SCALE = {
   collectionSize: 500,
   heavyAnswers: 50_000,
 }
-export const USERS = { heavyRandom: NQ_SCALE.backgroundUsers + 1, heavyFirst: NQ_SCALE.backgroundUsers + 2, fresh: NQ_SCALE.backgroundUsers + 3 }
+export const USERS = {
+  heavyRandom: NQ_SCALE.backgroundUsers + 1,
+  heavyFirst: NQ_SCALE.backgroundUsers + 2,
+  fresh: NQ_SCALE.backgroundUsers + 3,
+}
 export const COLLECTION_ID = 1
 
 const step = async (label: string, work: () => Promise<unknown>) => {
@@ -30,12 +34,19 @@ export async function generateNextQuestionScale(db: Kysely<Database>): Promise<v
   await db.connection().execute(async (c) => {
     await sql`SET synchronous_commit = off`.execute(c)
     await sql`SELECT setseed(0.23)`.execute(c)
-    await step('users', () => sql`
+    await step('users', () =>
+      sql`
       INSERT INTO users (id, username, email, first_name, last_name)
-      SELECT g, 'person' || g, 'person' || g || '@example.net', 'Person', g::text FROM generate_series(1, ${s.backgroundUsers + 3}) g`.execute(c))
-    await step('tags', () => sql`INSERT INTO tags (id, text, slug) SELECT g, 'Topic ' || g, 'topic-' || g FROM generate_series(1, ${s.tags}) g`.execute(c))
+      SELECT g, 'person' || g, 'person' || g || '@example.net', 'Person', g::text FROM generate_series(1, ${s.backgroundUsers + 3}) g`.execute(
+        c,
+      ),
+    )
+    await step('tags', () =>
+      sql`INSERT INTO tags (id, text, slug) SELECT g, 'Topic ' || g, 'topic-' || g FROM generate_series(1, ${s.tags}) g`.execute(c),
+    )
     // Every 51st id: a draft, or a window that closed yesterday, alternately.
-    await step('questions', () => sql`
+    await step('questions', () =>
+      sql`
       INSERT INTO questions (id, user_id, question, slug, subtype, publish, start_at, end_at, liquid_consensus, liquid_vote_count)
       SELECT g, 1 + (g * 7919) % ${s.backgroundUsers}, 'Question ' || g || ' on topic ' || (1 + g % ${s.tags}), 'question-' || g,
              CASE WHEN g % 10 = 3 THEN 'mcq' ELSE 'likert' END,
@@ -43,14 +54,19 @@ export async function generateNextQuestionScale(db: Kysely<Database>): Promise<v
              CASE WHEN g % 51 = 0 AND g % 102 <> 0 THEN now() - interval '30 days' END,
              CASE WHEN g % 51 = 0 AND g % 102 <> 0 THEN now() - interval '1 day' END,
              random(), floor(random() * 500)::int
-      FROM generate_series(1, ${s.questions}) g`.execute(c))
-    await step('choices', () => sql`
+      FROM generate_series(1, ${s.questions}) g`.execute(c),
+    )
+    await step('choices', () =>
+      sql`
       INSERT INTO question_choices (question_id, text, store_number)
-      SELECT q.id, 'Option ' || n, n FROM questions q CROSS JOIN generate_series(0, 2) n WHERE q.subtype = 'mcq'`.execute(c))
-    await step('question tags', () => sql`
+      SELECT q.id, 'Option ' || n, n FROM questions q CROSS JOIN generate_series(0, 2) n WHERE q.subtype = 'mcq'`.execute(c),
+    )
+    await step('question tags', () =>
+      sql`
       INSERT INTO question_tags (question_id, tag_id)
       SELECT DISTINCT q, 1 + floor(${s.tags} * power(random(), 2.5))::int
-      FROM generate_series(1, ${s.questions}) q CROSS JOIN LATERAL generate_series(1, 1 + (q % 3)) d`.execute(c))
+      FROM generate_series(1, ${s.questions}) q CROSS JOIN LATERAL generate_series(1, 1 + (q % 3)) d`.execute(c),
+    )
     await step('collection', async () => {
       await sql`INSERT INTO question_collections (id, user_id, name) VALUES (${COLLECTION_ID}, 1, 'A long walk')`.execute(c)
       // Spread over the whole id range, its item order unrelated to id order.
@@ -89,7 +105,17 @@ export async function generateNextQuestionScale(db: Kysely<Database>): Promise<v
         FROM heavy h JOIN question_choices ch ON ch.question_id = h.id AND ch.store_number = 0 WHERE h.subtype = 'mcq'`.execute(c)
       await sql`DROP TABLE heavy`.execute(c)
     })
-    for (const table of ['users', 'tags', 'questions', 'question_choices', 'question_tags', 'question_collections', 'question_collection_items', 'question_votes', 'question_choice_votes']) {
+    for (const table of [
+      'users',
+      'tags',
+      'questions',
+      'question_choices',
+      'question_tags',
+      'question_collections',
+      'question_collection_items',
+      'question_votes',
+      'question_choice_votes',
+    ]) {
       await sql`SELECT setval(pg_get_serial_sequence(${table}, 'id'), (SELECT coalesce(max(id), 1) FROM ${sql.table(table)}))`.execute(c)
     }
     await step('vacuum analyze', () => sql`VACUUM ANALYZE`.execute(c))

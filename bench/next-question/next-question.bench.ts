@@ -24,7 +24,10 @@ const percentile = (values: number[], p: number) => {
 const round = (value: number) => Math.round(value * 1000) / 1000
 
 export async function runNextQuestionBench(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { regenerate: { type: 'boolean', default: false }, samples: { type: 'string', default: '100' } } })
+  const { values } = parseArgs({
+    args: argv,
+    options: { regenerate: { type: 'boolean', default: false }, samples: { type: 'string', default: '100' } },
+  })
   const samples = Number(values.samples)
   const server = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
   const name = 'civic_bench_next_question'
@@ -49,7 +52,12 @@ export async function runNextQuestionBench(argv: string[]): Promise<void> {
   await admin.end()
   const handle = await connectDatabase({ databaseUrl: url.toString(), dataDir: '', poolSize: 4 })
   const db = handle.db
-  const report: Record<string, unknown> = { date: new Date().toISOString(), node: process.version, cpus: `${os.cpus().length} × ${os.cpus()[0]?.model}`, scale: NQ_SCALE }
+  const report: Record<string, unknown> = {
+    date: new Date().toISOString(),
+    node: process.version,
+    cpus: `${os.cpus().length} × ${os.cpus()[0]?.model}`,
+    scale: NQ_SCALE,
+  }
   try {
     if (generate) {
       console.error('generating')
@@ -60,23 +68,37 @@ export async function runNextQuestionBench(argv: string[]): Promise<void> {
       report.generate_s = Math.round((performance.now() - started) / 100) / 10
     }
     await migrateToLatest(db) // a reused database gets indexes added since
-    report.counts = (await sql`SELECT
+    report.counts = (
+      await sql`SELECT
       (SELECT count(*) FROM questions WHERE publish AND end_at IS NULL)::int AS open_questions,
       (SELECT count(*) FROM question_votes)::int AS likert_answers, (SELECT count(*) FROM question_choice_votes)::int AS choice_answers,
-      (SELECT count(*) FROM users)::int AS users`.execute(db)).rows[0]
-    const { rows: [tag] } = await sql<{ tag_id: number; questions: number }>`
+      (SELECT count(*) FROM users)::int AS users`.execute(db)
+    ).rows[0]
+    const {
+      rows: [tag],
+    } = await sql<{ tag_id: number; questions: number }>`
       SELECT tag_id, count(*)::int AS questions FROM question_tags GROUP BY tag_id ORDER BY count(*) DESC OFFSET 5 LIMIT 1`.execute(db)
     report.filter_tag = tag
 
     const app = await buildApp({
-      config: loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: os.tmpdir(), RATE_LIMIT_ANONYMOUS: '10000000', RATE_LIMIT_USER: '10000000', RATE_LIMIT_IP: '10000000', RATE_LIMIT_APP_KEY: '10000000' }),
+      config: loadConfig({
+        LOG_LEVEL: 'silent',
+        DATA_DIR: os.tmpdir(),
+        RATE_LIMIT_ANONYMOUS: '10000000',
+        RATE_LIMIT_USER: '10000000',
+        RATE_LIMIT_IP: '10000000',
+        RATE_LIMIT_APP_KEY: '10000000',
+      }),
       db,
     })
     await app.ready()
     const auth: Record<string, Record<string, string>> = { anonymous: {} }
     for (const [who, id] of Object.entries(USERS)) {
       const token = newToken()
-      await db.insertInto('auth_tokens').values({ user_id: id, key_hash: hashSecret(token), name: 'bench' }).execute()
+      await db
+        .insertInto('auth_tokens')
+        .values({ user_id: id, key_hash: hashSecret(token), name: 'bench' })
+        .execute()
       auth[who] = { authorization: `Token ${token}` }
     }
 
@@ -94,11 +116,21 @@ export async function runNextQuestionBench(argv: string[]): Promise<void> {
     const add = (label: string, run: () => Promise<unknown>) => cases.push({ label, run, times: [] })
     // Floors: a statement round trip, one probe of the answer index, and the HTTP layer with token sign-in.
     add('floor: SELECT 1', () => sql`SELECT 1`.execute(db))
-    add('floor: one index probe', () => sql`SELECT 1 FROM question_votes WHERE question_id = 77 AND user_id = ${USERS.heavyRandom}`.execute(db))
+    add('floor: one index probe', () =>
+      sql`SELECT 1 FROM question_votes WHERE question_id = 77 AND user_id = ${USERS.heavyRandom}`.execute(db),
+    )
     // What serving cannot go below: counting the open questions (the whole of a fresh user's counts), and
     // reading a heavy user's 50,000 answers in question order (what a heavy user's counts add at the least).
-    add('floor: count open questions', () => sql`SELECT count(*) FROM questions WHERE publish AND (start_at IS NULL OR start_at <= now()) AND (end_at IS NULL OR end_at > now())`.execute(db))
-    add('floor: read heavy answers', () => sql`SELECT count(*) FROM ((SELECT question_id FROM question_votes WHERE user_id = ${USERS.heavyFirst} ORDER BY question_id) UNION ALL (SELECT question_id FROM question_choice_votes WHERE user_id = ${USERS.heavyFirst} ORDER BY question_id)) answered`.execute(db))
+    add('floor: count open questions', () =>
+      sql`SELECT count(*) FROM questions WHERE publish AND (start_at IS NULL OR start_at <= now()) AND (end_at IS NULL OR end_at > now())`.execute(
+        db,
+      ),
+    )
+    add('floor: read heavy answers', () =>
+      sql`SELECT count(*) FROM ((SELECT question_id FROM question_votes WHERE user_id = ${USERS.heavyFirst} ORDER BY question_id) UNION ALL (SELECT question_id FROM question_choice_votes WHERE user_id = ${USERS.heavyFirst} ORDER BY question_id)) answered`.execute(
+        db,
+      ),
+    )
     add('floor: GET /api/ signed in', async () => {
       const response = await app.inject({ method: 'GET', url: '/api/', headers: auth.fresh })
       if (response.statusCode !== 200) throw new Error(response.body)
@@ -111,7 +143,12 @@ export async function runNextQuestionBench(argv: string[]): Promise<void> {
           const response = await app.inject({ method: 'GET', url: `/api/next_question_light/?${text}`, headers: auth[who] })
           if (response.statusCode !== 200) throw new Error(`${label}: ${response.statusCode} ${response.body}`)
           const body = response.json()
-          bodies[label] ??= { count: body.count, unanswered: body.unanswered, returning: body.returning, first: body.results[0]?.id ?? null }
+          bodies[label] ??= {
+            count: body.count,
+            unanswered: body.unanswered,
+            returning: body.returning,
+            first: body.results[0]?.id ?? null,
+          }
         })
       }
     }
@@ -164,12 +201,19 @@ async function plans(db: Parameters<typeof generateNextQuestionScale>[0], tagId:
     out[label] = rows.map((row) => row['QUERY PLAN'])
   }
   // The walk by id as served: the counts, then the page from the first unanswered question they found.
-  for (const [who, id] of [['heavyFirst', USERS.heavyFirst], ['heavyRandom', USERS.heavyRandom], ['fresh', USERS.fresh]] as const) {
+  for (const [who, id] of [
+    ['heavyFirst', USERS.heavyFirst],
+    ['heavyRandom', USERS.heavyRandom],
+    ['fresh', USERS.fresh],
+  ] as const) {
     const { first } = await repository.counts(filters, { ...caller, id })
     await explain(`counts, ${who}`, repository.countsQuery(filters, { ...caller, id }).compile())
     await explain(`page, ${who}`, repository.nextQuery(filters, { ...caller, id }, byId, 30, null, first).compile())
   }
-  await explain('page with tag, heavyFirst', repository.nextQuery({ questionFilters: { tags__tag: tagId }, exclude: [] }, caller, byId, 30, null).compile())
+  await explain(
+    'page with tag, heavyFirst',
+    repository.nextQuery({ questionFilters: { tags__tag: tagId }, exclude: [] }, caller, byId, 30, null).compile(),
+  )
   return out
 }
 

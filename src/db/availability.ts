@@ -16,8 +16,17 @@ const UNAVAILABLE_SQLSTATES = new Set([
 ])
 
 const UNAVAILABLE_NETWORK_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH',
-  'ENETUNREACH', 'ENETDOWN', 'EADDRNOTAVAIL',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'EADDRNOTAVAIL',
 ])
 
 /** What pg and pg-pool say, without a code, when a connection cannot be had or breaks under a statement. */

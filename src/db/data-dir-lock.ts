@@ -145,7 +145,14 @@ function pidExists(pid: number): boolean {
 function ownRecord(): Holder {
   const script = process.argv[1] ? path.basename(process.argv[1]).replace(/\.[cm]?[jt]s$/, '') : 'node'
   const command = [script, ...process.argv.slice(2, 3)].join(' ')
-  return { pid: process.pid, hostname: os.hostname(), command, machine: machineId(), started: startTicks(process.pid), acquired_at: new Date().toISOString() }
+  return {
+    pid: process.pid,
+    hostname: os.hostname(),
+    command,
+    machine: machineId(),
+    started: startTicks(process.pid),
+    acquired_at: new Date().toISOString(),
+  }
 }
 
 function machineId(): string | null {

@@ -67,11 +67,7 @@ export function registerAuthentication(app: FastifyInstance): void {
     const db = app.db
     const appKey = appKeyOf(request)
     if (appKey) {
-      const key = await db
-        .selectFrom('app_keys')
-        .select(['id', 'revoked_at'])
-        .where('key_hash', '=', hashSecret(appKey))
-        .executeTakeFirst()
+      const key = await db.selectFrom('app_keys').select(['id', 'revoked_at']).where('key_hash', '=', hashSecret(appKey)).executeTakeFirst()
       if (!key || key.revoked_at) throw new ApiError(401, { detail: 'Invalid or revoked application key.' })
       request.appKeyId = key.id
       // At most one write a minute per key: last use is for audits, not accounting.
@@ -94,8 +90,13 @@ export function registerAuthentication(app: FastifyInstance): void {
         .selectFrom('auth_tokens')
         .innerJoin('users', 'users.id', 'auth_tokens.user_id')
         .select([
-          'users.id', 'users.is_staff', 'users.is_active', 'users.is_deleted',
-          'auth_tokens.revoked_at', 'auth_tokens.id as token_id', 'auth_tokens.last_used_at',
+          'users.id',
+          'users.is_staff',
+          'users.is_active',
+          'users.is_deleted',
+          'auth_tokens.revoked_at',
+          'auth_tokens.id as token_id',
+          'auth_tokens.last_used_at',
         ])
         .where('auth_tokens.key_hash', '=', hashSecret(token))
         .executeTakeFirst()
@@ -104,7 +105,11 @@ export function registerAuthentication(app: FastifyInstance): void {
       if (!row.is_active || row.is_deleted) throw AuthenticationFailed('User inactive or deleted.')
       request.caller = { id: row.id, isStaff: row.is_staff, tokenId: row.token_id }
       if (!row.last_used_at || Date.now() - new Date(row.last_used_at).getTime() > 60_000) {
-        await db.updateTable('auth_tokens').set({ last_used_at: sql`now()` }).where('id', '=', row.token_id).execute()
+        await db
+          .updateTable('auth_tokens')
+          .set({ last_used_at: sql`now()` })
+          .where('id', '=', row.token_id)
+          .execute()
       }
     }
   })

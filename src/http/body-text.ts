@@ -35,7 +35,8 @@ export function refuseDeepNesting(source: string): void {
   for (let i = 0; i < source.length; i++) {
     const c = source.charCodeAt(i)
     if (inString) {
-      if (c === 0x5c) i++ // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++ // backslash: skip the escaped character
       else if (c === 0x22) inString = false
     } else if (c === 0x22) inString = true
     else if (c === 0x7b || c === 0x5b) {

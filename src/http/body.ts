@@ -29,9 +29,13 @@ export function registerBodyParsers(app: FastifyInstance): void {
   app.removeAllContentTypeParsers()
   app.addHook('onRoute', (route) => {
     const hooks = [route.preValidation].flat() as unknown[]
-    if (hooks.some((hook) => typeof hook === 'function' && OWN_READER in hook)) route.config = { ...(route.config ?? {}), ownBodyTypes: true }
+    if (hooks.some((hook) => typeof hook === 'function' && OWN_READER in hook))
+      route.config = { ...(route.config ?? {}), ownBodyTypes: true }
     // Numbers are read last, after any route's own reader of its body, and before Ajv coerces anything.
-    route.preValidation = [...(hooks.filter(Boolean) as NonNullable<typeof route.preValidation>[]), readNumberFields] as typeof route.preValidation
+    route.preValidation = [
+      ...(hooks.filter(Boolean) as NonNullable<typeof route.preValidation>[]),
+      readNumberFields,
+    ] as typeof route.preValidation
   })
   const parseJson = (request: FastifyRequest, raw: string | Buffer, done: (error: Error | null, body?: unknown) => void) => {
     try {
@@ -83,7 +87,8 @@ function refuseNullCharacters(root: unknown): void {
 
 /** DRF's BooleanField accepts "1", "yes", "on" and friends; Ajv only knows "true" and "false". */
 function coerceBooleans(request: FastifyRequest): void {
-  const schema = request.routeOptions.schema?.body as { properties?: Record<string, { type?: unknown; anyOf?: { type?: unknown }[] }> } | undefined
+  const schema = request.routeOptions.schema?.body as
+    { properties?: Record<string, { type?: unknown; anyOf?: { type?: unknown }[] }> } | undefined
   const body = request.body
   if (!schema?.properties || !body || typeof body !== 'object' || Array.isArray(body)) return
   const record = body as Record<string, unknown>
@@ -136,7 +141,12 @@ function refuseWrongJsonTypes(request: FastifyRequest): void {
       if (!types.includes('boolean')) errors[name] = [wrongTypeMessage(types)]
     } else if (typeof value === 'object') {
       const structured = Array.isArray(value) ? types.includes('array') : types.includes('object')
-      if (!structured) errors[name] = [Array.isArray(value) && types.includes('object') ? 'Expected a dictionary of items but got type "list".' : wrongTypeMessage(types)]
+      if (!structured)
+        errors[name] = [
+          Array.isArray(value) && types.includes('object')
+            ? 'Expected a dictionary of items but got type "list".'
+            : wrongTypeMessage(types),
+        ]
     }
   }
   if (Object.keys(errors).length) throw ValidationFailed(errors)

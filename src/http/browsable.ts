@@ -31,7 +31,13 @@ export function registerBrowsableRendering(app: FastifyInstance): void {
     if (route.schema?.hide) return // 405 fallbacks, probes, the form endpoints
     const methods = Array.isArray(route.method) ? route.method : [route.method]
     const forms = routes.get(route.url) ?? { methods: new Map() }
-    for (const method of methods) forms.methods.set(method, { body: route.schema?.body, query: route.schema?.querystring, access: route.config?.access, owner: route.config?.owner })
+    for (const method of methods)
+      forms.methods.set(method, {
+        body: route.schema?.body,
+        query: route.schema?.querystring,
+        access: route.config?.access,
+        owner: route.config?.owner,
+      })
     routes.set(route.url, forms)
   })
 
@@ -47,12 +53,16 @@ export function registerBrowsableRendering(app: FastifyInstance): void {
     const empty = reply.statusCode === 204 // its body, if any, is never sent
     if (!empty && (!type.startsWith('application/json') || typeof payload !== 'string')) return payload
     const user = request.caller
-      ? (await app.db.selectFrom('users').select('username').where('id', '=', request.caller.id).executeTakeFirst())?.username ?? null
+      ? ((await app.db.selectFrom('users').select('username').where('id', '=', request.caller.id).executeTakeFirst())?.username ?? null)
       : null
     const html = await renderPage({
-      request, reply, json: empty ? '' : (payload as string),
+      request,
+      reply,
+      json: empty ? '' : (payload as string),
       forms: request.routeOptions.url ? routes.get(request.routeOptions.url) : undefined,
-      user, signedInHere: user !== null && signedInCookie(request) !== null, csrf: csrfValue(request, reply),
+      user,
+      signedInHere: user !== null && signedInCookie(request) !== null,
+      csrf: csrfValue(request, reply),
     })
     reply.header('content-type', 'text/html; charset=utf-8')
     reply.header('vary', 'Accept')
@@ -115,7 +125,7 @@ function registerFormEndpoints(app: FastifyInstance): void {
   const hide = { hide: true }
   app.post('/api/_browse/submit/', {
     schema: hide,
-    config: { access: 'anyone', resource: { name: 'Submit', description: 'The browsable pages\' forms post here.' } },
+    config: { access: 'anyone', resource: { name: 'Submit', description: "The browsable pages' forms post here." } },
     handler: async (request, reply) => {
       const body = checkCsrf(request)
       const method = (field(body, '_method') ?? 'POST').toUpperCase()
@@ -156,7 +166,10 @@ function registerFormEndpoints(app: FastifyInstance): void {
       }
       if (key) headers.appauthorization = key
       const inner = await app.inject({
-        method: 'POST', url: '/auth/login/', headers, remoteAddress: request.ip,
+        method: 'POST',
+        url: '/auth/login/',
+        headers,
+        remoteAddress: request.ip,
         payload: JSON.stringify({ username: field(body, 'username') ?? '', password: field(body, 'password') ?? '' }),
       })
       if (inner.statusCode !== 200) return reply.code(inner.statusCode).type('application/json').send(inner.body)

@@ -27,11 +27,13 @@ function constraintName(error: { constraint?: unknown; message?: unknown }): str
  */
 export function constraintError(error: unknown): ApiError | null {
   // A row read a moment ago and gone when the request wrote it: deleted meanwhile, as a later request would see.
-  if (error instanceof NoResultError || (error as { name?: unknown } | null)?.name === 'NoResultError') return new ApiError(404, { detail: 'Not found.' })
+  if (error instanceof NoResultError || (error as { name?: unknown } | null)?.name === 'NoResultError')
+    return new ApiError(404, { detail: 'Not found.' })
   const code = (error as { code?: unknown } | null)?.code
   if (typeof code !== 'string' || code.length !== 5) return null
   switch (code) {
-    case '23505': { // unique_violation
+    case '23505': {
+      // unique_violation
       const known = UNIQUE_FIELDS[constraintName(error as object) ?? '']
       if (known) return new ApiError(400, { [known[0]]: [known[1]] })
       return new ApiError(400, { non_field_errors: ['An object with these values already exists.'] })

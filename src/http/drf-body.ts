@@ -20,7 +20,10 @@ const WRONG_TYPE: Record<string, string> = {
 
 function kindOf(property: PropertySchema): { type: string | undefined; nullable: boolean } {
   if (!property.anyOf) return { type: property.type, nullable: property.type === 'null' }
-  return { type: property.anyOf.find((option) => option.type !== 'null')?.type, nullable: property.anyOf.some((option) => option.type === 'null') }
+  return {
+    type: property.anyOf.find((option) => option.type !== 'null')?.type,
+    nullable: property.anyOf.some((option) => option.type === 'null'),
+  }
 }
 
 /** A JSON value no DRF field of that type takes: `true` is no id or text, `["a"]` no string, `{}` nothing. */
@@ -30,7 +33,8 @@ function wrongType(type: string | undefined, value: unknown): boolean {
   return typeof value === 'boolean' && type !== 'boolean'
 }
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 export interface DrfFields {
   /** Text fields that lose surrounding white space first, so that length limits apply to what is kept. */
@@ -86,14 +90,16 @@ export function drfBody(fields: DrfFields = {}) {
       }
       if (trim.includes(name) && typeof value === 'string') value = value.trim()
       if (notBlank.includes(name) && value === '') refused[name] = ['This field may not be blank.']
-      else if (name in choices && value !== null && !choices[name].map(String).includes(String(value))) refused[name] = [`"${String(value)}" is not a valid choice.`]
+      else if (name in choices && value !== null && !choices[name].map(String).includes(String(value)))
+        refused[name] = [`"${String(value)}" is not a valid choice.`]
       body[name] = value
     }
     if (Object.keys(refused).length === 0) return
     // The schema's messages for the other fields, from a copy without the refused ones.
     const rest = Object.fromEntries(Object.entries(body).filter(([name]) => !(name in refused)))
     const validate = request.getValidationFunction('body') as ((data: unknown) => boolean) & { errors?: FastifyError['validation'] }
-    const others = validate && !validate(rest) ? validationBody({ validation: validate.errors, validationContext: 'body' } as FastifyError) : {}
+    const others =
+      validate && !validate(rest) ? validationBody({ validation: validate.errors, validationContext: 'body' } as FastifyError) : {}
     const errors: FieldErrors = {}
     for (const name of Object.keys(schema.properties)) {
       const messages = refused[name] ?? others[name]

@@ -30,7 +30,9 @@ export const ParseError = (text: string) => detail(400, text)
 export const UnsupportedMediaType = (contentType: string) => detail(415, `Unsupported media type "${contentType}" in request.`)
 export const Throttled = (waitSeconds: number) => {
   const wait = Math.max(1, Math.ceil(waitSeconds))
-  return detail(429, `Request was throttled. Expected available in ${wait} second${wait === 1 ? '' : 's'}.`, { 'retry-after': String(wait) })
+  return detail(429, `Request was throttled. Expected available in ${wait} second${wait === 1 ? '' : 's'}.`, {
+    'retry-after': String(wait),
+  })
 }
 export const ValidationFailed = (errors: FieldErrors) => new ApiError(400, errors)
 export const fieldError = (field: string, message: string) => ValidationFailed({ [field]: [message] })
@@ -67,7 +69,11 @@ function ajvMessage(error: { keyword: string; params: Record<string, unknown>; m
     case 'const':
       return 'Select a valid choice.'
     case 'format':
-      return p.format === 'email' ? 'Enter a valid email address.' : p.format === 'uri' ? 'Enter a valid URL.' : `Enter a valid ${p.format}.`
+      return p.format === 'email'
+        ? 'Enter a valid email address.'
+        : p.format === 'uri'
+          ? 'Enter a valid URL.'
+          : `Enter a valid ${p.format}.`
     case 'pattern':
       return 'This value does not match the required pattern.'
     case 'additionalProperties':
@@ -131,10 +137,20 @@ function withoutUnionNoise(items: AjvItem[]): AjvItem[] {
   const unions = new Set(items.filter((item) => item.keyword === 'anyOf' || item.keyword === 'oneOf').map((item) => item.instancePath))
   if (unions.size === 0) return items
   const precise = (path: string) =>
-    items.some((item) => item.instancePath.startsWith(path) && item.keyword !== 'anyOf' && item.keyword !== 'oneOf' && !(item.keyword === 'type' && (item.params as { type?: string }).type === 'null'))
+    items.some(
+      (item) =>
+        item.instancePath.startsWith(path) &&
+        item.keyword !== 'anyOf' &&
+        item.keyword !== 'oneOf' &&
+        !(item.keyword === 'type' && (item.params as { type?: string }).type === 'null'),
+    )
   return items.filter((item) => {
     if (!unions.has(item.instancePath) || !precise(item.instancePath)) return true
-    return !(item.keyword === 'anyOf' || item.keyword === 'oneOf' || (item.keyword === 'type' && (item.params as { type?: string }).type === 'null'))
+    return !(
+      item.keyword === 'anyOf' ||
+      item.keyword === 'oneOf' ||
+      (item.keyword === 'type' && (item.params as { type?: string }).type === 'null')
+    )
   })
 }
 

@@ -73,7 +73,8 @@ class NumberWalk {
 
   object(schema: Schema, value: Record<string, unknown>, path: string[]): void {
     const patterns = Object.values(schema.patternProperties ?? {})
-    const rest = typeof schema.additionalProperties === 'object' ? schema.additionalProperties : patterns.length === 1 ? patterns[0] : undefined
+    const rest =
+      typeof schema.additionalProperties === 'object' ? schema.additionalProperties : patterns.length === 1 ? patterns[0] : undefined
     for (const [name, item] of Object.entries(value)) {
       const property = schema.properties && Object.hasOwn(schema.properties, name) ? schema.properties[name] : rest
       if (property) value[name] = this.visit(property, item, [...path, name])

@@ -22,13 +22,19 @@ export function orderingTerms(
   tieBreak: RawBuilder<unknown>,
   dynamic?: (name: string) => RawBuilder<unknown> | null,
 ): OrderTerm[] {
-  const requested = typeof raw === 'string' ? raw.split(',').map((part) => part.trim()).filter(Boolean) : []
+  const requested =
+    typeof raw === 'string'
+      ? raw
+          .split(',')
+          .map((part) => part.trim())
+          .filter(Boolean)
+      : []
   const resolve = (names: string[]) => {
     const terms: OrderTerm[] = []
     for (const name of names) {
       const descending = name.startsWith('-')
       const key = descending ? name.slice(1) : name
-      const expression = Object.hasOwn(fields, key) ? fields[key] : dynamic?.(key) ?? null
+      const expression = Object.hasOwn(fields, key) ? fields[key] : (dynamic?.(key) ?? null)
       if (expression) terms.push({ expression, direction: descending ? 'desc' : 'asc' })
     }
     return terms

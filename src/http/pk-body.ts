@@ -7,9 +7,22 @@ import { INT4_MAX, isIntegerText } from './integers.ts'
 export type BodyFields = Record<string, 'pk' | 'nullable-pk' | 'integer'>
 
 const PYTHON_TYPE = (value: unknown) =>
-  value === null ? 'NoneType' : Array.isArray(value) ? 'list' : typeof value === 'object' ? 'dict' : typeof value === 'boolean' ? 'bool' : typeof value === 'string' ? 'str' : Number.isInteger(value) ? 'int' : 'float'
+  value === null
+    ? 'NoneType'
+    : Array.isArray(value)
+      ? 'list'
+      : typeof value === 'object'
+        ? 'dict'
+        : typeof value === 'boolean'
+          ? 'bool'
+          : typeof value === 'string'
+            ? 'str'
+            : Number.isInteger(value)
+              ? 'int'
+              : 'float'
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /**
  * Reads a write body of ids and integers (delegations, collection items and tags) as DRF's PrimaryKeyRelatedField and IntegerField read it, before the
@@ -51,7 +64,8 @@ export function readBody(fields: BodyFields) {
     if (Object.keys(refused).length === 0) return
     const rest = Object.fromEntries(Object.entries(body).filter(([name]) => !(name in refused)))
     const validate = request.getValidationFunction('body') as ((data: unknown) => boolean) & { errors?: FastifyError['validation'] }
-    const others = validate && !validate(rest) ? validationBody({ validation: validate.errors, validationContext: 'body' } as FastifyError) : {}
+    const others =
+      validate && !validate(rest) ? validationBody({ validation: validate.errors, validationContext: 'body' } as FastifyError) : {}
     throw ValidationFailed({ ...others, ...refused })
   })
 }

@@ -126,7 +126,10 @@ export class CounterStore {
     const count = (key: string, timeWindow: number) => this.incr(key, timeWindow)
     const view = (prefix: string): FastifyRateLimitStore => ({
       incr(key, callback, timeWindow) {
-        count(prefix + key, timeWindow).then((count) => callback(null, count), (error: Error) => callback(error))
+        count(prefix + key, timeWindow).then(
+          (count) => callback(null, count),
+          (error: Error) => callback(error),
+        )
       },
       // A limit declared on a route counts apart from the others (under its method and URL).
       child(routeOptions) {

@@ -43,7 +43,9 @@ export const LIMITED_OPERATIONS = {
 type Tier = keyof typeof LIMITED_OPERATIONS
 
 const tiers = new Map<string, Tier>(
-  Object.entries(LIMITED_OPERATIONS).flatMap(([tier, operations]) => operations.map(([method, url]) => [`${method} ${url}`, tier as Tier] as const)),
+  Object.entries(LIMITED_OPERATIONS).flatMap(([tier, operations]) =>
+    operations.map(([method, url]) => [`${method} ${url}`, tier as Tier] as const),
+  ),
 )
 
 /** "METHOD url" of the route, HEAD counted as GET (its Content-Length alone can tell a registered address). */
@@ -59,7 +61,8 @@ const field = (source: unknown, name: string): string | null => {
   return typeof value === 'string' && value.trim() ? value : null
 }
 /** Names and addresses as the service compares them; a "+" of an unencoded query arrives as a space. */
-const named = (name: string | null) => (name === null ? null : `name:${createHash('sha256').update(name.trim().replace(/ /g, '+').toLowerCase()).digest('hex').slice(0, 32)}`)
+const named = (name: string | null) =>
+  name === null ? null : `name:${createHash('sha256').update(name.trim().replace(/ /g, '+').toLowerCase()).digest('hex').slice(0, 32)}`
 const signedIn = (request: FastifyRequest) => (request.caller ? `user:${request.caller.id}` : null)
 
 /**
@@ -214,5 +217,8 @@ function answer(reply: FastifyReply, outcomes: Outcome[]): void {
     throw Throttled(longest.ttl / 1000)
   }
   const closest = outcomes.reduce((a, b) => (b.remaining < a.remaining || (b.remaining === a.remaining && b.ttl > a.ttl) ? b : a))
-  reply.header('x-ratelimit-limit', closest.max).header('x-ratelimit-remaining', closest.remaining).header('x-ratelimit-reset', closest.ttlInSeconds)
+  reply
+    .header('x-ratelimit-limit', closest.max)
+    .header('x-ratelimit-remaining', closest.remaining)
+    .header('x-ratelimit-reset', closest.ttlInSeconds)
 }

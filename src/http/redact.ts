@@ -11,19 +11,52 @@ export const REDACTED = '[REDACTED]'
  * codes and OAuth codes, states and verifiers, tokens of every name, passwords, reset links' uid/token pairs.
  */
 const SECRET_PARAMETERS = new Set([
-  'appauthorization', 'authorization', 'auth_override',
-  'token', 'access_token', 'auth_token', 'authtoken', 'id_token', 'refresh_token',
-  'key', 'api_key', 'apikey', 'secret', 'client_secret',
-  'code', 'code_verifier', 'state', 'otp', 'signature', 'sig', 'uid', 'uidb64',
-  'password', 'new_password', 'old_password',
+  'appauthorization',
+  'authorization',
+  'auth_override',
+  'token',
+  'access_token',
+  'auth_token',
+  'authtoken',
+  'id_token',
+  'refresh_token',
+  'key',
+  'api_key',
+  'apikey',
+  'secret',
+  'client_secret',
+  'code',
+  'code_verifier',
+  'state',
+  'otp',
+  'signature',
+  'sig',
+  'uid',
+  'uidb64',
+  'password',
+  'new_password',
+  'old_password',
 ])
 
 /** Log fields (JSON keys) whose string values are secrets wherever they appear. */
 const SECRET_FIELDS = [
-  'authorization', 'appauthorization', 'cookie', 'set-cookie',
-  'password', 'new_password', 'old_password',
-  'token', 'auth_token', 'access_token', 'refresh_token', 'id_token', 'registration_id',
-  'secret', 'client_secret', 'api_key', 'code_verifier',
+  'authorization',
+  'appauthorization',
+  'cookie',
+  'set-cookie',
+  'password',
+  'new_password',
+  'old_password',
+  'token',
+  'auth_token',
+  'access_token',
+  'refresh_token',
+  'id_token',
+  'registration_id',
+  'secret',
+  'client_secret',
+  'api_key',
+  'code_verifier',
 ]
 
 /**
@@ -48,7 +81,10 @@ const pathPatterns = SECRET_PATHS.map(([prefix, segments]) => {
 const PARAMETER = /([?&;])([^=&#\s"'<>?\\]+)=([^&#\s"'<>\\]*)/g
 // user:password@ in a connection URL (postgres://, redis://, smtp://...).
 const URL_PASSWORD = /(\b[a-z][a-z0-9+.-]*:\/\/[^/\s:@"'\\]*):([^@/\s"'\\]+)@/gi
-const FIELD = new RegExp(`("(?:${SECRET_FIELDS.map((name) => name.replace(/[-]/g, '\\-')).join('|')})"\\s*:\\s*)"(?:[^"\\\\]|\\\\.)*"`, 'gi')
+const FIELD = new RegExp(
+  `("(?:${SECRET_FIELDS.map((name) => name.replace(/[-]/g, '\\-')).join('|')})"\\s*:\\s*)"(?:[^"\\\\]|\\\\.)*"`,
+  'gi',
+)
 
 function decodedName(raw: string): string {
   try {

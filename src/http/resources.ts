@@ -102,7 +102,10 @@ export class ResourceRegistry {
       const [path, query] = splitUrl(request.url)
       const slashed = `${path}/`
       if (['GET', 'HEAD'].includes(request.method) && !path.endsWith('/') && app.findRoute({ method: request.method, url: slashed })) {
-        return reply.code(301).header('location', slashed + (query ? `?${query}` : '')).send('')
+        return reply
+          .code(301)
+          .header('location', slashed + (query ? `?${query}` : ''))
+          .send('')
       }
       throw NotFound()
     })

@@ -7,7 +7,8 @@ export const Id = Type.Integer({ minimum: 1, maximum: INT4_MAX })
  * The id of a related object in a body, which the route looks up: any whole number is read (not only int4's),
  * so one no row can have answers DRF's `Invalid pk "N" - object does not exist.` rather than a range message.
  */
-export const RelatedId = (description: string) => Type.Integer({ minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER, description })
+export const RelatedId = (description: string) =>
+  Type.Integer({ minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER, description })
 /** An id given as a filter: any value a row id can take, so it never overflows the column. */
 export const IdFilter = Type.Integer({ minimum: 0, maximum: INT4_MAX })
 /**
@@ -22,10 +23,7 @@ export function Nullable<T extends TSchema>(schema: T) {
   return Type.Union([schema, Type.Null()])
 }
 
-export const ErrorBody = Type.Object(
-  { detail: Type.String() },
-  { description: 'DRF error: 401, 403, 404, 405, 415, 429, 500' },
-)
+export const ErrorBody = Type.Object({ detail: Type.String() }, { description: 'DRF error: 401, 403, 404, 405, 415, 429, 500' })
 /** A 400 is field messages, or a `detail` for a body that could not be read at all (malformed JSON). */
 export const FieldErrorsBody = Type.Record(Type.String(), Type.Union([Type.Array(Type.String()), Type.String()]), {
   description: 'DRF validation error: field name (or non_field_errors) to messages; or detail for an unreadable body',

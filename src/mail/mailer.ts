@@ -36,7 +36,10 @@ export function createMailer(config: Config, log: FastifyBaseLogger): Mailer {
     async send(message) {
       const info = await transport.sendMail({ from: config.mailFrom, ...message })
       await mkdir(folder, { recursive: true })
-      const file = path.join(folder, `${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}-${Math.random().toString(36).slice(2, 8)}.eml`)
+      const file = path.join(
+        folder,
+        `${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}-${Math.random().toString(36).slice(2, 8)}.eml`,
+      )
       await writeFile(file, info.message as Buffer)
       log.info({ to: message.to, subject: message.subject, file }, 'mail written (SMTP_URL is not set)')
     },

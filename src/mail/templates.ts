@@ -4,7 +4,11 @@ type Mail = Omit<MailMessage, 'to'>
 
 /** "15 minutes", "1 hour", "3 days": how long a link works, as a person would say it. */
 export function duration(seconds: number): string {
-  const units: [number, string][] = [[86400, 'day'], [3600, 'hour'], [60, 'minute']]
+  const units: [number, string][] = [
+    [86400, 'day'],
+    [3600, 'hour'],
+    [60, 'minute'],
+  ]
   for (const [size, name] of units) {
     if (seconds >= size && seconds % size === 0) {
       const count = seconds / size

@@ -20,7 +20,8 @@ export interface PushSender {
 export function loggingPushSender(log: FastifyBaseLogger): PushSender {
   return {
     async send(devices, notification) {
-      for (const device of devices) log.info({ kind: device.kind, registration_id: device.registration_id, notification }, 'push notification')
+      for (const device of devices)
+        log.info({ kind: device.kind, registration_id: device.registration_id, notification }, 'push notification')
     },
   }
 }

@@ -9,8 +9,16 @@ const countries: readonly Country[] = Array.isArray(worldCountries)
   : (worldCountries as unknown as { default: Country[] }).default
 
 const AREA_SPEC = {
-  id: 'int', code: 'text', name: 'text', m_type: 'text', type_description: 'text', parent_id: 'int',
-  longitude: 'float', latitude: 'float', created_at: 'time', modified_at: 'time',
+  id: 'int',
+  code: 'text',
+  name: 'text',
+  m_type: 'text',
+  type_description: 'text',
+  parent_id: 'int',
+  longitude: 'float',
+  latitude: 'float',
+  created_at: 'time',
+  modified_at: 'time',
 } as const
 
 /** The UK's area id in the original service, which its web app relies on. */

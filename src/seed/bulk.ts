@@ -174,9 +174,7 @@ export async function withoutKeysAndIndexes<T>(
       SELECT 1 FROM pg_constraint c WHERE c.conrelid = i.indrelid AND c.conindid = i.indexrelid AND c.contype IN ('p', 'u', 'x'))
     ORDER BY 1`.execute(db)
 
-  const keys: Definition[] = constraints
-    .filter((c) => c.kind !== 'f')
-    .map((c) => ({ table: c.table, name: c.name, sql: c.def }))
+  const keys: Definition[] = constraints.filter((c) => c.kind !== 'f').map((c) => ({ table: c.table, name: c.name, sql: c.def }))
   const foreign: Definition[] = constraints
     .filter((c) => c.kind === 'f')
     .sort((a, b) => Number(b.own) - Number(a.own))

@@ -16,9 +16,31 @@ import type { Random } from './random.ts'
 
 /** UK population (thousands) at some ages; the ages between are interpolated and smoothed. */
 const UK_SHAPE_POINTS: readonly [number, number][] = [
-  [0, 690], [4, 720], [8, 790], [12, 810], [16, 760], [19, 730], [22, 790], [27, 860], [32, 900], [37, 880],
-  [42, 820], [47, 820], [52, 890], [56, 940], [59, 910], [63, 810], [67, 730], [70, 690], [73, 770],
-  [75, 660], [79, 540], [83, 410], [86, 300], [89, 190], [90, 610],
+  [0, 690],
+  [4, 720],
+  [8, 790],
+  [12, 810],
+  [16, 760],
+  [19, 730],
+  [22, 790],
+  [27, 860],
+  [32, 900],
+  [37, 880],
+  [42, 820],
+  [47, 820],
+  [52, 890],
+  [56, 940],
+  [59, 910],
+  [63, 810],
+  [67, 730],
+  [70, 690],
+  [73, 770],
+  [75, 660],
+  [79, 540],
+  [83, 410],
+  [86, 300],
+  [89, 190],
+  [90, 610],
 ]
 
 /** Relative population at each age 0..90 (index 90 holds 90 and over). */
@@ -37,8 +59,17 @@ export function ukAgeShape(): number[] {
 /** Younger (positive) or older (negative) than the UK as a whole. */
 const AGE_TILT: Readonly<Record<string, number>> = {
   E12000007: 0.35, // London
-  E12000002: 0.03, E12000003: 0.02, E12000005: 0.04, E12000004: -0.02, E12000006: -0.02,
-  E12000008: -0.03, E12000001: -0.06, E12000009: -0.12, S92000003: -0.08, W92000004: -0.1, N92000002: 0.05,
+  E12000002: 0.03,
+  E12000003: 0.02,
+  E12000005: 0.04,
+  E12000004: -0.02,
+  E12000006: -0.02,
+  E12000008: -0.03,
+  E12000001: -0.06,
+  E12000009: -0.12,
+  S92000003: -0.08,
+  W92000004: -0.1,
+  N92000002: 0.05,
 }
 
 function tilt(age: number, amount: number): number {
@@ -49,16 +80,21 @@ function tilt(age: number, amount: number): number {
 function regionAges(rng: Random, shape: readonly number[], code: string, population: number): number[] {
   const amount = AGE_TILT[code] ?? 0
   const tilted = shape.map((v, age) => v * tilt(age, amount) * (1 + rng.normal() * 0.006))
-  const smooth = tilted.map((v, a) =>
-    a === 0 || a >= 89 ? v : (tilted[a - 1] + 2 * v + tilted[a + 1]) / 4,
-  )
+  const smooth = tilted.map((v, a) => (a === 0 || a >= 89 ? v : (tilted[a - 1] + 2 * v + tilted[a + 1]) / 4))
   const total = smooth.reduce((s, v) => s + v, 0)
   return smooth.map((v) => Math.round((v * population) / total))
 }
 
 const CENSUS_SPEC = {
-  id: 'int', area_id: 'int', code: 'text', name: 'text', date: 'date', all_ages: 'int', ages: 'intarray',
-  created_at: 'time', modified_at: 'time',
+  id: 'int',
+  area_id: 'int',
+  code: 'text',
+  name: 'text',
+  date: 'date',
+  all_ages: 'int',
+  ages: 'intarray',
+  created_at: 'time',
+  modified_at: 'time',
 } as const
 
 export const CENSUS_DATE = '2021-03-21'

@@ -1,18 +1,35 @@
 import { insertChunks, insertRows } from './bulk.ts'
 import { loadOptions, type CollectionPool, type QuestionPool, type SeedContext, type UserPool } from './context.ts'
-import {
-  analyticsProfiles, answerTime, collectionFor, rankByTime, replacementTime, VoterSampler, voterCounts,
-} from './vote-plan.ts'
+import { analyticsProfiles, answerTime, collectionFor, rankByTime, replacementTime, VoterSampler, voterCounts } from './vote-plan.ts'
 
 const CHOICE_VOTE_SPEC = {
-  id: 'int', choice_id: 'int', question_id: 'int', user_id: 'int', value: 'int', skipped: 'bool', private: 'bool',
-  collection_id: 'int', analytics_interface: 'text', analytics_os: 'text', analytics_browser: 'text',
-  analytics_parent_url: 'text', analytics_location: 'text', created_at: 'time', modified_at: 'time',
+  id: 'int',
+  choice_id: 'int',
+  question_id: 'int',
+  user_id: 'int',
+  value: 'int',
+  skipped: 'bool',
+  private: 'bool',
+  collection_id: 'int',
+  analytics_interface: 'text',
+  analytics_os: 'text',
+  analytics_browser: 'text',
+  analytics_parent_url: 'text',
+  analytics_location: 'text',
+  created_at: 'time',
+  modified_at: 'time',
 } as const
 
 const CHOICE_HISTORY_SPEC = {
-  id: 'int', choice_id: 'int', question_id: 'int', user_id: 'int', value: 'int', skipped: 'bool', private: 'bool',
-  answered_at: 'time', replaced_at: 'time',
+  id: 'int',
+  choice_id: 'int',
+  question_id: 'int',
+  user_id: 'int',
+  value: 'int',
+  skipped: 'bool',
+  private: 'bool',
+  answered_at: 'time',
+  replaced_at: 'time',
 } as const
 
 /** The chosen option of a multiple-choice question is stored as a vote of 5 on that choice. */
@@ -78,8 +95,15 @@ export async function seedChoiceVotes(
         if (replaced > t) {
           const earlier = (picked + rng.int(1, k - 1)) % k
           history.push({
-            id: 0, choice_id: questions.firstChoiceId[q] + earlier, question_id: q + 1, user_id: u + 1, value: CHOSEN,
-            skipped: false, private: priv, answered_at: t, replaced_at: replaced,
+            id: 0,
+            choice_id: questions.firstChoiceId[q] + earlier,
+            question_id: q + 1,
+            user_id: u + 1,
+            value: CHOSEN,
+            skipped: false,
+            private: priv,
+            answered_at: t,
+            replaced_at: replaced,
           })
           t = replaced
         }
@@ -96,29 +120,36 @@ export async function seedChoiceVotes(
   }
 
   const { order, idOf } = rankByTime(created, n)
-  await insertChunks(ctx.db, 'question_choice_votes', CHOICE_VOTE_SPEC, n, (from, to) => {
-    const columns = Object.fromEntries(Object.keys(CHOICE_VOTE_SPEC).map((name) => [name, new Array<unknown>(to - from)]))
-    for (let k = 0; k < to - from; k++) {
-      const i = order[from + k]
-      const a = analytics[i] >= 0 ? profiles[analytics[i]] : null
-      columns.id[k] = idOf[i]
-      columns.choice_id[k] = choice[i]
-      columns.question_id[k] = question[i] + 1
-      columns.user_id[k] = user[i] + 1
-      columns.value[k] = CHOSEN
-      columns.skipped[k] = false
-      columns.private[k] = isPrivate[i] === 1
-      columns.collection_id[k] = collection[i] || null
-      columns.analytics_interface[k] = a?.interface ?? null
-      columns.analytics_os[k] = a?.os ?? null
-      columns.analytics_browser[k] = a?.browser ?? null
-      columns.analytics_parent_url[k] = a?.parentUrl ?? null
-      columns.analytics_location[k] = a?.location ?? null
-      columns.created_at[k] = created[i]
-      columns.modified_at[k] = created[i]
-    }
-    return columns
-  }, loadOptions(ctx, 'choice votes', n))
+  await insertChunks(
+    ctx.db,
+    'question_choice_votes',
+    CHOICE_VOTE_SPEC,
+    n,
+    (from, to) => {
+      const columns = Object.fromEntries(Object.keys(CHOICE_VOTE_SPEC).map((name) => [name, new Array<unknown>(to - from)]))
+      for (let k = 0; k < to - from; k++) {
+        const i = order[from + k]
+        const a = analytics[i] >= 0 ? profiles[analytics[i]] : null
+        columns.id[k] = idOf[i]
+        columns.choice_id[k] = choice[i]
+        columns.question_id[k] = question[i] + 1
+        columns.user_id[k] = user[i] + 1
+        columns.value[k] = CHOSEN
+        columns.skipped[k] = false
+        columns.private[k] = isPrivate[i] === 1
+        columns.collection_id[k] = collection[i] || null
+        columns.analytics_interface[k] = a?.interface ?? null
+        columns.analytics_os[k] = a?.os ?? null
+        columns.analytics_browser[k] = a?.browser ?? null
+        columns.analytics_parent_url[k] = a?.parentUrl ?? null
+        columns.analytics_location[k] = a?.location ?? null
+        columns.created_at[k] = created[i]
+        columns.modified_at[k] = created[i]
+      }
+      return columns
+    },
+    loadOptions(ctx, 'choice votes', n),
+  )
 
   history.sort((a, b) => (a.replaced_at as number) - (b.replaced_at as number))
   history.forEach((row, i) => (row.id = i + 1))

@@ -1,20 +1,42 @@
 import { insertRows } from './bulk.ts'
 import {
-  ACTIVITY_END, BASE_TIME, DAY, usersSignedUpBy, type AreaIds, type CollectionPool, type QuestionPool,
-  type SeedContext, type UserPool,
+  ACTIVITY_END,
+  BASE_TIME,
+  DAY,
+  usersSignedUpBy,
+  type AreaIds,
+  type CollectionPool,
+  type QuestionPool,
+  type SeedContext,
+  type UserPool,
 } from './context.ts'
 import { UK_REGIONS } from './data/uk-regions.ts'
 import { slugify } from './question-ideas.ts'
 import { breakContent, collectionTexts } from './text.ts'
 
 const COLLECTION_SPEC = {
-  id: 'int', user_id: 'int', name: 'text', desc: 'text', end_text: 'text', photo: 'text', geo_id: 'int',
-  expire_at: 'time', copied_from_id: 'int', created_at: 'time', modified_at: 'time',
+  id: 'int',
+  user_id: 'int',
+  name: 'text',
+  desc: 'text',
+  end_text: 'text',
+  photo: 'text',
+  geo_id: 'int',
+  expire_at: 'time',
+  copied_from_id: 'int',
+  created_at: 'time',
+  modified_at: 'time',
 } as const
 
 const ITEM_SPEC = {
-  id: 'int', parent_id: 'int', type: 'text', question_id: 'int', content: 'jsonb', order: 'int',
-  created_at: 'time', modified_at: 'time',
+  id: 'int',
+  parent_id: 'int',
+  type: 'text',
+  question_id: 'int',
+  content: 'jsonb',
+  order: 'int',
+  created_at: 'time',
+  modified_at: 'time',
 } as const
 
 const COLLECTION_TAG_SPEC = { id: 'int', collection_id: 'int', tag_id: 'int', created_at: 'time' } as const
@@ -27,18 +49,14 @@ function questionsBefore(questions: QuestionPool, t: number): number {
   return k
 }
 
-export async function seedCollections(
-  ctx: SeedContext,
-  users: UserPool,
-  areas: AreaIds,
-  questions: QuestionPool,
-): Promise<CollectionPool> {
+export async function seedCollections(ctx: SeedContext, users: UserPool, areas: AreaIds, questions: QuestionPool): Promise<CollectionPool> {
   const rng = ctx.rng.stream('collections')
   const count = ctx.scale.collections
   // Not before a handful of questions exist to put in a collection.
   const earliest = Math.max(BASE_TIME + 10 * DAY, questions.createdAt[Math.min(questions.count - 1, 9)])
-  const times = Array.from({ length: count }, () =>
-    earliest + Math.floor(Math.max(DAY, ACTIVITY_END - 30 * DAY - earliest) * rng.next()),
+  const times = Array.from(
+    { length: count },
+    () => earliest + Math.floor(Math.max(DAY, ACTIVITY_END - 30 * DAY - earliest) * rng.next()),
   ).sort((a, b) => a - b)
   const small = ctx.scale.users < 100
   const pool: CollectionPool = { count, byQuestion: new Map() }
@@ -56,8 +74,12 @@ export async function seedCollections(
     const region = UK_REGIONS[rng.int(0, UK_REGIONS.length - 1)]
     const signedUp = usersSignedUpBy(users, t)
     const roll = rng.next()
-    const owner = roll < 0.3 ? rng.pick(users.staffIds) : roll < 0.5 && users.politicianUserIds[0] <= signedUp
-      ? rng.pick(users.politicianUserIds.filter((u) => u <= signedUp)) : rng.int(1, signedUp)
+    const owner =
+      roll < 0.3
+        ? rng.pick(users.staffIds)
+        : roll < 0.5 && users.politicianUserIds[0] <= signedUp
+          ? rng.pick(users.politicianUserIds.filter((u) => u <= signedUp))
+          : rng.int(1, signedUp)
 
     let list: Item[]
     let copiedFrom: number | null = null
@@ -78,7 +100,14 @@ export async function seedCollections(
       const chosen = rng.sample(onTopic, Math.ceil(wanted * 0.6))
       for (const q of rng.sample(published, wanted * 2)) if (chosen.length < wanted && !chosen.includes(q)) chosen.push(q)
       list = chosen.map((q) => ({ question: q }))
-      const drawn = list.length > 3 ? rng.weighted<number>([[0, 50], [1, 35], [2, 15]]) : 0
+      const drawn =
+        list.length > 3
+          ? rng.weighted<number>([
+              [0, 50],
+              [1, 35],
+              [2, 15],
+            ])
+          : 0
       // The first collection always shows a break between its questions.
       const breaks = c === 0 && list.length >= 2 ? Math.max(1, drawn) : drawn
       for (let b = 0; b < breaks; b++) {

@@ -1,19 +1,30 @@
 import { insertRows } from './bulk.ts'
-import {
-  ACTIVITY_END, DAY, loadOptions, usersSignedUpBy, type QuestionPool, type SeedContext, type UserPool,
-} from './context.ts'
+import { ACTIVITY_END, DAY, loadOptions, usersSignedUpBy, type QuestionPool, type SeedContext, type UserPool } from './context.ts'
 import type { Random } from './random.ts'
 import { commentText, replyText } from './text.ts'
 import { answerTime, rankByTime } from './vote-plan.ts'
 import type { VotePool } from './votes.ts'
 
 const COMMENT_SPEC = {
-  id: 'int', question_id: 'int', user_id: 'int', parent_id: 'int', text: 'text', subtype: 'text', is_hidden: 'bool',
-  created_at: 'time', modified_at: 'time',
+  id: 'int',
+  question_id: 'int',
+  user_id: 'int',
+  parent_id: 'int',
+  text: 'text',
+  subtype: 'text',
+  is_hidden: 'bool',
+  created_at: 'time',
+  modified_at: 'time',
 } as const
 
 const COMMENT_VOTE_SPEC = {
-  id: 'int', comment_id: 'int', user_id: 'int', value: 'int', private: 'bool', active: 'bool', created_at: 'time',
+  id: 'int',
+  comment_id: 'int',
+  user_id: 'int',
+  value: 'int',
+  private: 'bool',
+  active: 'bool',
+  created_at: 'time',
   modified_at: 'time',
 } as const
 
@@ -61,7 +72,11 @@ function draftComments(ctx: SeedContext, rng: Random, users: UserPool, questions
     const expected = (questions.subtype[q] === 'mcq' ? meanVoters * 0.5 : voters) * rate
     const first = drafts.length
     for (let k = rng.poisson(expected); k > 0; k--) {
-      const subtype = rng.weighted<Subtype>([['reason', 55], ['info', 25], ['suggestion', 20]])
+      const subtype = rng.weighted<Subtype>([
+        ['reason', 55],
+        ['info', 25],
+        ['suggestion', 20],
+      ])
       const hidden = rng.chance(0.01)
       const subject = questions.subjects[questions.topic[q]]
       if (drafts.length > first && rng.chance(0.25)) {
@@ -74,8 +89,14 @@ function draftComments(ctx: SeedContext, rng: Random, users: UserPool, questions
         const row = votes.start[q] + rng.int(0, voters - 1)
         const explains = subtype === 'reason' && !votes.skipped[row] && rng.chance(0.45)
         drafts.push({
-          question: q, user: votes.user[row], parent: -1, text: commentText(rng, subtype, subject), subtype, hidden,
-          time: later(rng, votes.time[row], DAY / 2), voteRow: explains ? row : -1,
+          question: q,
+          user: votes.user[row],
+          parent: -1,
+          text: commentText(rng, subtype, subject),
+          subtype,
+          hidden,
+          time: later(rng, votes.time[row], DAY / 2),
+          voteRow: explains ? row : -1,
         })
       } else {
         const signedUp = usersSignedUpBy(users, close - 3600)
@@ -89,12 +110,7 @@ function draftComments(ctx: SeedContext, rng: Random, users: UserPool, questions
   return drafts
 }
 
-export async function seedComments(
-  ctx: SeedContext,
-  users: UserPool,
-  questions: QuestionPool,
-  votes: VotePool,
-): Promise<CommentSummary> {
+export async function seedComments(ctx: SeedContext, users: UserPool, questions: QuestionPool, votes: VotePool): Promise<CommentSummary> {
   const rng = ctx.rng.stream('comments')
   const drafts = draftComments(ctx, rng, users, questions, votes)
   const times = new Float64Array(drafts.length)
@@ -110,8 +126,15 @@ export async function seedComments(
     const d = drafts[i]
     const id = idOf[i]
     comments.push({
-      id, question_id: d.question + 1, user_id: d.user + 1, parent_id: d.parent >= 0 ? idOf[d.parent] : null,
-      text: d.text, subtype: d.subtype, is_hidden: d.hidden, created_at: d.time, modified_at: d.time,
+      id,
+      question_id: d.question + 1,
+      user_id: d.user + 1,
+      parent_id: d.parent >= 0 ? idOf[d.parent] : null,
+      text: d.text,
+      subtype: d.subtype,
+      is_hidden: d.hidden,
+      created_at: d.time,
+      modified_at: d.time,
     })
     if (d.voteRow >= 0) {
       voteComments.push({ id: voteComments.length + 1, vote_id: votes.idOf[d.voteRow], comment_id: id, created_at: d.time })
@@ -137,7 +160,9 @@ export async function seedComments(
     for (const u of rng.distinctInts(voterPool, reporters)) {
       if (u === d.user) continue
       reports.push({
-        id: reports.length + 1, comment_id: id, user_id: u + 1,
+        id: reports.length + 1,
+        comment_id: id,
+        user_id: u + 1,
         reason: rng.pick(['Offensive', 'Spam', 'Off topic', 'Misleading', '']),
         created_at: later(rng, Math.max(d.time, users.createdAt[u]), DAY),
       })
@@ -150,6 +175,9 @@ export async function seedComments(
   await insertRows(ctx.db, 'comment_reports', REPORT_SPEC, reports, { chunkSize })
   await insertRows(ctx.db, 'vote_comments', VOTE_COMMENT_SPEC, voteComments, { chunkSize })
   return {
-    comments: comments.length, commentVotes: commentVotes.length, reports: reports.length, voteComments: voteComments.length,
+    comments: comments.length,
+    commentVotes: commentVotes.length,
+    reports: reports.length,
+    voteComments: voteComments.length,
   }
 }

@@ -21,16 +21,37 @@ export interface ScaleConfig {
 
 export const SCALES: Readonly<Record<SeedScale, ScaleConfig>> = {
   tiny: {
-    users: 60, likertQuestions: 21, mcqQuestions: 4, votes: 600, politicians: 6, groups: 3, collections: 3,
-    commentRate: 1 / 10, chunkSize: 20_000,
+    users: 60,
+    likertQuestions: 21,
+    mcqQuestions: 4,
+    votes: 600,
+    politicians: 6,
+    groups: 3,
+    collections: 3,
+    commentRate: 1 / 10,
+    chunkSize: 20_000,
   },
   demo: {
-    users: 2_000, likertQuestions: 255, mcqQuestions: 45, votes: 100_000, politicians: 60, groups: 8,
-    collections: 30, commentRate: 1 / 40, chunkSize: 25_000,
+    users: 2_000,
+    likertQuestions: 255,
+    mcqQuestions: 45,
+    votes: 100_000,
+    politicians: 60,
+    groups: 8,
+    collections: 30,
+    commentRate: 1 / 40,
+    chunkSize: 25_000,
   },
   large: {
-    users: 100_000, likertQuestions: 8_500, mcqQuestions: 1_500, votes: 5_000_000, politicians: 650, groups: 60,
-    collections: 600, commentRate: 1 / 60, chunkSize: 40_000,
+    users: 100_000,
+    likertQuestions: 8_500,
+    mcqQuestions: 1_500,
+    votes: 5_000_000,
+    politicians: 650,
+    groups: 60,
+    collections: 600,
+    commentRate: 1 / 60,
+    chunkSize: 40_000,
   },
 }
 

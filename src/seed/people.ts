@@ -1,7 +1,5 @@
 import { insertRows } from './bulk.ts'
-import {
-  ACTIVITY_END, BASE_TIME, DAY, loadOptions, REFERENCE_DATE, type AreaIds, type SeedContext, type UserPool,
-} from './context.ts'
+import { ACTIVITY_END, BASE_TIME, DAY, loadOptions, REFERENCE_DATE, type AreaIds, type SeedContext, type UserPool } from './context.ts'
 import { ukAgeShape } from './census.ts'
 import { BIO_PHRASES, FEMALE_NAMES, MALE_NAMES, NEUTRAL_NAMES, OTHER_COUNTRY_CODES, SURNAMES } from './data/names.ts'
 import { UK_REGIONS } from './data/uk-regions.ts'
@@ -9,12 +7,36 @@ import { AliasTable, type Random } from './random.ts'
 import { seedPoliticians } from './politicians.ts'
 
 const USER_SPEC = {
-  id: 'int', username: 'text', email: 'text', password_hash: 'text', first_name: 'text', last_name: 'text',
-  bio: 'text', photo: 'text', dob: 'date', gender: 'int', address: 'text', longitude: 'float', latitude: 'float',
-  district_id: 'int', country_id: 'int', region_id: 'int', politician_id: 'int', default_private: 'bool',
-  is_staff: 'bool', is_email_verified: 'bool', is_admin_verified: 'bool', is_social1_verified: 'bool',
-  is_social3_verified: 'bool', is_phone_verified: 'bool', phone: 'text', agreed_terms: 'bool', karma: 'int',
-  last_login: 'time', created_at: 'time', modified_at: 'time',
+  id: 'int',
+  username: 'text',
+  email: 'text',
+  password_hash: 'text',
+  first_name: 'text',
+  last_name: 'text',
+  bio: 'text',
+  photo: 'text',
+  dob: 'date',
+  gender: 'int',
+  address: 'text',
+  longitude: 'float',
+  latitude: 'float',
+  district_id: 'int',
+  country_id: 'int',
+  region_id: 'int',
+  politician_id: 'int',
+  default_private: 'bool',
+  is_staff: 'bool',
+  is_email_verified: 'bool',
+  is_admin_verified: 'bool',
+  is_social1_verified: 'bool',
+  is_social3_verified: 'bool',
+  is_phone_verified: 'bool',
+  phone: 'text',
+  agreed_terms: 'bool',
+  karma: 'int',
+  last_login: 'time',
+  created_at: 'time',
+  modified_at: 'time',
 } as const
 
 const USER_GEO_SPEC = { id: 'int', user_id: 'int', area_id: 'int', created_at: 'time' } as const
@@ -28,12 +50,14 @@ export interface Person {
 }
 
 function personName(rng: Random): Pick<Person, 'first' | 'last' | 'gender'> {
-  const gender = rng.weighted<number>([[1, 47], [2, 48], [3, 1], [0, 4]])
+  const gender = rng.weighted<number>([
+    [1, 47],
+    [2, 48],
+    [3, 1],
+    [0, 4],
+  ])
   const names =
-    gender === 1 ? MALE_NAMES
-    : gender === 2 ? FEMALE_NAMES
-    : gender === 3 ? NEUTRAL_NAMES
-    : rng.pick([MALE_NAMES, FEMALE_NAMES])
+    gender === 1 ? MALE_NAMES : gender === 2 ? FEMALE_NAMES : gender === 3 ? NEUTRAL_NAMES : rng.pick([MALE_NAMES, FEMALE_NAMES])
   return { first: rng.pick(names), last: rng.pick(SURNAMES), gender }
 }
 
@@ -90,9 +114,8 @@ export async function seedPeople(ctx: SeedContext, areas: AreaIds): Promise<Peop
   // Sign-up times, ascending with the id: staff at launch, then most people early on.
   const createdAt = new Float64Array(n)
   for (let i = 0; i < n; i++) {
-    createdAt[i] = i < staffCount
-      ? BASE_TIME + i * 3600
-      : BASE_TIME + DAY + Math.floor((ACTIVITY_END - BASE_TIME - 30 * DAY) * rng.next() ** 1.7)
+    createdAt[i] =
+      i < staffCount ? BASE_TIME + i * 3600 : BASE_TIME + DAY + Math.floor((ACTIVITY_END - BASE_TIME - 30 * DAY) * rng.next() ** 1.7)
   }
   createdAt.sort()
 
@@ -119,7 +142,11 @@ export async function seedPeople(ctx: SeedContext, areas: AreaIds): Promise<Peop
     politicianOf.set(userIndex, p + 1)
     activity[userIndex] *= 3
   })
-  await seedPoliticians(ctx, areas, politicianUsers.map((i) => ({ ...people[i], createdAt: createdAt[i] })))
+  await seedPoliticians(
+    ctx,
+    areas,
+    politicianUsers.map((i) => ({ ...people[i], createdAt: createdAt[i] })),
+  )
   ctx.progress('users', 0, n)
 
   const taken = new Set<string>()

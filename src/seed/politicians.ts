@@ -7,11 +7,32 @@ import type { Person } from './people.ts'
 import { politicianStatement } from './text.ts'
 
 const POLITICIAN_SPEC = {
-  id: 'int', external_id: 'text', name: 'text', sort_name: 'text', email: 'text', social1: 'text',
-  social1_page: 'text', social3: 'text', social4: 'text', party: 'text', party_id: 'text', area_id: 'int',
-  area_name: 'text', chamber: 'text', term: 'text', start_date: 'date', end_date: 'date', image: 'text',
-  gender: 'text', country: 'text', type: 'text', fundraising_page: 'text', cv: 'text', statement: 'text',
-  created_at: 'time', modified_at: 'time',
+  id: 'int',
+  external_id: 'text',
+  name: 'text',
+  sort_name: 'text',
+  email: 'text',
+  social1: 'text',
+  social1_page: 'text',
+  social3: 'text',
+  social4: 'text',
+  party: 'text',
+  party_id: 'text',
+  area_id: 'int',
+  area_name: 'text',
+  chamber: 'text',
+  term: 'text',
+  start_date: 'date',
+  end_date: 'date',
+  image: 'text',
+  gender: 'text',
+  country: 'text',
+  type: 'text',
+  fundraising_page: 'text',
+  cv: 'text',
+  statement: 'text',
+  created_at: 'time',
+  modified_at: 'time',
 } as const
 
 function handle(person: Person): string {

@@ -6,7 +6,12 @@ import { seedDatabase, type SeedOptions, type SeedSummary } from './seed.ts'
 /** Seeds with a progress bar on a terminal, and plain stage lines otherwise. */
 export async function seedWithProgress(db: Kysely<Database>, options: Omit<SeedOptions, 'onProgress'>): Promise<SeedSummary> {
   const tty = process.stderr.isTTY
-  const bar = tty ? new cliProgress.SingleBar({ format: ' {stage} [{bar}] {value}/{total}', stream: process.stderr, hideCursor: true }, cliProgress.Presets.shades_classic) : null
+  const bar = tty
+    ? new cliProgress.SingleBar(
+        { format: ' {stage} [{bar}] {value}/{total}', stream: process.stderr, hideCursor: true },
+        cliProgress.Presets.shades_classic,
+      )
+    : null
   let stage = ''
   try {
     return await seedDatabase(db, {

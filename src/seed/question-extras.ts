@@ -4,15 +4,31 @@ import type { Random } from './random.ts'
 import type { VotePool } from './votes.ts'
 
 const LINK_SPEC = {
-  id: 'int', question_id: 'int', user_id: 'int', link: 'text', title: 'text', created_at: 'time', modified_at: 'time',
+  id: 'int',
+  question_id: 'int',
+  user_id: 'int',
+  link: 'text',
+  title: 'text',
+  created_at: 'time',
+  modified_at: 'time',
 } as const
 
 const LINK_VOTE_SPEC = {
-  id: 'int', link_id: 'int', user_id: 'int', value: 'int', created_at: 'time', modified_at: 'time',
+  id: 'int',
+  link_id: 'int',
+  user_id: 'int',
+  value: 'int',
+  created_at: 'time',
+  modified_at: 'time',
 } as const
 
 const TAG_VOTE_SPEC = {
-  id: 'int', question_tag_id: 'int', user_id: 'int', value: 'int', private: 'bool', created_at: 'time',
+  id: 'int',
+  question_tag_id: 'int',
+  user_id: 'int',
+  value: 'int',
+  private: 'bool',
+  created_at: 'time',
   modified_at: 'time',
 } as const
 
@@ -42,11 +58,7 @@ export interface ExtrasSummary {
 }
 
 /** Links on some questions (with a few votes on them) and a few votes on the relevance of questions' tags. */
-export async function seedQuestionExtras(
-  ctx: SeedContext,
-  questions: QuestionPool,
-  votes: VotePool,
-): Promise<ExtrasSummary> {
+export async function seedQuestionExtras(ctx: SeedContext, questions: QuestionPool, votes: VotePool): Promise<ExtrasSummary> {
   const rng = ctx.rng.stream('question-extras')
   const links: Record<string, unknown>[] = []
   const linkVotes: Record<string, unknown>[] = []
@@ -57,15 +69,30 @@ export async function seedQuestionExtras(
       for (const kind of rng.sample(LINK_KINDS, rng.int(1, 2))) {
         const linkId = links.length + 1
         links.push({
-          id: linkId, question_id: q + 1, user_id: questions.author[q], link: kind.url(q + 1), title: kind.title,
-          created_at: t, modified_at: t,
+          id: linkId,
+          question_id: q + 1,
+          user_id: questions.author[q],
+          link: kind.url(q + 1),
+          title: kind.title,
+          created_at: t,
+          modified_at: t,
         })
         if (!rng.chance(0.3)) continue
         for (const r of someVoters(rng, votes, q, rng.int(1, 6))) {
           const at = after(votes.time[r], rng)
           linkVotes.push({
-            id: linkVotes.length + 1, link_id: linkId, user_id: votes.user[r] + 1,
-            value: rng.weighted<number>([[1, 10], [2, 10], [3, 20], [4, 30], [5, 30]]), created_at: at, modified_at: at,
+            id: linkVotes.length + 1,
+            link_id: linkId,
+            user_id: votes.user[r] + 1,
+            value: rng.weighted<number>([
+              [1, 10],
+              [2, 10],
+              [3, 20],
+              [4, 30],
+              [5, 30],
+            ]),
+            created_at: at,
+            modified_at: at,
           })
         }
       }
@@ -73,14 +100,30 @@ export async function seedQuestionExtras(
     for (let k = 0; k < questions.questionTagCount[q]; k++) {
       if (!rng.chance(0.12)) continue
       const questionTagId = questions.firstQuestionTagId[q] + k
-      const fits: readonly (readonly [number, number])[] = k === 0
-        ? [[3, 10], [4, 35], [5, 55]]
-        : [[1, 15], [2, 20], [3, 25], [4, 25], [5, 15]]
+      const fits: readonly (readonly [number, number])[] =
+        k === 0
+          ? [
+              [3, 10],
+              [4, 35],
+              [5, 55],
+            ]
+          : [
+              [1, 15],
+              [2, 20],
+              [3, 25],
+              [4, 25],
+              [5, 15],
+            ]
       for (const r of someVoters(rng, votes, q, rng.int(1, 8))) {
         const at = after(votes.time[r], rng)
         tagVotes.push({
-          id: tagVotes.length + 1, question_tag_id: questionTagId, user_id: votes.user[r] + 1,
-          value: rng.weighted(fits), private: rng.chance(0.05), created_at: at, modified_at: at,
+          id: tagVotes.length + 1,
+          question_tag_id: questionTagId,
+          user_id: votes.user[r] + 1,
+          value: rng.weighted(fits),
+          private: rng.chance(0.05),
+          created_at: at,
+          modified_at: at,
         })
       }
     }

@@ -1,6 +1,13 @@
 import { insertRows } from './bulk.ts'
 import {
-  ACTIVITY_END, BASE_TIME, DAY, usersSignedUpBy, type AreaIds, type QuestionPool, type SeedContext, type UserPool,
+  ACTIVITY_END,
+  BASE_TIME,
+  DAY,
+  usersSignedUpBy,
+  type AreaIds,
+  type QuestionPool,
+  type SeedContext,
+  type UserPool,
 } from './context.ts'
 import { TOPICS } from './data/topics.ts'
 import type { GroupPool } from './groups.ts'
@@ -8,21 +15,49 @@ import { describeQuestion, questionIdeas, slugify, SlugSet } from './question-id
 import type { Random } from './random.ts'
 
 const TAG_SPEC = {
-  id: 'int', text: 'text', slug: 'text', image: 'text', quick_order: 'int', created_at: 'time', modified_at: 'time',
+  id: 'int',
+  text: 'text',
+  slug: 'text',
+  image: 'text',
+  quick_order: 'int',
+  created_at: 'time',
+  modified_at: 'time',
 } as const
 
 const QUESTION_SPEC = {
-  id: 'int', user_id: 'int', question: 'text', slug: 'text', description: 'text', subtype: 'text', topic_id: 'int',
-  group_id: 'int', geo_id: 'int', og_image: 'text', start_at: 'time', end_at: 'time', publish: 'bool',
-  created_at: 'time', modified_at: 'time',
+  id: 'int',
+  user_id: 'int',
+  question: 'text',
+  slug: 'text',
+  description: 'text',
+  subtype: 'text',
+  topic_id: 'int',
+  group_id: 'int',
+  geo_id: 'int',
+  og_image: 'text',
+  start_at: 'time',
+  end_at: 'time',
+  publish: 'bool',
+  created_at: 'time',
+  modified_at: 'time',
 } as const
 
 const CHOICE_SPEC = {
-  id: 'int', question_id: 'int', text: 'text', store_number: 'int', created_at: 'time', modified_at: 'time',
+  id: 'int',
+  question_id: 'int',
+  text: 'text',
+  store_number: 'int',
+  created_at: 'time',
+  modified_at: 'time',
 } as const
 
 const QUESTION_TAG_SPEC = {
-  id: 'int', question_id: 'int', tag_id: 'int', position: 'int', created_at: 'time', modified_at: 'time',
+  id: 'int',
+  question_id: 'int',
+  tag_id: 'int',
+  position: 'int',
+  created_at: 'time',
+  modified_at: 'time',
 } as const
 
 /** Tag ids are the topic's index + 1. */
@@ -57,12 +92,7 @@ function someQuestions(rng: Random, total: number, count: number, exclude: Reado
   return new Set(rng.sample(pool, count))
 }
 
-export async function seedQuestions(
-  ctx: SeedContext,
-  users: UserPool,
-  areas: AreaIds,
-  groups: GroupPool,
-): Promise<QuestionPool> {
+export async function seedQuestions(ctx: SeedContext, users: UserPool, areas: AreaIds, groups: GroupPool): Promise<QuestionPool> {
   const rng = ctx.rng.stream('questions')
   const { likertQuestions, mcqQuestions } = ctx.scale
   const ideas = rng.shuffle(questionIdeas(rng, likertQuestions, mcqQuestions))
@@ -151,11 +181,20 @@ export async function seedQuestions(
     pool.firstQuestionTagId[i] = questionTags.length + 1
     const extraTopics = rng.sample(
       TOPICS.map((_, k) => k).filter((k) => k !== idea.topic),
-      rng.weighted<number>([[0, 45], [1, 40], [2, 15]]),
+      rng.weighted<number>([
+        [0, 45],
+        [1, 40],
+        [2, 15],
+      ]),
     )
     ;[idea.topic, ...extraTopics].forEach((topic, position) => {
       questionTags.push({
-        id: questionTags.length + 1, question_id: id, tag_id: topic + 1, position, created_at: t, modified_at: t,
+        id: questionTags.length + 1,
+        question_id: id,
+        tag_id: topic + 1,
+        position,
+        created_at: t,
+        modified_at: t,
       })
     })
     pool.questionTagCount[i] = 1 + extraTopics.length

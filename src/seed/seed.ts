@@ -49,12 +49,38 @@ export class DatabaseNotEmpty extends Error {
 
 /** Every table the seed writes, parents before children. */
 const SEEDED_TABLES = [
-  'areas', 'tags', 'politicians', 'users', 'user_geos', 'groups', 'group_memberships', 'group_invites',
-  'group_join_requests', 'questions', 'question_choices', 'question_tags', 'group_question_connections',
-  'question_collections', 'question_collection_items', 'question_collection_tags', 'question_votes',
-  'question_vote_history', 'question_choice_votes', 'question_choice_vote_history', 'question_links',
-  'question_link_votes', 'question_tag_votes', 'comments', 'comment_votes', 'comment_reports', 'vote_comments',
-  'following_users', 'following_tags', 'friendships', 'tag_delegations', 'census_data',
+  'areas',
+  'tags',
+  'politicians',
+  'users',
+  'user_geos',
+  'groups',
+  'group_memberships',
+  'group_invites',
+  'group_join_requests',
+  'questions',
+  'question_choices',
+  'question_tags',
+  'group_question_connections',
+  'question_collections',
+  'question_collection_items',
+  'question_collection_tags',
+  'question_votes',
+  'question_vote_history',
+  'question_choice_votes',
+  'question_choice_vote_history',
+  'question_links',
+  'question_link_votes',
+  'question_tag_votes',
+  'comments',
+  'comment_votes',
+  'comment_reports',
+  'vote_comments',
+  'following_users',
+  'following_tags',
+  'friendships',
+  'tag_delegations',
+  'census_data',
 ] as const
 
 /** True when the database has no users and no questions. */
@@ -107,8 +133,7 @@ async function seedInTransaction(db: Kysely<Database>, options: SeedOptions): Pr
     await truncateAllData(db)
   } else if (!(await isDatabaseEmpty(db))) {
     throw new DatabaseNotEmpty(
-      'the database already has users or questions; seeding would mix with them. ' +
-        'Use --force to empty every table and seed again.',
+      'the database already has users or questions; seeding would mix with them. ' + 'Use --force to empty every table and seed again.',
     )
   } else {
     await clearSeededTables(db)

@@ -7,7 +7,13 @@ const FOLLOWING_USER_SPEC = { id: 'int', user_id: 'int', following_id: 'int', cr
 const FOLLOWING_TAG_SPEC = { id: 'int', user_id: 'int', tag_id: 'int', created_at: 'time' } as const
 const FRIENDSHIP_SPEC = { id: 'int', user_id: 'int', friend_id: 'int', accepted_at: 'time', created_at: 'time' } as const
 const DELEGATION_SPEC = {
-  id: 'int', user_id: 'int', tag_id: 'int', trustee_id: 'int', priority: 'int', created_at: 'time', revoked_at: 'time',
+  id: 'int',
+  user_id: 'int',
+  tag_id: 'int',
+  trustee_id: 'int',
+  priority: 'int',
+  created_at: 'time',
+  revoked_at: 'time',
 } as const
 
 export interface SocialSummary {
@@ -43,13 +49,18 @@ export async function seedSocial(ctx: SeedContext, users: UserPool): Promise<Soc
     }
     for (const other of [...follows].sort((a, b) => a - b)) {
       followingUsers.push({
-        id: followingUsers.length + 1, user_id: u + 1, following_id: other + 1,
+        id: followingUsers.length + 1,
+        user_id: u + 1,
+        following_id: other + 1,
         created_at: bothJoined(rng, users, u, other, 20 * DAY),
       })
     }
     for (const t of rng.distinctInts(TOPICS.length, rng.poisson(1.2)).sort((a, b) => a - b)) {
       followingTags.push({
-        id: followingTags.length + 1, user_id: u + 1, tag_id: t + 1, created_at: bothJoined(rng, users, u, u, 10 * DAY),
+        id: followingTags.length + 1,
+        user_id: u + 1,
+        tag_id: t + 1,
+        created_at: bothJoined(rng, users, u, u, 10 * DAY),
       })
     }
   }
@@ -65,7 +76,9 @@ export async function seedSocial(ctx: SeedContext, users: UserPool): Promise<Soc
     k++
     const asked = bothJoined(rng, users, a, b, 30 * DAY)
     friendships.push({
-      id: friendships.length + 1, user_id: a + 1, friend_id: b + 1,
+      id: friendships.length + 1,
+      user_id: a + 1,
+      friend_id: b + 1,
       accepted_at: rng.chance(0.92) ? Math.min(ACTIVITY_END, asked + Math.floor(rng.exponential(2 * DAY))) : null,
       created_at: asked,
     })
@@ -84,15 +97,24 @@ export async function seedSocial(ctx: SeedContext, users: UserPool): Promise<Soc
       if (rng.chance(0.15)) {
         const revoked = Math.min(ACTIVITY_END, at + Math.floor(rng.exponential(20 * DAY)))
         delegations.push({
-          id: delegations.length + 1, user_id: u + 1, tag_id: t + 1, trustee_id: pickTrustee(), priority: 0,
-          created_at: at, revoked_at: revoked,
+          id: delegations.length + 1,
+          user_id: u + 1,
+          tag_id: t + 1,
+          trustee_id: pickTrustee(),
+          priority: 0,
+          created_at: at,
+          revoked_at: revoked,
         })
         at = revoked
       }
       delegations.push({
-        id: delegations.length + 1, user_id: u + 1, tag_id: t + 1,
+        id: delegations.length + 1,
+        user_id: u + 1,
+        tag_id: t + 1,
         trustee_id: delegations.length === 0 || rng.chance(0.1) ? null : pickTrustee(),
-        priority: 0, created_at: at, revoked_at: null,
+        priority: 0,
+        created_at: at,
+        revoked_at: null,
       })
     }
   }

@@ -25,16 +25,20 @@ const REASONS_AGAINST: readonly string[] = [
 ]
 
 const SOURCES: readonly string[] = [
-  'House of Commons Library', 'Institute for Fiscal Studies', 'Office for Budget Responsibility', "King's Fund",
-  'Resolution Foundation', 'Office for National Statistics', 'Institute for Government', 'local council',
+  'House of Commons Library',
+  'Institute for Fiscal Studies',
+  'Office for Budget Responsibility',
+  "King's Fund",
+  'Resolution Foundation',
+  'Office for National Statistics',
+  'Institute for Government',
+  'local council',
 ]
 
 export function commentText(rng: Random, subtype: 'info' | 'reason' | 'suggestion', subject: string): string {
   switch (subtype) {
     case 'reason':
-      return rng.chance(0.55)
-        ? `I agree because ${rng.pick(REASONS_FOR)}.`
-        : `I disagree: ${rng.pick(REASONS_AGAINST)}.`
+      return rng.chance(0.55) ? `I agree because ${rng.pick(REASONS_FOR)}.` : `I disagree: ${rng.pick(REASONS_AGAINST)}.`
     case 'info': {
       const source = rng.pick(SOURCES)
       return rng.pick([
@@ -123,8 +127,7 @@ export function collectionTexts(
     `Your views on ${subject}`,
   ])
   const desc = rng.pick([
-    `A short survey on ${subject}. ` +
-      `Read the background in [our briefing](https://www.example.org/briefings/${slug}) before you start.`,
+    `A short survey on ${subject}. ` + `Read the background in [our briefing](https://www.example.org/briefings/${slug}) before you start.`,
     'Answer as many questions as you like; you can skip any of them. ' +
       'See [how we use the results](https://www.example.org/about/results).',
     `We will share the results with local representatives in ${region}. ` +

@@ -114,7 +114,12 @@ export interface Analytics {
 export function analyticsProfiles(rng: Random): Analytics[] {
   const out: Analytics[] = []
   for (let i = 0; i < 48; i++) {
-    const kind = rng.weighted<string>([['web', 60], ['app', 25], ['embed', 10], ['chatbot', 5]])
+    const kind = rng.weighted<string>([
+      ['web', 60],
+      ['app', 25],
+      ['embed', 10],
+      ['chatbot', 5],
+    ])
     const mobile = kind === 'app' || rng.chance(0.45)
     const os = mobile ? rng.pick(['iOS', 'Android']) : rng.pick(['Windows', 'macOS', 'Linux', 'ChromeOS'])
     const region = rng.pick(UK_REGIONS)
@@ -130,11 +135,7 @@ export function analyticsProfiles(rng: Random): Analytics[] {
 }
 
 /** A collection that held the question when the answer was given, now and then. */
-export function collectionFor(
-  rng: Random,
-  memberships: readonly { id: number; createdAt: number }[] | undefined,
-  t: number,
-): number {
+export function collectionFor(rng: Random, memberships: readonly { id: number; createdAt: number }[] | undefined, t: number): number {
   if (!memberships || !rng.chance(0.3)) return 0
   const usable = memberships.filter((m) => m.createdAt <= t)
   return usable.length > 0 ? rng.pick(usable).id : 0

@@ -1,19 +1,36 @@
 import { insertChunks, insertRows } from './bulk.ts'
 import { loadOptions, type CollectionPool, type QuestionPool, type SeedContext, type UserPool } from './context.ts'
 import type { Random } from './random.ts'
-import {
-  analyticsProfiles, answerTime, collectionFor, rankByTime, replacementTime, VoterSampler, voterCounts,
-} from './vote-plan.ts'
+import { analyticsProfiles, answerTime, collectionFor, rankByTime, replacementTime, VoterSampler, voterCounts } from './vote-plan.ts'
 
 const VOTE_SPEC = {
-  id: 'int', question_id: 'int', user_id: 'int', value: 'int', skipped: 'bool', importance: 'int', private: 'bool',
-  collection_id: 'int', analytics_interface: 'text', analytics_os: 'text', analytics_browser: 'text',
-  analytics_parent_url: 'text', analytics_location: 'text', created_at: 'time', modified_at: 'time',
+  id: 'int',
+  question_id: 'int',
+  user_id: 'int',
+  value: 'int',
+  skipped: 'bool',
+  importance: 'int',
+  private: 'bool',
+  collection_id: 'int',
+  analytics_interface: 'text',
+  analytics_os: 'text',
+  analytics_browser: 'text',
+  analytics_parent_url: 'text',
+  analytics_location: 'text',
+  created_at: 'time',
+  modified_at: 'time',
 } as const
 
 const HISTORY_SPEC = {
-  id: 'int', question_id: 'int', user_id: 'int', value: 'int', skipped: 'bool', importance: 'int', private: 'bool',
-  answered_at: 'time', replaced_at: 'time',
+  id: 'int',
+  question_id: 'int',
+  user_id: 'int',
+  value: 'int',
+  skipped: 'bool',
+  importance: 'int',
+  private: 'bool',
+  answered_at: 'time',
+  replaced_at: 'time',
 } as const
 
 /**
@@ -31,7 +48,12 @@ interface Profile {
 
 function drawProfile(rng: Random): Profile {
   const side = rng.chance(0.5) ? 1 : -1
-  const kind = rng.weighted<Profile['kind']>([['consensual', 35], ['polarised', 25], ['lukewarm', 25], ['uniform', 15]])
+  const kind = rng.weighted<Profile['kind']>([
+    ['consensual', 35],
+    ['polarised', 25],
+    ['lukewarm', 25],
+    ['uniform', 15],
+  ])
   switch (kind) {
     case 'consensual':
       return { kind, center: rng.pick([1.4, 1.9, 4.1, 4.6, 3]), spread: 0.7, pull: 0.35 * side }
@@ -51,7 +73,11 @@ function answer(rng: Random, profile: Profile, lean: number): number {
     case 'polarised': {
       // The camp follows the leaning (with some noise); most of a camp sits at its extreme.
       const camp = profile.pull * lean + profile.center * 0.5 + profile.spread * rng.normal() > 0 ? 1 : -1
-      const distance = rng.weighted<number>([[2, 70], [1, 23], [0, 7]])
+      const distance = rng.weighted<number>([
+        [2, 70],
+        [1, 23],
+        [0, 7],
+      ])
       return 3 + camp * distance
     }
     default: {
@@ -118,7 +144,15 @@ export async function seedQuestionVotes(
       question[n] = q
       user[n] = u
       value[n] = skip ? 0 : answer(rng, profile, users.lean[u])
-      importance[n] = rng.chance(0.2) ? rng.weighted<number>([[1, 5], [2, 10], [3, 30], [4, 30], [5, 25]]) : 0
+      importance[n] = rng.chance(0.2)
+        ? rng.weighted<number>([
+            [1, 5],
+            [2, 10],
+            [3, 30],
+            [4, 30],
+            [5, 25],
+          ])
+        : 0
       flags[n] = (users.defaultPrivate[u] || rng.chance(0.05) ? 1 : 0) | (skip ? 4 : 0)
       collection[n] = collectionFor(rng, collections.byQuestion.get(q), t)
       if (rng.chance(0.25)) analytics[n] = rng.int(0, profiles.length - 1)
@@ -132,8 +166,15 @@ export async function seedQuestionVotes(
           let earlier = earlierSkip ? 0 : rng.int(1, 5)
           if (!earlierSkip && earlier === value[n]) earlier = earlier === 5 ? 4 : earlier + 1
           history.push({
-            id: 0, question_id: q + 1, user_id: u + 1, value: earlier === 0 ? null : earlier, skipped: earlier === 0,
-            importance: importance[n] || null, private: (flags[n] & 1) === 1, answered_at: t, replaced_at: replaced,
+            id: 0,
+            question_id: q + 1,
+            user_id: u + 1,
+            value: earlier === 0 ? null : earlier,
+            skipped: earlier === 0,
+            importance: importance[n] || null,
+            private: (flags[n] & 1) === 1,
+            answered_at: t,
+            replaced_at: replaced,
           })
         }
       }
@@ -144,29 +185,36 @@ export async function seedQuestionVotes(
   ctx.progress('planning votes', questions.count, questions.count)
 
   const { order, idOf } = rankByTime(created, n)
-  await insertChunks(ctx.db, 'question_votes', VOTE_SPEC, n, (from, to) => {
-    const columns = Object.fromEntries(Object.keys(VOTE_SPEC).map((name) => [name, new Array<unknown>(to - from)]))
-    for (let k = 0; k < to - from; k++) {
-      const i = order[from + k]
-      const a = analytics[i] >= 0 ? profiles[analytics[i]] : null
-      columns.id[k] = idOf[i]
-      columns.question_id[k] = question[i] + 1
-      columns.user_id[k] = user[i] + 1
-      columns.value[k] = value[i] === 0 ? null : value[i]
-      columns.skipped[k] = (flags[i] & 4) === 4
-      columns.importance[k] = importance[i] || null
-      columns.private[k] = (flags[i] & 1) === 1
-      columns.collection_id[k] = collection[i] || null
-      columns.analytics_interface[k] = a?.interface ?? null
-      columns.analytics_os[k] = a?.os ?? null
-      columns.analytics_browser[k] = a?.browser ?? null
-      columns.analytics_parent_url[k] = a?.parentUrl ?? null
-      columns.analytics_location[k] = a?.location ?? null
-      columns.created_at[k] = created[i]
-      columns.modified_at[k] = modified[i]
-    }
-    return columns
-  }, loadOptions(ctx, 'votes', n))
+  await insertChunks(
+    ctx.db,
+    'question_votes',
+    VOTE_SPEC,
+    n,
+    (from, to) => {
+      const columns = Object.fromEntries(Object.keys(VOTE_SPEC).map((name) => [name, new Array<unknown>(to - from)]))
+      for (let k = 0; k < to - from; k++) {
+        const i = order[from + k]
+        const a = analytics[i] >= 0 ? profiles[analytics[i]] : null
+        columns.id[k] = idOf[i]
+        columns.question_id[k] = question[i] + 1
+        columns.user_id[k] = user[i] + 1
+        columns.value[k] = value[i] === 0 ? null : value[i]
+        columns.skipped[k] = (flags[i] & 4) === 4
+        columns.importance[k] = importance[i] || null
+        columns.private[k] = (flags[i] & 1) === 1
+        columns.collection_id[k] = collection[i] || null
+        columns.analytics_interface[k] = a?.interface ?? null
+        columns.analytics_os[k] = a?.os ?? null
+        columns.analytics_browser[k] = a?.browser ?? null
+        columns.analytics_parent_url[k] = a?.parentUrl ?? null
+        columns.analytics_location[k] = a?.location ?? null
+        columns.created_at[k] = created[i]
+        columns.modified_at[k] = modified[i]
+      }
+      return columns
+    },
+    loadOptions(ctx, 'votes', n),
+  )
 
   history.sort((a, b) => (a.replaced_at as number) - (b.replaced_at as number))
   history.forEach((row, i) => (row.id = i + 1))

@@ -44,9 +44,15 @@ test('area 59 is the UK, the census fallback the web app asks for', async () => 
 
 test('ordering by any age_<N>, both ways; an age out of range is ignored', async () => {
   const up = (await t.json('/api/census_data/?ordering=age_30&page_size=100')).results.map((r: any) => r.age_30)
-  assert.deepEqual(up, [...up].sort((a, b) => a - b))
+  assert.deepEqual(
+    up,
+    [...up].sort((a, b) => a - b),
+  )
   const down = (await t.json('/api/census_data/?ordering=-age_90&page_size=100')).results.map((r: any) => r.age_90)
-  assert.deepEqual(down, [...down].sort((a, b) => b - a))
+  assert.deepEqual(
+    down,
+    [...down].sort((a, b) => b - a),
+  )
   assert.equal((await t.get('/api/census_data/?ordering=age_91')).statusCode, 200)
 })
 

@@ -8,8 +8,16 @@ import { ID_LIST_FORMAT } from '../../src/http/integers.ts'
 import { appKeysRepository } from '../../src/modules/app-keys/app-keys.repository.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 
-type Operation = { summary?: string; security?: Record<string, string[]>[]; responses: Record<string, { content?: Record<string, { schema: object }> }> }
-type Document = { openapi: string; paths: Record<string, Record<string, Operation>>; components: { securitySchemes: Record<string, { in: string; name: string }> } }
+type Operation = {
+  summary?: string
+  security?: Record<string, string[]>[]
+  responses: Record<string, { content?: Record<string, { schema: object }> }>
+}
+type Document = {
+  openapi: string
+  paths: Record<string, Record<string, Operation>>
+  components: { securitySchemes: Record<string, { in: string; name: string }> }
+}
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete']
 /** Routes outside the document on purpose: health probes and the default avatar (outside the API), the reference page's files. */
@@ -31,7 +39,9 @@ test('/api/schema/ is a valid OpenAPI 3.1 document with the key (query or header
   assert.equal(result.valid, true, JSON.stringify(result.errors)?.slice(0, 2000))
   const schemes = doc.components.securitySchemes
   assert.deepEqual(
-    Object.values(schemes).map((scheme) => `${scheme.in}:${scheme.name}`).sort(),
+    Object.values(schemes)
+      .map((scheme) => `${scheme.in}:${scheme.name}`)
+      .sort(),
     ['header:AppAuthorization', 'header:Authorization', 'query:AppAuthorization'],
   )
 })
@@ -51,10 +61,21 @@ test('every route the service registers is in the document with a summary, and n
     for (const method of methods.keys()) registered.add(`${method} ${openapiPath(url)}`)
   }
   assert.ok(registered.size > 200, `only ${registered.size} routes registered`)
-  assert.deepEqual([...registered].filter((route) => !documented.has(route)), [], 'registered but not documented')
-  assert.deepEqual([...documented].filter((route) => !registered.has(route)), [], 'documented but not registered')
+  assert.deepEqual(
+    [...registered].filter((route) => !documented.has(route)),
+    [],
+    'registered but not documented',
+  )
+  assert.deepEqual(
+    [...documented].filter((route) => !registered.has(route)),
+    [],
+    'documented but not registered',
+  )
   for (const prefix of ['/api/', '/auth/', '/auth-yeti/', '/api-push/']) {
-    assert.ok([...documented].some((route) => route.split(' ')[1].startsWith(prefix)), `nothing under ${prefix}`)
+    assert.ok(
+      [...documented].some((route) => route.split(' ')[1].startsWith(prefix)),
+      `nothing under ${prefix}`,
+    )
   }
 })
 
@@ -65,7 +86,10 @@ test('each operation asks for the credentials its access rule needs', async () =
       const security = doc.paths[openapiPath(url)][method.toLowerCase()].security!
       const withToken = security.every((alternative) => 'Token' in alternative)
       if (access === 'anyone') {
-        assert.ok(security.some((alternative) => Object.keys(alternative).length === 0), `${method} ${url} is open to anyone`)
+        assert.ok(
+          security.some((alternative) => Object.keys(alternative).length === 0),
+          `${method} ${url} is open to anyone`,
+        )
       } else {
         assert.ok(withToken, `${method} ${url} (${access}) needs a token in every alternative`)
       }
@@ -138,14 +162,29 @@ test('real answers of a sample of routes validate against their documented schem
     { method: 'get', url: '/auth/me/', path: '/auth/me/', status: 403 },
     { method: 'get', url: '/auth/me/', path: '/auth/me/', status: 401, headers: { authorization: 'Token not-a-token' } },
     { method: 'post', url: '/api/question_votes/', path: '/api/question_votes/', status: 400, headers: { ...signedIn, ...json }, body: {} },
-    { method: 'post', url: '/auth/login/', path: '/auth/login/', status: 400, headers: json, body: { username: 'nobody-here', password: 'wrong-password-1' } },
+    {
+      method: 'post',
+      url: '/auth/login/',
+      path: '/auth/login/',
+      status: 400,
+      headers: json,
+      body: { username: 'nobody-here', password: 'wrong-password-1' },
+    },
   ]
   for (const { method, url, path, headers, body, status } of sample) {
-    const response = await t.request({ method: method.toUpperCase() as 'GET', url, headers, payload: body === undefined ? undefined : JSON.stringify(body) })
+    const response = await t.request({
+      method: method.toUpperCase() as 'GET',
+      url,
+      headers,
+      payload: body === undefined ? undefined : JSON.stringify(body),
+    })
     assert.equal(response.statusCode, status, `${method} ${url}: ${response.body.slice(0, 300)}`)
     assert.match(response.headers['content-type'] as string, /^application\/json/, `${method} ${url}`)
     const validate = validator.compile(documentedSchema(method, path, status))
-    assert.ok(validate(response.json()), `${method} ${url} ${status} does not match its documented schema: ${JSON.stringify(validate.errors?.slice(0, 3))}`)
+    assert.ok(
+      validate(response.json()),
+      `${method} ${url} ${status} does not match its documented schema: ${JSON.stringify(validate.errors?.slice(0, 3))}`,
+    )
   }
 })
 
@@ -154,7 +193,9 @@ test('every schema in the document compiles as JSON Schema 2020-12, the dialect 
   let compiled = 0
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const [method, operation] of Object.entries(item)) {
-      const bodies = Object.values((operation as { requestBody?: { content: Record<string, { schema: object }> } }).requestBody?.content ?? {})
+      const bodies = Object.values(
+        (operation as { requestBody?: { content: Record<string, { schema: object }> } }).requestBody?.content ?? {},
+      )
       const answers = Object.values(operation.responses).flatMap((response) => Object.values(response.content ?? {}))
       const parameters = ((operation as { parameters?: { schema: object }[] }).parameters ?? []).map((parameter) => parameter)
       for (const { schema } of [...bodies, ...answers, ...parameters]) {

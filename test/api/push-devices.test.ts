@@ -16,7 +16,8 @@ before(async () => {
 after(() => t.close())
 
 /** Shaped like the real thing: an FCM token is an instance id, a colon and a long URL-safe string. */
-const fcmToken = (length = 90) => `${randomBytes(16).toString('base64url').slice(0, 22)}:APA91b${randomBytes(length).toString('base64url').slice(0, length)}`
+const fcmToken = (length = 90) =>
+  `${randomBytes(16).toString('base64url').slice(0, 22)}:APA91b${randomBytes(length).toString('base64url').slice(0, length)}`
 const apnsToken = () => randomBytes(32).toString('hex')
 
 async function person() {
@@ -47,14 +48,16 @@ test('iOS registers as it does: active as the string "1", JSON or form; it reads
   assert.equal(response.json().active, true)
   const form = apnsToken()
   const formed = await t.request({
-    method: 'POST', url: '/api-push/device/apns/', headers: { ...auth(token), 'content-type': 'application/x-www-form-urlencoded' },
+    method: 'POST',
+    url: '/api-push/device/apns/',
+    headers: { ...auth(token), 'content-type': 'application/x-www-form-urlencoded' },
     payload: new URLSearchParams({ name: 'iPad', registration_id: form, active: '1' }).toString(),
   })
   assert.equal(formed.statusCode, 201, formed.body)
   assert.equal(formed.json().active, true)
 })
 
-test('each kind lists only the caller\'s devices of that kind, in the pagination envelope', async () => {
+test("each kind lists only the caller's devices of that kind, in the pagination envelope", async () => {
   const { user, token } = await person()
   const other = await person()
   const gcm = fcmToken()
@@ -66,7 +69,11 @@ test('each kind lists only the caller\'s devices of that kind, in the pagination
   assert.equal(list.count, 1)
   assert.equal(list.results[0].registration_id, gcm)
   assert.equal((await t.json('/api-push/device/apns/', auth(token))).count, 1)
-  const stored = await t.database.db.selectFrom('push_devices').select('user_id').where('registration_id', '=', gcm).executeTakeFirstOrThrow()
+  const stored = await t.database.db
+    .selectFrom('push_devices')
+    .select('user_id')
+    .where('registration_id', '=', gcm)
+    .executeTakeFirstOrThrow()
   assert.equal(stored.user_id, user.id)
 })
 
@@ -100,7 +107,11 @@ test('only the owner reads, changes or deletes a device; unknown ids are 404, an
   }
   assert.equal((await t.json(`/api-push/device/apns/${registration}/`, auth(owner.token))).active, true, 'untouched')
   assert.equal((await t.send('DELETE', `/api-push/device/apns/${apnsToken()}/`, undefined, owner.token)).statusCode, 404)
-  assert.equal((await t.send('DELETE', `/api-push/device/gcm/${registration}`, undefined, owner.token)).statusCode, 404, 'the kinds are separate')
+  assert.equal(
+    (await t.send('DELETE', `/api-push/device/gcm/${registration}`, undefined, owner.token)).statusCode,
+    404,
+    'the kinds are separate',
+  )
   for (const url of ['/api-push/device/gcm/', '/api-push/device/apns/']) {
     assert.equal((await t.get(url)).statusCode, 403)
     assert.equal((await t.send('POST', url, { registration_id: apnsToken() })).statusCode, 403)
@@ -111,8 +122,18 @@ test('registering a known registration id moves it to the caller: 200, one row, 
   const first = await person()
   const second = await person()
   const registration = fcmToken()
-  const created = await t.send('POST', '/api-push/device/gcm/', { name: 'shared tablet', registration_id: registration, active: true }, first.token)
-  const moved = await t.send('POST', '/api-push/device/gcm/', { name: 'my tablet', registration_id: registration, active: true }, second.token)
+  const created = await t.send(
+    'POST',
+    '/api-push/device/gcm/',
+    { name: 'shared tablet', registration_id: registration, active: true },
+    first.token,
+  )
+  const moved = await t.send(
+    'POST',
+    '/api-push/device/gcm/',
+    { name: 'my tablet', registration_id: registration, active: true },
+    second.token,
+  )
   assert.equal(moved.statusCode, 200, moved.body)
   assert.equal(moved.json().id, created.json().id)
   assert.equal(moved.json().name, 'my tablet')
@@ -178,12 +199,16 @@ test('a full-length FCM token works in the path, without the trailing slash too'
 /** A sender that records what it was asked to push. */
 function recordingSender() {
   const sent: { devices: PushDevice[]; notification: PushNotification }[] = []
-  const sender: PushSender = { async send(devices, notification) { sent.push({ devices, notification }) } }
+  const sender: PushSender = {
+    async send(devices, notification) {
+      sent.push({ devices, notification })
+    },
+  }
   return { sent, sender }
 }
 const withSender = (sender: PushSender) => Object.create(t.app, { push: { value: sender } }) as App
 
-test('notifyUser pushes to the user\'s active devices of both kinds, and to nobody else\'s', async () => {
+test("notifyUser pushes to the user's active devices of both kinds, and to nobody else's", async () => {
   const { user, token } = await person()
   const other = await person()
   const gcm = fcmToken()
@@ -197,7 +222,13 @@ test('notifyUser pushes to the user\'s active devices of both kinds, and to nobo
   assert.equal(await notifyUser(withSender(sender), user.id, notification), 2)
   assert.equal(sent.length, 1)
   assert.deepEqual(sent[0].notification, notification)
-  assert.deepEqual(sent[0].devices.map((d) => [d.kind, d.registration_id]).sort(), [['apns', apns], ['gcm', gcm]].sort())
+  assert.deepEqual(
+    sent[0].devices.map((d) => [d.kind, d.registration_id]).sort(),
+    [
+      ['apns', apns],
+      ['gcm', gcm],
+    ].sort(),
+  )
 })
 
 test('notifyUser sends nothing to a user without devices, and a failing sender fails nothing', async () => {
@@ -206,6 +237,10 @@ test('notifyUser sends nothing to a user without devices, and a failing sender f
   assert.equal(await notifyUser(withSender(sender), user.id, { message: 'hello' }), 0)
   assert.equal(sent.length, 0)
   await t.send('POST', '/api-push/device/gcm/', { name: 'a', registration_id: fcmToken(), active: true }, token)
-  const failing: PushSender = { async send() { throw new Error('push service down') } }
+  const failing: PushSender = {
+    async send() {
+      throw new Error('push service down')
+    },
+  }
   assert.equal(await notifyUser(withSender(failing), user.id, { message: 'hello' }), 0)
 })

@@ -20,15 +20,24 @@ before(async () => {
   ids.other = other.id
   ids.tag = tag.id
   ids.group = group.id
-  ids.zebra = (await insertQuestion(db, author.id, { question: 'Zebra crossings should have brighter paint', description: 'Road safety near schools', topic_id: tag.id })).id
+  ids.zebra = (
+    await insertQuestion(db, author.id, {
+      question: 'Zebra crossings should have brighter paint',
+      description: 'Road safety near schools',
+      topic_id: tag.id,
+    })
+  ).id
   ids.quokka = (await insertQuestion(db, author.id, { question: 'Quokkas belong in every city park', group_id: group.id })).id
   ids.canal = (await insertQuestion(db, other.id, { question: 'Canals deserve more public funding' })).id
   ids.draft = (await insertQuestion(db, author.id, { question: 'Draft about lighthouses', publish: false })).id
   await db.insertInto('question_tags').values({ question_id: ids.zebra, tag_id: tag.id, position: 0 }).execute()
-  await db.insertInto('group_question_connections').values([
-    { group_id: group.id, question_id: ids.quokka, active: true },
-    { group_id: group.id, question_id: ids.canal, active: false },
-  ]).execute()
+  await db
+    .insertInto('group_question_connections')
+    .values([
+      { group_id: group.id, question_id: ids.quokka, active: true },
+      { group_id: group.id, question_id: ids.canal, active: false },
+    ])
+    .execute()
   await db.insertInto('question_votes').values({ question_id: ids.canal, user_id: other.id, value: 4, importance: 5 }).execute()
   await db.insertInto('question_votes').values({ question_id: ids.zebra, user_id: other.id, value: 2, private: true }).execute()
 })
@@ -47,13 +56,15 @@ describe('the full question (spec 2.5)', () => {
       for (const field of ['my_vote', 'their_vote', 'my_importance', 'tags', 'choices', 'links']) assert.ok(Array.isArray(q[field]), field)
       assert.ok('perodic_repeat_interval' in q && 'ogImage' in q)
       assert.ok(q.topic === null || typeof q.topic === 'number')
-      if (q.topic !== null) assert.deepEqual(Object.keys(q.topic_info).sort(), ['followers_count', 'id', 'questions_count', 'text', 'votes_count'])
+      if (q.topic !== null)
+        assert.deepEqual(Object.keys(q.topic_info).sort(), ['followers_count', 'id', 'questions_count', 'text', 'votes_count'])
       for (const field of ['group', 'geo']) assert.ok(q[field] === null || typeof q[field] === 'number', field)
       for (const field of ['group_url', 'geo_url', 'group_name']) assert.ok(q[field] === null || typeof q[field] === 'string', field)
       if (q.geo !== null) assertAreaShape(q.geo_info)
       for (const field of ['start_at', 'end_at']) assert.ok(q[field] === null || TIMESTAMP.test(q[field]), field)
       assert.equal(typeof q.publish, 'boolean')
-      for (const field of ['count_comments', 'count_comments_suggestion', 'count_comments_reason', 'count_comments_info']) assert.ok(Number.isInteger(q[field]), field)
+      for (const field of ['count_comments', 'count_comments_suggestion', 'count_comments_reason', 'count_comments_info'])
+        assert.ok(Number.isInteger(q[field]), field)
       assertStatistics(q, 'direct')
       assertStatistics(q, 'liquid')
       assert.equal(typeof q.polarisation, 'number')
@@ -111,7 +122,10 @@ describe('filters of spec 4.2', () => {
   })
 
   test('exact_question: any word of the value', async () => {
-    assert.deepEqual(idsOf(await t.json('/api/questions/?exact_question=zebra%20quokkas')), [ids.zebra, ids.quokka].sort((a, b) => a - b))
+    assert.deepEqual(
+      idsOf(await t.json('/api/questions/?exact_question=zebra%20quokkas')),
+      [ids.zebra, ids.quokka].sort((a, b) => a - b),
+    )
     assert.deepEqual(idsOf(await t.json('/api/questions/?exact_question=quokka')), [], 'whole words only')
   })
 
@@ -158,13 +172,16 @@ describe('filters of spec 4.2', () => {
   })
 
   test('votes__user__username: the same by username, telling voters apart', async () => {
-    const otherName = (await t.database.db.selectFrom('users').select('username').where('id', '=', ids.other).executeTakeFirstOrThrow()).username
+    const otherName = (await t.database.db.selectFrom('users').select('username').where('id', '=', ids.other).executeTakeFirstOrThrow())
+      .username
     const body = await t.json(`/api/questions/?votes__user__username=${otherName}`)
     assert.deepEqual(idsOf(body), [ids.canal])
     assert.equal(body.results[0].their_vote[0].value, 4)
     assert.deepEqual(idsOf(await t.json(`/api/questions/?votes__user__username=${authorName}`)), [], 'the author asked but did not answer')
     assert.deepEqual(idsOf(await t.json('/api/questions/?votes__user__username=nobody_by_this_name')), [])
-    const own = await t.json(`/api/questions/?votes__user__username=${otherName}`, { authorization: `Token ${await t.tokenFor(ids.other)}` })
+    const own = await t.json(`/api/questions/?votes__user__username=${otherName}`, {
+      authorization: `Token ${await t.tokenFor(ids.other)}`,
+    })
     assert.deepEqual(idsOf(own), [ids.zebra, ids.canal])
   })
 
@@ -185,7 +202,10 @@ describe('the caller’s own answers', () => {
       { value: 4, object_id: ids.canal, private: false },
     )
     assert.match(mine.my_vote[0].modified_at, TIMESTAMP)
-    assert.deepEqual(mine.my_importance.map((i: any) => i.value), [5])
+    assert.deepEqual(
+      mine.my_importance.map((i: any) => i.value),
+      [5],
+    )
     const anonymous = await t.json(`/api/questions/${ids.canal}/`)
     assert.deepEqual(anonymous.my_vote, [])
     assert.deepEqual(anonymous.my_importance, [])
@@ -198,11 +218,20 @@ describe('ordering', () => {
   test('by statistics and by creation, stable across pages', async () => {
     const body = await t.json('/api/questions/?ordering=-direct_vote_count&page_size=100')
     const counts = body.results.map((q: any) => q.direct_vote_count)
-    assert.deepEqual(counts, [...counts].sort((a, b) => b - a))
+    assert.deepEqual(
+      counts,
+      [...counts].sort((a, b) => b - a),
+    )
     const consensus = (await t.json('/api/questions/?ordering=liquid_consensus&page_size=100')).results.map((q: any) => q.liquid_consensus)
-    assert.deepEqual(consensus, [...consensus].sort((a, b) => a - b))
+    assert.deepEqual(
+      consensus,
+      [...consensus].sort((a, b) => a - b),
+    )
     const byTitle = (await t.json('/api/questions/?ordering=question&page_size=100')).results.map((q: any) => q.id)
-    const paged = [...(await t.json('/api/questions/?ordering=question&page_size=3')).results, ...(await t.json('/api/questions/?ordering=question&page_size=3&page=2')).results].map((q: any) => q.id)
+    const paged = [
+      ...(await t.json('/api/questions/?ordering=question&page_size=3')).results,
+      ...(await t.json('/api/questions/?ordering=question&page_size=3&page=2')).results,
+    ].map((q: any) => q.id)
     assert.deepEqual(paged, byTitle.slice(0, 6))
   })
 })

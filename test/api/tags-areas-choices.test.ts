@@ -32,15 +32,27 @@ describe('tags', () => {
 
   test('questions_count equals the questions carrying the tag', async () => {
     for (const tag of (await t.json('/api/tags/?page_size=100')).results) {
-      const { count } = await t.database.db.selectFrom('question_tags').select((eb) => eb.fn.countAll<number>().as('count')).where('tag_id', '=', tag.id).executeTakeFirstOrThrow()
+      const { count } = await t.database.db
+        .selectFrom('question_tags')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('tag_id', '=', tag.id)
+        .executeTakeFirstOrThrow()
       assert.equal(tag.questions_count, Number(count), tag.text)
     }
   })
 
   test('quick_tags lists the featured tags only', async () => {
     const quick = await t.json('/api/quick_tags/')
-    const featured = await t.database.db.selectFrom('tags').select('id').where('quick_order', 'is not', null).orderBy('quick_order').execute()
-    assert.deepEqual(quick.results.map((tag: any) => tag.id), featured.map((row) => row.id))
+    const featured = await t.database.db
+      .selectFrom('tags')
+      .select('id')
+      .where('quick_order', 'is not', null)
+      .orderBy('quick_order')
+      .execute()
+    assert.deepEqual(
+      quick.results.map((tag: any) => tag.id),
+      featured.map((row) => row.id),
+    )
   })
 })
 
@@ -68,7 +80,11 @@ describe('areas', () => {
   })
 
   test('politicians of an area are listed by id', async () => {
-    const politician = await t.database.db.selectFrom('politicians').select(['id', 'area_id']).where('area_id', 'is not', null).executeTakeFirstOrThrow()
+    const politician = await t.database.db
+      .selectFrom('politicians')
+      .select(['id', 'area_id'])
+      .where('area_id', 'is not', null)
+      .executeTakeFirstOrThrow()
     const area = await t.json(`/api/geos/${politician.area_id}/`)
     assert.ok(area.politicians.includes(politician.id))
   })
@@ -91,7 +107,10 @@ describe('question choices (listing form of spec 2.7)', () => {
   test('filter by question, in store order, and the detail', async () => {
     const q = (await t.json('/api/questions/?subtype=mcq')).results[0]
     const choices = await t.json(`/api/question_choices/?question=${q.id}`)
-    assert.deepEqual(choices.results.map((c: any) => c.id), q.choices.map((c: any) => c.id))
+    assert.deepEqual(
+      choices.results.map((c: any) => c.id),
+      q.choices.map((c: any) => c.id),
+    )
     const one = await t.json(`/api/question_choices/${q.choices[0].id}/`)
     assert.equal(one.text, q.choices[0].text)
     assert.equal(one.direct_vote_count, q.choices[0].direct_vote_count)

@@ -14,7 +14,10 @@ test('users and user_politician serve the full user form, identically', async ()
   const users = await t.json('/api/users/?page_size=100')
   assert.ok(users.count >= 50)
   for (const user of users.results) assertFullUserShape(user)
-  assert.deepEqual(await t.json('/api/user_politician/?page_size=100'), JSON.parse(JSON.stringify(users).replaceAll('/api/users/?', '/api/user_politician/?')))
+  assert.deepEqual(
+    await t.json('/api/user_politician/?page_size=100'),
+    JSON.parse(JSON.stringify(users).replaceAll('/api/users/?', '/api/user_politician/?')),
+  )
   const first = users.results[0]
   assert.deepEqual(await t.json(`/api/users/${first.id}/`), first)
 })
@@ -31,9 +34,15 @@ test('a user without a photo gets the default avatar, which resolves', async () 
 test('id__in and username__iexact, as the web app and the old client send them', async () => {
   const rows = await t.database.db.selectFrom('users').select(['id', 'username']).orderBy('id').limit(3).execute()
   const listed = await t.json(`/api/users/?id__in=${rows.map((r) => r.id).join(',')}`)
-  assert.deepEqual(listed.results.map((u: any) => u.id), rows.map((r) => r.id))
+  assert.deepEqual(
+    listed.results.map((u: any) => u.id),
+    rows.map((r) => r.id),
+  )
   const exact = await t.json(`/api/users/?username__iexact=${rows[1].username.toUpperCase()}`)
-  assert.deepEqual(exact.results.map((u: any) => u.id), [rows[1].id])
+  assert.deepEqual(
+    exact.results.map((u: any) => u.id),
+    [rows[1].id],
+  )
   assert.equal((await t.json('/api/users/?username__iexact=nobody-has-this-name')).count, 0)
 })
 

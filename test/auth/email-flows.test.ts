@@ -48,11 +48,20 @@ const takeLink = async (email: string, route: string) => linkOf(await inbox.take
 const me = async (token: string) => t.json('/auth/me/', { authorization: `Token ${token}` })
 
 async function userRow(id: number) {
-  return t.database.db.selectFrom('users').select(['is_email_verified', 'password_hash', 'is_active']).where('id', '=', id).executeTakeFirstOrThrow()
+  return t.database.db
+    .selectFrom('users')
+    .select(['is_email_verified', 'password_hash', 'is_active'])
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow()
 }
 
 async function expire(userId: number, purpose: string) {
-  await t.database.db.updateTable('one_time_codes').set({ expires_at: sql`now() - interval '1 minute'` }).where('user_id', '=', userId).where('purpose', '=', purpose).execute()
+  await t.database.db
+    .updateTable('one_time_codes')
+    .set({ expires_at: sql`now() - interval '1 minute'` })
+    .where('user_id', '=', userId)
+    .where('purpose', '=', purpose)
+    .execute()
 }
 
 /** No mail to `email` has arrived once a later mail to someone else has. */
@@ -60,7 +69,10 @@ async function assertNoMailTo(email: string) {
   const witness = await register()
   await inbox.take(witness.email, /confirm-email/)
   await new Promise((resolve) => setTimeout(resolve, 100))
-  assert.deepEqual(inbox.waiting(email).map((mail) => mail.subject), [])
+  assert.deepEqual(
+    inbox.waiting(email).map((mail) => mail.subject),
+    [],
+  )
 }
 
 const codeError = (message: string) => ({ code: [message] })
@@ -141,7 +153,10 @@ describe('confirming an e-mail address', () => {
     }
     // A code for another purpose: the signature names the purpose.
     assert.deepEqual((await t.send('POST', '/auth/onetime_signin/', { code, email: user.email })).json(), INVALID)
-    assert.deepEqual((await t.send('POST', '/auth/password-reset-confirm/', { code, email: user.email, new_password: 'violet-harbour-77' })).json(), INVALID)
+    assert.deepEqual(
+      (await t.send('POST', '/auth/password-reset-confirm/', { code, email: user.email, new_password: 'violet-harbour-77' })).json(),
+      INVALID,
+    )
 
     await expire(user.id, 'confirm_email')
     assert.deepEqual((await t.send('POST', '/auth/confirm_email/', { code, email: user.email })).json(), EXPIRED)
@@ -175,7 +190,8 @@ describe('password reset', () => {
     const link = linkOf(mail, 'password-reset')
     assert.ok(link.url.startsWith(`${WEB_APP}/password-reset/`), link.url)
 
-    const confirm = (new_password: string, code = link.code) => t.send('POST', '/auth/password-reset-confirm/', { code, email: link.email, new_password })
+    const confirm = (new_password: string, code = link.code) =>
+      t.send('POST', '/auth/password-reset-confirm/', { code, email: link.email, new_password })
     const common = await confirm('password')
     assert.equal(common.statusCode, 400)
     assert.ok(common.json().new_password.includes('This password is too common.'), common.body)
@@ -208,14 +224,26 @@ describe('password reset', () => {
       assert.deepEqual(response.json(), { detail: RESET_SENT })
     }
     await assertNoMailTo(unknown)
-    assert.deepEqual(inbox.waiting(deleted.email).filter((mail) => /password-reset/.test(mail.text)), [], 'a deleted account gets nothing')
+    assert.deepEqual(
+      inbox.waiting(deleted.email).filter((mail) => /password-reset/.test(mail.text)),
+      [],
+      'a deleted account gets nothing',
+    )
 
-    const late = await t.send('POST', '/auth/password-reset-confirm/', { code: early.code, email: deleted.email, new_password: 'violet-harbour-77' })
-    assert.deepEqual(late.json(), USED, "deleting an account spends its pending codes")
+    const late = await t.send('POST', '/auth/password-reset-confirm/', {
+      code: early.code,
+      email: deleted.email,
+      new_password: 'violet-harbour-77',
+    })
+    assert.deepEqual(late.json(), USED, 'deleting an account spends its pending codes')
     assert.equal((await userRow(deleted.id)).password_hash, null)
 
     const link = await takeLink(deactivated.email, 'password-reset')
-    const reset = await t.send('POST', '/auth/password-reset-confirm/', { code: link.code, email: deactivated.email, new_password: 'violet-harbour-77' })
+    const reset = await t.send('POST', '/auth/password-reset-confirm/', {
+      code: link.code,
+      email: deactivated.email,
+      new_password: 'violet-harbour-77',
+    })
     assert.equal(reset.statusCode, 200, reset.body)
     assert.equal((await userRow(deactivated.id)).is_active, true, 'a reset brings a deactivated account back')
   })
@@ -225,7 +253,11 @@ describe('password reset', () => {
     await t.send('POST', '/auth/password-reset/', { email: user.email })
     const { code } = await takeLink(user.email, 'password-reset')
     const before = await userRow(user.id)
-    const wrong = await t.send('POST', '/auth/password-reset-confirm/', { code: `${code}x`, email: user.email, new_password: 'violet-harbour-77' })
+    const wrong = await t.send('POST', '/auth/password-reset-confirm/', {
+      code: `${code}x`,
+      email: user.email,
+      new_password: 'violet-harbour-77',
+    })
     assert.deepEqual(wrong.json(), INVALID)
     await expire(user.id, 'password_reset')
     const expired = await t.send('POST', '/auth/password-reset-confirm/', { code, email: user.email, new_password: 'violet-harbour-77' })
@@ -318,7 +350,12 @@ test('bad input answers 400 naming the field, never 500', async () => {
   const query = await t.get('/auth/confirm_email/')
   assert.equal(query.statusCode, 400)
   assert.deepEqual(Object.keys(query.json()).sort(), ['code', 'email'])
-  const form = await t.request({ method: 'POST', url: '/auth/password-reset/', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'email=nobody%40example.org' })
+  const form = await t.request({
+    method: 'POST',
+    url: '/auth/password-reset/',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: 'email=nobody%40example.org',
+  })
   assert.deepEqual(form.json(), { detail: RESET_SENT })
 })
 
@@ -339,7 +376,7 @@ test('when the mail server is down, register still works, request_confirm_email 
   }
 })
 
-test('without SMTP_URL mail is written as .eml files under DATA_DIR/mail, links on the request\'s address', async () => {
+test("without SMTP_URL mail is written as .eml files under DATA_DIR/mail, links on the request's address", async () => {
   const local = await createTestApp('tiny')
   try {
     const user = await register(local)
@@ -348,13 +385,19 @@ test('without SMTP_URL mail is written as .eml files under DATA_DIR/mail, links 
     let mail: ReturnType<typeof parseMail> | undefined
     for (let i = 0; i < 100 && !mail; i++) {
       const files = fs.existsSync(folder) ? fs.readdirSync(folder).filter((name) => name.endsWith('.eml')) : []
-      mail = files.map((name) => parseMail(fs.readFileSync(path.join(folder, name), 'utf8'))).find((parsed) => parsed.text.includes('/password-reset/'))
+      mail = files
+        .map((name) => parseMail(fs.readFileSync(path.join(folder, name), 'utf8')))
+        .find((parsed) => parsed.text.includes('/password-reset/'))
       if (!mail) await new Promise((resolve) => setTimeout(resolve, 50))
     }
     assert.ok(mail, 'a password reset mail on disk')
     const link = linkOf({ ...mail, to: [user.email] }, 'password-reset')
     assert.ok(link.url.startsWith('http://localhost'), link.url)
-    const done = await local.send('POST', '/auth/password-reset-confirm/', { code: link.code, email: link.email, new_password: 'violet-harbour-77' })
+    const done = await local.send('POST', '/auth/password-reset-confirm/', {
+      code: link.code,
+      email: link.email,
+      new_password: 'violet-harbour-77',
+    })
     assert.equal(done.statusCode, 200, done.body)
   } finally {
     await local.close()

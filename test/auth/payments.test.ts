@@ -17,7 +17,11 @@ const providerServer = http.createServer((request, response) => {
   request.on('data', (chunk: Buffer) => chunks.push(chunk))
   request.on('end', () => {
     if (provider.failWith) return void response.writeHead(provider.failWith).end()
-    provider.cancellations.push({ path: request.url!, body: Buffer.concat(chunks).toString(), signature: String(request.headers['payment-signature']) })
+    provider.cancellations.push({
+      path: request.url!,
+      body: Buffer.concat(chunks).toString(),
+      signature: String(request.headers['payment-signature']),
+    })
     response.writeHead(200).end('{}')
   })
 })
@@ -48,7 +52,11 @@ function deliver(event: object, signature?: string | null) {
   return t.request({ method: 'POST', url: WEBHOOK, headers, payload: body })
 }
 
-const event = (type: string, subscription: string, data: object = {}) => ({ id: `evt_${randomUUID()}`, type, data: { subscription, ...data } })
+const event = (type: string, subscription: string, data: object = {}) => ({
+  id: `evt_${randomUUID()}`,
+  type,
+  data: { subscription, ...data },
+})
 
 async function subscriber() {
   const user = await insertUser(t.database.db)
@@ -133,7 +141,11 @@ test('a bad or missing signature is 400 and changes nothing; the genuine deliver
     assert.equal(typeof response.json().detail, 'string')
   }
   assert.equal(await flag(user.id), false)
-  const recorded = await t.database.db.selectFrom('payment_webhook_events').select('event_id').where('event_id', '=', activation.id).execute()
+  const recorded = await t.database.db
+    .selectFrom('payment_webhook_events')
+    .select('event_id')
+    .where('event_id', '=', activation.id)
+    .execute()
   assert.equal(recorded.length, 0, 'a refused delivery does not use up the event id')
   assert.equal((await deliver(activation)).statusCode, 200)
   assert.equal(await flag(user.id), true)
@@ -142,7 +154,12 @@ test('a bad or missing signature is 400 and changes nothing; the genuine deliver
 test('the signature covers the body exactly as sent, whitespace and all', async () => {
   const { user, externalId } = await subscriber()
   const body = `{ "type" : "subscription.activated",\n  "id": "evt_${randomUUID()}", "data": {"subscription": "${externalId}"} }\n`
-  const response = await t.request({ method: 'POST', url: WEBHOOK, headers: { 'content-type': 'application/json', 'payment-signature': sign(body) }, payload: body })
+  const response = await t.request({
+    method: 'POST',
+    url: WEBHOOK,
+    headers: { 'content-type': 'application/json', 'payment-signature': sign(body) },
+    payload: body,
+  })
   assert.equal(response.statusCode, 200, response.body)
   assert.equal(await flag(user.id), true)
 })
@@ -195,7 +212,11 @@ test('DELETE cancels at the provider, then here, and clears the flag', async () 
   const call = provider.cancellations[before]
   assert.equal(call.path, '/checkout/cancel')
   assert.deepEqual(JSON.parse(call.body), { subscription: externalId })
-  assert.equal(call.signature, sign(call.body, Number(call.signature.slice(2, call.signature.indexOf(',')))), 'signed with the webhook secret')
+  assert.equal(
+    call.signature,
+    sign(call.body, Number(call.signature.slice(2, call.signature.indexOf(',')))),
+    'signed with the webhook secret',
+  )
   assert.equal((await t.send('DELETE', '/auth/payment_subscription/', undefined, token)).statusCode, 404)
   const list = await t.json('/auth/payment_subscription_list/', { authorization: `Token ${token}` })
   assert.equal(list.results[0].status, 'canceled')
@@ -243,16 +264,30 @@ test('events for unknown subscriptions or of unknown types are recorded and igno
     assert.deepEqual(response.json(), { detail: 'Event recorded and ignored.' })
   }
   assert.equal(await flag(user.id), false)
-  const malformed = await deliver({ id: '', type: 'subscription.activated', data: { subscription: externalId, current_period_end: 'soon' } })
+  const malformed = await deliver({
+    id: '',
+    type: 'subscription.activated',
+    data: { subscription: externalId, current_period_end: 'soon' },
+  })
   assert.equal(malformed.statusCode, 400)
   assert.deepEqual(Object.keys(malformed.json()).sort(), ['data.current_period_end', 'id'])
-  const notJson = await t.request({ method: 'POST', url: WEBHOOK, headers: { 'content-type': 'application/json', 'payment-signature': sign('{"id":') }, payload: '{"id":' })
+  const notJson = await t.request({
+    method: 'POST',
+    url: WEBHOOK,
+    headers: { 'content-type': 'application/json', 'payment-signature': sign('{"id":') },
+    payload: '{"id":',
+  })
   assert.equal(notJson.statusCode, 400)
   assert.equal(await flag(user.id), false)
 })
 
 test('the subscription operations need a signed-in user; the webhook needs none', async () => {
-  for (const [method, url] of [['GET', '/auth/payment_subscription/'], ['POST', '/auth/payment_subscription/'], ['DELETE', '/auth/payment_subscription/'], ['GET', '/auth/payment_subscription_list/']] as const) {
+  for (const [method, url] of [
+    ['GET', '/auth/payment_subscription/'],
+    ['POST', '/auth/payment_subscription/'],
+    ['DELETE', '/auth/payment_subscription/'],
+    ['GET', '/auth/payment_subscription_list/'],
+  ] as const) {
     const response = await t.request({ method, url })
     assert.equal(response.statusCode, 403, `${method} ${url}`)
   }
@@ -263,13 +298,23 @@ test('without PAYMENT_WEBHOOK_SECRET payments answer 503 and the history stays r
   try {
     const user = await insertUser(off.database.db)
     const token = await off.tokenFor(user.id)
-    await off.database.db.insertInto('payment_subscriptions').values({ user_id: user.id, provider: 'hosted', external_id: 'sub_kept', plan: 'supporter-monthly', status: 'active' }).execute()
+    await off.database.db
+      .insertInto('payment_subscriptions')
+      .values({ user_id: user.id, provider: 'hosted', external_id: 'sub_kept', plan: 'supporter-monthly', status: 'active' })
+      .execute()
     const create = await off.send('POST', '/auth/payment_subscription/', { plan: 'supporter-monthly' }, token)
     assert.equal(create.statusCode, 503)
     assert.deepEqual(create.json(), { detail: 'Payments are not configured.' })
-    assert.deepEqual((await off.send('DELETE', '/auth/payment_subscription/', undefined, token)).json(), { detail: 'Payments are not configured.' })
+    assert.deepEqual((await off.send('DELETE', '/auth/payment_subscription/', undefined, token)).json(), {
+      detail: 'Payments are not configured.',
+    })
     const body = JSON.stringify(event('subscription.canceled', 'sub_kept'))
-    const webhook = await off.request({ method: 'POST', url: WEBHOOK, headers: { 'content-type': 'application/json', 'payment-signature': sign(body) }, payload: body })
+    const webhook = await off.request({
+      method: 'POST',
+      url: WEBHOOK,
+      headers: { 'content-type': 'application/json', 'payment-signature': sign(body) },
+      payload: body,
+    })
     assert.equal(webhook.statusCode, 503)
     assert.equal((await off.json('/auth/payment_subscription/', { authorization: `Token ${token}` })).status, 'active')
     assert.equal((await off.json('/auth/payment_subscription_list/', { authorization: `Token ${token}` })).count, 1)

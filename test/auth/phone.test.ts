@@ -40,7 +40,16 @@ test('phone numbers are read in the ways people write them and refused without a
   assert.equal(normalisePhone('0044 (7700) 900-123'), '+447700900123')
   assert.equal(normalisePhone('+44 (0)20 7946 0000'), '+442079460000')
   assert.equal(normalisePhone('+1.415.555.2671'), '+14155552671')
-  for (const bad of ['07700 900123', '+44 7700 9001x3', '+0044 7700 900123', '+123 45', '+1234567890123456', '', '++447700900123', '+44/7700900123']) {
+  for (const bad of [
+    '07700 900123',
+    '+44 7700 9001x3',
+    '+0044 7700 900123',
+    '+123 45',
+    '+1234567890123456',
+    '',
+    '++447700900123',
+    '+44/7700900123',
+  ]) {
     assert.equal(normalisePhone(bad), null, bad)
   }
 })
@@ -131,7 +140,11 @@ test('an expired code is refused', async () => {
   const { user, token } = await signedIn()
   const number = freshNumber()
   await t.send('POST', '/auth/verification_sms_send/', { phone: number.e164 }, token)
-  await t.database.db.updateTable('one_time_codes').set({ expires_at: sql`now() - interval '1 minute'` }).where('user_id', '=', user.id).execute()
+  await t.database.db
+    .updateTable('one_time_codes')
+    .set({ expires_at: sql`now() - interval '1 minute'` })
+    .where('user_id', '=', user.id)
+    .execute()
   const response = await t.send('POST', '/auth/verification_add/', { code: gateway.lastCode(number.e164) }, token)
   assert.equal(response.statusCode, 400)
   assert.deepEqual(response.json(), { code: ['This code has expired.'] })
@@ -201,7 +214,11 @@ test('verification_remove (POST or DELETE) forgets the number and its verificati
 })
 
 test('the phone operations need a signed-in user', async () => {
-  for (const [url, body] of [['/auth/verification_sms_send/', { phone: '+447700900123' }], ['/auth/verification_add/', { code: '123456' }], ['/auth/verification_remove/', {}]] as const) {
+  for (const [url, body] of [
+    ['/auth/verification_sms_send/', { phone: '+447700900123' }],
+    ['/auth/verification_add/', { code: '123456' }],
+    ['/auth/verification_remove/', {}],
+  ] as const) {
     const response = await t.send('POST', url, body)
     assert.equal(response.statusCode, 403, url)
     assert.deepEqual(response.json(), { detail: 'Authentication credentials were not provided.' })

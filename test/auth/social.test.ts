@@ -9,7 +9,11 @@ import { startTestProvider, type TestAccount, type TestProvider } from '../helpe
 const PUBLIC_URL = 'http://civic.test'
 const CALLBACK = `${PUBLIC_URL}/auth/social1/`
 const NATIVE_CALLBACK = 'http://app.test/native-callback'
-const CLIENT = { client_id: 'civic-survey', client_secret: 'civic-survey-secret-civic-survey-secret', redirect_uris: [CALLBACK, NATIVE_CALLBACK] }
+const CLIENT = {
+  client_id: 'civic-survey',
+  client_secret: 'civic-survey-secret-civic-survey-secret',
+  redirect_uris: [CALLBACK, NATIVE_CALLBACK],
+}
 
 let t: TestApp
 let provider: TestProvider
@@ -40,7 +44,12 @@ after(async () => {
 function person(overrides: Partial<TestAccount> = {}): TestAccount {
   const sub = `sub-${process.pid}-${++serial}`
   const account = {
-    sub, email: `${sub}@example.org`, email_verified: true, given_name: 'Ada', family_name: 'Lovelace', preferred_username: `ada${process.pid}x${serial}`,
+    sub,
+    email: `${sub}@example.org`,
+    email_verified: true,
+    given_name: 'Ada',
+    family_name: 'Lovelace',
+    preferred_username: `ada${process.pid}x${serial}`,
     ...overrides,
   }
   provider.accounts.set(sub, account)
@@ -60,7 +69,10 @@ async function throughProvider(sub: string, query = ''): Promise<URL> {
 }
 
 async function countUsers() {
-  const row = await t.database.db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
+  const row = await t.database.db
+    .selectFrom('users')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow()
   return Number(row.n)
 }
 
@@ -154,8 +166,11 @@ test('a callback without state or code, with an unknown or expired state, a forg
 
   const account = person()
   const late = await throughProvider(account.sub)
-  await t.database.db.updateTable('social_login_states').set({ expires_at: sql`now() - interval '1 second'` })
-    .where('state_hash', '=', hashSecret(late.searchParams.get('state')!)).execute()
+  await t.database.db
+    .updateTable('social_login_states')
+    .set({ expires_at: sql`now() - interval '1 second'` })
+    .where('state_hash', '=', hashSecret(late.searchParams.get('state')!))
+    .execute()
   assert.deepEqual(Object.keys((await t.get(local(late))).json()), ['state'], 'after ten minutes the sign-in is gone')
 })
 
@@ -181,7 +196,9 @@ test('an access token signs in on social_auth, auth-yeti (JSON and form) and bot
   assert.deepEqual(Object.keys(yeti.json()).sort(), ['auth_token', 'id'])
   assert.equal(yeti.json().id, user.id)
   const form = await t.request({
-    method: 'POST', url: '/auth-yeti/', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    method: 'POST',
+    url: '/auth-yeti/',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
     payload: new URLSearchParams({ provider: 'facebook', access_token: accessToken }).toString(),
   })
   assert.equal(form.statusCode, 200, form.body)
@@ -214,7 +231,12 @@ test('a code a mobile app obtained itself signs in on both token endpoints, once
   assert.deepEqual(Object.keys(replay.json()), ['code'])
 
   const second = await provider.codeFor(account.sub, CLIENT.client_id, NATIVE_CALLBACK)
-  const session = await t.send('POST', '/auth/session-social-auth/', { provider: 'social1', code: second.code, redirect_uri: NATIVE_CALLBACK, code_verifier: second.codeVerifier })
+  const session = await t.send('POST', '/auth/session-social-auth/', {
+    provider: 'social1',
+    code: second.code,
+    redirect_uri: NATIVE_CALLBACK,
+    code_verifier: second.codeVerifier,
+  })
   assert.equal(session.statusCode, 200, session.body)
   assert.equal(session.json().username, account.preferred_username)
 })
@@ -239,10 +261,17 @@ test('bad input is a 400 naming the field, an unreachable provider 502, and neit
   assert.deepEqual(Object.keys(noRedirect.json()), ['redirect_uri'])
   const badRedirect = await t.send('POST', '/auth/session-social-auth/', { provider: 'facebook', code: 'abc', redirect_uri: 'not a url' })
   assert.deepEqual(badRedirect.json(), { redirect_uri: ['Enter a valid URL.'] })
-  const badCode = await t.send('POST', '/auth/token-only-social-auth/', { provider: 'facebook', code: 'abc', redirect_uri: NATIVE_CALLBACK })
+  const badCode = await t.send('POST', '/auth/token-only-social-auth/', {
+    provider: 'facebook',
+    code: 'abc',
+    redirect_uri: NATIVE_CALLBACK,
+  })
   assert.deepEqual(Object.keys(badCode.json()), ['code'])
 
-  for (const response of [await t.send('POST', '/auth/social_auth/', { provider: 'down', access_token: 'x' }), await t.get('/auth/social2/')]) {
+  for (const response of [
+    await t.send('POST', '/auth/social_auth/', { provider: 'down', access_token: 'x' }),
+    await t.get('/auth/social2/'),
+  ]) {
     assert.equal(response.statusCode, 502, response.body)
     assert.match(response.json().detail, /"down" could not be reached/)
   }
@@ -252,7 +281,10 @@ test('bad input is a 400 naming the field, an unreachable provider 502, and neit
 test('a verified e-mail links to the account that has it; an unverified one makes a new account without it', async () => {
   const existing = await insertUser(t.database.db, { email: `linked-${process.pid}@example.org` })
   const verified = person({ email: existing.email!.toUpperCase(), email_verified: true })
-  const linked = await t.send('POST', '/auth/social_auth/', { provider: 'facebook', access_token: await provider.accessTokenFor(verified.sub) })
+  const linked = await t.send('POST', '/auth/social_auth/', {
+    provider: 'facebook',
+    access_token: await provider.accessTokenFor(verified.sub),
+  })
   assert.equal(linked.statusCode, 200, linked.body)
   assert.equal(linked.json().id, existing.id)
   assert.equal(linked.json().created, false)
@@ -261,7 +293,10 @@ test('a verified e-mail links to the account that has it; an unverified one make
   assert.equal(linked.json().is_social1_verified, true)
 
   const unverified = person({ email: existing.email!, email_verified: false, preferred_username: existing.username })
-  const separate = await t.send('POST', '/auth/social_auth/', { provider: 'facebook', access_token: await provider.accessTokenFor(unverified.sub) })
+  const separate = await t.send('POST', '/auth/social_auth/', {
+    provider: 'facebook',
+    access_token: await provider.accessTokenFor(unverified.sub),
+  })
   assert.equal(separate.statusCode, 200, separate.body)
   assert.notEqual(separate.json().id, existing.id)
   assert.equal(separate.json().email, null, 'the address belongs to someone else')
@@ -269,12 +304,24 @@ test('a verified e-mail links to the account that has it; an unverified one make
   assert.equal(separate.json().is_email_verified, false)
 })
 
-test('names come from the e-mail or the full name when no preferred username is given, in Django\'s alphabet', async () => {
+test("names come from the e-mail or the full name when no preferred username is given, in Django's alphabet", async () => {
   const byEmail = person({ preferred_username: undefined, email: `zoë.o'hara+${process.pid}@example.org` })
-  const first = await t.send('POST', '/auth/social_auth/', { provider: 'facebook', access_token: await provider.accessTokenFor(byEmail.sub) })
+  const first = await t.send('POST', '/auth/social_auth/', {
+    provider: 'facebook',
+    access_token: await provider.accessTokenFor(byEmail.sub),
+  })
   assert.equal(first.json().username, `zoe.ohara+${process.pid}`)
-  const byName = person({ preferred_username: undefined, email: undefined, email_verified: undefined, given_name: 'Jean Luc', family_name: 'Picard' })
-  const second = await t.send('POST', '/auth/social_auth/', { provider: 'facebook', access_token: await provider.accessTokenFor(byName.sub) })
+  const byName = person({
+    preferred_username: undefined,
+    email: undefined,
+    email_verified: undefined,
+    given_name: 'Jean Luc',
+    family_name: 'Picard',
+  })
+  const second = await t.send('POST', '/auth/social_auth/', {
+    provider: 'facebook',
+    access_token: await provider.accessTokenFor(byName.sub),
+  })
   assert.match(second.json().username, /^Jean_Luc_Picard\d*$/)
   assert.equal(second.json().email, null)
 })
@@ -299,8 +346,14 @@ test('signing in reactivates a deactivated account; a deleted one never signs in
 test('two first sign-ins of one person at once make one account', async () => {
   const account = person()
   const accessToken = await provider.accessTokenFor(account.sub)
-  const answers = await Promise.all([1, 2, 3].map(() => t.send('POST', '/auth/social_auth/', { provider: 'facebook', access_token: accessToken })))
-  assert.deepEqual(answers.map((answer) => answer.statusCode), [200, 200, 200], answers.map((answer) => answer.body).join('\n'))
+  const answers = await Promise.all(
+    [1, 2, 3].map(() => t.send('POST', '/auth/social_auth/', { provider: 'facebook', access_token: accessToken })),
+  )
+  assert.deepEqual(
+    answers.map((answer) => answer.statusCode),
+    [200, 200, 200],
+    answers.map((answer) => answer.body).join('\n'),
+  )
   assert.equal(new Set(answers.map((answer) => answer.json().id)).size, 1)
   assert.equal(answers.filter((answer) => answer.json().created).length, 1)
 })

@@ -26,7 +26,11 @@ before(async () => {
   if (!available) return
   api = await createTestApp('tiny')
   key = (await appKeysRepository(api.database.db).create('browsable pages')).key
-  const registered = await api.send('POST', '/auth/register/', { email: 'browser-reader@example.org', username: 'browser_reader', password: PASSWORD })
+  const registered = await api.send('POST', '/auth/register/', {
+    email: 'browser-reader@example.org',
+    username: 'browser_reader',
+    password: PASSWORD,
+  })
   assert.equal(registered.statusCode, 201, registered.body)
   apiUrl = await api.app.listen({ port: 0, host: '127.0.0.1' })
   mkdirSync(SHOTS, { recursive: true })
@@ -68,11 +72,17 @@ test('browse to a question, page forward, filter, sign in, answer through the fo
   const first = await shownJson(tab)
   assert.ok(first.count > 10, 'more than one page')
 
-  await tab.locator('pre.response a', { hasText: /page=2/ }).first().click()
+  await tab
+    .locator('pre.response a', { hasText: /page=2/ })
+    .first()
+    .click()
   assertKept(tab.url())
   assert.equal(new URL(tab.url()).searchParams.get('page'), '2')
   const second = await shownJson(tab)
-  assert.notDeepEqual(second.results.map((q: { id: number }) => q.id), first.results.map((q: { id: number }) => q.id))
+  assert.notDeepEqual(
+    second.results.map((q: { id: number }) => q.id),
+    first.results.map((q: { id: number }) => q.id),
+  )
   await shot('02-questions-page-2')
 
   await tab.click('section.filters summary')
@@ -85,7 +95,10 @@ test('browse to a question, page forward, filter, sign in, answer through the fo
   assert.ok(likert.results.every((q: { subtype: string }) => q.subtype === 'likert'))
   await shot('03-filtered')
 
-  await tab.locator('pre.response a', { hasText: new RegExp(`/api/questions/${likert.results[0].id}/$`) }).first().click()
+  await tab
+    .locator('pre.response a', { hasText: new RegExp(`/api/questions/${likert.results[0].id}/$`) })
+    .first()
+    .click()
   assertKept(tab.url())
   const questionUrl = tab.url()
   const before = await shownJson(tab)
@@ -100,7 +113,10 @@ test('browse to a question, page forward, filter, sign in, answer through the fo
   await shot('04-signed-in')
 
   await tab.click('header > a')
-  await tab.locator('pre.response a', { hasText: /\/api\/question_votes_light\/(\?format=api)?$/ }).first().click()
+  await tab
+    .locator('pre.response a', { hasText: /\/api\/question_votes_light\/(\?format=api)?$/ })
+    .first()
+    .click()
   assertKept(tab.url())
   const form = tab.locator('section.method-post form').first()
   await form.locator('[name=object_id]').fill(String(before.id))

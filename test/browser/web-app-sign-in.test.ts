@@ -96,7 +96,11 @@ test('the web app on another origin registers, reads and edits the profile, sign
   assert.deepEqual(result.patch, { status: 200, gender: 1, dob: '1985-03-02' })
   assert.equal(result.logout, 204)
   assert.equal(result.afterLogout, 401)
-  assert.deepEqual(result.login, { status: 200, me: `browser${process.pid}b`, wrong: { non_field_errors: ['Unable to log in with provided credentials.'] } })
+  assert.deepEqual(result.login, {
+    status: 200,
+    me: `browser${process.pid}b`,
+    wrong: { non_field_errors: ['Unable to log in with provided credentials.'] },
+  })
 })
 
 test('a page on an origin that is not configured cannot read the API with a token', { skip }, async () => {

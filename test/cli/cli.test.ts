@@ -10,7 +10,11 @@ const BIN = 'bin/civic-survey.js'
 let scratch: Awaited<ReturnType<typeof scratchDatabase>>
 
 function run(args: string[], env: Record<string, string> = {}) {
-  const result = spawnSync(process.execPath, [BIN, ...args], { env: { ...process.env, LOG_LEVEL: 'warn', ...scratch.env, ...env }, encoding: 'utf8', timeout: 180_000 })
+  const result = spawnSync(process.execPath, [BIN, ...args], {
+    env: { ...process.env, LOG_LEVEL: 'warn', ...scratch.env, ...env },
+    encoding: 'utf8',
+    timeout: 180_000,
+  })
   return { code: result.status, stdout: result.stdout, stderr: result.stderr }
 }
 
@@ -78,9 +82,18 @@ test('check finds the seeded figures exact, reports a tampered one, and recomput
   const handle = await connectDatabase({ databaseUrl: scratch.env.DATABASE_URL || null, dataDir: scratch.env.DATA_DIR ?? '' })
   let voteId: number
   try {
-    const vote = await handle.db.selectFrom('question_votes').select(['id', 'liquid_weight']).orderBy('id').limit(1).executeTakeFirstOrThrow()
+    const vote = await handle.db
+      .selectFrom('question_votes')
+      .select(['id', 'liquid_weight'])
+      .orderBy('id')
+      .limit(1)
+      .executeTakeFirstOrThrow()
     voteId = vote.id
-    await handle.db.updateTable('question_votes').set({ liquid_weight: vote.liquid_weight + 3 }).where('id', '=', vote.id).execute()
+    await handle.db
+      .updateTable('question_votes')
+      .set({ liquid_weight: vote.liquid_weight + 3 })
+      .where('id', '=', vote.id)
+      .execute()
     await handle.db.updateTable('tags').set({ votes_count: 999999 }).where('id', '=', 1).execute()
   } finally {
     await handle.close()
@@ -97,7 +110,10 @@ test('check finds the seeded figures exact, reports a tampered one, and recomput
 
 test('serve answers on PORT and stops cleanly on SIGTERM', async () => {
   const port = await freePort()
-  const child = spawn(process.execPath, [BIN, 'serve'], { env: { ...process.env, LOG_LEVEL: 'info', ...scratch.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [BIN, 'serve'], {
+    env: { ...process.env, LOG_LEVEL: 'info', ...scratch.env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let output = ''
   child.stdout.on('data', (chunk) => (output += chunk))
   child.stderr.on('data', (chunk) => (output += chunk))
@@ -124,7 +140,13 @@ test('user staff grants and withdraws staff rights; user sign-out revokes every 
   let userId: number
   try {
     userId = (await handle.db.insertInto('users').values({ username: 'Moderator' }).returning('id').executeTakeFirstOrThrow()).id
-    await handle.db.insertInto('auth_tokens').values([{ user_id: userId, key_hash: 'a' }, { user_id: userId, key_hash: 'b' }]).execute()
+    await handle.db
+      .insertInto('auth_tokens')
+      .values([
+        { user_id: userId, key_hash: 'a' },
+        { user_id: userId, key_hash: 'b' },
+      ])
+      .execute()
   } finally {
     await handle.close()
   }
@@ -138,7 +160,12 @@ test('user staff grants and withdraws staff rights; user sign-out revokes every 
   try {
     const user = await check.db.selectFrom('users').select('is_staff').where('id', '=', userId).executeTakeFirstOrThrow()
     assert.equal(user.is_staff, true)
-    const live = await check.db.selectFrom('auth_tokens').select('id').where('user_id', '=', userId).where('revoked_at', 'is', null).execute()
+    const live = await check.db
+      .selectFrom('auth_tokens')
+      .select('id')
+      .where('user_id', '=', userId)
+      .where('revoked_at', 'is', null)
+      .execute()
     assert.equal(live.length, 0)
   } finally {
     await check.close()

@@ -24,7 +24,8 @@ before(async () => {
   for (const q of questions.slice(0, 3)) await world.add(owner, { parent: source.id, object_id: q, type: 'Q' })
   await world.add(owner, { parent: source.id, type: 'B', content_object: { title: 'Break', text: 'Have a rest' }, order: 1 })
   const tags = await t.database.db.selectFrom('tags').select('id').orderBy('id').limit(2).execute()
-  for (const tag of tags) await t.database.db.insertInto('question_collection_tags').values({ collection_id: source.id, tag_id: tag.id }).execute()
+  for (const tag of tags)
+    await t.database.db.insertInto('question_collection_tags').values({ collection_id: source.id, tag_id: tag.id }).execute()
 })
 after(() => t.close())
 
@@ -41,7 +42,10 @@ describe('copy', () => {
     const [original, copied] = [await itemsOf(source.id), await itemsOf(copy.id)]
     const shape = (items: any[]) => items.map((item) => [item.type, item.object_id, item.type === 'B' ? item.content_object : null])
     assert.deepEqual(shape(copied), shape(original))
-    assert.deepEqual(copied.map((item: any) => item.order), [0, 1, 2, 3])
+    assert.deepEqual(
+      copied.map((item: any) => item.order),
+      [0, 1, 2, 3],
+    )
     const full = await t.json(`/api/question_collections_full/${copy.id}/`)
     assert.equal(full.copied_from, source.id)
     assert.equal(full.tags.length, 2)
@@ -67,10 +71,24 @@ describe('update_order', () => {
     const reversed = [...items].reverse().map((item: any, index: number) => ({ id: item.id, order: index }))
     const response = await t.send('POST', `/api/question_collections/${source.id}/update_order/`, { items: reversed }, owner.token)
     assert.equal(response.statusCode, 200, response.body)
-    assert.deepEqual(response.json().results.map((item: any) => item.id), reversed.map((entry) => entry.id))
-    assert.deepEqual(response.json().results.map((item: any) => item.order), [0, 1, 2, 3])
-    assert.deepEqual((await itemsOf(source.id)).map((item: any) => item.id), reversed.map((entry) => entry.id))
-    const byStaff = await t.send('POST', `/api/question_collections/${source.id}/update_order/`, { items: items.map((item: any, order: number) => ({ id: item.id, order })) }, staff.token)
+    assert.deepEqual(
+      response.json().results.map((item: any) => item.id),
+      reversed.map((entry) => entry.id),
+    )
+    assert.deepEqual(
+      response.json().results.map((item: any) => item.order),
+      [0, 1, 2, 3],
+    )
+    assert.deepEqual(
+      (await itemsOf(source.id)).map((item: any) => item.id),
+      reversed.map((entry) => entry.id),
+    )
+    const byStaff = await t.send(
+      'POST',
+      `/api/question_collections/${source.id}/update_order/`,
+      { items: items.map((item: any, order: number) => ({ id: item.id, order })) },
+      staff.token,
+    )
     assert.equal(byStaff.statusCode, 200, byStaff.body)
   })
 
@@ -97,8 +115,14 @@ describe('update_order', () => {
       assert.equal(response.statusCode, 400, `${what}: ${response.body}`)
       assert.deepEqual(Object.keys(response.json()), ['items'], what)
     }
-    assert.deepEqual((await itemsOf(source.id)).map((item: any) => [item.id, item.order]), before)
-    assert.deepEqual((await itemsOf(other.id)).map((item: any) => item.order), [0])
+    assert.deepEqual(
+      (await itemsOf(source.id)).map((item: any) => [item.id, item.order]),
+      before,
+    )
+    assert.deepEqual(
+      (await itemsOf(other.id)).map((item: any) => item.order),
+      [0],
+    )
   })
 
   test('a stranger cannot reorder; an unknown collection is 404', async () => {
@@ -123,9 +147,16 @@ describe('update_order', () => {
         const shuffled = [...ids].sort(() => random() - 0.5)
         return shuffled.map((id, order) => ({ id, order }))
       })
-      const responses = await Promise.all(orders.map((items) => t.send('POST', `/api/question_collections/${big.id}/update_order/`, { items }, owner.token)))
+      const responses = await Promise.all(
+        orders.map((items) => t.send('POST', `/api/question_collections/${big.id}/update_order/`, { items }, owner.token)),
+      )
       for (const response of responses) assert.equal(response.statusCode, 200, response.body)
-      const stored = await t.database.db.selectFrom('question_collection_items').select(['id', 'order']).where('parent_id', '=', big.id).orderBy('id').execute()
+      const stored = await t.database.db
+        .selectFrom('question_collection_items')
+        .select(['id', 'order'])
+        .where('parent_id', '=', big.id)
+        .orderBy('id')
+        .execute()
       const now = new Map(stored.map((row) => [row.id, row.order]))
       const whole = orders.filter((items) => items.every((entry) => now.get(entry.id) === entry.order))
       assert.equal(whole.length, 1, `round ${round}: the stored order is one of the requests, whole`)
@@ -147,7 +178,14 @@ describe('writes that meet', () => {
         t.send('POST', '/api/question_collection_items/', { parent: c.id, object_id: kept, type: 'Q' }, owner.token),
       ])
       for (const response of responses) assert.ok(response.statusCode < 500, `${response.statusCode} ${response.body}`)
-      assert.deepEqual(responses.slice(2).map((r) => r.statusCode).sort(), [201, 400], 'the same question once')
+      assert.deepEqual(
+        responses
+          .slice(2)
+          .map((r) => r.statusCode)
+          .sort(),
+        [201, 400],
+        'the same question once',
+      )
     }
     await assertCountersExact(t)
   })

@@ -10,8 +10,25 @@ let alice: Person, bob: Person, staff: Person
 let survey: any
 
 const FIELDS = [
-  'answered', 'created_at', 'desc', 'end_text', 'expire_at', 'geo', 'geo_info', 'geo_url', 'id', 'item_count', 'modified_at', 'name', 'photo',
-  'question_count', 'questions_link', 'url', 'user', 'user_url', 'username',
+  'answered',
+  'created_at',
+  'desc',
+  'end_text',
+  'expire_at',
+  'geo',
+  'geo_info',
+  'geo_url',
+  'id',
+  'item_count',
+  'modified_at',
+  'name',
+  'photo',
+  'question_count',
+  'questions_link',
+  'url',
+  'user',
+  'user_url',
+  'username',
 ].sort()
 const REDUCED_USER_LEFT_OUT = ['latest_compare', 'follow', 'locations', 'country', 'country_info', 'region', 'region_info']
 const auth = (who: Person) => ({ authorization: `Token ${who.token}` })
@@ -22,7 +39,10 @@ before(async () => {
   alice = await world.person()
   bob = await world.person()
   staff = await world.person({ is_staff: true })
-  survey = await world.collection(alice, { name: 'Brexit and the budget', desc: 'What do you think about [the budget](https://example.org)?' })
+  survey = await world.collection(alice, {
+    name: 'Brexit and the budget',
+    desc: 'What do you think about [the budget](https://example.org)?',
+  })
 })
 after(() => t.close())
 
@@ -48,7 +68,11 @@ describe('creating and reading collections', () => {
 
   test('optional fields: photo, geo and expire_at', async () => {
     const geo = await t.database.db.selectFrom('areas').select('id').limit(1).executeTakeFirstOrThrow()
-    const created = await world.collection(alice, { photo: 'https://images.example.org/c.png', geo: geo.id, expire_at: '2027-01-31T12:00:00Z' })
+    const created = await world.collection(alice, {
+      photo: 'https://images.example.org/c.png',
+      geo: geo.id,
+      expire_at: '2027-01-31T12:00:00Z',
+    })
     assert.equal(created.photo, 'https://images.example.org/c.png')
     assert.equal(created.geo, geo.id)
     assert.equal(created.geo_url, `http://localhost:80/api/geos/${geo.id}/`)
@@ -58,14 +82,20 @@ describe('creating and reading collections', () => {
 
   test('anonymous GET of a collection and of the listing, as the web app reads them', async () => {
     const one = await t.json(`/api/question_collections/${survey.id}/`)
-    assert.deepEqual([one.id, one.name, one.desc, one.end_text, one.photo, one.question_count, one.user.id], [survey.id, survey.name, survey.desc, 'Thanks', null, 0, alice.id])
+    assert.deepEqual(
+      [one.id, one.name, one.desc, one.end_text, one.photo, one.question_count, one.user.id],
+      [survey.id, survey.name, survey.desc, 'Thanks', null, 0, alice.id],
+    )
     const newest = await t.json('/api/question_collections/?ordering=-created_at')
     assert.ok(newest.count >= 1)
     assert.deepEqual(Object.keys(newest).sort(), ['count', 'next', 'next_id', 'previous', 'previous_id', 'results'])
     const times = newest.results.map((c: any) => c.created_at)
     assert.deepEqual(times, [...times].sort().reverse())
     const byId = await t.json(`/api/question_collections/?id=${survey.id}`)
-    assert.deepEqual(byId.results.map((c: any) => c.id), [survey.id])
+    assert.deepEqual(
+      byId.results.map((c: any) => c.id),
+      [survey.id],
+    )
     const history = await t.json('/api/question_collections/?ordering=-modified_at')
     assert.ok(history.results.length > 0)
   })
@@ -76,7 +106,10 @@ describe('creating and reading collections', () => {
     assert.ok(found.results.length <= 3)
     for (const c of found.results) assert.match(`${c.name} ${c.desc}`, /brexit/i)
     const byDesc = await t.json('/api/question_collections/?search=budget%20example')
-    assert.deepEqual(byDesc.results.map((c: any) => c.id), [survey.id])
+    assert.deepEqual(
+      byDesc.results.map((c: any) => c.id),
+      [survey.id],
+    )
     const none = await t.json('/api/question_collections/?search=zzzz-nothing')
     assert.equal(none.count, 0)
   })
@@ -85,10 +118,16 @@ describe('creating and reading collections', () => {
     const mine = await t.json(`/api/question_collections/?user=${alice.id}&ordering=name`)
     assert.ok(mine.results.every((c: any) => c.user.id === alice.id))
     const names = mine.results.map((c: any) => c.name)
-    assert.deepEqual(names, [...names].sort((a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)))
+    assert.deepEqual(
+      names,
+      [...names].sort((a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)),
+    )
     const counted = await t.json('/api/question_collections/?ordering=-question_count&page_size=20')
     const counts = counted.results.map((c: any) => c.question_count)
-    assert.deepEqual(counts, [...counts].sort((a: number, b: number) => b - a))
+    assert.deepEqual(
+      counts,
+      [...counts].sort((a: number, b: number) => b - a),
+    )
   })
 
   test('the full form has the full user, tags and copied_from', async () => {
@@ -104,7 +143,12 @@ describe('creating and reading collections', () => {
 
 describe('editing and deleting', () => {
   test('the owner PATCHes name, desc and end_text as the web app does', async () => {
-    const response = await t.send('PATCH', `/api/question_collections/${survey.id}/`, { name: 'Brexit, the budget', desc: 'New desc', end_text: 'Bye' }, alice.token)
+    const response = await t.send(
+      'PATCH',
+      `/api/question_collections/${survey.id}/`,
+      { name: 'Brexit, the budget', desc: 'New desc', end_text: 'Bye' },
+      alice.token,
+    )
     assert.equal(response.statusCode, 200, response.body)
     assert.deepEqual([response.json().name, response.json().desc, response.json().end_text], ['Brexit, the budget', 'New desc', 'Bye'])
   })
@@ -121,7 +165,12 @@ describe('editing and deleting', () => {
 
   test('a stranger cannot edit or delete; anonymous callers are told to sign in', async () => {
     for (const method of ['PATCH', 'PUT', 'DELETE'] as const) {
-      const response = await t.send(method, `/api/question_collections/${survey.id}/`, method === 'DELETE' ? undefined : { name: 'Mine now' }, bob.token)
+      const response = await t.send(
+        method,
+        `/api/question_collections/${survey.id}/`,
+        method === 'DELETE' ? undefined : { name: 'Mine now' },
+        bob.token,
+      )
       assert.equal(response.statusCode, 403, `${method}: ${response.body}`)
       assert.deepEqual(response.json(), { detail: 'You do not have permission to perform this action.' })
     }
@@ -156,7 +205,11 @@ describe('bad input answers 400 naming the field', () => {
     ['an unknown geo', { name: 'ok', geo: 999999 }, { geo: ['Invalid pk "999999" - object does not exist.'] }],
     ['a geo beyond any id', { name: 'ok', geo: 99999999999 }, { geo: ['Invalid pk "99999999999" - object does not exist.'] }],
     ['a geo that is text', { name: 'ok', geo: 'abc' }, { geo: ['A valid integer is required.'] }],
-    ['a bad expire_at', { name: 'ok', expire_at: 'next week' }, { expire_at: ['Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].'] }],
+    [
+      'a bad expire_at',
+      { name: 'ok', expire_at: 'next week' },
+      { expire_at: ['Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].'] },
+    ],
   ]
   for (const [what, body, expected] of cases) {
     test(what, async () => {
@@ -167,7 +220,12 @@ describe('bad input answers 400 naming the field', () => {
   }
 
   test('malformed JSON and a body that is not an object', async () => {
-    const malformed = await t.request({ method: 'POST', url: '/api/question_collections/', headers: { ...auth(alice), 'content-type': 'application/json' }, payload: '{"name": ' })
+    const malformed = await t.request({
+      method: 'POST',
+      url: '/api/question_collections/',
+      headers: { ...auth(alice), 'content-type': 'application/json' },
+      payload: '{"name": ',
+    })
     assert.equal(malformed.statusCode, 400)
     assert.match(malformed.json().detail, /^JSON parse error/)
     const list = await t.send('POST', '/api/question_collections/', [1, 2], alice.token)
@@ -190,10 +248,18 @@ describe('answered', () => {
     const owner = await world.person()
     const voter = await world.person()
     const c = await world.collection(owner)
-    const questions = [await world.question(owner.id), await world.question(owner.id), await world.question(owner.id), await world.question(owner.id)]
+    const questions = [
+      await world.question(owner.id),
+      await world.question(owner.id),
+      await world.question(owner.id),
+      await world.question(owner.id),
+    ]
     for (const q of questions) await world.add(owner, { parent: c.id, object_id: q, type: 'Q' })
     await world.add(owner, { parent: c.id, type: 'B', content_object: [{ title: 'Half way', text: 'Well done' }] })
-    for (const [q, value] of [[questions[0], 4], [questions[1], null]] as const) {
+    for (const [q, value] of [
+      [questions[0], 4],
+      [questions[1], null],
+    ] as const) {
       const vote = await t.send('POST', '/api/question_votes/', { object_id: q, value, collection: c.id }, voter.token)
       assert.equal(vote.statusCode, 201, vote.body)
     }

@@ -57,7 +57,12 @@ describe('adding items as the clients do', () => {
   })
 
   test('a break sent as a one-element array, as ReactLite creates it; null object_id', async () => {
-    const item = await world.add(owner, { parent: collection.id, object_id: null, type: 'B', content_object: [{ title: 'Half way', text: '**Well** done' }] })
+    const item = await world.add(owner, {
+      parent: collection.id,
+      object_id: null,
+      type: 'B',
+      content_object: [{ title: 'Half way', text: '**Well** done' }],
+    })
     assert.equal(item.type, 'B')
     assert.equal(item.object_id, null)
     assert.deepEqual(item.content_object, { title: 'Half way', text: '**Well** done' })
@@ -79,7 +84,12 @@ describe('adding items as the clients do', () => {
   })
 
   test('the same question twice is a 400 on object_id, and nothing changes', async () => {
-    const response = await t.send('POST', '/api/question_collection_items/', { parent: collection.id, object_id: questions[0], type: 'Q' }, owner.token)
+    const response = await t.send(
+      'POST',
+      '/api/question_collection_items/',
+      { parent: collection.id, object_id: questions[0], type: 'Q' },
+      owner.token,
+    )
     assert.equal(response.statusCode, 400)
     assert.deepEqual(response.json(), { object_id: ['This question is already in the collection.'] })
     assert.deepEqual(await counts(collection.id), [3, 5])
@@ -98,25 +108,47 @@ describe('adding items as the clients do', () => {
       [{ parent: collection.id }, { type: ['This field is required.'] }],
       [{ parent: collection.id, type: 'X', object_id: questions[3] }, { type: ['"X" is not a valid choice.'] }],
       [{ parent: collection.id, type: 'B' }, { content_object: ['This field is required.'] }],
-      [{ parent: collection.id, type: 'B', content_object: 'text' }, { content_object: ['Invalid data. Expected a dictionary with title and text.'] }],
+      [
+        { parent: collection.id, type: 'B', content_object: 'text' },
+        { content_object: ['Invalid data. Expected a dictionary with title and text.'] },
+      ],
       [{ parent: collection.id, type: 'B', content_object: [] }, { content_object: ['A break takes one {title, text} object.'] }],
-      [{ parent: collection.id, type: 'B', content_object: { title: 5, text: 'x' } }, { content_object: ['title and text must be strings.'] }],
-      [{ parent: collection.id, type: 'B', content_object: { title: 'x', text: 'y'.repeat(50000) } }, { content_object: ['Ensure title has no more than 500 characters and text no more than 20000.'] }],
+      [
+        { parent: collection.id, type: 'B', content_object: { title: 5, text: 'x' } },
+        { content_object: ['title and text must be strings.'] },
+      ],
+      [
+        { parent: collection.id, type: 'B', content_object: { title: 'x', text: 'y'.repeat(50000) } },
+        { content_object: ['Ensure title has no more than 500 characters and text no more than 20000.'] },
+      ],
       [{ parent: collection.id, object_id: questions[3], type: 'Q', order: 'first' }, { order: ['A valid integer is required.'] }],
-      [{ parent: collection.id, object_id: questions[3], type: 'Q', order: 1e12 }, { order: ['Ensure this value is less than or equal to 2147483647.'] }],
+      [
+        { parent: collection.id, object_id: questions[3], type: 'Q', order: 1e12 },
+        { order: ['Ensure this value is less than or equal to 2147483647.'] },
+      ],
     ]
     for (const [body, expected] of cases) {
       const response = await t.send('POST', '/api/question_collection_items/', body, owner.token)
       assert.equal(response.statusCode, 400, `${JSON.stringify(body).slice(0, 80)}: ${response.body}`)
       assert.deepEqual(response.json(), expected, JSON.stringify(body).slice(0, 80))
     }
-    const malformed = await t.request({ method: 'POST', url: '/api/question_collection_items/', headers: { ...auth(owner), 'content-type': 'application/json' }, payload: '{"parent": [' })
+    const malformed = await t.request({
+      method: 'POST',
+      url: '/api/question_collection_items/',
+      headers: { ...auth(owner), 'content-type': 'application/json' },
+      payload: '{"parent": [',
+    })
     assert.equal(malformed.statusCode, 400)
     assert.deepEqual(await counts(collection.id), [3, 5])
   })
 
   test("a stranger cannot add to another's collection; staff can", async () => {
-    const refused = await t.send('POST', '/api/question_collection_items/', { parent: collection.id, object_id: questions[3], type: 'Q' }, stranger.token)
+    const refused = await t.send(
+      'POST',
+      '/api/question_collection_items/',
+      { parent: collection.id, object_id: questions[3], type: 'Q' },
+      stranger.token,
+    )
     assert.equal(refused.statusCode, 403)
     const anonymous = await t.send('POST', '/api/question_collection_items/', { parent: collection.id, object_id: questions[3], type: 'Q' })
     assert.equal(anonymous.statusCode, 403)
@@ -133,7 +165,10 @@ describe('reading items', () => {
     assert.equal(count, 16)
     assert.equal(items.length, 16)
     const orders = items.map((item) => item.order)
-    assert.deepEqual(orders, [...orders].sort((a, b) => a - b))
+    assert.deepEqual(
+      orders,
+      [...orders].sort((a, b) => a - b),
+    )
     for (const item of items) {
       if (item.type === 'Q') assert.equal(item.content_object.id, item.object_id)
       else assert.deepEqual(Object.keys(item.content_object).sort(), ['text', 'title'])
@@ -179,11 +214,21 @@ describe('changing and removing items', () => {
     const { items } = await allPagesAsTheWebApp(collection.id)
     const question = items.find((item) => item.type === 'Q')
     const { order: _, content_object: __, ...rest } = question
-    const response = await t.send('PATCH', `/api/question_collection_items/${question.id}/`, { order: 42, type: rest.type, object_id: rest.object_id, parent: rest.parent }, owner.token)
+    const response = await t.send(
+      'PATCH',
+      `/api/question_collection_items/${question.id}/`,
+      { order: 42, type: rest.type, object_id: rest.object_id, parent: rest.parent },
+      owner.token,
+    )
     assert.equal(response.statusCode, 200, response.body)
     assert.equal(response.json().order, 42)
     const pause = items.find((item) => item.type === 'B')
-    const whole = await t.send('PATCH', `/api/question_collection_items/${pause.id}/`, { ...pause, order: 43, content_object: { title: 'Renamed', text: pause.content_object.text } }, owner.token)
+    const whole = await t.send(
+      'PATCH',
+      `/api/question_collection_items/${pause.id}/`,
+      { ...pause, order: 43, content_object: { title: 'Renamed', text: pause.content_object.text } },
+      owner.token,
+    )
     assert.equal(whole.statusCode, 200, whole.body)
     assert.equal(whole.json().order, 43)
     assert.deepEqual(whole.json().content_object, { title: 'Renamed', text: pause.content_object.text })
@@ -207,7 +252,10 @@ describe('changing and removing items', () => {
       assert.deepEqual(Object.keys(response.json()), [field])
     }
     const after = await t.json(`/api/question_collection_items/${question.id}/`)
-    assert.deepEqual([after.parent, after.type, after.object_id, after.order], [question.parent, question.type, question.object_id, question.order])
+    assert.deepEqual(
+      [after.parent, after.type, after.object_id, after.order],
+      [question.parent, question.type, question.object_id, question.order],
+    )
   })
 
   test('a stranger cannot patch or delete items; the owner deletes and counts follow', async () => {
@@ -233,19 +281,33 @@ describe('questions of a collection', () => {
     await world.add(owner, { parent: c.id, type: 'B', content_object: { title: 'x', text: 'y' }, order: 1 })
     const listed = await t.json(`/api/questions/?in_collections__parent=${c.id}`)
     assert.equal(listed.count, 3)
-    assert.deepEqual(listed.results.map((q: any) => q.id), picked)
+    assert.deepEqual(
+      listed.results.map((q: any) => q.id),
+      picked,
+    )
     const byId = await t.json(`/api/questions/?in_collections__parent=${c.id}&ordering=id`)
-    assert.deepEqual(byId.results.map((q: any) => q.id), [...picked].sort((a, b) => a - b))
+    assert.deepEqual(
+      byId.results.map((q: any) => q.id),
+      [...picked].sort((a, b) => a - b),
+    )
     const { items } = await allPagesAsTheWebApp(c.id)
     const last = items.find((i) => i.object_id === questions[9])
     await t.send('PATCH', `/api/question_collection_items/${last.id}/`, { order: -1 }, owner.token)
     const moved = await t.json(`/api/questions/?in_collections__parent=${c.id}`)
-    assert.deepEqual(moved.results.map((q: any) => q.id), [questions[9], questions[5], questions[2]])
+    assert.deepEqual(
+      moved.results.map((q: any) => q.id),
+      [questions[9], questions[5], questions[2]],
+    )
   })
 
   test('creating a question into a collection and deleting a question keep the counters exact', async () => {
     const c = await world.collection(owner)
-    const created = await t.send('POST', '/api/questions/', { question: 'Should the library open on Sundays?', collections: [{ parent: { id: c.id } }] }, owner.token)
+    const created = await t.send(
+      'POST',
+      '/api/questions/',
+      { question: 'Should the library open on Sundays?', collections: [{ parent: { id: c.id } }] },
+      owner.token,
+    )
     assert.equal(created.statusCode, 201, created.body)
     assert.deepEqual(await counts(c.id), [1, 1])
     const removed = await t.send('DELETE', `/api/questions/${created.json().id}/`, undefined, owner.token)

@@ -13,7 +13,12 @@ let collection: any
 const auth = (who?: Person): Record<string, string> => (who ? { authorization: `Token ${who.token}` } : {})
 
 async function answer(who: Person, question: number, value: number | null, isPrivate: boolean) {
-  const response = await t.send('POST', '/api/question_votes/', { object_id: question, value, private: isPrivate, collection: collection.id }, who.token)
+  const response = await t.send(
+    'POST',
+    '/api/question_votes/',
+    { object_id: question, value, private: isPrivate, collection: collection.id },
+    who.token,
+  )
   assert.equal(response.statusCode, 201, response.body)
 }
 
@@ -28,7 +33,11 @@ before(async () => {
   const likert = [await world.question(owner.id), await world.question(owner.id), await world.question(owner.id)]
   const mcq = await world.question(owner.id)
   await t.database.db.updateTable('questions').set({ subtype: 'mcq' }).where('id', '=', mcq).execute()
-  const choice = await t.database.db.insertInto('question_choices').values({ question_id: mcq, text: 'Yes', store_number: 0 }).returning('id').executeTakeFirstOrThrow()
+  const choice = await t.database.db
+    .insertInto('question_choices')
+    .values({ question_id: mcq, text: 'Yes', store_number: 0 })
+    .returning('id')
+    .executeTakeFirstOrThrow()
   for (const q of [...likert, mcq]) await world.add(owner, { parent: collection.id, object_id: q, type: 'Q' })
   await world.add(owner, { parent: collection.id, type: 'B', content_object: { title: 'Break', text: '' } })
   const [v1, v2, v3] = voters
@@ -52,11 +61,25 @@ describe('question_collection_users', () => {
 
   test('who answered and how many, most first; private answers only for their author and staff', async () => {
     const [v1, v2, v3] = voters
-    assert.deepEqual(await seenBy(), [[v1.id, 4], [v3.id, 1]])
-    assert.deepEqual(await seenBy(stranger), [[v1.id, 4], [v3.id, 1]])
-    assert.deepEqual(await seenBy(v2), [[v1.id, 4], [v2.id, 2], [v3.id, 1]])
+    assert.deepEqual(await seenBy(), [
+      [v1.id, 4],
+      [v3.id, 1],
+    ])
+    assert.deepEqual(await seenBy(stranger), [
+      [v1.id, 4],
+      [v3.id, 1],
+    ])
+    assert.deepEqual(await seenBy(v2), [
+      [v1.id, 4],
+      [v2.id, 2],
+      [v3.id, 1],
+    ])
     // Ties go to the latest answer first.
-    assert.deepEqual(await seenBy(staff), [[v1.id, 4], [v3.id, 2], [v2.id, 2]])
+    assert.deepEqual(await seenBy(staff), [
+      [v1.id, 4],
+      [v3.id, 2],
+      [v2.id, 2],
+    ])
   })
 
   test('the shape: reduced user, answered in percent, last answer time', async () => {
@@ -87,7 +110,18 @@ describe('collection_stats', () => {
     const stats = page.results[0]
     assert.deepEqual(
       { ...stats, url: undefined, collection_url: undefined },
-      { id: collection.id, url: undefined, collection: collection.id, collection_url: undefined, question_count: 4, item_count: 5, answerers: 3, answers: 8, complete_count: 1, completion: 66.67 },
+      {
+        id: collection.id,
+        url: undefined,
+        collection: collection.id,
+        collection_url: undefined,
+        question_count: 4,
+        item_count: 5,
+        answerers: 3,
+        answers: 8,
+        complete_count: 1,
+        completion: 66.67,
+      },
     )
     assert.deepEqual(await t.json(`/api/collection_stats/${collection.id}/`), stats)
     const empty = await world.collection(owner)
@@ -113,8 +147,14 @@ describe('question_collection_tags', () => {
     const row = created.json()
     assert.deepEqual([row.collection, row.tag, row.tag_info.text], [collection.id, tag.id, tag.text])
     const listed = await t.json(`/api/question_collection_tags/?collection=${collection.id}`)
-    assert.deepEqual(listed.results.map((r: any) => r.id), [row.id])
-    assert.deepEqual((await t.json(`/api/question_collections_full/${collection.id}/`)).tags.map((x: any) => x.id), [tag.id])
+    assert.deepEqual(
+      listed.results.map((r: any) => r.id),
+      [row.id],
+    )
+    assert.deepEqual(
+      (await t.json(`/api/question_collections_full/${collection.id}/`)).tags.map((x: any) => x.id),
+      [tag.id],
+    )
     const again = await t.send('POST', '/api/question_collection_tags/', { collection: collection.id, tag: tag.id }, owner.token)
     assert.equal(again.statusCode, 400)
     assert.deepEqual(again.json(), { non_field_errors: ['The fields collection, tag must make a unique set.'] })
@@ -125,10 +165,16 @@ describe('question_collection_tags', () => {
 
   test("a stranger cannot tag another's collection; unknown ids are 400 on their field", async () => {
     const tag = await insertTag(t.database.db)
-    assert.equal((await t.send('POST', '/api/question_collection_tags/', { collection: collection.id, tag: tag.id }, stranger.token)).statusCode, 403)
+    assert.equal(
+      (await t.send('POST', '/api/question_collection_tags/', { collection: collection.id, tag: tag.id }, stranger.token)).statusCode,
+      403,
+    )
     const unknown = await t.send('POST', '/api/question_collection_tags/', { collection: 999999, tag: 999998 }, owner.token)
     assert.equal(unknown.statusCode, 400)
-    assert.deepEqual(unknown.json(), { collection: ['Invalid pk "999999" - object does not exist.'], tag: ['Invalid pk "999998" - object does not exist.'] })
+    assert.deepEqual(unknown.json(), {
+      collection: ['Invalid pk "999999" - object does not exist.'],
+      tag: ['Invalid pk "999998" - object does not exist.'],
+    })
     const wrong = await t.send('POST', '/api/question_collection_tags/', { collection: 'x', tag: [1] }, owner.token)
     assert.equal(wrong.statusCode, 400)
     assert.deepEqual(Object.keys(wrong.json()).sort(), ['collection', 'tag'])

@@ -24,7 +24,12 @@ export function collectionWorld(t: TestApp) {
     },
 
     async collection(owner: Person, body: Record<string, unknown> = {}): Promise<any> {
-      const response = await t.send('POST', '/api/question_collections/', { name: `Collection ${++serial}`, desc: 'About things', end_text: 'Thanks', ...body }, owner.token)
+      const response = await t.send(
+        'POST',
+        '/api/question_collections/',
+        { name: `Collection ${++serial}`, desc: 'About things', end_text: 'Thanks', ...body },
+        owner.token,
+      )
       assert.equal(response.statusCode, 201, response.body)
       return response.json()
     },
@@ -37,7 +42,10 @@ export function collectionWorld(t: TestApp) {
 
     /** The item ids of a collection in the order the web app reads them. */
     async itemIds(collectionId: number, token?: string): Promise<number[]> {
-      const page = await t.json(`/api/question_collection_items/?parent=${collectionId}&ordering=order&page_size=100`, token ? { authorization: `Token ${token}` } : {})
+      const page = await t.json(
+        `/api/question_collection_items/?parent=${collectionId}&ordering=order&page_size=100`,
+        token ? { authorization: `Token ${token}` } : {},
+      )
       return page.results.map((item: any) => item.id)
     },
   }

@@ -35,7 +35,17 @@ describe('voting on a comment', () => {
     assert.equal(response.statusCode, 201, response.body)
     const body = response.json()
     assert.deepEqual(Object.keys(body).sort(), [
-      'active', 'created_at', 'direct_maximum', 'direct_minimum', 'id', 'modified_at', 'object_id', 'private', 'url', 'user', 'value',
+      'active',
+      'created_at',
+      'direct_maximum',
+      'direct_minimum',
+      'id',
+      'modified_at',
+      'object_id',
+      'private',
+      'url',
+      'user',
+      'value',
     ])
     assert.equal(body.url, `http://localhost:80/api/comment_votes/${body.id}/`)
     assert.equal(response.headers.location, body.url)
@@ -70,7 +80,13 @@ describe('voting on a comment', () => {
     assert.equal(response.json().direct_maximum, 0)
     assert.equal(response.json().direct_minimum, 1)
     const history = await t.json(`/api/comment_votes/?object_id=${ids.first}&user=${ids.ann}&ordering=id`)
-    assert.deepEqual(history.results.map((v: any) => [v.value, v.active]), [[5, false], [1, true]])
+    assert.deepEqual(
+      history.results.map((v: any) => [v.value, v.active]),
+      [
+        [5, false],
+        [1, true],
+      ],
+    )
     assert.deepEqual(await userCounters(t.database.db, ids.ann), before, 'still one vote of hers counts')
     const comment = await t.json(`/api/comments/${ids.first}/`, auth('ann'))
     assert.deepEqual([comment.my_vote.length, comment.my_vote[0].value], [1, 1])
@@ -78,7 +94,9 @@ describe('voting on a comment', () => {
 
   test('form-encoded bodies with strings; private as "1"', async () => {
     const response = await t.request({
-      method: 'POST', url: '/api/comment_votes/', headers: { ...auth('ben'), 'content-type': 'application/x-www-form-urlencoded' },
+      method: 'POST',
+      url: '/api/comment_votes/',
+      headers: { ...auth('ben'), 'content-type': 'application/x-www-form-urlencoded' },
       payload: `object_id=${ids.first}&value=5&private=1`,
     })
     assert.equal(response.statusCode, 201, response.body)
@@ -103,7 +121,10 @@ describe('voting on a comment', () => {
       [{ object_id: null, value: 5 }, { object_id: ['This field may not be null.'] }],
       [{ object_id: ids.first, value: '5.5' }, { value: ['"5.5" is not a valid choice.'] }],
       [{ object_id: ids.first, value: 5, private: [true] }, { private: ['Must be a valid boolean.'] }],
-      [{ object_id: 'abc', value: 2 }, { object_id: ['A valid integer is required.'], value: ['"2" is not a valid choice.'] }],
+      [
+        { object_id: 'abc', value: 2 },
+        { object_id: ['A valid integer is required.'], value: ['"2" is not a valid choice.'] },
+      ],
       [{}, { object_id: ['This field is required.'], value: ['This field is required.'] }],
     ]
     for (const [body, errors, who] of cases) {
@@ -130,7 +151,9 @@ describe('voting on a comment', () => {
     assert.deepEqual([changed.json().value, changed.json().private], [1, true], 'null reads as absent')
     assert.equal((await t.json(`/api/comment_votes/?user=${shy.id}`)).count, 0, 'others see none of them')
     const form = await t.request({
-      method: 'POST', url: '/api/comment_votes/', headers: { authorization: `Token ${token}`, 'content-type': 'application/x-www-form-urlencoded' },
+      method: 'POST',
+      url: '/api/comment_votes/',
+      headers: { authorization: `Token ${token}`, 'content-type': 'application/x-www-form-urlencoded' },
       payload: `object_id=${commentId}&value=5&private=`,
     })
     assert.equal(form.statusCode, 201, form.body)
@@ -139,15 +162,30 @@ describe('voting on a comment', () => {
     assert.equal(open.statusCode, 201)
     assert.equal(open.json().private, false)
     assert.deepEqual([open.json().direct_maximum, open.json().direct_minimum], [1, 0])
-    assert.deepEqual((await t.json(`/api/comment_votes/?user=${shy.id}`)).results.map((v: any) => [v.value, v.active]), [[5, true]])
+    assert.deepEqual(
+      (await t.json(`/api/comment_votes/?user=${shy.id}`)).results.map((v: any) => [v.value, v.active]),
+      [[5, true]],
+    )
     const history = await t.json(`/api/comment_votes/?user=${shy.id}&ordering=id`, { authorization: `Token ${token}` })
-    assert.deepEqual(history.results.map((v: any) => [v.value, v.private, v.active]), [[5, true, false], [1, true, false], [5, true, false], [5, false, true]])
+    assert.deepEqual(
+      history.results.map((v: any) => [v.value, v.private, v.active]),
+      [
+        [5, true, false],
+        [1, true, false],
+        [5, true, false],
+        [5, false, true],
+      ],
+    )
   })
 })
 
 describe('the listing and its filters', () => {
   before(async () => {
-    for (const [who, comment, value] of [['cat', 'second', 5], ['ben', 'second', 1], ['ann', 'third', 5]] as const) {
+    for (const [who, comment, value] of [
+      ['cat', 'second', 5],
+      ['ben', 'second', 1],
+      ['ann', 'third', 5],
+    ] as const) {
       assert.equal((await vote(who, { object_id: ids[comment], value })).statusCode, 201)
     }
   })
@@ -157,31 +195,53 @@ describe('the listing and its filters', () => {
     assert.equal(all.count, 1)
     assert.equal(all.results[0].object_id, ids.second)
     const onSecond = await t.json(`/api/comment_votes/?object_id=${ids.second}&ordering=id`)
-    assert.deepEqual(onSecond.results.map((v: any) => v.user.id), [ids.cat, ids.ben])
+    assert.deepEqual(
+      onSecond.results.map((v: any) => v.user.id),
+      [ids.cat, ids.ben],
+    )
     assert.deepEqual(await t.json(`/api/comment_votes/?comment=${ids.second}&ordering=id`), onSecond)
-    assert.deepEqual((await t.json(`/api/comment_votes/?object_id=${ids.second}&value=1`)).results.map((v: any) => v.user.id), [ids.ben])
+    assert.deepEqual(
+      (await t.json(`/api/comment_votes/?object_id=${ids.second}&value=1`)).results.map((v: any) => v.user.id),
+      [ids.ben],
+    )
     const inactive = await t.json(`/api/comment_votes/?object_id=${ids.first}&active=false`)
-    assert.deepEqual(inactive.results.map((v: any) => [v.user.id, v.value]), [[ids.ann, 5]])
+    assert.deepEqual(
+      inactive.results.map((v: any) => [v.user.id, v.value]),
+      [[ids.ann, 5]],
+    )
     assert.equal((await t.json(`/api/comment_votes/?object_id=${ids.first}&active=true`, auth('staff'))).count, 2)
     assert.equal((await t.get('/api/comment_votes/?active=sometimes')).statusCode, 400)
   })
 
   test('ordering by value and created_at; newest first by default', async () => {
     const byValue = await t.json(`/api/comment_votes/?object_id=${ids.second}&ordering=value`)
-    assert.deepEqual(byValue.results.map((v: any) => v.value), [1, 5])
+    assert.deepEqual(
+      byValue.results.map((v: any) => v.value),
+      [1, 5],
+    )
     const byDefault = await t.json(`/api/comment_votes/?object_id=${ids.second}`)
-    assert.deepEqual(idsOf(byDefault), [...idsOf(byValue)].sort((a: number, b: number) => b - a))
+    assert.deepEqual(
+      idsOf(byDefault),
+      [...idsOf(byValue)].sort((a: number, b: number) => b - a),
+    )
   })
 
   test('a private vote is listed to its voter and staff only, yet counts for everyone', async () => {
     const url = `/api/comment_votes/?object_id=${ids.first}&active=true`
-    assert.deepEqual((await t.json(url)).results.map((v: any) => v.user.id), [ids.ann])
+    assert.deepEqual(
+      (await t.json(url)).results.map((v: any) => v.user.id),
+      [ids.ann],
+    )
     assert.equal((await t.json(url, auth('ben'))).count, 2)
     assert.equal((await t.json(url, auth('staff'))).count, 2)
     const privateId = (await t.json(`/api/comment_votes/?object_id=${ids.first}&user=${ids.ben}`, auth('ben'))).results[0].id
     assert.equal((await t.get(`/api/comment_votes/${privateId}/`)).statusCode, 404)
     assert.equal((await t.get(`/api/comment_votes/${privateId}/`, auth('cat'))).statusCode, 404)
-    assert.equal((await t.send('DELETE', `/api/comment_votes/${privateId}/`, undefined, tokens.cat)).statusCode, 404, 'not there for others, even to withdraw')
+    assert.equal(
+      (await t.send('DELETE', `/api/comment_votes/${privateId}/`, undefined, tokens.cat)).statusCode,
+      404,
+      'not there for others, even to withdraw',
+    )
     assert.equal((await t.json(`/api/comment_votes/${privateId}/`, auth('ben'))).active, true)
     assert.equal((await t.json(`/api/comments/${ids.first}/`)).direct_maximum, 1)
   })
@@ -244,8 +304,13 @@ describe('concurrent votes', () => {
   test('many voters at once: every vote counts exactly once', async () => {
     const voters = await Promise.all(Array.from({ length: 12 }, () => insertUser(t.database.db)))
     const voterTokens = await Promise.all(voters.map((voter) => t.tokenFor(voter.id)))
-    const responses = await Promise.all(voterTokens.map((token, i) => t.send('POST', '/api/comment_votes/', { object_id: ids.third, value: i % 3 === 0 ? 1 : 5 }, token)))
-    assert.deepEqual(responses.map((r) => r.statusCode), responses.map(() => 201))
+    const responses = await Promise.all(
+      voterTokens.map((token, i) => t.send('POST', '/api/comment_votes/', { object_id: ids.third, value: i % 3 === 0 ? 1 : 5 }, token)),
+    )
+    assert.deepEqual(
+      responses.map((r) => r.statusCode),
+      responses.map(() => 201),
+    )
     const comment = await t.json(`/api/comments/${ids.third}/`)
     assert.equal(comment.direct_maximum, 1 + 8)
     assert.equal(comment.direct_minimum, 4)

@@ -19,10 +19,13 @@ before(async () => {
   ids.bridge = (await insertQuestion(db, ids.bob, { question: 'Bridges need repainting' })).id
   ids.draft = (await insertQuestion(db, ids.alice, { question: 'Draft about lighthouses', publish: false })).id
   // Bob answers the canal question in public, Carol in private.
-  await db.insertInto('question_votes').values([
-    { question_id: ids.canal, user_id: ids.bob, value: 4 },
-    { question_id: ids.canal, user_id: ids.carol, value: 2, private: true },
-  ]).execute()
+  await db
+    .insertInto('question_votes')
+    .values([
+      { question_id: ids.canal, user_id: ids.bob, value: 4 },
+      { question_id: ids.canal, user_id: ids.carol, value: 2, private: true },
+    ])
+    .execute()
 })
 after(() => t.close())
 
@@ -45,14 +48,33 @@ describe('writing comments', () => {
     assert.equal(response.headers.location, body.url)
     assert.equal(body.url, `http://localhost:80/api/comments/${body.id}/`)
     assert.deepEqual(Object.keys(body).sort(), [
-      'created_at', 'direct_maximum', 'direct_minimum', 'id', 'is_hidden', 'modified_at', 'my_vote', 'parent', 'question',
-      'question_info', 'report_count', 'subtype', 'text', 'url', 'user', 'vote',
+      'created_at',
+      'direct_maximum',
+      'direct_minimum',
+      'id',
+      'is_hidden',
+      'modified_at',
+      'my_vote',
+      'parent',
+      'question',
+      'question_info',
+      'report_count',
+      'subtype',
+      'text',
+      'url',
+      'user',
+      'vote',
     ])
     assert.equal(body.text, 'Locks need repair first', 'the text is trimmed')
     assert.equal(body.subtype, 'reason')
     assert.equal(body.parent, null)
     assert.equal(body.question, ids.canal)
-    assert.deepEqual(body.question_info, { id: ids.canal, url: `http://localhost:80/api/questions/${ids.canal}/`, question: 'Canals deserve more funding', slug: body.question_info.slug })
+    assert.deepEqual(body.question_info, {
+      id: ids.canal,
+      url: `http://localhost:80/api/questions/${ids.canal}/`,
+      question: 'Canals deserve more funding',
+      slug: body.question_info.slug,
+    })
     assert.equal(body.user.id, ids.bob)
     assert.equal(body.user.first_name, 'bob')
     assert.match(body.user.photo, /^https?:\/\//)
@@ -75,7 +97,9 @@ describe('writing comments', () => {
 
   test('subtype defaults to info; a form-encoded body with the question id as a string works', async () => {
     const response = await t.request({
-      method: 'POST', url: '/api/comments/', headers: { ...auth('carol'), 'content-type': 'application/x-www-form-urlencoded' },
+      method: 'POST',
+      url: '/api/comments/',
+      headers: { ...auth('carol'), 'content-type': 'application/x-www-form-urlencoded' },
       payload: `text=Boats+too&question=${ids.canal}`,
     })
     assert.equal(response.statusCode, 201, response.body)
@@ -118,7 +142,12 @@ describe('writing comments', () => {
       assert.equal(response.statusCode, 400, JSON.stringify(body).slice(0, 80))
       assert.deepEqual(response.json(), errors)
     }
-    const malformed = await t.request({ method: 'POST', url: '/api/comments/', headers: { ...auth('carol'), 'content-type': 'application/json' }, payload: '{"text": ' })
+    const malformed = await t.request({
+      method: 'POST',
+      url: '/api/comments/',
+      headers: { ...auth('carol'), 'content-type': 'application/json' },
+      payload: '{"text": ',
+    })
     assert.equal(malformed.statusCode, 400)
     assert.match(malformed.json().detail, /^JSON parse error - /)
     for (const body of [null, [], 'text', 5]) {
@@ -147,14 +176,26 @@ describe('writing comments', () => {
       [{ text: 'x', question: 2 ** 40 }, { question: ['Ensure this value is less than or equal to 2147483647.'] }],
       // Every field at fault is named in the one answer, in the order of the body's fields: first what
       // the body itself shows, then (once that is right) the ids that name nothing.
-      [{ text: true, question: 'abc' }, { text: ['Not a valid string.'], question: ['A valid integer is required.'] }],
-      [{ text: ' ', question: 'abc', subtype: 'rant', parent: false }, {
-        text: ['This field may not be blank.'], question: ['A valid integer is required.'],
-        subtype: ['"rant" is not a valid choice.'], parent: ['A valid integer is required.'],
-      }],
-      [{ text: 'x', question: 999999, parent: 999998 }, {
-        question: ['Invalid pk "999999" - object does not exist.'], parent: ['Invalid pk "999998" - object does not exist.'],
-      }],
+      [
+        { text: true, question: 'abc' },
+        { text: ['Not a valid string.'], question: ['A valid integer is required.'] },
+      ],
+      [
+        { text: ' ', question: 'abc', subtype: 'rant', parent: false },
+        {
+          text: ['This field may not be blank.'],
+          question: ['A valid integer is required.'],
+          subtype: ['"rant" is not a valid choice.'],
+          parent: ['A valid integer is required.'],
+        },
+      ],
+      [
+        { text: 'x', question: 999999, parent: 999998 },
+        {
+          question: ['Invalid pk "999999" - object does not exist.'],
+          parent: ['Invalid pk "999998" - object does not exist.'],
+        },
+      ],
     ]
     for (const [body, errors] of cases) {
       const response = await post(body, 'carol')
@@ -188,9 +229,13 @@ describe('writing comments', () => {
   })
 
   test('a chatbot-style form body: every value a string, empty optional fields left out, the last of a repeated field', async () => {
-    const form = (payload: string) => t.request({
-      method: 'POST', url: '/api/comments/', headers: { ...auth('carol'), 'content-type': 'application/x-www-form-urlencoded' }, payload,
-    })
+    const form = (payload: string) =>
+      t.request({
+        method: 'POST',
+        url: '/api/comments/',
+        headers: { ...auth('carol'), 'content-type': 'application/x-www-form-urlencoded' },
+        payload,
+      })
     const top = await form(`text=Ferries+first%21&question=${ids.canal}&subtype=suggestion&parent=`)
     assert.equal(top.statusCode, 201, top.body)
     assert.deepEqual([top.json().text, top.json().subtype, top.json().parent], ['Ferries first!', 'suggestion', null])
@@ -206,7 +251,9 @@ describe('writing comments', () => {
     const noQuestion = await form('text=hello&question=')
     assert.deepEqual([noQuestion.statusCode, noQuestion.json()], [400, { question: ['This field may not be null.'] }])
     const edited = await t.request({
-      method: 'PATCH', url: `/api/comments/${repeated.json().id}/`, headers: { ...auth('carol'), 'content-type': 'application/x-www-form-urlencoded' },
+      method: 'PATCH',
+      url: `/api/comments/${repeated.json().id}/`,
+      headers: { ...auth('carol'), 'content-type': 'application/x-www-form-urlencoded' },
       payload: 'text=third&subtype=',
     })
     assert.equal(edited.statusCode, 200, edited.body)
@@ -224,14 +271,21 @@ describe('what a comment shows of its author', () => {
   test("vote[] is the author's current answer; a private one only the author sees, staff included", async () => {
     const db = t.database.db
     const poll = (await insertQuestion(db, ids.alice, { question: 'Which ferry route first?', subtype: 'mcq' })).id
-    const choices = await db.insertInto('question_choices').values([
-      { question_id: poll, text: 'North', store_number: 0 },
-      { question_id: poll, text: 'South', store_number: 1 },
-    ]).returning('id').execute()
-    await db.insertInto('question_choice_votes').values([
-      { question_id: poll, choice_id: choices[0].id, user_id: ids.alice, value: 5 },
-      { question_id: poll, choice_id: choices[1].id, user_id: ids.bob, value: 5, private: true },
-    ]).execute()
+    const choices = await db
+      .insertInto('question_choices')
+      .values([
+        { question_id: poll, text: 'North', store_number: 0 },
+        { question_id: poll, text: 'South', store_number: 1 },
+      ])
+      .returning('id')
+      .execute()
+    await db
+      .insertInto('question_choice_votes')
+      .values([
+        { question_id: poll, choice_id: choices[0].id, user_id: ids.alice, value: 5 },
+        { question_id: poll, choice_id: choices[1].id, user_id: ids.bob, value: 5, private: true },
+      ])
+      .execute()
     const byAlice = await comment('alice', { text: 'North is busier', question: poll, subtype: 'reason' })
     const byBob = await comment('bob', { text: 'South is cheaper', question: poll, subtype: 'reason' })
     const byCarol = await comment('carol', { text: 'Both, eventually', question: poll })
@@ -245,8 +299,16 @@ describe('what a comment shows of its author', () => {
     assert.deepEqual(await votes('staff'), publicOnly, 'staff do not see private answers here either')
     assert.deepEqual(await votes('bob'), { ...publicOnly, [byBob.id]: [[choices[1].id, 5, true]] }, 'the author sees their own')
     // The vote follows the author's current answer.
-    await db.updateTable('question_choice_votes').set({ private: false }).where('user_id', '=', ids.bob).where('question_id', '=', poll).execute()
-    assert.deepEqual((await t.json(`/api/comments/${byBob.id}/`)).vote.map((v: any) => v.object_id), [choices[1].id])
+    await db
+      .updateTable('question_choice_votes')
+      .set({ private: false })
+      .where('user_id', '=', ids.bob)
+      .where('question_id', '=', poll)
+      .execute()
+    assert.deepEqual(
+      (await t.json(`/api/comments/${byBob.id}/`)).vote.map((v: any) => v.object_id),
+      [choices[1].id],
+    )
   })
 
   test('photo is always an absolute URL: the stored one, or the default avatar that the service serves', async () => {
@@ -276,11 +338,19 @@ describe('what a comment shows of its author', () => {
     assert.equal(deleted.statusCode, 204, deleted.body)
     const shown = await t.json(`/api/comments/${said.json().id}/`)
     assert.deepEqual(shown.user, {
-      id: leaver.id, url: `http://localhost:80/api/users/${leaver.id}/`, username: `deleted_${leaver.id}`,
-      first_name: '', last_name: '[deleted]', photo: 'http://localhost:80/static/default-avatar.svg',
+      id: leaver.id,
+      url: `http://localhost:80/api/users/${leaver.id}/`,
+      username: `deleted_${leaver.id}`,
+      first_name: '',
+      last_name: '[deleted]',
+      photo: 'http://localhost:80/static/default-avatar.svg',
     })
     assert.equal(shown.text, 'Blue, please')
-    assert.deepEqual(shown.vote.map((v: any) => v.value), [5], 'the public answer stays, anonymous now')
+    assert.deepEqual(
+      shown.vote.map((v: any) => v.value),
+      [5],
+      'the public answer stays, anonymous now',
+    )
     assert.ok(idsOf(await t.json(`/api/comments/?question=${ids.bridge}&page_size=100`)).includes(said.json().id))
     assert.deepEqual(await commentCount(db, ids.bridge), before)
     assert.equal((await t.send('PATCH', `/api/comments/${said.json().id}/`, { text: 'x' }, token)).statusCode, 401, 'their tokens are gone')
@@ -295,7 +365,11 @@ describe('the listing', () => {
     const second = await comment('bob', { text: 'Safety first', question: q, subtype: 'reason' })
     const reply = await comment('carol', { text: 'Agreed', question: q, parent: first.id, subtype: 'info' })
     local = { q, first: first.id, second: second.id, reply: reply.id }
-    for (const [who, id, value] of [['alice', second.id, 5], ['carol', second.id, 5], ['bob', first.id, 1]] as const) {
+    for (const [who, id, value] of [
+      ['alice', second.id, 5],
+      ['carol', second.id, 5],
+      ['bob', first.id, 1],
+    ] as const) {
       const vote = await t.send('POST', '/api/comment_votes/', { object_id: id, value }, tokens[who])
       assert.equal(vote.statusCode, 201, vote.body)
     }
@@ -319,7 +393,11 @@ describe('the listing', () => {
     assert.deepEqual(idsOf(await t.json(`/api/comments/?question=${q}&ordering=-created_at`)), [reply, second, first])
     assert.deepEqual(idsOf(await t.json(`/api/comments/?question=${q}&ordering=-direct_maximum,created_at`)), [second, first, reply])
     assert.deepEqual(idsOf(await t.json(`/api/comments/?question=${q}&ordering=-direct_minimum,created_at`)), [first, second, reply])
-    assert.deepEqual(idsOf(await t.json(`/api/comments/?question=${q}&ordering=report_count`)), [first, second, reply], 'report_count is for staff only')
+    assert.deepEqual(
+      idsOf(await t.json(`/api/comments/?question=${q}&ordering=report_count`)),
+      [first, second, reply],
+      'report_count is for staff only',
+    )
     assert.deepEqual(idsOf(await t.json(`/api/comments/?question=${q}&ordering=nonsense`)), [first, second, reply])
   })
 
@@ -412,14 +490,22 @@ describe('editing and removing', () => {
     const reply = await comment('carol', { text: 'Reply', question: ids.bridge, parent: middle.id })
     const vote = await t.send('POST', '/api/comment_votes/', { object_id: middle.id, value: 5 }, tokens.carol)
     assert.equal(vote.statusCode, 201, vote.body)
-    const before = { question: await commentCount(db, ids.bridge), bob: await userCounters(db, ids.bob), carol: await userCounters(db, ids.carol) }
+    const before = {
+      question: await commentCount(db, ids.bridge),
+      bob: await userCounters(db, ids.bob),
+      carol: await userCounters(db, ids.carol),
+    }
     assert.equal((await t.send('DELETE', `/api/comments/${middle.id}/`, undefined, tokens.carol)).statusCode, 403)
     const removed = await t.send('DELETE', `/api/comments/${middle.id}/`, undefined, tokens.bob)
     assert.equal(removed.statusCode, 204)
     assert.equal(removed.body, '')
     assert.equal((await t.get(`/api/comments/${middle.id}/`)).statusCode, 404)
     assert.equal((await t.json(`/api/comments/${reply.id}/`)).parent, top.id)
-    const after = { question: await commentCount(db, ids.bridge), bob: await userCounters(db, ids.bob), carol: await userCounters(db, ids.carol) }
+    const after = {
+      question: await commentCount(db, ids.bridge),
+      bob: await userCounters(db, ids.bob),
+      carol: await userCounters(db, ids.carol),
+    }
     assert.equal(after.question.count_comments, before.question.count_comments - 1)
     assert.equal(after.question.count_comments_reason, before.question.count_comments_reason - 1)
     assert.equal(after.bob.count_comments, before.bob.count_comments - 1)
@@ -471,7 +557,11 @@ describe('moderation', () => {
     const hidden = await t.send('POST', `/api/comments/${target.id}/hide/`, {}, tokens.staff)
     assert.equal(hidden.statusCode, 200, hidden.body)
     assert.equal(hidden.json().is_hidden, true)
-    assert.equal((await t.send('POST', `/api/comments/${target.id}/hide/`, {}, tokens.staff)).statusCode, 200, 'hiding twice changes nothing')
+    assert.equal(
+      (await t.send('POST', `/api/comments/${target.id}/hide/`, {}, tokens.staff)).statusCode,
+      200,
+      'hiding twice changes nothing',
+    )
     const after = await commentCount(db, ids.canal)
     assert.equal(after.count_comments, before.count_comments - 1)
     assert.equal(after.count_comments_suggestion, before.count_comments_suggestion - 1)
@@ -528,7 +618,10 @@ describe("the question's comment counts, as the question shows them", () => {
     const edited = await t.send('PATCH', `/api/comments/${reason.id}/`, { subtype: 'suggestion' }, tokens.alice)
     assert.equal(edited.statusCode, 200, edited.body)
     assert.deepEqual(await counts(), [3, 2, 0, 1])
-    assert.equal((await t.send('PATCH', `/api/comments/${reason.id}/`, { subtype: 'suggestion', text: 'Far fewer cars' }, tokens.alice)).statusCode, 200)
+    assert.equal(
+      (await t.send('PATCH', `/api/comments/${reason.id}/`, { subtype: 'suggestion', text: 'Far fewer cars' }, tokens.alice)).statusCode,
+      200,
+    )
     assert.deepEqual(await counts(), [3, 2, 0, 1], 'the same subtype again moves nothing')
     assert.equal((await t.send('PATCH', `/api/comments/${reason.id}/`, { subtype: 'rant' }, tokens.alice)).statusCode, 400)
     assert.deepEqual(await counts(), [3, 2, 0, 1])

@@ -6,7 +6,11 @@ import { recomputeStatistics } from '../../src/modules/statistics/recompute.ts'
 /** Counters this part of the service keeps, as stored. */
 async function storedCounters(db: Kysely<Database>) {
   const [questions, comments, users] = await Promise.all([
-    db.selectFrom('questions').select(['id', 'count_comments', 'count_comments_info', 'count_comments_reason', 'count_comments_suggestion']).orderBy('id').execute(),
+    db
+      .selectFrom('questions')
+      .select(['id', 'count_comments', 'count_comments_info', 'count_comments_reason', 'count_comments_suggestion'])
+      .orderBy('id')
+      .execute(),
     db.selectFrom('comments').select(['id', 'direct_maximum', 'direct_minimum', 'report_count']).orderBy('id').execute(),
     db.selectFrom('users').select(['id', 'count_comments', 'count_comment_votes']).orderBy('id').execute(),
   ])
@@ -43,7 +47,11 @@ export async function assertCountersMatchRows(db: Kysely<Database>) {
   for (const table of ['questions', 'comments', 'users'] as const) {
     const expected = new Map(counted[table].map((row: any) => [row.id, row]))
     const differing = stored[table].filter((row) => JSON.stringify(row) !== JSON.stringify(expected.get(row.id)))
-    assert.deepEqual(differing.map((row) => ({ stored: row, counted: expected.get(row.id) })), [], `stored ${table} counters equal the raw rows`)
+    assert.deepEqual(
+      differing.map((row) => ({ stored: row, counted: expected.get(row.id) })),
+      [],
+      `stored ${table} counters equal the raw rows`,
+    )
     assert.equal(stored[table].length, counted[table].length)
   }
   await recomputeStatistics(db)
@@ -51,7 +59,11 @@ export async function assertCountersMatchRows(db: Kysely<Database>) {
 }
 
 export const commentCount = async (db: Kysely<Database>, questionId: number) =>
-  db.selectFrom('questions').select(['count_comments', 'count_comments_info', 'count_comments_reason', 'count_comments_suggestion']).where('id', '=', questionId).executeTakeFirstOrThrow()
+  db
+    .selectFrom('questions')
+    .select(['count_comments', 'count_comments_info', 'count_comments_reason', 'count_comments_suggestion'])
+    .where('id', '=', questionId)
+    .executeTakeFirstOrThrow()
 
 export const userCounters = async (db: Kysely<Database>, userId: number) =>
   db.selectFrom('users').select(['count_comments', 'count_comment_votes']).where('id', '=', userId).executeTakeFirstOrThrow()

@@ -17,13 +17,21 @@ before(async () => {
   }
   ids.ferry = (await insertQuestion(db, ids.staff, { question: 'Ferries should run at night' })).id
   ids.road = (await insertQuestion(db, ids.staff, { question: 'Roads need fewer lanes' })).id
-  const votes = await db.insertInto('question_votes').values([
-    { question_id: ids.ferry, user_id: ids.dana, value: 5 },
-    { question_id: ids.road, user_id: ids.dana, value: 1 },
-    { question_id: ids.ferry, user_id: ids.eli, value: 2, private: true },
-  ]).returning(['id']).execute()
+  const votes = await db
+    .insertInto('question_votes')
+    .values([
+      { question_id: ids.ferry, user_id: ids.dana, value: 5 },
+      { question_id: ids.road, user_id: ids.dana, value: 1 },
+      { question_id: ids.ferry, user_id: ids.eli, value: 2, private: true },
+    ])
+    .returning(['id'])
+    .execute()
   ;[ids.danaFerry, ids.danaRoad, ids.eliFerry] = votes.map((row) => row.id)
-  for (const [who, question, key] of [['dana', ids.ferry, 'night'], ['eli', ids.ferry, 'noise'], ['dana', ids.road, 'lanes']] as const) {
+  for (const [who, question, key] of [
+    ['dana', ids.ferry, 'night'],
+    ['eli', ids.ferry, 'noise'],
+    ['dana', ids.road, 'lanes'],
+  ] as const) {
     const response = await t.send('POST', '/api/comments/', { text: `About ${key}`, question, subtype: 'reason' }, tokens[who])
     assert.equal(response.statusCode, 201, response.body)
     ids[key] = response.json().id
@@ -50,7 +58,9 @@ describe('giving a reason', () => {
 
   test("someone else's comment may be the reason too; form bodies work", async () => {
     const response = await t.request({
-      method: 'POST', url: '/api/vote_comments/', headers: { ...auth('dana'), 'content-type': 'application/x-www-form-urlencoded' },
+      method: 'POST',
+      url: '/api/vote_comments/',
+      headers: { ...auth('dana'), 'content-type': 'application/x-www-form-urlencoded' },
       payload: `vote=${ids.danaFerry}&comment=${ids.noise}`,
     })
     assert.equal(response.statusCode, 201, response.body)
@@ -65,7 +75,11 @@ describe('giving a reason', () => {
       ['dana', { vote: ids.danaFerry }, { comment: ['This field is required.'] }],
       ['dana', { vote: true, comment: ids.night }, { vote: ['A valid integer is required.'] }],
       ['dana', { vote: ids.danaFerry, comment: null }, { comment: ['This field may not be null.'] }],
-      ['dana', { vote: [ids.danaFerry], comment: { id: ids.night } }, { vote: ['A valid integer is required.'], comment: ['A valid integer is required.'] }],
+      [
+        'dana',
+        { vote: [ids.danaFerry], comment: { id: ids.night } },
+        { vote: ['A valid integer is required.'], comment: ['A valid integer is required.'] },
+      ],
     ]
     for (const [who, body, errors] of cases) {
       const response = await give(who, body)
@@ -84,7 +98,10 @@ describe('listing reasons', () => {
 
   test('filters: vote, comment, question, user', async () => {
     const pairs = (page: any) => page.results.map((r: any) => [r.vote, r.comment])
-    assert.deepEqual(pairs(await t.json(`/api/vote_comments/?vote=${ids.danaFerry}`)), [[ids.danaFerry, ids.night], [ids.danaFerry, ids.noise]])
+    assert.deepEqual(pairs(await t.json(`/api/vote_comments/?vote=${ids.danaFerry}`)), [
+      [ids.danaFerry, ids.night],
+      [ids.danaFerry, ids.noise],
+    ])
     assert.deepEqual(pairs(await t.json(`/api/vote_comments/?comment=${ids.lanes}`)), [[ids.danaRoad, ids.lanes]])
     assert.deepEqual(pairs(await t.json(`/api/vote_comments/?question=${ids.road}`)), [[ids.danaRoad, ids.lanes]])
     assert.equal((await t.json(`/api/vote_comments/?user=${ids.dana}`)).count, 3)
@@ -100,7 +117,11 @@ describe('listing reasons', () => {
     const id = (await t.json(url, auth('eli'))).results[0].id
     assert.equal((await t.get(`/api/vote_comments/${id}/`)).statusCode, 404)
     assert.equal((await t.json(`/api/vote_comments/${id}/`, auth('eli'))).id, id)
-    assert.equal((await t.send('DELETE', `/api/vote_comments/${id}/`, undefined, tokens.dana)).statusCode, 404, 'not there for others, even to remove')
+    assert.equal(
+      (await t.send('DELETE', `/api/vote_comments/${id}/`, undefined, tokens.dana)).statusCode,
+      404,
+      'not there for others, even to remove',
+    )
     assert.equal((await t.json(url, auth('eli'))).count, 1)
   })
 

@@ -25,7 +25,12 @@ async function figures(questionId: number) {
   const differences = await rebuildQuestionLiquid(t.database.db, questionId, false)
   assert.deepEqual(differences, [], 'the stored liquid figures equal a full resolution of the question')
   const family = (prefix: 'direct' | 'liquid') => [...LEVELS.map((level) => question[`${prefix}_${level}`]), question[`${prefix}_skipped`]]
-  return { direct: family('direct'), liquid: family('liquid'), liquidCount: question.liquid_vote_count, directCount: question.direct_vote_count }
+  return {
+    direct: family('direct'),
+    liquid: family('liquid'),
+    liquidCount: question.liquid_vote_count,
+    directCount: question.direct_vote_count,
+  }
 }
 
 describe('liquid figures follow delegation writes', () => {
@@ -127,14 +132,24 @@ describe('liquid figures follow delegation writes', () => {
     await w.answer(b, first, 4)
     await w.answer(b, second, 2)
     const givers = await Promise.all(Array.from({ length: 10 }, () => w.person()))
-    const responses = await Promise.all(givers.map((giver) => t.send('POST', '/api/tag_delegations/', { tag: topic, trustee: b.id }, giver.token)))
-    assert.deepEqual(responses.map((response) => response.statusCode), givers.map(() => 201))
+    const responses = await Promise.all(
+      givers.map((giver) => t.send('POST', '/api/tag_delegations/', { tag: topic, trustee: b.id }, giver.token)),
+    )
+    assert.deepEqual(
+      responses.map((response) => response.statusCode),
+      givers.map(() => 201),
+    )
     assert.deepEqual((await figures(first)).liquid, [0, 0, 0, 11, 0, 0])
     assert.deepEqual((await figures(second)).liquid, [0, 11, 0, 0, 0, 0])
     // One person sends five delegations on the same tag at once: one stays active, the rest are history.
     const [one, c] = [givers[0], await w.person()]
-    const same = await Promise.all(Array.from({ length: 5 }, (_, i) => t.send('POST', '/api/tag_delegations/', { tag: topic, trustee: i % 2 ? c.id : null }, one.token)))
-    assert.deepEqual(same.map((response) => response.statusCode), [201, 201, 201, 201, 201])
+    const same = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => t.send('POST', '/api/tag_delegations/', { tag: topic, trustee: i % 2 ? c.id : null }, one.token)),
+    )
+    assert.deepEqual(
+      same.map((response) => response.statusCode),
+      [201, 201, 201, 201, 201],
+    )
     const active = (await t.json(`/api/tag_delegations/?tag=${topic}`, { authorization: `Token ${one.token}` })).results
     assert.equal(active.length, 1)
     assert.equal((await t.json(`/api/tag_delegations/?tag=${topic}&history=1`, { authorization: `Token ${one.token}` })).count, 6)
@@ -150,7 +165,10 @@ describe('liquid figures follow delegation writes', () => {
     assert.equal((await t.send('POST', '/api/tag_delegations/', { tag: topic, trustee: a.id }, a.token)).statusCode, 400)
     assert.equal((await t.send('POST', '/api/question_delegation/', { question, trustee: 999999 }, a.token)).statusCode, 400)
     const delegation = await w.onTag(a, topic, b)
-    assert.equal((await t.send('POST', '/api/tag_delegations/reorder/', { order: [delegation.id, delegation.id] }, a.token)).statusCode, 400)
+    assert.equal(
+      (await t.send('POST', '/api/tag_delegations/reorder/', { order: [delegation.id, delegation.id] }, a.token)).statusCode,
+      400,
+    )
     assert.equal((await t.send('DELETE', `/api/tag_delegations/${delegation.id}/`, undefined, a.token)).statusCode, 204)
     assert.equal((await t.send('DELETE', `/api/tag_delegations/${delegation.id}/`, undefined, a.token)).statusCode, 400)
     assert.deepEqual(await figures(question), before)

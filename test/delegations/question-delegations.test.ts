@@ -43,7 +43,18 @@ describe('question delegations', () => {
     const response = await post({ question: questions.first, trustee: users.bob.id })
     assert.equal(response.statusCode, 201, response.body)
     const item = response.json()
-    assert.deepEqual(Object.keys(item).sort(), ['active', 'created_at', 'id', 'question', 'question_url', 'revoked_at', 'trustee', 'trustee_info', 'url', 'user'])
+    assert.deepEqual(Object.keys(item).sort(), [
+      'active',
+      'created_at',
+      'id',
+      'question',
+      'question_url',
+      'revoked_at',
+      'trustee',
+      'trustee_info',
+      'url',
+      'user',
+    ])
     assert.equal(item.url, `http://localhost:80/api/question_delegation/${item.id}/`)
     assert.equal(response.headers.location, item.url)
     assert.equal(item.question_url, `http://localhost:80/api/questions/${questions.first}/`)
@@ -68,7 +79,13 @@ describe('question delegations', () => {
     assert.equal(response.statusCode, 201, response.body)
     assert.notEqual(response.json().id, old.id)
     const history = await list(`question=${questions.first}&history=1&ordering=id`)
-    assert.deepEqual(history.map((d: any) => [d.trustee, d.active]), [[users.bob.id, false], [users.carol.id, true]])
+    assert.deepEqual(
+      history.map((d: any) => [d.trustee, d.active]),
+      [
+        [users.bob.id, false],
+        [users.carol.id, true],
+      ],
+    )
     assert.match(history[0].revoked_at, TIMESTAMP)
   })
 
@@ -105,12 +122,27 @@ describe('question delegations', () => {
     await post({ question: questions.first, trustee: users.alice.id }, 'bob')
     const items = await list()
     assert.ok(items.every((d: any) => d.user === users.alice.id && d.active))
-    assert.deepEqual(items.map((d: any) => d.question).sort(), [questions.first, questions.second, questions.third, questions.ownDraft].sort())
-    assert.deepEqual((await list('ordering=id')).map((d: any) => d.id), items.map((d: any) => d.id).sort((a: number, b: number) => a - b))
-    assert.deepEqual((await list('ordering=question')).map((d: any) => d.question), items.map((d: any) => d.question).sort((a: number, b: number) => a - b))
+    assert.deepEqual(
+      items.map((d: any) => d.question).sort(),
+      [questions.first, questions.second, questions.third, questions.ownDraft].sort(),
+    )
+    assert.deepEqual(
+      (await list('ordering=id')).map((d: any) => d.id),
+      items.map((d: any) => d.id).sort((a: number, b: number) => a - b),
+    )
+    assert.deepEqual(
+      (await list('ordering=question')).map((d: any) => d.question),
+      items.map((d: any) => d.question).sort((a: number, b: number) => a - b),
+    )
     assert.equal((await list('history=true')).length, 5)
-    assert.deepEqual((await list(`trustee=${users.carol.id}`)).map((d: any) => d.question), [questions.first])
-    assert.deepEqual((await list('', 'bob')).map((d: any) => d.trustee), [users.alice.id])
+    assert.deepEqual(
+      (await list(`trustee=${users.carol.id}`)).map((d: any) => d.question),
+      [questions.first],
+    )
+    assert.deepEqual(
+      (await list('', 'bob')).map((d: any) => d.trustee),
+      [users.alice.id],
+    )
     assert.equal((await t.get('/api/question_delegation/')).statusCode, 403)
   })
 

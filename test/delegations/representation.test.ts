@@ -41,7 +41,14 @@ describe('the seven outcomes', () => {
     const question = await w.question(author.id, [topic])
     await w.onTag(alice, other, bob) // a tag the question does not carry
     const body = await representation(alice, question)
-    assert.deepEqual(body, { question, outcome: 'no_delegation', delegation: null, chain: [], representative: null, representative_answer: null })
+    assert.deepEqual(body, {
+      question,
+      outcome: 'no_delegation',
+      delegation: null,
+      chain: [],
+      representative: null,
+      representative_answer: null,
+    })
   })
 
   test('own_answer: the caller answered (the delegation that would apply is still shown)', async () => {

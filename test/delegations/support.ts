@@ -28,7 +28,11 @@ export function delegationWorld(t: TestApp) {
     /** A question carrying these tags in this order: the first is the topic (position 0). */
     async question(authorId: number, tagIds: number[], values: { subtype?: 'likert' | 'mcq'; publish?: boolean } = {}): Promise<number> {
       const question = await insertQuestion(db, authorId, { topic_id: tagIds[0] ?? null, ...values })
-      if (tagIds.length) await db.insertInto('question_tags').values(tagIds.map((tagId, position) => ({ question_id: question.id, tag_id: tagId, position }))).execute()
+      if (tagIds.length)
+        await db
+          .insertInto('question_tags')
+          .values(tagIds.map((tagId, position) => ({ question_id: question.id, tag_id: tagId, position })))
+          .execute()
       return question.id
     },
 
@@ -55,7 +59,8 @@ export function delegationWorld(t: TestApp) {
     },
 
     async onTag(who: Person, tagId: number, trustee: Person | null, priority?: number) {
-      const body = priority === undefined ? { tag: tagId, trustee: trustee?.id ?? null } : { tag: tagId, trustee: trustee?.id ?? null, priority }
+      const body =
+        priority === undefined ? { tag: tagId, trustee: trustee?.id ?? null } : { tag: tagId, trustee: trustee?.id ?? null, priority }
       const response = await t.send('POST', '/api/tag_delegations/', body, who.token)
       assert.equal(response.statusCode, 201, response.body)
       return response.json()
@@ -75,12 +80,16 @@ export function delegationWorld(t: TestApp) {
 
     /** The database's own answer: the trustee of the user's winning delegation for the question. */
     async liquidParent(who: Person, questionId: number): Promise<number | null> {
-      const { rows } = await sql<{ parent: number | null }>`SELECT liquid_parent(${questionId}::integer, ${who.id}::integer) AS parent`.execute(db)
+      const { rows } = await sql<{
+        parent: number | null
+      }>`SELECT liquid_parent(${questionId}::integer, ${who.id}::integer) AS parent`.execute(db)
       return rows[0].parent
     },
 
     async liquidRepresentative(who: Person, questionId: number): Promise<number | null> {
-      const { rows } = await sql<{ representative: number | null }>`SELECT liquid_representative(${questionId}::integer, ${who.id}::integer) AS representative`.execute(db)
+      const { rows } = await sql<{
+        representative: number | null
+      }>`SELECT liquid_representative(${questionId}::integer, ${who.id}::integer) AS representative`.execute(db)
       return rows[0].representative
     },
   }

@@ -45,7 +45,19 @@ describe('creating tag delegations', () => {
     const response = await post({ tag: tags.rivers, trustee: users.bob.id })
     assert.equal(response.statusCode, 201, response.body)
     const item = response.json()
-    assert.deepEqual(Object.keys(item).sort(), ['active', 'created_at', 'id', 'priority', 'revoked_at', 'tag', 'tag_info', 'trustee', 'trustee_info', 'url', 'user'])
+    assert.deepEqual(Object.keys(item).sort(), [
+      'active',
+      'created_at',
+      'id',
+      'priority',
+      'revoked_at',
+      'tag',
+      'tag_info',
+      'trustee',
+      'trustee_info',
+      'url',
+      'user',
+    ])
     assert.equal(item.url, `http://localhost:80/api/tag_delegations/${item.id}/`)
     assert.equal(response.headers.location, item.url)
     assert.equal(item.user, users.alice.id)
@@ -86,7 +98,13 @@ describe('creating tag delegations', () => {
     assert.equal(item.priority, old.priority)
     assert.equal(item.trustee, users.dave.id)
     const history = await list(`tag=${tags.bridges}&history=1`)
-    assert.deepEqual(history.map((d: any) => [d.id, d.active]).sort(), [[old.id, false], [item.id, true]].sort())
+    assert.deepEqual(
+      history.map((d: any) => [d.id, d.active]).sort(),
+      [
+        [old.id, false],
+        [item.id, true],
+      ].sort(),
+    )
     const revoked = history.find((d: any) => d.id === old.id)
     assert.match(revoked.revoked_at, TIMESTAMP)
     assert.equal(revoked.trustee, users.carol.id)
@@ -131,7 +149,12 @@ describe('creating tag delegations', () => {
     // Both fields at fault are named at once.
     const both = await post({ tag: 999999, trustee: users.alice.id })
     assert.deepEqual(both.json(), { tag: ['Invalid pk "999999" - object does not exist.'], trustee: ['You cannot delegate to yourself.'] })
-    const malformed = await t.request({ method: 'POST', url: '/api/tag_delegations/', headers: { ...auth('alice'), 'content-type': 'application/json' }, payload: '{"tag": ' })
+    const malformed = await t.request({
+      method: 'POST',
+      url: '/api/tag_delegations/',
+      headers: { ...auth('alice'), 'content-type': 'application/json' },
+      payload: '{"tag": ',
+    })
     assert.equal(malformed.statusCode, 400)
     assert.match(malformed.json().detail, /^JSON parse error/)
     assert.deepEqual(await allRows(), before)
@@ -164,8 +187,14 @@ describe('listing tag delegations', () => {
   test('only the caller’s own, active ones by default, ordered by priority then id', async () => {
     const items = await list()
     assert.ok(items.every((d: any) => d.user === users.alice.id && d.active))
-    assert.deepEqual(items.map((d: any) => d.tag), [tags.rivers, tags.canals, tags.bridges, tags.roads, tags.ports])
-    assert.deepEqual(items.map((d: any) => d.priority), [0, 2, 5, 7, 8])
+    assert.deepEqual(
+      items.map((d: any) => d.tag),
+      [tags.rivers, tags.canals, tags.bridges, tags.roads, tags.ports],
+    )
+    assert.deepEqual(
+      items.map((d: any) => d.priority),
+      [0, 2, 5, 7, 8],
+    )
     const page = await t.json('/api/tag_delegations/', auth('alice'))
     assert.deepEqual(Object.keys(page).sort(), ['count', 'next', 'next_id', 'previous', 'previous_id', 'results'])
     assert.equal(page.count, 5)
@@ -178,9 +207,18 @@ describe('listing tag delegations', () => {
     assert.equal(history.length, 5 + 2 + 2, 'two replaced on bridges and two on canals')
     assert.equal(history.filter((d: any) => !d.active).length, 4)
     assert.ok(history.filter((d: any) => !d.active).every((d: any) => d.revoked_at !== null))
-    assert.deepEqual((await list(`tag=${tags.roads}`)).map((d: any) => d.trustee), [users.dave.id])
-    assert.deepEqual((await list(`trustee=${users.dave.id}`)).map((d: any) => d.tag), [tags.roads, tags.ports])
-    assert.deepEqual((await list(`trustee=${users.dave.id}&history=1`)).map((d: any) => d.tag).sort(), [tags.bridges, tags.roads, tags.ports].sort())
+    assert.deepEqual(
+      (await list(`tag=${tags.roads}`)).map((d: any) => d.trustee),
+      [users.dave.id],
+    )
+    assert.deepEqual(
+      (await list(`trustee=${users.dave.id}`)).map((d: any) => d.tag),
+      [tags.roads, tags.ports],
+    )
+    assert.deepEqual(
+      (await list(`trustee=${users.dave.id}&history=1`)).map((d: any) => d.tag).sort(),
+      [tags.bridges, tags.roads, tags.ports].sort(),
+    )
     assert.equal((await list('history=0')).length, 5)
   })
 
@@ -188,9 +226,18 @@ describe('listing tag delegations', () => {
     const byCreated = await list('ordering=created_at')
     const stamps = byCreated.map((d: any) => d.created_at)
     assert.deepEqual(stamps, [...stamps].sort())
-    assert.deepEqual((await list('ordering=tag')).map((d: any) => d.tag), Object.values(tags).sort((a, b) => a - b))
-    assert.deepEqual((await list('ordering=-priority')).map((d: any) => d.priority), [8, 7, 5, 2, 0])
-    assert.deepEqual((await list('ordering=nonsense')).map((d: any) => d.priority), [0, 2, 5, 7, 8])
+    assert.deepEqual(
+      (await list('ordering=tag')).map((d: any) => d.tag),
+      Object.values(tags).sort((a, b) => a - b),
+    )
+    assert.deepEqual(
+      (await list('ordering=-priority')).map((d: any) => d.priority),
+      [8, 7, 5, 2, 0],
+    )
+    assert.deepEqual(
+      (await list('ordering=nonsense')).map((d: any) => d.priority),
+      [0, 2, 5, 7, 8],
+    )
   })
 
   test('the number of statements does not grow with the page size', async () => {
@@ -267,7 +314,10 @@ describe('one tag delegation', () => {
     const back = await form('PATCH', `/api/tag_delegations/${block.json().id}/`, `trustee=${users.bob.id}`)
     assert.equal(back.statusCode, 200, back.body)
     assert.equal(back.json().trustee, users.bob.id)
-    assert.deepEqual((await list(`tag=${tags.rivers}&history=1&ordering=id`)).map((d: any) => d.active), [false, false, false, false, true])
+    assert.deepEqual(
+      (await list(`tag=${tags.rivers}&history=1&ordering=id`)).map((d: any) => d.active),
+      [false, false, false, false, true],
+    )
   })
 
   test('PATCH refusals change nothing; others may not; staff may, for the delegating user', async () => {
@@ -319,9 +369,18 @@ describe('reordering', () => {
     const response = await reorder(order)
     assert.equal(response.statusCode, 200, response.body)
     const results = response.json().results
-    assert.deepEqual(results.map((d: any) => d.id), order)
-    assert.deepEqual(results.map((d: any) => d.priority), order.map((_: number, i: number) => i))
-    assert.deepEqual((await list()).map((d: any) => d.id), order)
+    assert.deepEqual(
+      results.map((d: any) => d.id),
+      order,
+    )
+    assert.deepEqual(
+      results.map((d: any) => d.priority),
+      order.map((_: number, i: number) => i),
+    )
+    assert.deepEqual(
+      (await list()).map((d: any) => d.id),
+      order,
+    )
     // History is not touched: the same rows, still active.
     assert.ok(results.every((d: any) => d.active))
   })
@@ -345,10 +404,15 @@ describe('reordering', () => {
       [...current.slice(1), 'x'],
     ]
     for (const order of cases) await assertRefused(await reorder(order), 'order')
-    assert.deepEqual((await reorder(current.slice(1))).json(), { order: [`Every active tag delegation must be listed; missing: ${current[0]}.`] })
+    assert.deepEqual((await reorder(current.slice(1))).json(), {
+      order: [`Every active tag delegation must be listed; missing: ${current[0]}.`],
+    })
     assert.deepEqual((await reorder([...current, current[0]])).json(), { order: [`Delegation ${current[0]} is listed more than once.`] })
     assert.deepEqual((await reorder([...current.slice(1), franks.id])).json(), {
-      order: [`Invalid pk "${franks.id}" - not one of your active tag delegations.`, `Every active tag delegation must be listed; missing: ${current[0]}.`],
+      order: [
+        `Invalid pk "${franks.id}" - not one of your active tag delegations.`,
+        `Every active tag delegation must be listed; missing: ${current[0]}.`,
+      ],
     })
     assert.deepEqual((await reorder('all')).json(), { order: ['Expected a list of items but got type "str".'] })
     assert.deepEqual((await reorder([...current.slice(1), true])).json(), { order: ['A valid integer is required.'] })
@@ -361,7 +425,10 @@ describe('reordering', () => {
     const order = [current[1], current[0], ...current.slice(2)]
     const response = await form('POST', '/api/tag_delegations/reorder/', order.map((id: number) => `order=${id}`).join('&'))
     assert.equal(response.statusCode, 200, response.body)
-    assert.deepEqual(response.json().results.map((d: any) => d.id), order)
+    assert.deepEqual(
+      response.json().results.map((d: any) => d.id),
+      order,
+    )
   })
 
   test('with no active delegations, an empty order is fine', async () => {

@@ -11,7 +11,8 @@ const tags: Record<string, number> = {}
 const auth = (name: string) => ({ authorization: `Token ${users[name].token}` })
 const tagAs = (id: number, name?: string) => t.json(`/api/tags/${id}/`, name ? auth(name) : {})
 const userCount = async (name: string) =>
-  (await t.database.db.selectFrom('users').select('count_following_tags').where('id', '=', users[name].id).executeTakeFirstOrThrow()).count_following_tags
+  (await t.database.db.selectFrom('users').select('count_following_tags').where('id', '=', users[name].id).executeTakeFirstOrThrow())
+    .count_following_tags
 
 before(async () => {
   t = await createTestApp('tiny')
@@ -83,9 +84,16 @@ describe('the following_tags resource', () => {
   })
 
   test('filters by user and tag', async () => {
-    const pairs = async (query: string) => (await t.json(`/api/following_tags/?page_size=100&${query}`)).results.map((r: any) => [r.user, r.tag]).sort()
+    const pairs = async (query: string) =>
+      (await t.json(`/api/following_tags/?page_size=100&${query}`)).results.map((r: any) => [r.user, r.tag]).sort()
     assert.deepEqual(await pairs(`user=${users.reader.id}`), [[users.reader.id, tags.bridges]])
-    assert.deepEqual(await pairs(`tag=${tags.bridges}`), [[users.reader.id, tags.bridges], [users.other.id, tags.bridges]].sort())
+    assert.deepEqual(
+      await pairs(`tag=${tags.bridges}`),
+      [
+        [users.reader.id, tags.bridges],
+        [users.other.id, tags.bridges],
+      ].sort(),
+    )
     assert.deepEqual(await pairs(`user=${users.other.id}&tag=${tags.canals}`), [[users.other.id, tags.canals]])
     const small = await t.get('/api/following_tags/?page_size=2')
     const large = await t.get('/api/following_tags/?page_size=50')

@@ -10,7 +10,11 @@ const users: Record<string, { id: number; token: string }> = {}
 const auth = (name: string) => ({ authorization: `Token ${users[name].token}` })
 const follow = (who: string, whom: unknown) => t.send('POST', '/api/following_users/', { following: whom }, users[who].token)
 const counters = async (name: string) =>
-  t.database.db.selectFrom('users').select(['count_following_users', 'count_followers']).where('id', '=', users[name].id).executeTakeFirstOrThrow()
+  t.database.db
+    .selectFrom('users')
+    .select(['count_following_users', 'count_followers'])
+    .where('id', '=', users[name].id)
+    .executeTakeFirstOrThrow()
 
 before(async () => {
   t = await createTestApp('tiny')
@@ -37,7 +41,12 @@ describe('following a user', () => {
     assert.equal((await counters('me')).count_following_users, before.me.count_following_users + 1)
     assert.equal((await counters('ann')).count_followers, before.ann.count_followers + 1)
     assert.equal((await follow('me', String(users.ben.id))).statusCode, 201, 'ids as strings work')
-    const form = await t.request({ method: 'POST', url: '/api/following_users/', headers: { ...auth('ann'), 'content-type': 'application/x-www-form-urlencoded' }, payload: `following=${users.ben.id}` })
+    const form = await t.request({
+      method: 'POST',
+      url: '/api/following_users/',
+      headers: { ...auth('ann'), 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `following=${users.ben.id}`,
+    })
     assert.equal(form.statusCode, 201)
   })
 
@@ -76,7 +85,9 @@ describe('listing follow links as the web app asks', () => {
   })
 
   test('user and following__id__in (which of these do I follow?)', async () => {
-    const { results } = await t.json(`/api/following_users/?user=${users.me.id}&following__id__in=${users.ann.id},${users.cat.id},${users.ben.id}`)
+    const { results } = await t.json(
+      `/api/following_users/?user=${users.me.id}&following__id__in=${users.ann.id},${users.cat.id},${users.ben.id}`,
+    )
     assert.deepEqual(results.map((r: any) => r.following).sort(), [users.ann.id, users.ben.id].sort())
     const followersOfBen = await t.json(`/api/following_users/?following=${users.ben.id}`)
     assert.deepEqual(followersOfBen.results.map((r: any) => r.user).sort(), [users.me.id, users.ann.id].sort())
@@ -109,11 +120,21 @@ describe('unfollowing', () => {
   })
 
   test('people following each other at the same moment', async () => {
-    const pairs: [string, string][] = [['ben', 'cat'], ['cat', 'ben'], ['cat', 'me'], ['me', 'cat'], ['ben', 'me'], ['ann', 'cat'], ['cat', 'ann']]
+    const pairs: [string, string][] = [
+      ['ben', 'cat'],
+      ['cat', 'ben'],
+      ['cat', 'me'],
+      ['me', 'cat'],
+      ['ben', 'me'],
+      ['ann', 'cat'],
+      ['cat', 'ann'],
+    ]
     const responses = await Promise.all(pairs.map(([who, whom]) => follow(who, users[whom].id)))
     for (const response of responses) assert.ok([201, 400].includes(response.statusCode), `${response.statusCode} ${response.body}`)
     const links = await t.json(`/api/following_users/?user=${users.cat.id}`)
-    const removals = await Promise.all(links.results.map((link: any) => t.send('DELETE', `/api/following_users/${link.id}/`, undefined, users.cat.token)))
+    const removals = await Promise.all(
+      links.results.map((link: any) => t.send('DELETE', `/api/following_users/${link.id}/`, undefined, users.cat.token)),
+    )
     for (const response of removals) assert.equal(response.statusCode, 204)
     await assertCountersMatchRecompute(t.database.db)
   })

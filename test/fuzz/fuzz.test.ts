@@ -56,7 +56,10 @@ function routeSeed(route: RouteSpec): number {
 test('every route, any input: never a 5xx, a rejected request changes no row, errors DRF-shaped', async (context) => {
   const selected = target.routes
     // A replayed path belongs to one route: then FUZZ_ROUTE must name it exactly.
-    .filter((route) => !ONLY_ROUTE || (REPLAY_PATH ? `${route.method} ${route.url}` === ONLY_ROUTE : `${route.method} ${route.url}`.includes(ONLY_ROUTE)))
+    .filter(
+      (route) =>
+        !ONLY_ROUTE || (REPLAY_PATH ? `${route.method} ${route.url}` === ONLY_ROUTE : `${route.method} ${route.url}`.includes(ONLY_ROUTE)),
+    )
     .map((route, order) => ({ route, order }))
     .sort((a, b) => phase(a.route) - phase(b.route) || a.order - b.order)
     .map(({ route }) => route)
@@ -65,12 +68,17 @@ test('every route, any input: never a 5xx, a rejected request changes no row, er
   const findings: Finding[] = []
   const started = Date.now()
   for (const route of selected) {
-    findings.push(...(await target.fuzzRoute(route, { seed: routeSeed(route), numRuns: runs.get(route)!, path: REPLAY_PATH, keepGoing: KEEP_GOING })))
+    findings.push(
+      ...(await target.fuzzRoute(route, { seed: routeSeed(route), numRuns: runs.get(route)!, path: REPLAY_PATH, keepGoing: KEEP_GOING })),
+    )
   }
 
   const { stats } = target
   const seconds = (Date.now() - started) / 1000
-  const statuses = [...stats.statuses].sort().map(([key, count]) => `${key} ${count}`).join(', ')
+  const statuses = [...stats.statuses]
+    .sort()
+    .map(([key, count]) => `${key} ${count}`)
+    .join(', ')
   context.diagnostic(
     `${stats.cases} cases (${stats.concurrent} sent as concurrent duplicates) over ${selected.length} routes in ${seconds.toFixed(1)}s on ${serverUrl() ? 'PostgreSQL' : 'PGlite'}: ${(stats.cases / seconds).toFixed(0)} cases/s; seed ${SEED}`,
   )
@@ -89,7 +97,9 @@ function report(findings: Finding[]): string {
       byCause.set(problem.key, list)
     }
   }
-  const lines = [`${findings.length} failing case${findings.length === 1 ? '' : 's'} in ${new Set(findings.map((f) => f.route)).size} routes, ${byCause.size} distinct causes (seed ${SEED}):`]
+  const lines = [
+    `${findings.length} failing case${findings.length === 1 ? '' : 's'} in ${new Set(findings.map((f) => f.route)).size} routes, ${byCause.size} distinct causes (seed ${SEED}):`,
+  ]
   for (const [cause, list] of byCause) {
     lines.push('', `== ${cause}: ${new Set(list.map((f) => f.route)).size} routes`)
     const shown = new Set<string>()

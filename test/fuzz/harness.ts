@@ -61,7 +61,12 @@ export async function createFuzzTarget(extraRoutes?: (app: App) => void) {
     await changes.since() // whatever the previous case's bookkeeping left is not this case's doing
     const ids = Array.from({ length: spec.copies }, () => String(++caseNumber))
     const send = (id: string): Promise<LightMyRequestResponse> =>
-      t.app.inject({ method: request.method as 'GET', url: request.url, headers: { ...request.headers, [CASE_HEADER]: id }, payload: request.payload })
+      t.app.inject({
+        method: request.method as 'GET',
+        url: request.url,
+        headers: { ...request.headers, [CASE_HEADER]: id },
+        payload: request.payload,
+      })
     if (process.env.FUZZ_VERBOSE === '2') progress(describeRequest(request).slice(0, 400))
     let responses: LightMyRequestResponse[]
     try {
@@ -81,7 +86,12 @@ export async function createFuzzTarget(extraRoutes?: (app: App) => void) {
         stats.unavailable.set(reason, (stats.unavailable.get(reason) ?? 0) + 1)
       }
     }
-    const problems = judge(request, responses, rows, ids.map((id) => probe.errors.get(id)))
+    const problems = judge(
+      request,
+      responses,
+      rows,
+      ids.map((id) => probe.errors.get(id)),
+    )
     ids.forEach((id) => probe.errors.delete(id))
     if (responses.some((response) => response.statusCode < 300) && route.method !== 'GET') {
       await settle()
@@ -94,7 +104,10 @@ export async function createFuzzTarget(extraRoutes?: (app: App) => void) {
    * Runs `numRuns` generated cases against one route. Stops at the first failure and shrinks it to the smallest
    * request that still fails, or with `keepGoing` runs them all and returns every failing one.
    */
-  async function fuzzRoute(route: RouteSpec, options: { seed: number; numRuns: number; path?: string; keepGoing?: boolean }): Promise<Finding[]> {
+  async function fuzzRoute(
+    route: RouteSpec,
+    options: { seed: number; numRuns: number; path?: string; keepGoing?: boolean },
+  ): Promise<Finding[]> {
     const name = `${route.method} ${route.url}`
     const findings: Finding[] = []
     const property = fc.asyncProperty(caseArbitrary(route, fixtures.pools, fixtures.realIds(route)), async (spec) => {
@@ -112,7 +125,9 @@ export async function createFuzzTarget(extraRoutes?: (app: App) => void) {
       const failure =
         details.errorInstance instanceof CaseFailure
           ? details.errorInstance
-          : new CaseFailure(render(route, details.counterexample![0], fixtures.tokens()), [{ key: 'harness error', text: String(details.errorInstance) }])
+          : new CaseFailure(render(route, details.counterexample![0], fixtures.tokens()), [
+              { key: 'harness error', text: String(details.errorInstance) },
+            ])
       findings.push({ route: name, seed: options.seed, path: details.counterexamplePath, failure })
     }
     return findings

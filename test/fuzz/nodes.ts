@@ -30,7 +30,9 @@ export function jsonText(node: Node): string {
   if (node instanceof Marked) return jsonText(node.node)
   if (Array.isArray(node)) return `[${node.map(jsonText).join(',')}]`
   if (node !== null && typeof node === 'object') {
-    return `{${Object.entries(node).map(([key, value]) => `${JSON.stringify(key)}:${jsonText(value)}`).join(',')}}`
+    return `{${Object.entries(node)
+      .map(([key, value]) => `${JSON.stringify(key)}:${jsonText(value)}`)
+      .join(',')}}`
   }
   return JSON.stringify(node) ?? 'null'
 }

@@ -18,7 +18,10 @@ before(async () => {
       handler: async (request) => {
         const text = (request.body as { text?: string }).text ?? ''
         // The defect: the row is written before the check that refuses the request.
-        await app.db.insertInto('tags').values({ text: `oracle ${Date.now()} ${Math.random()}`, slug: `oracle-${Date.now()}-${Math.random()}` }).execute()
+        await app.db
+          .insertInto('tags')
+          .values({ text: `oracle ${Date.now()} ${Math.random()}`, slug: `oracle-${Date.now()}-${Math.random()}` })
+          .execute()
         if (text.length < 3) throw ValidationFailed({ text: ['Too short.'] })
         return {}
       },
@@ -60,13 +63,19 @@ test('a 500 is caught with the server’s error, and shrunk to a request that st
   const findings = await target.fuzzRoute(route('GET', '/oracle/crash/'), { seed: 1, numRuns: 300 })
   assert.equal(findings.length, 1)
   const { problems, request } = findings[0].failure
-  assert.ok(problems.some((problem) => problem.key.startsWith('500 RangeError: not a finite number')), problems.map((p) => p.key).join('; '))
+  assert.ok(
+    problems.some((problem) => problem.key.startsWith('500 RangeError: not a finite number')),
+    problems.map((p) => p.key).join('; '),
+  )
   assert.match(request.url, /[?&]n=/)
   assert.ok(findings[0].path, 'the counterexample can be replayed')
 })
 
 test('a route that refuses bad input cleanly passes', async () => {
   const findings = await target.fuzzRoute(route('GET', '/oracle/sound/'), { seed: 1, numRuns: 200 })
-  assert.deepEqual(findings.map((finding) => finding.failure.message), [])
+  assert.deepEqual(
+    findings.map((finding) => finding.failure.message),
+    [],
+  )
   assert.ok(target.stats.cases >= 200)
 })

@@ -42,51 +42,182 @@ export interface HttpRequest {
 
 /** Filter names the clients send (../shared/research/clients.md), offered to every route besides its own. */
 const CLIENT_FILTERS = [
-  'id', 'id__in', 'search', 'page', 'page_size', 'ordering', 'parent', 'question', 'user', 'following', 'following__id__in',
-  'username__iexact', 'politician__type', 'locations__geo', 'compare_check', 'tags__tag', 'in_collections__parent', 'answered_by',
-  'user__id', 'limit_count', 'id__in!', 'user__group_memberships__group', 'user__locations__geo', 'voter_age__gte', 'voter_age__lte',
-  'geo', 'usera', 'userb', 'users', 'email', 'group', 'exact_question', 'count', 'my_history', 'nearby', 'order',
-  'return_unanswered_count', 'return_full_count', 'format', 'AppAuthorization',
+  'id',
+  'id__in',
+  'search',
+  'page',
+  'page_size',
+  'ordering',
+  'parent',
+  'question',
+  'user',
+  'following',
+  'following__id__in',
+  'username__iexact',
+  'politician__type',
+  'locations__geo',
+  'compare_check',
+  'tags__tag',
+  'in_collections__parent',
+  'answered_by',
+  'user__id',
+  'limit_count',
+  'id__in!',
+  'user__group_memberships__group',
+  'user__locations__geo',
+  'voter_age__gte',
+  'voter_age__lte',
+  'geo',
+  'usera',
+  'userb',
+  'users',
+  'email',
+  'group',
+  'exact_question',
+  'count',
+  'my_history',
+  'nearby',
+  'order',
+  'return_unanswered_count',
+  'return_full_count',
+  'format',
+  'AppAuthorization',
 ]
 const FILTER_SUFFIXES = ['', '__in', '__gte', '__lte', '__iexact', '__isnull', '!', '__id', '__id__in']
-const ORDERING_WORDS = ['id', 'created_at', 'modified_at', 'user', 'question', 'direct_low', 'liquid_consensus', 'order', 'age_0', 'age_90', 'age_91', 'votes__created_at', 'text', 'password_hash']
+const ORDERING_WORDS = [
+  'id',
+  'created_at',
+  'modified_at',
+  'user',
+  'question',
+  'direct_low',
+  'liquid_consensus',
+  'order',
+  'age_0',
+  'age_90',
+  'age_91',
+  'votes__created_at',
+  'text',
+  'password_hash',
+]
 
-const RAW_QUERY_TAILS = ['%FF', '%', 'a=%', 'a=%E0%A4%A', '%zz=1', '&&&', '=', '=1', 'a', 'a=1=2', 'a[b]=1', 'page=1&page=2', ';', 'a=%00', '%00=1', 'id__in=', 'page_size=', 'ordering=', 'format=api']
+const RAW_QUERY_TAILS = [
+  '%FF',
+  '%',
+  'a=%',
+  'a=%E0%A4%A',
+  '%zz=1',
+  '&&&',
+  '=',
+  '=1',
+  'a',
+  'a=1=2',
+  'a[b]=1',
+  'page=1&page=2',
+  ';',
+  'a=%00',
+  '%00=1',
+  'id__in=',
+  'page_size=',
+  'ordering=',
+  'format=api',
+]
 
 const BAD_PATH_SEGMENTS: [string, string][] = [
-  ['%FF', 'path:bad-percent'], ['%', 'path:bad-percent'], ['%zz', 'path:bad-percent'], ['%E0%A4%A', 'path:bad-percent'], ['%00', 'path:nul'],
-  ['1%00', 'path:nul'], ['%2F', 'path:slash'], ['%2e%2e', 'path:dots'], ['a'.repeat(5000), 'path:long'], ['%C3%A9', 'path:unicode'],
-  ['2147483647', 'path:unknown-id'], ['999999999', 'path:unknown-id'], ['0', 'path:zero-id'],
+  ['%FF', 'path:bad-percent'],
+  ['%', 'path:bad-percent'],
+  ['%zz', 'path:bad-percent'],
+  ['%E0%A4%A', 'path:bad-percent'],
+  ['%00', 'path:nul'],
+  ['1%00', 'path:nul'],
+  ['%2F', 'path:slash'],
+  ['%2e%2e', 'path:dots'],
+  ['a'.repeat(5000), 'path:long'],
+  ['%C3%A9', 'path:unicode'],
+  ['2147483647', 'path:unknown-id'],
+  ['999999999', 'path:unknown-id'],
+  ['0', 'path:zero-id'],
 ]
 
 const BAD_AUTHORIZATION: [string, string][] = [
-  ['Token', 'auth:no-credentials'], ['Token ', 'auth:no-credentials'], ['Token a b', 'auth:spaces'], ['Token 0123456789abcdef0123456789abcdef01234567', 'auth:unknown-token'],
-  ['Bearer nonsense', 'auth:unknown-token'], ['Basic Zm9vOmJhcg==', 'auth:basic'], ['Token \u00ff\u00fe', 'auth:latin1'], ['Token ' + 'f'.repeat(5000), 'auth:long'],
-  ['Token %00', 'auth:percent'], ['Digest x', 'auth:other-scheme'], ['', 'auth:empty'],
+  ['Token', 'auth:no-credentials'],
+  ['Token ', 'auth:no-credentials'],
+  ['Token a b', 'auth:spaces'],
+  ['Token 0123456789abcdef0123456789abcdef01234567', 'auth:unknown-token'],
+  ['Bearer nonsense', 'auth:unknown-token'],
+  ['Basic Zm9vOmJhcg==', 'auth:basic'],
+  ['Token \u00ff\u00fe', 'auth:latin1'],
+  ['Token ' + 'f'.repeat(5000), 'auth:long'],
+  ['Token %00', 'auth:percent'],
+  ['Digest x', 'auth:other-scheme'],
+  ['', 'auth:empty'],
 ]
 
-const ACCEPTS = ['application/json', 'text/html', '*/*', 'application/xml', 'garbage', 'text/html;q=0.1, application/json', 'application/json; indent=4', 'text/html; charset=utf-16']
+const ACCEPTS = [
+  'application/json',
+  'text/html',
+  '*/*',
+  'application/xml',
+  'garbage',
+  'text/html;q=0.1, application/json',
+  'application/json; indent=4',
+  'text/html; charset=utf-16',
+]
 const HOSTS = ['exa mple.org', '[::1', 'a'.repeat(300), 'example.org:99999', '', 'example.org/path', 'ex%41mple.org', 'ünïcode.example']
 
-const JSON_TYPES = ['application/json', 'application/json', 'application/json', 'application/json; charset=utf-8', 'application/vnd.api+json', 'APPLICATION/JSON', 'application/json;', 'text/json']
-const ODD_CHARSETS: [string, Encoding][] = [
-  ['application/json; charset=utf-16le', 'utf16le'], ['application/json; charset=latin1', 'latin1'], ['application/json; charset=iso-8859-1', 'latin1'],
-  ['application/json; charset=bogus', 'utf8'], ['application/json; charset=utf-8', 'invalid-utf8'], ['application/json', 'invalid-utf8'],
+const JSON_TYPES = [
+  'application/json',
+  'application/json',
+  'application/json',
+  'application/json; charset=utf-8',
+  'application/vnd.api+json',
+  'APPLICATION/JSON',
+  'application/json;',
+  'text/json',
 ]
-const FORM_TYPES = ['application/x-www-form-urlencoded', 'application/x-www-form-urlencoded; charset=utf-8', 'application/x-www-form-urlencoded; charset=latin1']
+const ODD_CHARSETS: [string, Encoding][] = [
+  ['application/json; charset=utf-16le', 'utf16le'],
+  ['application/json; charset=latin1', 'latin1'],
+  ['application/json; charset=iso-8859-1', 'latin1'],
+  ['application/json; charset=bogus', 'utf8'],
+  ['application/json; charset=utf-8', 'invalid-utf8'],
+  ['application/json', 'invalid-utf8'],
+]
+const FORM_TYPES = [
+  'application/x-www-form-urlencoded',
+  'application/x-www-form-urlencoded; charset=utf-8',
+  'application/x-www-form-urlencoded; charset=latin1',
+]
 
 const JSON_SYNTAX_GARBAGE: [string, string][] = [
-  ['{', 'json:truncated'], ['{"a":', 'json:truncated'], ['{"a":1,}', 'json:trailing-comma'], ["{'a':1}", 'json:single-quotes'], ['{a:1}', 'json:bare-keys'],
-  ['\ufeff{}', 'json:bom'], ['{"a":1}{"b":2}', 'json:two-values'], ['{"__proto__":{"x":1}}', 'json:proto'], ['{"constructor":{"prototype":{"x":1}}}', 'json:proto'],
-  [DEEP_JSON_ARRAY, 'deep-nesting'], [DEEP_JSON_OBJECT, 'deep-nesting'], ['"\\ud800"', 'json:lone-surrogate'], ['{"a":"\\u0000"}', 'nul'],
+  ['{', 'json:truncated'],
+  ['{"a":', 'json:truncated'],
+  ['{"a":1,}', 'json:trailing-comma'],
+  ["{'a':1}", 'json:single-quotes'],
+  ['{a:1}', 'json:bare-keys'],
+  ['\ufeff{}', 'json:bom'],
+  ['{"a":1}{"b":2}', 'json:two-values'],
+  ['{"__proto__":{"x":1}}', 'json:proto'],
+  ['{"constructor":{"prototype":{"x":1}}}', 'json:proto'],
+  [DEEP_JSON_ARRAY, 'deep-nesting'],
+  [DEEP_JSON_OBJECT, 'deep-nesting'],
+  ['"\\ud800"', 'json:lone-surrogate'],
+  ['{"a":"\\u0000"}', 'nul'],
 ]
 
 const BYTES_BODIES: [string | null, string, string][] = [
-  ['text/plain', 'hello', 'content-type:text'], ['multipart/form-data; boundary=xyz', '--xyz\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--xyz--', 'content-type:multipart'],
-  ['multipart/form-data', 'garbage', 'content-type:multipart'], ['application/octet-stream', '\u0000\u0001\u00ff', 'content-type:binary'],
-  [null, '{"a":1}', 'content-type:none'], ['', '{"a":1}', 'content-type:empty'], ['garbage/ /', '{}', 'content-type:garbage'],
-  ['application/xml', '<a/>', 'content-type:xml'], ['application/json', '', 'json:empty'], ['application/json', 'null', 'json:null'],
-  ['application/x-www-form-urlencoded', 'a=%FF&b=%&%zz', 'form:bad-percent'], ['application/x-www-form-urlencoded', 'a=1%00', 'nul'],
+  ['text/plain', 'hello', 'content-type:text'],
+  ['multipart/form-data; boundary=xyz', '--xyz\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--xyz--', 'content-type:multipart'],
+  ['multipart/form-data', 'garbage', 'content-type:multipart'],
+  ['application/octet-stream', '\u0000\u0001\u00ff', 'content-type:binary'],
+  [null, '{"a":1}', 'content-type:none'],
+  ['', '{"a":1}', 'content-type:empty'],
+  ['garbage/ /', '{}', 'content-type:garbage'],
+  ['application/xml', '<a/>', 'content-type:xml'],
+  ['application/json', '', 'json:empty'],
+  ['application/json', 'null', 'json:null'],
+  ['application/x-www-form-urlencoded', 'a=%FF&b=%&%zz', 'form:bad-percent'],
+  ['application/x-www-form-urlencoded', 'a=1%00', 'nul'],
   ['application/json', JSON.stringify({ text: OVER_LIMIT_TEXT }), 'body:over-limit'],
 ]
 
@@ -98,20 +229,36 @@ function bodyArbitrary(route: RouteSpec, pools: Pools): fc.Arbitrary<Body> {
     { weight: 1, arbitrary: malformedJson.map((node) => mark(node, 'body:not-an-object')) },
     { weight: 1, arbitrary: fc.constantFrom(...JSON_SYNTAX_GARBAGE).map(([text, kind]) => raw(text, kind)) },
   )
-  const json = fc.oneof(
-    { weight: 5, arbitrary: fc.record({ node: jsonNode, contentType: fc.constantFrom(...JSON_TYPES), encoding: fc.constant<Encoding>('utf8') }) },
-    { weight: 1, arbitrary: fc.tuple(jsonNode, fc.constantFrom(...ODD_CHARSETS)).map(([node, [contentType, encoding]]) => ({ node, contentType, encoding })) },
-  ).map((body) => ({ kind: 'json' as const, ...body }))
+  const json = fc
+    .oneof(
+      {
+        weight: 5,
+        arbitrary: fc.record({ node: jsonNode, contentType: fc.constantFrom(...JSON_TYPES), encoding: fc.constant<Encoding>('utf8') }),
+      },
+      {
+        weight: 1,
+        arbitrary: fc
+          .tuple(jsonNode, fc.constantFrom(...ODD_CHARSETS))
+          .map(([node, [contentType, encoding]]) => ({ node, contentType, encoding })),
+      },
+    )
+    .map((body) => ({ kind: 'json' as const, ...body }))
   const formObject = fc.oneof(validValue(schema, 'body', pools), nearValidObject(schema, pools, false))
   const form = fc
-    .record({ object: formObject, contentType: fc.constantFrom(...FORM_TYPES), encoding: fc.constantFrom<Encoding>('utf8', 'utf8', 'utf8', 'invalid-utf8') })
+    .record({
+      object: formObject,
+      contentType: fc.constantFrom(...FORM_TYPES),
+      encoding: fc.constantFrom<Encoding>('utf8', 'utf8', 'utf8', 'invalid-utf8'),
+    })
     .map(({ object, contentType, encoding }) => ({
       kind: 'form' as const,
       fields: Object.entries(object as Record<string, Node>) as [string, Node][],
       contentType,
       encoding,
     }))
-  const bytes = fc.constantFrom(...BYTES_BODIES).map(([contentType, text, label]) => ({ kind: 'bytes' as const, contentType, bytes: text, label }))
+  const bytes = fc
+    .constantFrom(...BYTES_BODIES)
+    .map(([contentType, text, label]) => ({ kind: 'bytes' as const, contentType, bytes: text, label }))
   return fc.oneof(
     { weight: 8, arbitrary: json },
     { weight: 3, arbitrary: form },
@@ -123,20 +270,29 @@ function bodyArbitrary(route: RouteSpec, pools: Pools): fc.Arbitrary<Body> {
 function paramArbitrary(name: string, schema: JsonSchema | undefined, pools: Pools, realIds: number[]): fc.Arbitrary<Node> {
   const bad = fc.constantFrom(...BAD_PATH_SEGMENTS).map(([text, kind]) => mark(text, kind))
   const valid = realIds.length ? fc.constantFrom(...realIds) : validValue(schema, name, pools)
-  return fc.oneof({ weight: 6, arbitrary: valid as fc.Arbitrary<Node> }, { weight: 2, arbitrary: bad }, { weight: 2, arbitrary: malformedText })
+  return fc.oneof(
+    { weight: 6, arbitrary: valid as fc.Arbitrary<Node> },
+    { weight: 2, arbitrary: bad },
+    { weight: 2, arbitrary: malformedText },
+  )
 }
 
 function queryArbitrary(route: RouteSpec, pools: Pools): fc.Arbitrary<[string, Node][]> {
   const properties = route.querystring?.properties ?? {}
   const own = Object.keys(properties)
-  const filterNames = fc.tuple(fc.constantFrom(...own, ...CLIENT_FILTERS), fc.constantFrom(...FILTER_SUFFIXES)).map(([name, suffix]) => name + suffix)
+  const filterNames = fc
+    .tuple(fc.constantFrom(...own, ...CLIENT_FILTERS), fc.constantFrom(...FILTER_SUFFIXES))
+    .map(([name, suffix]) => name + suffix)
   const ordering = fc
     .array(fc.tuple(fc.constantFrom('', '-', '--', '+'), fc.constantFrom(...ORDERING_WORDS, ...own)), { minLength: 1, maxLength: 3 })
     .map((terms) => terms.map(([sign, word]) => sign + word).join(','))
   const pair = fc.oneof(
     ...(own.length
       ? [
-          { weight: 5, arbitrary: fc.constantFrom(...own).chain((name) => fc.tuple(fc.constant(name), validValue(properties[name], name, pools))) },
+          {
+            weight: 5,
+            arbitrary: fc.constantFrom(...own).chain((name) => fc.tuple(fc.constant(name), validValue(properties[name], name, pools))),
+          },
           { weight: 4, arbitrary: fc.tuple(fc.constantFrom(...own), malformedText) },
         ]
       : []),
@@ -160,14 +316,22 @@ export function caseArbitrary(route: RouteSpec, pools: Pools, realIds: number[])
   const params: Record<string, fc.Arbitrary<Node>> = {}
   for (const name of paramNames) params[name] = paramArbitrary(name, route.params?.properties?.[name], pools, realIds)
   const writes = ['POST', 'PUT', 'PATCH', 'DELETE'].includes(route.method)
-  const rare = <T>(value: fc.Arbitrary<T>, otherwise: T, weight = 8) => fc.oneof({ weight, arbitrary: fc.constant(otherwise) }, { weight: 1, arbitrary: value })
+  const rare = <T>(value: fc.Arbitrary<T>, otherwise: T, weight = 8) =>
+    fc.oneof({ weight, arbitrary: fc.constant(otherwise) }, { weight: 1, arbitrary: value })
   return fc.record({
     params: fc.record(params),
     query: queryArbitrary(route, pools),
     rawQuery: rare(fc.constantFrom(...RAW_QUERY_TAILS), null, 6),
     body: writes ? bodyArbitrary(route, pools) : rare(bodyArbitrary(route, pools), { kind: 'none' } as Body, 12),
     identity: identityArbitrary,
-    appKey: rare(fc.record({ where: fc.constantFrom<'header' | 'query'>('header', 'query'), value: fc.constantFrom('garbage', '', ' ', '%00', 'x'.repeat(3000)) }), null, 12),
+    appKey: rare(
+      fc.record({
+        where: fc.constantFrom<'header' | 'query'>('header', 'query'),
+        value: fc.constantFrom('garbage', '', ' ', '%00', 'x'.repeat(3000)),
+      }),
+      null,
+      12,
+    ),
     accept: rare(fc.constantFrom(...ACCEPTS), null, 4),
     host: rare(fc.constantFrom(...HOSTS), null, 20),
     copies: rare(fc.integer({ min: 2, max: 3 }), 1, 15),
@@ -248,7 +412,10 @@ export function render(route: RouteSpec, spec: CaseSpec, tokens: { user: string;
     kinds.add('body:form')
     if (body.encoding !== 'utf8') kinds.add(`charset:${body.encoding}`)
     headers['content-type'] = body.contentType
-    const text = body.fields.flatMap(([name, node]) => pairsOf(name, node)).map(([name, value]) => `${percentEncode(name)}=${percentEncode(value)}`).join('&')
+    const text = body.fields
+      .flatMap(([name, node]) => pairsOf(name, node))
+      .map(([name, value]) => `${percentEncode(name)}=${percentEncode(value)}`)
+      .join('&')
     payload = encode(text, body.encoding)
   } else if (body.kind === 'bytes') {
     kinds.add(body.label)
@@ -256,5 +423,12 @@ export function render(route: RouteSpec, spec: CaseSpec, tokens: { user: string;
     payload = Buffer.from(body.bytes, 'latin1')
   }
   if (spec.copies > 1) kinds.add('concurrent-duplicates')
-  return { method: route.method, url: query ? `${path}?${query}` : path, headers, payload, kinds: [...kinds].sort(), identity: spec.identity.kind }
+  return {
+    method: route.method,
+    url: query ? `${path}?${query}` : path,
+    headers,
+    payload,
+    kinds: [...kinds].sort(),
+    identity: spec.identity.kind,
+  }
 }

@@ -66,7 +66,8 @@ export function instrumentNextApp(): { routes: RouteSpec[]; errors: Map<string, 
           params: schema.params,
           querystring: schema.querystring,
           body: schema.body,
-          generated: (schema as { hide?: boolean }).hide === true || (method === 'HEAD' && (route as { isHead?: boolean }).isHead !== false),
+          generated:
+            (schema as { hide?: boolean }).hide === true || (method === 'HEAD' && (route as { isHead?: boolean }).isHead !== false),
         })
       }
     })

@@ -14,10 +14,24 @@ export interface RowChange {
  * effect of the request. Anything else a 4xx leaves behind is a defect.
  */
 export const EXEMPT_BOOKKEEPING: { table: string; operation: RowChange['operation']; columns?: string[]; why: string }[] = [
-  { table: 'auth_tokens', operation: 'UPDATE', columns: ['last_used_at'], why: 'authentication stamps a token’s last use before the route decides anything' },
+  {
+    table: 'auth_tokens',
+    operation: 'UPDATE',
+    columns: ['last_used_at'],
+    why: 'authentication stamps a token’s last use before the route decides anything',
+  },
   { table: 'app_keys', operation: 'UPDATE', columns: ['last_used_at'], why: 'the same for application keys' },
-  { table: 'one_time_codes', operation: 'UPDATE', columns: ['attempts'], why: 'a wrong code spends an attempt: that is the limit on guessing' },
-  { table: 'service_secrets', operation: 'INSERT', why: 'the signing key is created once, by the first request that needs it, whatever its outcome' },
+  {
+    table: 'one_time_codes',
+    operation: 'UPDATE',
+    columns: ['attempts'],
+    why: 'a wrong code spends an attempt: that is the limit on guessing',
+  },
+  {
+    table: 'service_secrets',
+    operation: 'INSERT',
+    why: 'the signing key is created once, by the first request that needs it, whatever its outcome',
+  },
 ]
 
 export function isExempt(change: RowChange): boolean {
@@ -36,7 +50,9 @@ const LOG = 'fuzz_row_changes'
  * exactly what it changed with one read. Works on PostgreSQL and on PGlite alike (plpgsql triggers).
  */
 export async function recordRowChanges(db: Kysely<Database>) {
-  await sql`CREATE TABLE ${sql.raw(LOG)} (id bigserial PRIMARY KEY, table_name text NOT NULL, operation text NOT NULL, columns text[] NOT NULL DEFAULT '{}')`.execute(db)
+  await sql`CREATE TABLE ${sql.raw(LOG)} (id bigserial PRIMARY KEY, table_name text NOT NULL, operation text NOT NULL, columns text[] NOT NULL DEFAULT '{}')`.execute(
+    db,
+  )
   await sql`
     CREATE FUNCTION fuzz_record_change() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
@@ -57,7 +73,9 @@ export async function recordRowChanges(db: Kysely<Database>) {
   for (const { name } of rows) {
     const table = sql.id(name)
     await sql`CREATE TRIGGER fuzz_changes AFTER INSERT OR DELETE ON ${table} FOR EACH ROW EXECUTE FUNCTION fuzz_record_change()`.execute(db)
-    await sql`CREATE TRIGGER fuzz_updates AFTER UPDATE ON ${table} FOR EACH ROW WHEN (OLD.* IS DISTINCT FROM NEW.*) EXECUTE FUNCTION fuzz_record_change()`.execute(db)
+    await sql`CREATE TRIGGER fuzz_updates AFTER UPDATE ON ${table} FOR EACH ROW WHEN (OLD.* IS DISTINCT FROM NEW.*) EXECUTE FUNCTION fuzz_record_change()`.execute(
+      db,
+    )
   }
   let seen = 0
   return {

@@ -41,7 +41,10 @@ export function validValue(schema: JsonSchema | undefined, name: string, pools: 
     case 'number': {
       const min = schema.minimum ?? -1e6
       const max = schema.maximum ?? 1e6
-      return fc.oneof(fc.integer({ min: Math.ceil(min), max: Math.floor(max) }), fc.double({ min, max, noNaN: true, noDefaultInfinity: true }))
+      return fc.oneof(
+        fc.integer({ min: Math.ceil(min), max: Math.floor(max) }),
+        fc.double({ min, max, noNaN: true, noDefaultInfinity: true }),
+      )
     }
     case 'string':
       return stringValue(schema, name, pools)
@@ -75,10 +78,18 @@ function stringValue(schema: JsonSchema, name: string, pools: Pools): fc.Arbitra
   const sized = (arbitrary: fc.Arbitrary<string>) => arbitrary.map(fit)
   const random = sized(fc.string({ maxLength: Math.min(Math.max(minLength, 40), maxLength) }))
   if (schema.format === 'email' || /email/.test(name)) return fc.oneof(sized(fc.constantFrom(...pools.emails)), sized(fc.emailAddress()))
-  if (schema.format === 'date-time') return fc.date({ min: new Date('1900-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((date) => date.toISOString())
-  if (schema.format === 'date' || name === 'dob') return fc.date({ min: new Date('1900-01-01'), max: new Date('2030-01-01'), noInvalidDate: true }).map((date) => date.toISOString().slice(0, 10))
+  if (schema.format === 'date-time')
+    return fc.date({ min: new Date('1900-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((date) => date.toISOString())
+  if (schema.format === 'date' || name === 'dob')
+    return fc
+      .date({ min: new Date('1900-01-01'), max: new Date('2030-01-01'), noInvalidDate: true })
+      .map((date) => date.toISOString().slice(0, 10))
   if (schema.format === 'uri' || /url|photo|image|link/.test(name)) return fc.oneof(sized(fc.webUrl()), sized(fc.constant('')))
-  if (schema.pattern) return fc.oneof(fc.stringMatching(new RegExp(schema.pattern)).map((text) => text.slice(0, maxLength)), random)
+  if (schema.pattern)
+    return fc.oneof(
+      fc.stringMatching(new RegExp(schema.pattern)).map((text) => text.slice(0, maxLength)),
+      random,
+    )
   if (/password/.test(name)) return fc.oneof(sized(fc.constant(pools.password)), random)
   if (/username/.test(name)) return sized(fc.constantFrom(...pools.usernames))
   if (name === 'registration_id') return sized(fc.oneof(fc.constantFrom(...pools.deviceIds), fc.stringMatching(/^[0-9a-f]{16,64}$/)))
@@ -109,13 +120,24 @@ function objectValue(schema: JsonSchema, pools: Pools, depth: number): fc.Arbitr
 export function nearValidObject(schema: JsonSchema, pools: Pools, json: boolean): fc.Arbitrary<Node> {
   const names = Object.keys(schema.properties ?? {})
   const base = objectValue(schema, pools, 0) as fc.Arbitrary<Record<string, Node>>
-  if (names.length === 0) return fc.tuple(base, fc.string({ maxLength: 12 }), malformedJson).map(([object, key, value]) => ({ ...object, [key || 'extra']: value }))
+  if (names.length === 0)
+    return fc
+      .tuple(base, fc.string({ maxLength: 12 }), malformedJson)
+      .map(([object, key, value]) => ({ ...object, [key || 'extra']: value }))
   const badValue = json ? malformedJson : malformedText
   const change = fc.oneof(
-    { weight: 6, arbitrary: fc.tuple(fc.constantFrom(...names), badValue).map(([name, value]) => ({ name, value: value as Node | undefined })) },
+    {
+      weight: 6,
+      arbitrary: fc.tuple(fc.constantFrom(...names), badValue).map(([name, value]) => ({ name, value: value as Node | undefined })),
+    },
     { weight: 1, arbitrary: fc.constantFrom(...names).map((name) => ({ name, value: mark(null, 'null') as Node | undefined })) },
     { weight: 1, arbitrary: fc.constantFrom(...names).map((name) => ({ name, value: undefined as Node | undefined })) },
-    { weight: 1, arbitrary: fc.tuple(fc.string({ maxLength: 12 }), badValue).map(([name, value]) => ({ name: `${name}_unknown`, value: value as Node | undefined })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(fc.string({ maxLength: 12 }), badValue)
+        .map(([name, value]) => ({ name: `${name}_unknown`, value: value as Node | undefined })),
+    },
   )
   return fc.tuple(base, fc.array(change, { minLength: 1, maxLength: 2 })).map(([object, changes]) => {
     const changed: Record<string, Node> = { ...object }

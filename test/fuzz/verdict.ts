@@ -30,20 +30,31 @@ export const isFailedStatus = (status: number) => status >= 500 && status !== 50
  * The three things every answer must satisfy, whatever was sent: no 5xx (503 aside); a 4xx leaves every row
  * as it was (bookkeeping of the attempt aside); and a 4xx with a JSON body has DRF's shape.
  */
-export function judge(request: HttpRequest, responses: LightMyRequestResponse[], changes: RowChange[], serverErrors: (Error | undefined)[]): Problem[] {
+export function judge(
+  request: HttpRequest,
+  responses: LightMyRequestResponse[],
+  changes: RowChange[],
+  serverErrors: (Error | undefined)[],
+): Problem[] {
   const problems: Problem[] = []
   responses.forEach((response, i) => {
     if (isFailedStatus(response.statusCode)) {
       const error = serverErrors[i]
       const cause = error ? errorSummary(error) : 'no error reached the error handler'
-      problems.push({ key: `${response.statusCode} ${error ? errorHeadline(error) : cause}`, text: `answered ${response.statusCode} ${abbreviate(response.body, 200)}\n    server: ${cause}` })
+      problems.push({
+        key: `${response.statusCode} ${error ? errorHeadline(error) : cause}`,
+        text: `answered ${response.statusCode} ${abbreviate(response.body, 200)}\n    server: ${cause}`,
+      })
     }
   })
   const rejected = responses.every((response) => response.statusCode >= 400 && response.statusCode < 500)
   const kept = changes.filter((change) => !isExempt(change))
   if (rejected && kept.length) {
     const statuses = responses.map((response) => response.statusCode).join(', ')
-    problems.push({ key: `rejected but changed ${[...new Set(kept.map((c) => `${c.operation} ${c.table}`))].join(', ')}`, text: `rejected with ${statuses} but changed rows: ${describeChanges(kept)}` })
+    problems.push({
+      key: `rejected but changed ${[...new Set(kept.map((c) => `${c.operation} ${c.table}`))].join(', ')}`,
+      text: `rejected with ${statuses} but changed rows: ${describeChanges(kept)}`,
+    })
   }
   for (const response of responses) {
     if (response.statusCode < 400 || response.statusCode >= 500 || request.method === 'HEAD') continue
@@ -52,10 +63,17 @@ export function judge(request: HttpRequest, responses: LightMyRequestResponse[],
     try {
       body = response.json()
     } catch {
-      problems.push({ key: `${response.statusCode} invalid JSON`, text: `answered ${response.statusCode} with a body that is not JSON: ${abbreviate(response.body, 200)}` })
+      problems.push({
+        key: `${response.statusCode} invalid JSON`,
+        text: `answered ${response.statusCode} with a body that is not JSON: ${abbreviate(response.body, 200)}`,
+      })
       continue
     }
-    if (!drfShaped(body)) problems.push({ key: `${response.statusCode} not DRF-shaped`, text: `answered ${response.statusCode} with a body DRF would not give: ${abbreviate(response.body, 200)}` })
+    if (!drfShaped(body))
+      problems.push({
+        key: `${response.statusCode} not DRF-shaped`,
+        text: `answered ${response.statusCode} with a body DRF would not give: ${abbreviate(response.body, 200)}`,
+      })
   }
   return problems
 }
@@ -70,7 +88,12 @@ function drfShaped(body: unknown): boolean {
 }
 
 function fieldErrors(value: unknown): boolean {
-  if (Array.isArray(value)) return value.length > 0 && (value.every((item) => typeof item === 'string') || value.every((item) => item && typeof item === 'object' && (Object.keys(item).length === 0 || drfShaped(item))))
+  if (Array.isArray(value))
+    return (
+      value.length > 0 &&
+      (value.every((item) => typeof item === 'string') ||
+        value.every((item) => item && typeof item === 'object' && (Object.keys(item).length === 0 || drfShaped(item))))
+    )
   return !!value && typeof value === 'object' && drfShaped(value)
 }
 
@@ -80,7 +103,17 @@ function errorHeadline(error: Error): string {
 
 /** The error and where in the service it came from: the first frames under src/. */
 export function errorSummary(error: Error): string {
-  const frames = (error.stack ?? '').split('\n').filter((line) => line.includes('/src/')).slice(0, 3).map((line) => line.trim().replace(/^at /, '').replace(/\(?file:\/\/\S*?\/src\//, 'src/').replace(/\)$/, ''))
+  const frames = (error.stack ?? '')
+    .split('\n')
+    .filter((line) => line.includes('/src/'))
+    .slice(0, 3)
+    .map((line) =>
+      line
+        .trim()
+        .replace(/^at /, '')
+        .replace(/\(?file:\/\/\S*?\/src\//, 'src/')
+        .replace(/\)$/, ''),
+    )
   const code = (error as { code?: string }).code
   return `${errorHeadline(error)}${code ? ` [${code}]` : ''}${frames.length ? ` at ${frames.join(' < ')}` : ''}`
 }

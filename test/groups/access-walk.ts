@@ -8,7 +8,11 @@ type Cell = 'anyone' | 'signed-in' | 'owner' | 'staff'
  * Tries every declared method of the chosen URLs as a caller without credentials, a stranger, the owner and
  * staff, with an empty JSON body, as the permission walk of the whole service does. Answers what went wrong.
  */
-export async function walkAccess(t: TestApp, owned: OwnedObjects, chosen: (path: string) => boolean): Promise<{ failures: string[]; cells: number }> {
+export async function walkAccess(
+  t: TestApp,
+  owned: OwnedObjects,
+  chosen: (path: string) => boolean,
+): Promise<{ failures: string[]; cells: number }> {
   const db = t.database.db
   const failures: string[] = []
   let cells = 0
@@ -31,10 +35,16 @@ export async function walkAccess(t: TestApp, owned: OwnedObjects, chosen: (path:
       for (const [who, userId, allowedFor] of callers) {
         const headers: Record<string, string> = { 'content-type': 'application/json' }
         if (userId !== null) headers.authorization = `Token ${await t.tokenFor(userId)}`
-        const response = await t.request({ method: method as 'GET', url, headers, payload: method === 'GET' || method === 'DELETE' ? undefined : '{}' })
+        const response = await t.request({
+          method: method as 'GET',
+          url,
+          headers,
+          payload: method === 'GET' || method === 'DELETE' ? undefined : '{}',
+        })
         const allowed = allowedFor.includes(access)
         const refused = response.statusCode === 403 || response.statusCode === 401
-        if (allowed === refused || response.statusCode >= 500) failures.push(`${method} ${url} (${access}) as ${who}: ${response.statusCode} ${response.body.slice(0, 120)}`)
+        if (allowed === refused || response.statusCode >= 500)
+          failures.push(`${method} ${url} (${access}) as ${who}: ${response.statusCode} ${response.body.slice(0, 120)}`)
       }
     }
   }

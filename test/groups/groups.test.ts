@@ -10,8 +10,22 @@ const users: Record<string, { id: number; token: string }> = {}
 const groups: Record<string, any> = {}
 
 const GROUP_FIELDS = [
-  'created_at', 'description', 'id', 'image', 'is_private', 'join_policy', 'member_count', 'modified_at', 'my_join_request', 'my_membership',
-  'name', 'owner', 'question_count', 'questions_link', 'slug', 'url',
+  'created_at',
+  'description',
+  'id',
+  'image',
+  'is_private',
+  'join_policy',
+  'member_count',
+  'modified_at',
+  'my_join_request',
+  'my_membership',
+  'name',
+  'owner',
+  'question_count',
+  'questions_link',
+  'slug',
+  'url',
 ].sort()
 
 async function person(name: string, values: Record<string, unknown> = {}) {
@@ -22,7 +36,8 @@ async function person(name: string, values: Record<string, unknown> = {}) {
 const auth = (name: string) => ({ authorization: `Token ${users[name].token}` })
 const groupAs = (id: number, name?: string) => t.json(`/api/groups/${id}/`, name ? auth(name) : {})
 const countOf = async (userId: number) =>
-  (await t.database.db.selectFrom('users').select('count_group_memberships').where('id', '=', userId).executeTakeFirstOrThrow()).count_group_memberships
+  (await t.database.db.selectFrom('users').select('count_group_memberships').where('id', '=', userId).executeTakeFirstOrThrow())
+    .count_group_memberships
 
 before(async () => {
   t = await createTestApp('tiny')
@@ -33,7 +48,11 @@ before(async () => {
     assert.equal(response.statusCode, 201, response.body)
     return response.json()
   }
-  groups.allotments = await create('alice', { name: 'Riverside Allotments', description: 'Growing vegetables by the river', image: 'https://images.example.org/allotments.png' })
+  groups.allotments = await create('alice', {
+    name: 'Riverside Allotments',
+    description: 'Growing vegetables by the river',
+    image: 'https://images.example.org/allotments.png',
+  })
   groups.readers = await create('alice', { name: 'Quiet Readers', is_private: true })
   groups.watch = await create('bob', { name: 'Council Watch', join_policy: 'invite', description: 'Keeping an eye on the budget' })
 })
@@ -60,7 +79,10 @@ describe('creating a group', () => {
     assert.equal(groups.readers.is_private, true)
     assert.equal(groups.watch.join_policy, 'invite')
     const membership = await t.json(`/api/group_memberships/?group=${group.id}`)
-    assert.deepEqual(membership.results.map((m: any) => [m.user, m.role]), [[users.alice.id, 'admin']])
+    assert.deepEqual(
+      membership.results.map((m: any) => [m.user, m.role]),
+      [[users.alice.id, 'admin']],
+    )
   })
 
   test('a second group of the same name gets the next free slug; a given slug is kept', async () => {
@@ -104,7 +126,12 @@ describe('creating a group', () => {
     const list = await t.send('POST', '/api/groups/', [1, 2], users.erin.token)
     assert.equal(list.statusCode, 400)
     assert.deepEqual(Object.keys(list.json()), ['non_field_errors'])
-    const malformed = await t.request({ method: 'POST', url: '/api/groups/', headers: { ...auth('erin'), 'content-type': 'application/json' }, payload: '{"name": ' })
+    const malformed = await t.request({
+      method: 'POST',
+      url: '/api/groups/',
+      headers: { ...auth('erin'), 'content-type': 'application/json' },
+      payload: '{"name": ',
+    })
     assert.equal(malformed.statusCode, 400)
     assert.match(malformed.json().detail, /^JSON parse error/)
     assert.equal((await t.json('/api/groups/')).count, before)
@@ -137,13 +164,17 @@ describe('reading groups', () => {
   })
 
   test('filters tell the groups apart', async () => {
-    const ids = async (query: string) => (await t.json(`/api/groups/?page_size=100&${query}`)).results.map((g: any) => g.id).sort((a: number, b: number) => a - b)
+    const ids = async (query: string) =>
+      (await t.json(`/api/groups/?page_size=100&${query}`)).results.map((g: any) => g.id).sort((a: number, b: number) => a - b)
     const { allotments, readers, watch } = groups
     assert.deepEqual(await ids('search=vegetables'), [allotments.id])
     assert.deepEqual(await ids('search=budget council'), [watch.id])
     assert.deepEqual(await ids('search=budget,readers'), [])
     assert.deepEqual(await ids(`id=${readers.id}`), [readers.id])
-    assert.deepEqual(await ids(`id__in=${readers.id},${watch.id}`), [readers.id, watch.id].sort((a, b) => a - b))
+    assert.deepEqual(
+      await ids(`id__in=${readers.id},${watch.id}`),
+      [readers.id, watch.id].sort((a, b) => a - b),
+    )
     assert.deepEqual(await ids('slug=quiet-readers'), [readers.id])
     assert.deepEqual(await ids(`owner=${users.bob.id}`), [watch.id])
     assert.deepEqual(await ids(`member=${users.bob.id}`), [watch.id])
@@ -153,9 +184,15 @@ describe('reading groups', () => {
 
   test('ordering by name and by member count', async () => {
     const byName = (await t.json('/api/groups/?page_size=100&ordering=-name')).results.map((g: any) => g.name)
-    assert.deepEqual(byName, [...byName].sort((a: string, b: string) => (a < b ? 1 : a > b ? -1 : 0)))
+    assert.deepEqual(
+      byName,
+      [...byName].sort((a: string, b: string) => (a < b ? 1 : a > b ? -1 : 0)),
+    )
     const byMembers = (await t.json('/api/groups/?page_size=100&ordering=-member_count')).results.map((g: any) => g.member_count)
-    assert.deepEqual(byMembers, [...byMembers].sort((a: number, b: number) => b - a))
+    assert.deepEqual(
+      byMembers,
+      [...byMembers].sort((a: number, b: number) => b - a),
+    )
   })
 
   test('a page costs the same number of statements whatever its size', async () => {
@@ -191,11 +228,14 @@ describe('reading groups', () => {
     const active = await insertQuestion(db, users.alice.id)
     const disabled = await insertQuestion(db, users.alice.id)
     const draft = await insertQuestion(db, users.alice.id, { publish: false })
-    await db.insertInto('group_question_connections').values([
-      { group_id: group, question_id: active.id, active: true },
-      { group_id: group, question_id: disabled.id, active: false },
-      { group_id: group, question_id: draft.id, active: true },
-    ]).execute()
+    await db
+      .insertInto('group_question_connections')
+      .values([
+        { group_id: group, question_id: active.id, active: true },
+        { group_id: group, question_id: disabled.id, active: false },
+        { group_id: group, question_id: draft.id, active: true },
+      ])
+      .execute()
     assert.equal((await groupAs(group)).question_count, 1)
     assert.equal((await t.json(`/api/questions/?group=${group}`)).count, 1)
   })
@@ -204,7 +244,12 @@ describe('reading groups', () => {
 describe('editing and deleting', () => {
   test('the owner edits; others are refused; staff may', async () => {
     const id = groups.allotments.id
-    const patched = await t.send('PATCH', `/api/groups/${id}/`, { description: 'Vegetables and flowers', join_policy: 'request' }, users.alice.token)
+    const patched = await t.send(
+      'PATCH',
+      `/api/groups/${id}/`,
+      { description: 'Vegetables and flowers', join_policy: 'request' },
+      users.alice.token,
+    )
     assert.equal(patched.statusCode, 200, patched.body)
     assert.equal(patched.json().description, 'Vegetables and flowers')
     assert.equal(patched.json().join_policy, 'request')
@@ -233,13 +278,19 @@ describe('editing and deleting', () => {
     const stranger = await t.send('PATCH', `/api/groups/${id}/`, { owner: users.dave.id }, users.carol.token)
     assert.equal(stranger.statusCode, 400)
     assert.deepEqual(stranger.json(), { owner: ['The new owner must be a member of the group.'] })
-    assert.deepEqual((await t.send('PATCH', `/api/groups/${id}/`, { owner: 999999 }, users.carol.token)).json(), { owner: ['Invalid pk "999999" - object does not exist.'] })
+    assert.deepEqual((await t.send('PATCH', `/api/groups/${id}/`, { owner: 999999 }, users.carol.token)).json(), {
+      owner: ['Invalid pk "999999" - object does not exist.'],
+    })
     assert.equal((await t.send('POST', `/api/groups/${id}/join/`, undefined, users.dave.token)).statusCode, 201)
     const handed = await t.send('PATCH', `/api/groups/${id}/`, { owner: users.dave.id }, users.carol.token)
     assert.equal(handed.statusCode, 200)
     assert.equal(handed.json().owner, users.dave.id)
     assert.equal((await groupAs(id, 'dave')).my_membership.role, 'admin')
-    assert.equal((await t.send('PATCH', `/api/groups/${id}/`, { name: 'Back' }, users.carol.token)).statusCode, 403, 'the former owner no longer edits')
+    assert.equal(
+      (await t.send('PATCH', `/api/groups/${id}/`, { name: 'Back' }, users.carol.token)).statusCode,
+      403,
+      'the former owner no longer edits',
+    )
   })
 
   test('deleting a group removes its memberships and uncounts them; its questions stay', async () => {
@@ -250,7 +301,11 @@ describe('editing and deleting', () => {
     await db.insertInto('group_question_connections').values({ group_id: created.id, question_id: question.id }).execute()
     const erinBefore = await countOf(users.erin.id)
     const daveBefore = await countOf(users.dave.id)
-    assert.equal((await t.send('DELETE', `/api/groups/${created.id}/`, undefined, users.dave.token)).statusCode, 403, 'members do not delete')
+    assert.equal(
+      (await t.send('DELETE', `/api/groups/${created.id}/`, undefined, users.dave.token)).statusCode,
+      403,
+      'members do not delete',
+    )
     const response = await t.send('DELETE', `/api/groups/${created.id}/`, undefined, users.erin.token)
     assert.equal(response.statusCode, 204)
     assert.equal(response.body, '')
@@ -301,7 +356,10 @@ describe('joining and leaving', () => {
     assert.equal(again.statusCode, 200)
     assert.equal(again.json().my_join_request.id, first.json().my_join_request.id)
     const requests = await t.json(`/api/group_join_requests/?group=${id}`, auth('alice'))
-    assert.deepEqual(requests.results.map((r: any) => [r.user, r.status, r.message]), [[users.carol.id, 'pending', 'I read a lot']])
+    assert.deepEqual(
+      requests.results.map((r: any) => [r.user, r.status, r.message]),
+      [[users.carol.id, 'pending', 'I read a lot']],
+    )
   })
 
   test('an invitation-only group refuses, unless the caller is invited', async () => {
@@ -329,13 +387,17 @@ describe('joining and leaving', () => {
     assert.equal(withdrawn.json().my_join_request, null)
     const owner = await t.send('POST', `/api/groups/${id}/leave/`, {}, users.bob.token)
     assert.equal(owner.statusCode, 400)
-    assert.deepEqual(owner.json(), { non_field_errors: ["The group's owner cannot leave it; hand the group over to another member first."] })
+    assert.deepEqual(owner.json(), {
+      non_field_errors: ["The group's owner cannot leave it; hand the group over to another member first."],
+    })
   })
 
   test('concurrent joins, leaves and a deletion keep the counters right', async () => {
     const names = ['bob', 'carol', 'dave', 'erin']
     const first = (await t.send('POST', '/api/groups/', { name: 'Busy Group' }, users.alice.token)).json()
-    const joins = await Promise.all([...names, ...names].map((name) => t.send('POST', `/api/groups/${first.id}/join/`, {}, users[name].token)))
+    const joins = await Promise.all(
+      [...names, ...names].map((name) => t.send('POST', `/api/groups/${first.id}/join/`, {}, users[name].token)),
+    )
     assert.deepEqual(joins.map((r) => r.statusCode).sort(), [200, 200, 200, 200, 201, 201, 201, 201])
     assert.equal((await groupAs(first.id)).member_count, 5)
     const second = (await t.send('POST', '/api/groups/', { name: 'Doomed Group' }, users.alice.token)).json()

@@ -36,7 +36,18 @@ describe('invitations', () => {
     const response = await post('/api/group_invites/', { group: group.club, user: users.invitee.id }, 'admin')
     assert.equal(response.statusCode, 201, response.body)
     const invite = response.json()
-    assert.deepEqual(Object.keys(invite).sort(), ['created_at', 'email', 'group', 'id', 'invited_by', 'modified_at', 'status', 'url', 'user', 'user_info'])
+    assert.deepEqual(Object.keys(invite).sort(), [
+      'created_at',
+      'email',
+      'group',
+      'id',
+      'invited_by',
+      'modified_at',
+      'status',
+      'url',
+      'user',
+      'user_info',
+    ])
     assert.equal(invite.url, `http://localhost:80/api/group_invites/${invite.id}/`)
     assert.equal(invite.group, group.club)
     assert.equal(invite.user, users.invitee.id)
@@ -51,7 +62,12 @@ describe('invitations', () => {
   test('who may invite whom', async () => {
     const cases: [Record<string, unknown>, string, number, unknown][] = [
       [{ group: group.club, user: users.other.id }, 'stranger', 403, { detail: "Only the group's administrators can invite people." }],
-      [{ group: group.club, user: users.invitee.id }, 'owner', 400, { non_field_errors: ['This user already has a pending invitation to the group.'] }],
+      [
+        { group: group.club, user: users.invitee.id },
+        'owner',
+        400,
+        { non_field_errors: ['This user already has a pending invitation to the group.'] },
+      ],
       [{ group: group.club, user: users.admin.id }, 'owner', 400, { user: ['This user is already a member of the group.'] }],
       [{ group: group.club, user: 999999 }, 'owner', 400, { user: ['Invalid pk "999999" - object does not exist.'] }],
       [{ group: 999999, user: users.other.id }, 'owner', 400, { group: ['Invalid pk "999999" - object does not exist.'] }],
@@ -67,7 +83,8 @@ describe('invitations', () => {
   })
 
   test('the invitee, the administrators and staff see an invitation; others do not', async () => {
-    const ids = async (name: string, query = '') => (await t.json(`/api/group_invites/?page_size=100${query}`, auth(name))).results.map((i: any) => i.user)
+    const ids = async (name: string, query = '') =>
+      (await t.json(`/api/group_invites/?page_size=100${query}`, auth(name))).results.map((i: any) => i.user)
     assert.deepEqual(await ids('invitee'), [users.invitee.id])
     assert.deepEqual(await ids('stranger'), [])
     const administered = await ids('admin', `&group=${group.club}`)
@@ -84,7 +101,11 @@ describe('invitations', () => {
   test('the invitee accepts and becomes a member, once', async () => {
     const invite = (await t.json(`/api/group_invites/?user=${users.invitee.id}`, auth('invitee'))).results[0]
     assert.equal((await post(`/api/group_invites/${invite.id}/accept/`, {}, 'other')).statusCode, 403)
-    assert.equal((await post(`/api/group_invites/${invite.id}/accept/`, {}, 'admin')).statusCode, 403, 'administrators do not accept for the invitee')
+    assert.equal(
+      (await post(`/api/group_invites/${invite.id}/accept/`, {}, 'admin')).statusCode,
+      403,
+      'administrators do not accept for the invitee',
+    )
     const before = (await t.json(`/api/groups/${group.club}/`)).member_count
     const accepted = await post(`/api/group_invites/${invite.id}/accept/`, undefined, 'invitee')
     assert.equal(accepted.statusCode, 200, accepted.body)
@@ -116,7 +137,17 @@ describe('join requests', () => {
     const response = await post('/api/group_join_requests/', { group: group.society, message: '  I live nearby  ' }, 'requester')
     assert.equal(response.statusCode, 201, response.body)
     const request = response.json()
-    assert.deepEqual(Object.keys(request).sort(), ['created_at', 'group', 'id', 'message', 'modified_at', 'status', 'url', 'user', 'user_info'])
+    assert.deepEqual(Object.keys(request).sort(), [
+      'created_at',
+      'group',
+      'id',
+      'message',
+      'modified_at',
+      'status',
+      'url',
+      'user',
+      'user_info',
+    ])
     assert.equal(request.url, `http://localhost:80/api/group_join_requests/${request.id}/`)
     assert.equal(request.user, users.requester.id)
     assert.equal(request.message, 'I live nearby')
@@ -133,7 +164,11 @@ describe('join requests', () => {
       [{ group: group.club }, 'stranger', { group: ['This group can only be joined by invitation.'] }],
       [{ group: 999999 }, 'stranger', { group: ['Invalid pk "999999" - object does not exist.'] }],
       [{}, 'stranger', { group: ['This field is required.'] }],
-      [{ group: group.society, message: 'x'.repeat(1001) }, 'stranger', { message: ['Ensure this field has no more than 1000 characters.'] }],
+      [
+        { group: group.society, message: 'x'.repeat(1001) },
+        'stranger',
+        { message: ['Ensure this field has no more than 1000 characters.'] },
+      ],
     ]
     for (const [body, who, answer] of cases) {
       const response = await post('/api/group_join_requests/', body, who)
@@ -143,7 +178,8 @@ describe('join requests', () => {
   })
 
   test("the requester and the group's administrators see a request", async () => {
-    const users_ = async (name: string, query = '') => (await t.json(`/api/group_join_requests/?page_size=100${query}`, auth(name))).results.map((r: any) => r.user).sort()
+    const users_ = async (name: string, query = '') =>
+      (await t.json(`/api/group_join_requests/?page_size=100${query}`, auth(name))).results.map((r: any) => r.user).sort()
     assert.deepEqual(await users_('requester'), [users.requester.id])
     assert.deepEqual(await users_('owner', `&group=${group.society}`), [users.requester.id, users.second.id].sort())
     assert.deepEqual(await users_('owner', `&user=${users.second.id}`), [users.second.id])
@@ -171,7 +207,11 @@ describe('join requests', () => {
     assert.equal((await post(`/api/group_join_requests/${second.id}/reject/`, {}, 'owner')).json().status, 'declined')
     assert.equal(await isMember(group.society, 'second'), false)
     const again = (await post('/api/group_join_requests/', { group: group.society }, 'second')).json()
-    assert.equal((await post(`/api/group_join_requests/${again.id}/withdraw/`, {}, 'owner')).statusCode, 403, 'only the requester withdraws')
+    assert.equal(
+      (await post(`/api/group_join_requests/${again.id}/withdraw/`, {}, 'owner')).statusCode,
+      403,
+      'only the requester withdraws',
+    )
     assert.equal((await post(`/api/group_join_requests/${again.id}/withdraw/`, {}, 'second')).json().status, 'withdrawn')
   })
 

@@ -47,16 +47,20 @@ describe('listing memberships', () => {
   })
 
   test('filters by group, user and role', async () => {
-    const users_ = async (query: string) => (await t.json(`/api/group_memberships/?page_size=100&${query}`)).results.map((m: any) => m.user).sort((a: number, b: number) => a - b)
+    const users_ = async (query: string) =>
+      (await t.json(`/api/group_memberships/?page_size=100&${query}`)).results.map((m: any) => m.user).sort((a: number, b: number) => a - b)
     const sorted = (...ids: number[]) => ids.sort((a, b) => a - b)
     assert.deepEqual(await users_(`group=${garden}&role=admin`), sorted(users.owner.id, users.admin.id))
     assert.deepEqual(await users_(`group=${choir}`), sorted(users.outsider.id, users.member.id))
-    const mine = (await t.json(`/api/group_memberships/?user=${users.member.id}`)).results.map((m: any) => m.group).sort((a: number, b: number) => a - b)
+    const mine = (await t.json(`/api/group_memberships/?user=${users.member.id}`)).results
+      .map((m: any) => m.group)
+      .sort((a: number, b: number) => a - b)
     assert.deepEqual(mine, sorted(garden, choir))
   })
 
   test("a shared e-mail address reaches the group's administrators and the member only", async () => {
-    const email = async (viewer?: string) => (await t.json(`/api/group_memberships/?group=${garden}&user=${users.sharer.id}`, viewer ? auth(viewer) : {})).results[0].email
+    const email = async (viewer?: string) =>
+      (await t.json(`/api/group_memberships/?group=${garden}&user=${users.sharer.id}`, viewer ? auth(viewer) : {})).results[0].email
     assert.equal(await email('owner'), users.sharer.email)
     assert.equal(await email('admin'), users.sharer.email)
     assert.equal(await email('sharer'), users.sharer.email)
@@ -111,7 +115,8 @@ describe('changing memberships', () => {
 
   test('members leave, administrators remove, strangers cannot; the owner cannot leave', async () => {
     const count = async (name: string) =>
-      (await t.database.db.selectFrom('users').select('count_group_memberships').where('id', '=', users[name].id).executeTakeFirstOrThrow()).count_group_memberships
+      (await t.database.db.selectFrom('users').select('count_group_memberships').where('id', '=', users[name].id).executeTakeFirstOrThrow())
+        .count_group_memberships
     const choirMember = (await t.json(`/api/group_memberships/?group=${choir}&user=${users.member.id}`)).results[0]
     assert.equal((await t.send('DELETE', `/api/group_memberships/${choirMember.id}/`, undefined, users.owner.token)).statusCode, 403)
     assert.equal((await t.send('DELETE', `/api/group_memberships/${choirMember.id}/`)).statusCode, 403)

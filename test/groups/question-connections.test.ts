@@ -8,8 +8,10 @@ let t: TestApp
 const users: Record<string, { id: number; token: string }> = {}
 const ids: Record<string, number> = {}
 const auth = (name: string) => ({ authorization: `Token ${users[name].token}` })
-const post = (body: unknown, name?: string) => t.send('POST', '/api/group_question_connections/', body, name ? users[name].token : undefined)
-const questionIds = async (query: string) => (await t.json(`/api/questions/?page_size=100&${query}`)).results.map((q: any) => q.id).sort((a: number, b: number) => a - b)
+const post = (body: unknown, name?: string) =>
+  t.send('POST', '/api/group_question_connections/', body, name ? users[name].token : undefined)
+const questionIds = async (query: string) =>
+  (await t.json(`/api/questions/?page_size=100&${query}`)).results.map((q: any) => q.id).sort((a: number, b: number) => a - b)
 
 before(async () => {
   t = await createTestApp('tiny')
@@ -32,7 +34,16 @@ describe('adding questions to a group', () => {
     const response = await post({ group: ids.group, question: ids.buses }, 'owner')
     assert.equal(response.statusCode, 201, response.body)
     const connection = response.json()
-    assert.deepEqual(Object.keys(connection).sort(), ['active', 'created_at', 'group', 'id', 'modified_at', 'question', 'question_url', 'url'])
+    assert.deepEqual(Object.keys(connection).sort(), [
+      'active',
+      'created_at',
+      'group',
+      'id',
+      'modified_at',
+      'question',
+      'question_url',
+      'url',
+    ])
     assert.equal(connection.url, `http://localhost:80/api/group_question_connections/${connection.id}/`)
     assert.equal(connection.question_url, `http://localhost:80/api/questions/${ids.buses}/`)
     assert.equal(connection.active, true)
@@ -46,7 +57,12 @@ describe('adding questions to a group', () => {
 
   test('refusals', async () => {
     const cases: [Record<string, unknown>, string, number, unknown][] = [
-      [{ group: ids.group, question: ids.buses }, 'owner', 400, { non_field_errors: ['The fields group, question must make a unique set.'] }],
+      [
+        { group: ids.group, question: ids.buses },
+        'owner',
+        400,
+        { non_field_errors: ['The fields group, question must make a unique set.'] },
+      ],
       [{ group: ids.group, question: ids.trams }, 'member', 403, { detail: "Only the group's administrators can add questions to it." }],
       [{ group: ids.group, question: 999999 }, 'owner', 400, { question: ['Invalid pk "999999" - object does not exist.'] }],
       [{ group: ids.group, question: ids.draft }, 'owner', 400, { question: [`Invalid pk "${ids.draft}" - object does not exist.`] }],
@@ -64,7 +80,10 @@ describe('adding questions to a group', () => {
   test('what the questions listing and the group read', async () => {
     assert.deepEqual(await questionIds(`group=${ids.group}`), [ids.buses])
     assert.deepEqual(await questionIds(`in_group_disabled=${ids.group}`), [ids.trams])
-    assert.deepEqual(await questionIds(`in_group_all=${ids.group}`), [ids.buses, ids.trams].sort((a, b) => a - b))
+    assert.deepEqual(
+      await questionIds(`in_group_all=${ids.group}`),
+      [ids.buses, ids.trams].sort((a, b) => a - b),
+    )
     assert.equal((await t.json(`/api/groups/${ids.group}/`)).question_count, 1)
   })
 })
@@ -73,18 +92,25 @@ describe('listing', () => {
   test('filters by group, question and active', async () => {
     const pairs = async (query: string) =>
       (await t.json(`/api/group_question_connections/?page_size=100&${query}`)).results.map((c: any) => [c.group, c.question, c.active])
-    assert.deepEqual(await pairs(`group=${ids.group}`), [[ids.group, ids.buses, true], [ids.group, ids.trams, false]])
+    assert.deepEqual(await pairs(`group=${ids.group}`), [
+      [ids.group, ids.buses, true],
+      [ids.group, ids.trams, false],
+    ])
     assert.deepEqual(await pairs(`group=${ids.group}&active=false`), [[ids.group, ids.trams, false]])
     assert.deepEqual(await pairs(`group=${ids.group}&active=1`), [[ids.group, ids.buses, true]])
-    assert.deepEqual((await pairs(`question=${ids.buses}&ordering=-group`)).map((p: any[]) => p[0]), [ids.group, ids.other].sort((a, b) => b - a))
+    assert.deepEqual(
+      (await pairs(`question=${ids.buses}&ordering=-group`)).map((p: any[]) => p[0]),
+      [ids.group, ids.other].sort((a, b) => b - a),
+    )
     const bad = await t.get('/api/group_question_connections/?active=perhaps')
     assert.equal(bad.statusCode, 400)
     assert.deepEqual(bad.json(), { active: ['Must be a valid boolean.'] })
   })
 
-  test("a connection to an unpublished question shows to its author and staff only", async () => {
+  test('a connection to an unpublished question shows to its author and staff only', async () => {
     await t.database.db.insertInto('group_question_connections').values({ group_id: ids.group, question_id: ids.draft }).execute()
-    const count = async (headers: Record<string, string> = {}) => (await t.json(`/api/group_question_connections/?question=${ids.draft}`, headers)).count
+    const count = async (headers: Record<string, string> = {}) =>
+      (await t.json(`/api/group_question_connections/?question=${ids.draft}`, headers)).count
     assert.equal(await count(), 0)
     assert.equal(await count(auth('owner')), 0)
     assert.equal(await count(auth('author')), 1)
@@ -109,7 +135,10 @@ describe('changing and removing', () => {
     const enabled = await t.send('PATCH', url, { active: 'true' }, users.owner.token)
     assert.equal(enabled.statusCode, 200)
     assert.equal(enabled.json().active, true)
-    assert.deepEqual(await questionIds(`group=${ids.group}`), [ids.buses, ids.trams].sort((a, b) => a - b))
+    assert.deepEqual(
+      await questionIds(`group=${ids.group}`),
+      [ids.buses, ids.trams].sort((a, b) => a - b),
+    )
     const missing = await t.send('PUT', url, {}, users.owner.token)
     assert.deepEqual(missing.json(), { active: ['This field is required.'] })
     const disabled = await t.send('PUT', url, { active: false }, users.owner.token)

@@ -34,7 +34,16 @@ export async function createTestApp(
 ): Promise<TestApp> {
   const database = await databaseFromTemplate(template)
   // Limits high enough for a test file's requests from one address; the rate-limit tests set their own.
-  const limits = { RATE_LIMIT_ANONYMOUS: '100000', RATE_LIMIT_USER: '100000', RATE_LIMIT_IP: '100000', RATE_LIMIT_SENSITIVE: '100000', RATE_LIMIT_APP_KEY: '100000', RATE_LIMIT_SIGN_IN: '100000', RATE_LIMIT_SIGN_IN_ACCOUNT: '100000', RATE_LIMIT_SIGN_UP: '100000' }
+  const limits = {
+    RATE_LIMIT_ANONYMOUS: '100000',
+    RATE_LIMIT_USER: '100000',
+    RATE_LIMIT_IP: '100000',
+    RATE_LIMIT_SENSITIVE: '100000',
+    RATE_LIMIT_APP_KEY: '100000',
+    RATE_LIMIT_SIGN_IN: '100000',
+    RATE_LIMIT_SIGN_IN_ACCOUNT: '100000',
+    RATE_LIMIT_SIGN_UP: '100000',
+  }
   const dataDir = scratchDataDir()
   const config: Config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: dataDir, ...(options.defaultLimits ? {} : limits), ...env })
   const { logStream, rateLimitClock } = options
@@ -58,7 +67,10 @@ export async function createTestApp(
     },
     async tokenFor(userId) {
       const token = newToken()
-      await database.db.insertInto('auth_tokens').values({ user_id: userId, key_hash: hashSecret(token), name: 'test' }).execute()
+      await database.db
+        .insertInto('auth_tokens')
+        .values({ user_id: userId, key_hash: hashSecret(token), name: 'test' })
+        .execute()
       return token
     },
     async close() {

@@ -34,7 +34,11 @@ export interface ProviderClient {
   redirect_uris: string[]
 }
 
-const DIRECT = { client_id: 'direct-test-client', client_secret: 'direct-test-secret-direct-test-secret', redirect_uris: ['http://direct.test/callback'] }
+const DIRECT = {
+  client_id: 'direct-test-client',
+  client_secret: 'direct-test-secret-direct-test-secret',
+  redirect_uris: ['http://direct.test/callback'],
+}
 
 /** A real OpenID Connect provider (oidc-provider) on 127.0.0.1 with its development login and consent pages. */
 export async function startTestProvider(clients: ProviderClient[]): Promise<TestProvider> {
@@ -106,7 +110,10 @@ export async function startTestProvider(clients: ProviderClient[]): Promise<Test
   const configurations = new Map<string, Promise<client.Configuration>>()
   const configurationOf = (clientId: string, secret: string) => {
     if (!configurations.has(clientId)) {
-      configurations.set(clientId, client.discovery(new URL(issuer), clientId, secret, undefined, { execute: [client.allowInsecureRequests] }))
+      configurations.set(
+        clientId,
+        client.discovery(new URL(issuer), clientId, secret, undefined, { execute: [client.allowInsecureRequests] }),
+      )
     }
     return configurations.get(clientId)!
   }
@@ -131,7 +138,11 @@ export async function startTestProvider(clients: ProviderClient[]): Promise<Test
     const redirectUri = DIRECT.redirect_uris[0]
     const { code, codeVerifier } = await codeFor(sub, DIRECT.client_id, redirectUri)
     const configuration = await configurationOf(DIRECT.client_id, DIRECT.client_secret)
-    const tokens = await client.genericGrantRequest(configuration, 'authorization_code', { code, redirect_uri: redirectUri, code_verifier: codeVerifier })
+    const tokens = await client.genericGrantRequest(configuration, 'authorization_code', {
+      code,
+      redirect_uri: redirectUri,
+      code_verifier: codeVerifier,
+    })
     return tokens.access_token
   }
 

@@ -15,8 +15,24 @@ export function assertStatistics(item: Record<string, unknown>, prefix: 'direct'
 
 export function assertAreaShape(area: any) {
   assert.deepEqual(
-    Object.keys(area).filter((k) => k !== 'url').sort(),
-    ['ID', 'created_at', 'id', 'location', 'm_type', 'members_count', 'modified_at', 'name', 'parent', 'parent_url', 'politicians', 'question_count', 'type_description'].sort(),
+    Object.keys(area)
+      .filter((k) => k !== 'url')
+      .sort(),
+    [
+      'ID',
+      'created_at',
+      'id',
+      'location',
+      'm_type',
+      'members_count',
+      'modified_at',
+      'name',
+      'parent',
+      'parent_url',
+      'politicians',
+      'question_count',
+      'type_description',
+    ].sort(),
   )
   assert.equal(typeof area.ID, 'string')
   assert.equal(area.location.type, 'Point')
@@ -29,14 +45,55 @@ export function assertAreaShape(area: any) {
 }
 
 export function assertPoliticianShape(p: any) {
-  const strings = ['name', 'sort_name', 'email', 'social3', 'social1', 'group', 'group_id', 'area_id', 'area', 'chamber', 'term', 'start_date', 'gender', 'country', 'type', 'social4', 'social1_page', 'fundraising_page', 'statement']
+  const strings = [
+    'name',
+    'sort_name',
+    'email',
+    'social3',
+    'social1',
+    'group',
+    'group_id',
+    'area_id',
+    'area',
+    'chamber',
+    'term',
+    'start_date',
+    'gender',
+    'country',
+    'type',
+    'social4',
+    'social1_page',
+    'fundraising_page',
+    'statement',
+  ]
   for (const field of strings) assert.equal(typeof p[field], 'string', `politician.${field}`)
-  for (const field of ['ID', 'end_date', 'image', 'cv']) assert.ok(field in p && (p[field] === null || typeof p[field] === 'string'), `politician.${field}`)
+  for (const field of ['ID', 'end_date', 'image', 'cv'])
+    assert.ok(field in p && (p[field] === null || typeof p[field] === 'string'), `politician.${field}`)
   assert.ok(Number.isInteger(p.id))
 }
 
-const USER_COUNTERS = ['count_questions', 'count_votes', 'count_question_votes', 'count_friends', 'count_comment_votes', 'count_choice_votes', 'count_group_memberships', 'count_following_tags', 'count_comments', 'count_following_users', 'count_followers']
-const FLAGS = ['is_email_verified', 'is_admin_verified', 'is_social1_verified', 'is_social2_verified', 'is_social3_verified', 'is_social4_verified', 'is_payment_verified']
+const USER_COUNTERS = [
+  'count_questions',
+  'count_votes',
+  'count_question_votes',
+  'count_friends',
+  'count_comment_votes',
+  'count_choice_votes',
+  'count_group_memberships',
+  'count_following_tags',
+  'count_comments',
+  'count_following_users',
+  'count_followers',
+]
+const FLAGS = [
+  'is_email_verified',
+  'is_admin_verified',
+  'is_social1_verified',
+  'is_social2_verified',
+  'is_social3_verified',
+  'is_social4_verified',
+  'is_payment_verified',
+]
 
 export function assertFullUserShape(user: any) {
   assert.ok(Number.isInteger(user.id))
@@ -55,5 +112,6 @@ export function assertFullUserShape(user: any) {
   if (user.politician !== null) assertPoliticianShape(user.politician_info)
   else assert.equal(user.politician_info, null)
   for (const flag of FLAGS) assert.equal(typeof user[flag], 'boolean', flag)
-  for (const counter of [...USER_COUNTERS, 'verification_count', 'verification_score', 'karma']) assert.ok(Number.isInteger(user[counter]), counter)
+  for (const counter of [...USER_COUNTERS, 'verification_count', 'verification_score', 'karma'])
+    assert.ok(Number.isInteger(user[counter]), counter)
 }

@@ -43,7 +43,8 @@ export async function startSmtpServer(): Promise<Inbox> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.server.address() as AddressInfo
 
-  const find = (to: string, match?: RegExp) => received.findIndex((mail) => mail.to.includes(to.toLowerCase()) && (!match || match.test(mail.text)))
+  const find = (to: string, match?: RegExp) =>
+    received.findIndex((mail) => mail.to.includes(to.toLowerCase()) && (!match || match.test(mail.text)))
   return {
     url: `smtp://127.0.0.1:${port}`,
     received,
@@ -122,9 +123,9 @@ function decodeQuotedPrintable(text: string): string {
 
 /** RFC 2047 encoded words (=?UTF-8?Q?...?= and =?UTF-8?B?...?=); spaces between two of them go. */
 function decodeWords(value: string): string {
-  return value.replace(/\?=\s+=\?/g, '?==?').replace(/=\?([^?]+)\?([BbQq])\?([^?]*)\?=/g, (_all, _charset: string, kind: string, data: string) =>
-    kind.toUpperCase() === 'B'
-      ? Buffer.from(data, 'base64').toString('utf8')
-      : decodeQuotedPrintable(data.replace(/_/g, ' ')),
-  )
+  return value
+    .replace(/\?=\s+=\?/g, '?==?')
+    .replace(/=\?([^?]+)\?([BbQq])\?([^?]*)\?=/g, (_all, _charset: string, kind: string, data: string) =>
+      kind.toUpperCase() === 'B' ? Buffer.from(data, 'base64').toString('utf8') : decodeQuotedPrintable(data.replace(/_/g, ' ')),
+    )
 }

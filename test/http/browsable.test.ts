@@ -19,7 +19,13 @@ before(async () => {
 })
 after(async () => t?.close())
 
-const unescape = (text: string) => text.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&')
+const unescape = (text: string) =>
+  text
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&')
 const hrefs = (html: string) => [...html.matchAll(/href="([^"]*)"/g)].map((m) => unescape(m[1]))
 /** The value of a hidden input in the page. */
 const hiddenValue = (html: string, name: string) => unescape(html.match(new RegExp(`name="${name}" value="([^"]*)"`))?.[1] ?? '')
@@ -29,7 +35,8 @@ class Jar {
   cookies = new Map<string, string>()
   take(response: LightMyRequestResponse): void {
     for (const cookie of response.cookies as { name: string; value: string; expires?: Date; maxAge?: number }[]) {
-      if (cookie.value === '' || (cookie.expires && cookie.expires.getTime() < Date.now()) || cookie.maxAge === 0) this.cookies.delete(cookie.name)
+      if (cookie.value === '' || (cookie.expires && cookie.expires.getTime() < Date.now()) || cookie.maxAge === 0)
+        this.cookies.delete(cookie.name)
       else this.cookies.set(cookie.name, cookie.value)
     }
   }
@@ -43,7 +50,9 @@ class Jar {
   }
   async post(url: string, fields: Record<string, string>): Promise<LightMyRequestResponse> {
     const response = await t.request({
-      method: 'POST', url, payload: new URLSearchParams(fields).toString(),
+      method: 'POST',
+      url,
+      payload: new URLSearchParams(fields).toString(),
       headers: { cookie: this.header(), 'content-type': 'application/x-www-form-urlencoded' },
     })
     this.take(response)
@@ -55,7 +64,12 @@ async function signedIn(): Promise<{ jar: Jar; csrf: string }> {
   const jar = new Jar()
   const page = await jar.get('/api/?format=api')
   const csrf = hiddenValue(page.body, 'csrfmiddlewaretoken')
-  const login = await jar.post('/api/_browse/login/?format=api', { csrfmiddlewaretoken: csrf, username: 'reader', password: PASSWORD, next: '/api/questions/?format=api' })
+  const login = await jar.post('/api/_browse/login/?format=api', {
+    csrfmiddlewaretoken: csrf,
+    username: 'reader',
+    password: PASSWORD,
+    next: '/api/questions/?format=api',
+  })
   assert.equal(login.statusCode, 303, login.body)
   return { jar, csrf }
 }
@@ -96,7 +110,7 @@ describe('safety', () => {
     assert.match(page.body, /&lt;script&gt;alert\(1\)&lt;\/script&gt; &amp; \\&quot;quotes\\&quot;/)
   })
 
-  test('the Content-Security-Policy forbids script and admits only the page\'s own style', async () => {
+  test("the Content-Security-Policy forbids script and admits only the page's own style", async () => {
     const page = await t.get('/api/?format=api')
     const policy = String(page.headers['content-security-policy'])
     assert.match(policy, /default-src 'none'/)
@@ -138,8 +152,13 @@ describe('forms', () => {
 })
 
 describe('forms by owner', () => {
-  test('another person\'s answer offers no edit or delete forms; its owner sees them', async () => {
-    const vote = await t.database.db.selectFrom('question_votes').select(['id', 'user_id']).where('private', '=', false).orderBy('id').executeTakeFirstOrThrow()
+  test("another person's answer offers no edit or delete forms; its owner sees them", async () => {
+    const vote = await t.database.db
+      .selectFrom('question_votes')
+      .select(['id', 'user_id'])
+      .where('private', '=', false)
+      .orderBy('id')
+      .executeTakeFirstOrThrow()
     const reader = await t.database.db.selectFrom('users').select('id').where('username', '=', 'reader').executeTakeFirstOrThrow()
     assert.notEqual(vote.user_id, reader.id)
     const url = `/api/question_votes/${vote.id}/?format=api`
@@ -164,7 +183,12 @@ describe('signing in', () => {
     const me = await t.request({ method: 'GET', url: '/auth/me/', headers: { cookie: jar.header() } })
     assert.equal(me.statusCode, 403)
     assert.deepEqual(me.json(), { detail: 'Authentication credentials were not provided.' })
-    const write = await t.request({ method: 'POST', url: '/api/question_votes/?format=api', headers: { cookie: jar.header(), 'content-type': 'application/json' }, payload: '{"object_id": 1, "value": 3}' })
+    const write = await t.request({
+      method: 'POST',
+      url: '/api/question_votes/?format=api',
+      headers: { cookie: jar.header(), 'content-type': 'application/json' },
+      payload: '{"object_id": 1, "value": 3}',
+    })
     assert.equal(write.statusCode, 403)
     assert.match(write.body, /Authentication credentials were not provided/)
 
@@ -182,7 +206,12 @@ describe('signing in', () => {
     assert.equal(login.statusCode, 400)
     assert.match(login.body, /Unable to log in with provided credentials/)
     for (const next of ['//evil.example/', '/\t/evil.example/', 'https://evil.example/']) {
-      const away = await jar.post('/api/_browse/login/?format=json', { csrfmiddlewaretoken: csrf, username: 'reader', password: PASSWORD, next })
+      const away = await jar.post('/api/_browse/login/?format=json', {
+        csrfmiddlewaretoken: csrf,
+        username: 'reader',
+        password: PASSWORD,
+        next,
+      })
       assert.equal(away.statusCode, 400, 'never sent to another site after signing in')
       assert.ok(away.json().next)
     }
@@ -197,11 +226,20 @@ describe('signing in', () => {
       const login = await jar.post('/api/_browse/login/?format=json', fields)
       assert.equal(login.statusCode, 403)
       assert.deepEqual(login.json(), { detail: 'CSRF Failed: CSRF token missing or incorrect.' })
-      const submit = await jar.post('/api/_browse/submit/?format=json', { ...(value ? { csrfmiddlewaretoken: value } : {}), _method: 'DELETE', _url: '/api/question_votes/1/' })
+      const submit = await jar.post('/api/_browse/submit/?format=json', {
+        ...(value ? { csrfmiddlewaretoken: value } : {}),
+        _method: 'DELETE',
+        _url: '/api/question_votes/1/',
+      })
       assert.equal(submit.statusCode, 403)
     }
     // A browser without the cookie (another site's form) has no value to match.
-    const bare = await t.request({ method: 'POST', url: '/api/_browse/submit/', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `csrfmiddlewaretoken=${csrf}&_url=/api/tags/` })
+    const bare = await t.request({
+      method: 'POST',
+      url: '/api/_browse/submit/',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `csrfmiddlewaretoken=${csrf}&_url=/api/tags/`,
+    })
     assert.equal(bare.statusCode, 403)
   })
 
@@ -209,22 +247,47 @@ describe('signing in', () => {
     const { jar, csrf } = await signedIn()
     const author = await t.database.db.selectFrom('users').select('id').orderBy('id').executeTakeFirstOrThrow()
     const question = await likertQuestion(t.database.db, author.id)
-    const answered = await jar.post('/api/_browse/submit/?format=api', { csrfmiddlewaretoken: csrf, _method: 'POST', _url: '/api/question_votes/', object_id: String(question.id), value: '4', importance: '' })
+    const answered = await jar.post('/api/_browse/submit/?format=api', {
+      csrfmiddlewaretoken: csrf,
+      _method: 'POST',
+      _url: '/api/question_votes/',
+      object_id: String(question.id),
+      value: '4',
+      importance: '',
+    })
     assert.equal(answered.statusCode, 201, answered.body)
     assert.match(answered.body, /HTTP 201 Created/)
     assert.match(answered.body, /Signed in as <b>reader<\/b>/)
-    const vote = await t.database.db.selectFrom('question_votes').select(['id', 'value']).where('question_id', '=', question.id).executeTakeFirstOrThrow()
+    const vote = await t.database.db
+      .selectFrom('question_votes')
+      .select(['id', 'value'])
+      .where('question_id', '=', question.id)
+      .executeTakeFirstOrThrow()
     assert.equal(vote.value, 4)
 
-    const patched = await jar.post('/api/_browse/submit/?format=api', { csrfmiddlewaretoken: csrf, _method: 'PATCH', _url: `/api/question_votes/${vote.id}/`, _content: '{"value": 2}', _content_type: 'application/json' })
+    const patched = await jar.post('/api/_browse/submit/?format=api', {
+      csrfmiddlewaretoken: csrf,
+      _method: 'PATCH',
+      _url: `/api/question_votes/${vote.id}/`,
+      _content: '{"value": 2}',
+      _content_type: 'application/json',
+    })
     assert.equal(patched.statusCode, 200, patched.body)
     const detail = await jar.get(`/api/question_votes/${vote.id}/?format=api`)
     assert.match(detail.body, /class="form method-patch"/)
     assert.match(detail.body, /name="_method" value="DELETE"/)
-    const deleted = await jar.post('/api/_browse/submit/?format=api', { csrfmiddlewaretoken: csrf, _method: 'DELETE', _url: `/api/question_votes/${vote.id}/` })
+    const deleted = await jar.post('/api/_browse/submit/?format=api', {
+      csrfmiddlewaretoken: csrf,
+      _method: 'DELETE',
+      _url: `/api/question_votes/${vote.id}/`,
+    })
     assert.equal(deleted.statusCode, 200, 'a browser shows nothing for a 204')
     assert.match(deleted.body, /HTTP 204 No Content/)
-    const options = await jar.post('/api/_browse/submit/?format=api', { csrfmiddlewaretoken: csrf, _method: 'OPTIONS', _url: '/api/question_votes/' })
+    const options = await jar.post('/api/_browse/submit/?format=api', {
+      csrfmiddlewaretoken: csrf,
+      _method: 'OPTIONS',
+      _url: '/api/question_votes/',
+    })
     assert.equal(options.statusCode, 200)
     assert.match(options.body, /&quot;renders&quot;/)
   })

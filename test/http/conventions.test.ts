@@ -15,7 +15,11 @@ let t: TestApp
 before(async () => {
   t = await createTestApp('tiny', {}, (app) => {
     // A typed write route under the shared conventions, to see how bodies are parsed, coerced and refused.
-    app.post('/api/test_typed_bodies/', { schema: { body: TypedBody, response: { 201: TypedBody } }, config: { access: 'anyone' } }, async (request, reply) => reply.code(201).send(request.body))
+    app.post(
+      '/api/test_typed_bodies/',
+      { schema: { body: TypedBody, response: { 201: TypedBody } }, config: { access: 'anyone' } },
+      async (request, reply) => reply.code(201).send(request.body),
+    )
     app.get('/api/test_failures/', { config: { access: 'anyone' } }, async () => {
       throw new Error('secret internals at /srv/app.ts:42')
     })
@@ -93,7 +97,10 @@ describe('ordering', () => {
   test('ascending, descending and several fields', async () => {
     const up = (await t.json('/api/tags/?ordering=text&page_size=100')).results.map((tag: any) => tag.text)
     const down = (await t.json('/api/tags/?ordering=-text&page_size=100')).results.map((tag: any) => tag.text)
-    assert.deepEqual(up, [...up].sort((a: string, b: string) => a.localeCompare(b, 'en', { sensitivity: 'base' })))
+    assert.deepEqual(
+      up,
+      [...up].sort((a: string, b: string) => a.localeCompare(b, 'en', { sensitivity: 'base' })),
+    )
     assert.deepEqual(down, [...up].reverse())
     const byCount = (await t.json('/api/tags/?ordering=-questions_count,text&page_size=100')).results
     for (let i = 1; i < byCount.length; i++) {
@@ -105,7 +112,7 @@ describe('ordering', () => {
   test('unknown fields are ignored, falling back to the default order', async () => {
     const plain = await t.json('/api/tags/?page_size=100')
     assert.deepEqual(await t.json('/api/tags/?page_size=100&ordering=nonsense,-password'), plain)
-    const injected = await t.get("/api/tags/?ordering=text;drop table tags")
+    const injected = await t.get('/api/tags/?ordering=text;drop table tags')
     assert.equal(injected.statusCode, 200)
     assert.equal((await t.json('/api/tags/')).count, plain.count)
   })
@@ -168,7 +175,12 @@ describe('errors are shaped as DRF shapes them', () => {
   })
 
   test('malformed JSON: 400 with the parser message, nothing else', async () => {
-    const response = await t.request({ method: 'POST', url: '/auth/echo/', headers: { 'content-type': 'application/json' }, payload: '{"a": ' })
+    const response = await t.request({
+      method: 'POST',
+      url: '/auth/echo/',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"a": ',
+    })
     assert.equal(response.statusCode, 400)
     assert.match(response.json().detail, /^JSON parse error - /)
   })
@@ -201,7 +213,11 @@ describe('errors are shaped as DRF shapes them', () => {
   })
 
   test('validation errors name every field with DRF messages', async () => {
-    const response = await t.request({ method: 'POST', url: '/api/test_typed_bodies/', payload: { count: 'many', ratio: 'half', flag: 'maybe', name: 'too long' } })
+    const response = await t.request({
+      method: 'POST',
+      url: '/api/test_typed_bodies/',
+      payload: { count: 'many', ratio: 'half', flag: 'maybe', name: 'too long' },
+    })
     assert.equal(response.statusCode, 400)
     assert.deepEqual(response.json(), {
       count: ['A valid integer is required.'],
@@ -219,7 +235,12 @@ describe('errors are shaped as DRF shapes them', () => {
   })
 
   test('a body that is not an object: non_field_errors', async () => {
-    const response = await t.request({ method: 'POST', url: '/api/test_typed_bodies/', headers: { 'content-type': 'application/json' }, payload: '[1, 2]' })
+    const response = await t.request({
+      method: 'POST',
+      url: '/api/test_typed_bodies/',
+      headers: { 'content-type': 'application/json' },
+      payload: '[1, 2]',
+    })
     assert.equal(response.statusCode, 400)
     assert.ok(Array.isArray(response.json().non_field_errors))
   })
@@ -237,7 +258,14 @@ describe('request bodies: JSON, form fields or none, coerced as DRF does', () =>
     assert.deepEqual(response.json(), { count: 3, ratio: 0.5, flag: true, name: 'ab' })
   })
 
-  for (const [raw, expected] of [['true', true], ['yes', true], ['on', true], ['0', false], ['false', false], ['off', false]] as const) {
+  for (const [raw, expected] of [
+    ['true', true],
+    ['yes', true],
+    ['on', true],
+    ['0', false],
+    ['false', false],
+    ['off', false],
+  ] as const) {
     test(`boolean "${raw}" is ${expected}`, async () => {
       const response = await t.request({ method: 'POST', url: '/api/test_typed_bodies/', payload: { count: '2', flag: raw } })
       assert.equal(response.statusCode, 201)
@@ -253,7 +281,12 @@ describe('request bodies: JSON, form fields or none, coerced as DRF does', () =>
   test('an empty JSON body is {}, a body of null stays null, no body at all is {}', async () => {
     const empty = await t.request({ method: 'POST', url: '/auth/echo/', headers: { 'content-type': 'application/json' }, payload: '' })
     assert.deepEqual(empty.json(), {})
-    const nullBody = await t.request({ method: 'POST', url: '/auth/echo/', headers: { 'content-type': 'application/json' }, payload: 'null' })
+    const nullBody = await t.request({
+      method: 'POST',
+      url: '/auth/echo/',
+      headers: { 'content-type': 'application/json' },
+      payload: 'null',
+    })
     assert.equal(nullBody.statusCode, 200)
     assert.equal(nullBody.body, 'null')
     const none = await t.request({ method: 'POST', url: '/auth/echo/' })
@@ -261,7 +294,12 @@ describe('request bodies: JSON, form fields or none, coerced as DRF does', () =>
   })
 
   test('repeated form keys become lists', async () => {
-    const response = await t.request({ method: 'POST', url: '/auth/echo/', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'a=1&a=2&b=x' })
+    const response = await t.request({
+      method: 'POST',
+      url: '/auth/echo/',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'a=1&a=2&b=x',
+    })
     assert.deepEqual(response.json(), { a: ['1', '2'], b: 'x' })
   })
 })
@@ -337,7 +375,17 @@ describe('formats and timestamps', () => {
 
 describe('credentials', () => {
   test('reads work anonymously', async () => {
-    for (const url of ['/api/', '/auth/', '/api/questions/', '/api/tags/', '/api/geos/', '/api/simple_geos/', '/api/users/', '/api/user_politician/', '/api/question_choices/']) {
+    for (const url of [
+      '/api/',
+      '/auth/',
+      '/api/questions/',
+      '/api/tags/',
+      '/api/geos/',
+      '/api/simple_geos/',
+      '/api/users/',
+      '/api/user_politician/',
+      '/api/question_choices/',
+    ]) {
       assert.equal((await t.get(url)).statusCode, 200, url)
     }
   })
@@ -350,8 +398,12 @@ describe('credentials', () => {
   })
 
   test('malformed Authorization headers get DRF messages', async () => {
-    assert.deepEqual((await t.get('/api/', { authorization: 'Token' })).json(), { detail: 'Invalid token header. No credentials provided.' })
-    assert.deepEqual((await t.get('/api/', { authorization: 'Token a b' })).json(), { detail: 'Invalid token header. Token string should not contain spaces.' })
+    assert.deepEqual((await t.get('/api/', { authorization: 'Token' })).json(), {
+      detail: 'Invalid token header. No credentials provided.',
+    })
+    assert.deepEqual((await t.get('/api/', { authorization: 'Token a b' })).json(), {
+      detail: 'Invalid token header. Token string should not contain spaces.',
+    })
     assert.equal((await t.get('/api/', { authorization: 'Basic dXNlcjpwYXNz' })).statusCode, 200, 'other schemes are not ours to judge')
   })
 
@@ -369,7 +421,11 @@ describe('CORS for configured origins', () => {
       const preflight = await cors.request({
         method: 'OPTIONS',
         url: '/api/questions/',
-        headers: { origin: 'https://app.example.org', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' },
+        headers: {
+          origin: 'https://app.example.org',
+          'access-control-request-method': 'GET',
+          'access-control-request-headers': 'authorization',
+        },
       })
       assert.equal(preflight.statusCode, 204)
       assert.equal(preflight.headers['access-control-allow-origin'], 'https://app.example.org')

@@ -33,7 +33,11 @@ function expect(response: { statusCode: number; body: string }, status: number, 
   assert.equal(response.statusCode, status, `${step}: ${response.body}`)
 }
 
-const person = (i: number) => ({ email: `resident${i}@example.org`, username: `resident_${i}`, password: `town hall ${i} evening ${i * 7919}` })
+const person = (i: number) => ({
+  email: `resident${i}@example.org`,
+  username: `resident_${i}`,
+  password: `town hall ${i} evening ${i * 7919}`,
+})
 
 /** What one person's browser sends, from the shared address. */
 async function joinAndAnswer(i: number): Promise<void> {

@@ -73,7 +73,10 @@ test('a run that sends every secret a URL can carry leaves none of them in the l
   const confirmation = uses('e-mail confirmation code', await mailedCode(email, 'confirm-email'))
   assert.equal((await t.get(`/confirm-email/${encodeURIComponent(confirmation)}/${encodeURIComponent(email)}`)).statusCode, 404)
   assert.equal((await t.get(`/auth/confirm_email/?code=${encodeURIComponent(confirmation)}&email=${email}`)).statusCode, 200)
-  assert.equal((await t.get(`/auth/confirm_email/?email=${email}&code=${uses('wrong confirmation code', 'not-the-code-12345')}`)).statusCode, 400)
+  assert.equal(
+    (await t.get(`/auth/confirm_email/?email=${email}&code=${uses('wrong confirmation code', 'not-the-code-12345')}`)).statusCode,
+    400,
+  )
 
   // The one-time sign-in code, in the web app's link path.
   assert.equal((await json('POST', '/auth/onetime_signin/', { email })).statusCode, 200)
@@ -94,7 +97,10 @@ test('a run that sends every secret a URL can carry leaves none of them in the l
 
   // A push registration id (a device token) in the path.
   const registration = uses('push registration id', 'fcm-registration-0123456789abcdef')
-  assert.equal((await json('POST', '/api-push/device/gcm/', { name: 'phone', registration_id: registration, active: true }, token)).statusCode, 201)
+  assert.equal(
+    (await json('POST', '/api-push/device/gcm/', { name: 'phone', registration_id: registration, active: true }, token)).statusCode,
+    201,
+  )
   assert.equal((await json('GET', `/api-push/device/gcm/${registration}`, undefined, token)).statusCode, 200)
   assert.equal((await json('DELETE', `/api-push/device/gcm/${registration}`, undefined, token)).statusCode, 204)
 
@@ -117,7 +123,14 @@ test('a run that sends every secret a URL can carry leaves none of them in the l
     }
   }
   const requestLines = lines.map((line) => JSON.parse(line)).filter((entry) => entry.url !== undefined)
-  for (const path of ['/api/tags/?AppAuthorization=', '/auth/confirm_email/?code=', '/authcode/', '/password-reset/', '/api-push/device/gcm/', '/auth/social1/?code=']) {
+  for (const path of [
+    '/api/tags/?AppAuthorization=',
+    '/auth/confirm_email/?code=',
+    '/authcode/',
+    '/password-reset/',
+    '/api-push/device/gcm/',
+    '/auth/social1/?code=',
+  ]) {
     const entry = requestLines.find((candidate) => candidate.url.startsWith(path) && candidate.url.length > path.length)
     assert.ok(entry, `a request line for ${path}`)
     assert.ok(entry.url.includes(REDACTED), entry.url)

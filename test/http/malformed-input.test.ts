@@ -40,7 +40,10 @@ const DIGITS_300 = '9'.repeat(300)
 const MAX_MESSAGE = 'Ensure this value is less than or equal to 2147483647.'
 
 async function count(table: keyof Database): Promise<number> {
-  const row = await t.database.db.selectFrom(table).select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()
+  const row = await t.database.db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .executeTakeFirstOrThrow()
   return Number(row.n)
 }
 
@@ -54,9 +57,17 @@ async function unchanged<T>(tables: (keyof Database)[], run: () => Promise<T>): 
 
 describe('numbers in query filters', () => {
   const refused: [string, string][] = [
-    ['Infinity', 'Enter a whole number.'], ['-Infinity', 'Enter a whole number.'], ['NaN', 'Enter a whole number.'],
-    ['1e309', 'Enter a whole number.'], ['1e400', 'Enter a whole number.'], ['0x10', 'Enter a whole number.'], ['0b11', 'Enter a whole number.'],
-    ['0o7', 'Enter a whole number.'], ['1_000', 'Enter a whole number.'], ['1.5', 'Enter a whole number.'], [DIGITS_300, MAX_MESSAGE],
+    ['Infinity', 'Enter a whole number.'],
+    ['-Infinity', 'Enter a whole number.'],
+    ['NaN', 'Enter a whole number.'],
+    ['1e309', 'Enter a whole number.'],
+    ['1e400', 'Enter a whole number.'],
+    ['0x10', 'Enter a whole number.'],
+    ['0b11', 'Enter a whole number.'],
+    ['0o7', 'Enter a whole number.'],
+    ['1_000', 'Enter a whole number.'],
+    ['1.5', 'Enter a whole number.'],
+    [DIGITS_300, MAX_MESSAGE],
     ['2147483648', MAX_MESSAGE],
   ]
   for (const [value, message] of refused) {
@@ -89,7 +100,11 @@ describe('numbers in query filters', () => {
   test('a sign and surrounding whitespace are fine, as Django reads them', async () => {
     for (const text of ['%2B1', '%201%20', '01']) {
       const body = await t.json(`/api/users/?id=${text}`)
-      assert.deepEqual(body.results.map((user: { id: number }) => user.id), [1], text)
+      assert.deepEqual(
+        body.results.map((user: { id: number }) => user.id),
+        [1],
+        text,
+      )
     }
   })
 })
@@ -119,7 +134,10 @@ describe('empty filters are not applied', () => {
   })
 
   test('id lists: whole numbers only; ids no row can have match nothing', async () => {
-    assert.deepEqual((await t.json('/api/users/?id__in=1,%202%20,,99999999999')).results.map((user: { id: number }) => user.id).sort(), [1, 2])
+    assert.deepEqual(
+      (await t.json('/api/users/?id__in=1,%202%20,,99999999999')).results.map((user: { id: number }) => user.id).sort(),
+      [1, 2],
+    )
     for (const list of ['1,x', '0x10', '1,Infinity', '1e3']) {
       const response = await t.get(`/api/users/?id__in=${encodeURIComponent(list)}`)
       assert.equal(response.statusCode, 400, list)
@@ -153,7 +171,9 @@ describe('numbers in paths', () => {
   })
 
   test('POST /api/groups/0x1/join/ joins nothing', async () => {
-    const response = await unchanged(['group_memberships', 'group_join_requests'], () => t.request({ method: 'POST', url: '/api/groups/0x1/join/', headers: auth() }))
+    const response = await unchanged(['group_memberships', 'group_join_requests'], () =>
+      t.request({ method: 'POST', url: '/api/groups/0x1/join/', headers: auth() }),
+    )
     assert.equal(response.statusCode, 404)
     assert.deepEqual(response.json(), { detail: 'Not found.' })
   })
@@ -169,7 +189,12 @@ describe('numbers in paths', () => {
   test('NUL in a path value is refused before any SQL, reading or writing', async () => {
     for (const method of ['GET', 'PATCH', 'DELETE'] as const) {
       const response = await unchanged(['push_devices'], () =>
-        t.request({ method, url: '/api-push/device/gcm/ab%00cd/', headers: { ...auth(), 'content-type': 'application/json' }, payload: method === 'PATCH' ? '{"name":"x"}' : undefined }),
+        t.request({
+          method,
+          url: '/api-push/device/gcm/ab%00cd/',
+          headers: { ...auth(), 'content-type': 'application/json' },
+          payload: method === 'PATCH' ? '{"name":"x"}' : undefined,
+        }),
       )
       assert.equal(response.statusCode, 400, method)
       assert.deepEqual(response.json(), { registration_id: ['Null characters are not allowed.'] }, method)
@@ -178,7 +203,8 @@ describe('numbers in paths', () => {
 })
 
 describe('numbers in bodies', () => {
-  const commentVote = (text: string) => t.request({ method: 'POST', url: '/api/comment_votes/', headers: { ...auth(), 'content-type': 'application/json' }, payload: text })
+  const commentVote = (text: string) =>
+    t.request({ method: 'POST', url: '/api/comment_votes/', headers: { ...auth(), 'content-type': 'application/json' }, payload: text })
 
   test('{"object_id": 27, "value": "Infinity"} and friends answer 400 naming the field', async () => {
     // value is a choice (5 up, 1 down): DRF's ChoiceField names the value it could not find.
@@ -198,7 +224,8 @@ describe('numbers in bodies', () => {
     }
   })
 
-  const typed = (payload: string, contentType = 'application/json') => t.request({ method: 'POST', url: '/api/test_numbers/', headers: { 'content-type': contentType }, payload })
+  const typed = (payload: string, contentType = 'application/json') =>
+    t.request({ method: 'POST', url: '/api/test_numbers/', headers: { 'content-type': contentType }, payload })
 
   test('every integer and number a schema declares, nested, in lists and in unions, is read strictly', async () => {
     const cases: [string, Record<string, string[]>][] = [
@@ -214,7 +241,10 @@ describe('numbers in bodies', () => {
       ['{"count": 1, "ratio": -1e309}', { ratio: ['A valid number is required.'] }],
       ['{"count": 1, "nested": {"ids": [1, "0x2", 3]}}', { 'nested.ids.1': ['A valid integer is required.'] }],
       ['{"count": 1, "either": "Infinity"}', { either: ['A valid integer is required.'] }],
-      ['{"count": "0b1", "name": "far too long"}', { count: ['A valid integer is required.'], name: ['Ensure this field has no more than 5 characters.'] }],
+      [
+        '{"count": "0b1", "name": "far too long"}',
+        { count: ['A valid integer is required.'], name: ['Ensure this field has no more than 5 characters.'] },
+      ],
     ]
     for (const [payload, errors] of cases) {
       const response = await typed(payload)
@@ -229,7 +259,9 @@ describe('numbers in bodies', () => {
   })
 
   test('{"question": "Infinity"} on a question tag answers 400 naming question', async () => {
-    const response = await unchanged(['question_tags'], () => t.send('POST', '/api/question_tags/', { question: 'Infinity', tag: 1 }, token))
+    const response = await unchanged(['question_tags'], () =>
+      t.send('POST', '/api/question_tags/', { question: 'Infinity', tag: 1 }, token),
+    )
     assert.equal(response.statusCode, 400)
     assert.deepEqual(response.json(), { question: ['A valid integer is required.'] })
   })
@@ -237,20 +269,35 @@ describe('numbers in bodies', () => {
   test('a form field: gender=Infinity (or 0x1) on PATCH /auth/me/ changes nothing', async () => {
     const before = await t.database.db.selectFrom('users').select('gender').where('id', '=', userId).executeTakeFirstOrThrow()
     for (const gender of ['Infinity', '0x1', '1e0', '1_0']) {
-      const response = await t.request({ method: 'PATCH', url: '/auth/me/', headers: { ...auth(), 'content-type': 'application/x-www-form-urlencoded' }, payload: `gender=${gender}` })
+      const response = await t.request({
+        method: 'PATCH',
+        url: '/auth/me/',
+        headers: { ...auth(), 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `gender=${gender}`,
+      })
       assert.equal(response.statusCode, 400, gender)
       assert.deepEqual(response.json(), { gender: ['A valid integer is required.'] }, gender)
     }
     const row = await t.database.db.selectFrom('users').select('gender').where('id', '=', userId).executeTakeFirstOrThrow()
     assert.deepEqual(row, before)
-    const fine = await t.request({ method: 'PATCH', url: '/auth/me/', headers: { ...auth(), 'content-type': 'application/x-www-form-urlencoded' }, payload: 'gender=%202%20' })
+    const fine = await t.request({
+      method: 'PATCH',
+      url: '/auth/me/',
+      headers: { ...auth(), 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'gender=%202%20',
+    })
     assert.equal(fine.statusCode, 200, fine.body)
     assert.equal(fine.json().gender, 2)
   })
 
   test('numbers (not integers): coordinates refuse NaN and Infinity', async () => {
     for (const coordinate of ['"NaN"', '"Infinity"', '"-inf"', '1e309']) {
-      const response = await t.request({ method: 'PATCH', url: '/auth/me/', headers: { ...auth(), 'content-type': 'application/json' }, payload: `{"location": {"type": "Point", "coordinates": [${coordinate}, 10]}}` })
+      const response = await t.request({
+        method: 'PATCH',
+        url: '/auth/me/',
+        headers: { ...auth(), 'content-type': 'application/json' },
+        payload: `{"location": {"type": "Point", "coordinates": [${coordinate}, 10]}}`,
+      })
       assert.equal(response.statusCode, 400, coordinate)
       assert.deepEqual(response.json(), { 'location.coordinates.0': ['A valid number is required.'] }, coordinate)
     }
@@ -258,15 +305,22 @@ describe('numbers in bodies', () => {
 })
 
 describe('bodies that cannot be read', () => {
-  const echo = (payload: string | Buffer, contentType = 'application/json') => t.request({ method: 'POST', url: '/auth/echo/', headers: { 'content-type': contentType }, payload })
+  const echo = (payload: string | Buffer, contentType = 'application/json') =>
+    t.request({ method: 'POST', url: '/auth/echo/', headers: { 'content-type': contentType }, payload })
 
   test('JSON nested 5,000 levels (10 KB) answers 400, as does any past the bound', async () => {
-    for (const payload of ['['.repeat(5000) + ']'.repeat(5000), '{"a":'.repeat(5000) + '1' + '}'.repeat(5000), '['.repeat(65) + ']'.repeat(65)]) {
+    for (const payload of [
+      '['.repeat(5000) + ']'.repeat(5000),
+      '{"a":'.repeat(5000) + '1' + '}'.repeat(5000),
+      '['.repeat(65) + ']'.repeat(65),
+    ]) {
       const response = await echo(payload)
       assert.equal(response.statusCode, 400)
       assert.deepEqual(response.json(), { detail: 'JSON parse error - nested deeper than 64 levels.' })
     }
-    const deepOnARoute = await unchanged(['comment_votes'], () => commentVoteRaw('{"object_id":' + '['.repeat(5000) + ']'.repeat(5000) + '}'))
+    const deepOnARoute = await unchanged(['comment_votes'], () =>
+      commentVoteRaw('{"object_id":' + '['.repeat(5000) + ']'.repeat(5000) + '}'),
+    )
     assert.equal(deepOnARoute.statusCode, 400)
     const fine = '['.repeat(64) + ']'.repeat(64)
     assert.deepEqual((await echo(fine)).json(), JSON.parse(fine))
@@ -277,15 +331,32 @@ describe('bodies that cannot be read', () => {
   test('invalid UTF-8 in a JSON or form body answers 400 instead of being stored altered', async () => {
     const json = Buffer.concat([Buffer.from('{"first_name": "a'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')])
     const before = await t.database.db.selectFrom('users').select('first_name').where('id', '=', userId).executeTakeFirstOrThrow()
-    const asJson = await t.request({ method: 'PATCH', url: '/auth/me/', headers: { ...auth(), 'content-type': 'application/json' }, payload: json })
+    const asJson = await t.request({
+      method: 'PATCH',
+      url: '/auth/me/',
+      headers: { ...auth(), 'content-type': 'application/json' },
+      payload: json,
+    })
     assert.equal(asJson.statusCode, 400)
     assert.deepEqual(asJson.json(), { detail: 'JSON parse error - the body is not valid UTF-8.' })
-    for (const payload of [Buffer.concat([Buffer.from('first_name=a'), Buffer.from([0xc3])]), Buffer.from('first_name=a%FF'), Buffer.from('first_name=%C0%AF')]) {
-      const asForm = await t.request({ method: 'PATCH', url: '/auth/me/', headers: { ...auth(), 'content-type': 'application/x-www-form-urlencoded' }, payload })
+    for (const payload of [
+      Buffer.concat([Buffer.from('first_name=a'), Buffer.from([0xc3])]),
+      Buffer.from('first_name=a%FF'),
+      Buffer.from('first_name=%C0%AF'),
+    ]) {
+      const asForm = await t.request({
+        method: 'PATCH',
+        url: '/auth/me/',
+        headers: { ...auth(), 'content-type': 'application/x-www-form-urlencoded' },
+        payload,
+      })
       assert.equal(asForm.statusCode, 400)
       assert.match(asForm.json().detail, /^Form parse error - /)
     }
-    assert.deepEqual(await t.database.db.selectFrom('users').select('first_name').where('id', '=', userId).executeTakeFirstOrThrow(), before)
+    assert.deepEqual(
+      await t.database.db.selectFrom('users').select('first_name').where('id', '=', userId).executeTakeFirstOrThrow(),
+      before,
+    )
   })
 
   test('form fields decode as Django decodes them: UTF-8 escapes, + as space, a stray % kept', async () => {
@@ -296,7 +367,11 @@ describe('bodies that cannot be read', () => {
   })
 
   test('a body declared in another charset answers 415; UTF-8 in any spelling is read', async () => {
-    for (const contentType of ['application/json; charset=latin1', 'application/json; charset=ISO-8859-1', 'application/x-www-form-urlencoded; charset=utf-16']) {
+    for (const contentType of [
+      'application/json; charset=latin1',
+      'application/json; charset=ISO-8859-1',
+      'application/x-www-form-urlencoded; charset=utf-16',
+    ]) {
       const response = await echo('{}', contentType)
       assert.equal(response.statusCode, 415, contentType)
       assert.deepEqual(response.json(), { detail: `Unsupported media type "${contentType}" in request.` })

@@ -17,7 +17,10 @@ function documentedTable(): Map<string, Map<string, Cell>> {
   const table = new Map<string, Map<string, Cell>>()
   for (const line of lines.slice(header + 2)) {
     if (!line.startsWith('|')) break
-    const cells = line.split('|').slice(1, -1).map((cell) => cell.trim().replace(/`/g, ''))
+    const cells = line
+      .split('|')
+      .slice(1, -1)
+      .map((cell) => cell.trim().replace(/`/g, ''))
     const row = new Map<string, Cell>()
     METHODS.forEach((method, index) => {
       const cell = cells[index + 1]
@@ -65,7 +68,12 @@ test('every cell holds for a caller without credentials, a stranger, the owner a
       for (const [who, userId, allowedFor] of expectations) {
         const headers: Record<string, string> = { 'content-type': 'application/json' }
         if (userId !== null) headers.authorization = `Token ${await t.tokenFor(userId)}`
-        const response = await t.request({ method: method as 'GET', url, headers, payload: method === 'GET' || method === 'DELETE' ? undefined : '{}' })
+        const response = await t.request({
+          method: method as 'GET',
+          url,
+          headers,
+          payload: method === 'GET' || method === 'DELETE' ? undefined : '{}',
+        })
         const allowed = allowedFor.includes(access)
         const refused = response.statusCode === 403 || response.statusCode === 401
         if (allowed === refused || response.statusCode >= 500) {

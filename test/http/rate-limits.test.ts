@@ -161,9 +161,15 @@ test('requests with bad credentials count per IP address too, and are refused wi
 })
 
 function post(t: TestApp, url: string, ip: string, body: unknown, headers: Record<string, string> = {}) {
-  return t.request({ method: 'POST', url, headers: { 'x-forwarded-for': ip, 'content-type': 'application/json', ...headers }, payload: JSON.stringify(body) })
+  return t.request({
+    method: 'POST',
+    url,
+    headers: { 'x-forwarded-for': ip, 'content-type': 'application/json', ...headers },
+    payload: JSON.stringify(body),
+  })
 }
-const login = (t: TestApp, ip: string, username: string, password = 'not the password 1') => post(t, '/auth/login/', ip, { username, password })
+const login = (t: TestApp, ip: string, username: string, password = 'not the password 1') =>
+  post(t, '/auth/login/', ip, { username, password })
 
 test('sign-up (register and check_email) has an allowance of its own per IP address, apart from sign-in', async () => {
   const t = await limitedApp({ RATE_LIMIT_SIGN_UP: '2', RATE_LIMIT_SIGN_IN: '50', RATE_LIMIT_ANONYMOUS: '50' })
@@ -173,10 +179,16 @@ test('sign-up (register and check_email) has an allowance of its own per IP addr
   assert.equal(checked.statusCode, 200)
   assert.equal(checked.headers['x-ratelimit-limit'], '2')
   assert.equal(checked.headers['x-ratelimit-remaining'], '1')
-  const registered = await post(t, '/auth/register/', ip, { email: 'crowd1@example.net', username: 'crowd1', password: 'a long unusual passphrase 1' })
+  const registered = await post(t, '/auth/register/', ip, {
+    email: 'crowd1@example.net',
+    username: 'crowd1',
+    password: 'a long unusual passphrase 1',
+  })
   assert.equal(registered.statusCode, 201, registered.body)
   assertThrottled(await checkEmail(ip))
-  assertThrottled(await post(t, '/auth/register/', ip, { email: 'crowd2@example.net', username: 'crowd2', password: 'a long unusual passphrase 2' }))
+  assertThrottled(
+    await post(t, '/auth/register/', ip, { email: 'crowd2@example.net', username: 'crowd2', password: 'a long unusual passphrase 2' }),
+  )
   const signIn = await login(t, ip, 'crowd1', 'a long unusual passphrase 1')
   assert.equal(signIn.statusCode, 200, 'signing in has its own allowance')
   assert.equal((await checkEmail(newIp())).statusCode, 200, 'another address has its own allowance')
@@ -199,12 +211,22 @@ test("guessing one account's password is refused after a few tries from one addr
 
   // The same allowance covers the other checks that name an account: a reset code and an e-mail code.
   const codes = newIp()
-  const resetConfirm = () => post(t, '/auth/password-reset-confirm/', codes, { email: 'ada@example.net', code: 'guess', new_password: 'a long unusual passphrase' })
+  const resetConfirm = () =>
+    post(t, '/auth/password-reset-confirm/', codes, { email: 'ada@example.net', code: 'guess', new_password: 'a long unusual passphrase' })
   const confirm = () => get(t, '/auth/confirm_email/?code=guess&email=ada@example.net', codes)
   const linkSignIn = () => post(t, '/auth/onetime_signin/', codes, { email: 'ADA@example.net', code: 'guess' })
   assert.deepEqual([(await resetConfirm()).statusCode, (await confirm()).statusCode, (await linkSignIn()).statusCode], [400, 400, 400])
   assertThrottled(await resetConfirm())
-  assert.equal((await post(t, '/auth/password-reset-confirm/', codes, { email: 'bob@example.org', code: 'guess', new_password: 'a long unusual passphrase' })).statusCode, 400)
+  assert.equal(
+    (
+      await post(t, '/auth/password-reset-confirm/', codes, {
+        email: 'bob@example.org',
+        code: 'guess',
+        new_password: 'a long unusual passphrase',
+      })
+    ).statusCode,
+    400,
+  )
 })
 
 test('sign-in attempts of every kind share a larger ceiling per IP address, which stops spraying many accounts', async () => {
@@ -242,7 +264,13 @@ test("operations that ask for the signed-in user's password again are limited pe
   const t = await limitedApp({ RATE_LIMIT_SIGN_IN_ACCOUNT: '2' })
   const token = await t.tokenFor((await insertUser(t.database.db, { password_hash: await hashPassword('the real passphrase 9') })).id)
   const change = (from: string) =>
-    post(t, '/auth/change-password/', from, { old_password: 'a wrong guess', new_password: 'a long unusual passphrase' }, { authorization: `Token ${token}` })
+    post(
+      t,
+      '/auth/change-password/',
+      from,
+      { old_password: 'a wrong guess', new_password: 'a long unusual passphrase' },
+      { authorization: `Token ${token}` },
+    )
   assert.deepEqual([(await change(newIp())).statusCode, (await change(newIp())).statusCode], [400, 400])
   assertThrottled(await change(newIp()))
   assertThrottled(await post(t, '/auth/deactivate-account/', newIp(), { password: 'another guess' }, { authorization: `Token ${token}` }))
@@ -255,7 +283,11 @@ test('signed-in requests without a key count per user, not against the anonymous
   for (const token of tokens) {
     assert.deepEqual(await statuses(2, () => get(t, '/auth/me/', ip, { authorization: `Token ${token}` })), [200, 200])
   }
-  assert.deepEqual(await statuses(3, () => get(t, '/api/tags/', ip)), [200, 200, 429], 'signed out, the address has its anonymous allowance')
+  assert.deepEqual(
+    await statuses(3, () => get(t, '/api/tags/', ip)),
+    [200, 200, 429],
+    'signed out, the address has its anonymous allowance',
+  )
 })
 
 test('health probes (routes flagged probe) are neither counted nor refused', async () => {

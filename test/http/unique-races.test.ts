@@ -33,17 +33,29 @@ const on = serverUrl() ? 'PostgreSQL (racing)' : 'PGlite (serialised)'
 const fresh = () => `racer${process.pid}x${++serial}`
 
 async function count(table: keyof Database): Promise<number> {
-  const row = await t.database.db.selectFrom(table).select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()
+  const row = await t.database.db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .executeTakeFirstOrThrow()
   return Number(row.n)
 }
 
 /** Status codes with how often each came. */
-const tally = (statuses: number[]) => statuses.reduce<Record<number, number>>((out, status) => ({ ...out, [status]: (out[status] ?? 0) + 1 }), {})
+const tally = (statuses: number[]) =>
+  statuses.reduce<Record<number, number>>((out, status) => ({ ...out, [status]: (out[status] ?? 0) + 1 }), {})
 
 test('a unique violation reaching the central handler names the field with the sequential message', async () => {
-  const existing = await t.database.db.selectFrom('users').select(['username', 'email']).where('email', 'is not', null).orderBy('id').executeTakeFirstOrThrow()
+  const existing = await t.database.db
+    .selectFrom('users')
+    .select(['username', 'email'])
+    .where('email', 'is not', null)
+    .orderBy('id')
+    .executeTakeFirstOrThrow()
   const before = await count('users')
-  const username = await t.send('POST', '/api/test_unchecked_users/', { username: existing.username.toUpperCase(), email: `${fresh()}@example.org` })
+  const username = await t.send('POST', '/api/test_unchecked_users/', {
+    username: existing.username.toUpperCase(),
+    email: `${fresh()}@example.org`,
+  })
   assert.equal(username.statusCode, 400)
   assert.deepEqual(username.json(), { username: ['A user with that username already exists.'] })
   const email = await t.send('POST', '/api/test_unchecked_users/', { username: fresh(), email: existing.email!.toUpperCase() })
@@ -61,7 +73,9 @@ test('a row gone before the write that expected it answers 404', async () => {
 test(`six registrations with one e-mail: one account, five refusals on email (${on})`, async () => {
   const email = `${fresh()}@example.org`
   const before = await count('users')
-  const responses = await Promise.all(Array.from({ length: 6 }, () => t.send('POST', '/auth/register/', { username: fresh(), email, password: 'lantern-orchard-42' })))
+  const responses = await Promise.all(
+    Array.from({ length: 6 }, () => t.send('POST', '/auth/register/', { username: fresh(), email, password: 'lantern-orchard-42' })),
+  )
   assert.deepEqual(tally(responses.map((response) => response.statusCode)), { 201: 1, 400: 5 })
   for (const response of responses.filter((response) => response.statusCode === 400)) {
     assert.deepEqual(response.json(), { email: ['A user with that email address already exists.'] })
@@ -73,7 +87,13 @@ test(`six registrations with one username: one account, five refusals on usernam
   const username = fresh()
   const before = await count('users')
   const responses = await Promise.all(
-    Array.from({ length: 6 }, (_, i) => t.send('POST', '/auth/register/', { username: i % 2 ? username.toUpperCase() : username, email: `${fresh()}@example.org`, password: 'lantern-orchard-42' })),
+    Array.from({ length: 6 }, (_, i) =>
+      t.send('POST', '/auth/register/', {
+        username: i % 2 ? username.toUpperCase() : username,
+        email: `${fresh()}@example.org`,
+        password: 'lantern-orchard-42',
+      }),
+    ),
   )
   assert.deepEqual(tally(responses.map((response) => response.statusCode)), { 201: 1, 400: 5 })
   for (const response of responses.filter((response) => response.statusCode === 400)) {
@@ -120,7 +140,10 @@ test(`PATCH and DELETE of one push device at once: the delete wins, the patch an
   for (let round = 0; round < 5; round++) {
     const { token, registration } = await deviceOfNewUser()
     const url = `/api-push/device/gcm/${registration}/`
-    const [patched, deleted] = await Promise.all([t.send('PATCH', url, { name: 'renamed' }, token), t.send('DELETE', url, undefined, token)])
+    const [patched, deleted] = await Promise.all([
+      t.send('PATCH', url, { name: 'renamed' }, token),
+      t.send('DELETE', url, undefined, token),
+    ])
     assert.equal(deleted.statusCode, 204)
     assert.ok(patched.statusCode === 200 || patched.statusCode === 404, `PATCH answered ${patched.statusCode}: ${patched.body}`)
     if (patched.statusCode === 404) assert.deepEqual(patched.json(), { detail: 'Not found.' })
@@ -149,5 +172,7 @@ test(`two devices renamed to one registration id at once: one gets it, the other
     t.send('PATCH', `/api-push/device/gcm/${second.registration}/`, { registration_id: target }, second.token),
   ])
   assert.deepEqual(tally(responses.map((response) => response.statusCode)), { 200: 1, 400: 1 })
-  assert.deepEqual(responses.find((response) => response.statusCode === 400)!.json(), { registration_id: ['A device with this registration id already exists.'] })
+  assert.deepEqual(responses.find((response) => response.statusCode === 400)!.json(), {
+    registration_id: ['A device with this registration id already exists.'],
+  })
 })

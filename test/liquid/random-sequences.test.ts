@@ -49,7 +49,11 @@ async function scenario(seed: number, steps: number) {
   const tagRefs = (list: number[]) => list.map((id) => ({ tag: { id } }))
   const q1 = await ask({ question: `Likert one ${seed}`, tags: tagRefs([tagIds[0], tagIds[1]]) })
   const q2 = await ask({ question: `Likert two ${seed}`, tags: tagRefs([tagIds[1], tagIds[2]]) })
-  const q3 = await ask({ question: `Choice three ${seed}`, tags: tagRefs([tagIds[2], tagIds[0]]), choices: [{ text: 'A' }, { text: 'B' }, { text: 'C' }] })
+  const q3 = await ask({
+    question: `Choice three ${seed}`,
+    tags: tagRefs([tagIds[2], tagIds[0]]),
+    choices: [{ text: 'A' }, { text: 'B' }, { text: 'C' }],
+  })
   const questions: RefQuestion[] = [
     { id: q1.id, tags: [tagIds[0], tagIds[1]], choiceIds: [] },
     { id: q2.id, tags: [tagIds[1], tagIds[2]], choiceIds: [] },
@@ -83,9 +87,10 @@ async function scenario(seed: number, steps: number) {
       const value = random() < 0.15 ? null : 1 + Math.floor(random() * 5)
       const isPrivate = random() < 0.15
       const choiceId = question.choiceIds.length ? pick(question.choiceIds) : null
-      const response = choiceId === null
-        ? await t.send('POST', '/api/question_votes/', { object_id: question.id, value, private: isPrivate }, tokens.get(user))
-        : await t.send('POST', '/api/question_choice_votes/', { object_id: choiceId, value, private: isPrivate }, tokens.get(user))
+      const response =
+        choiceId === null
+          ? await t.send('POST', '/api/question_votes/', { object_id: question.id, value, private: isPrivate }, tokens.get(user))
+          : await t.send('POST', '/api/question_choice_votes/', { object_id: choiceId, value, private: isPrivate }, tokens.get(user))
       assert.ok([200, 201].includes(response.statusCode), response.body)
       voteIds.set(key, { table: choiceId === null ? 'question_votes' : 'question_choice_votes', id: response.json().id })
       world.answers.set(key, { value, choiceId, private: isPrivate })
@@ -127,7 +132,14 @@ async function scenario(seed: number, steps: number) {
       if (trustee === undefined) continue
       await delegating.onQuestion(tokens.get(user)!, user, question.id, trustee)
       world.delegations = world.delegations.filter((d) => !(d.userId === user && d.questionId === question.id))
-      world.delegations.push({ id: ++delegationSerial, userId: user, trusteeId: trustee, tagId: null, questionId: question.id, priority: 0 })
+      world.delegations.push({
+        id: ++delegationSerial,
+        userId: user,
+        trusteeId: trustee,
+        tagId: null,
+        questionId: question.id,
+        priority: 0,
+      })
       log.push(`${user} delegates question ${question.id} to ${trustee}`)
     } else if (roll < 0.8) {
       const mine = world.delegations.filter((d) => d.userId === user)
@@ -162,7 +174,7 @@ async function scenario(seed: number, steps: number) {
   }
 }
 
-for (const seed of (process.env.LIQUID_SEEDS ?? "1,2,3,4").split(",").map(Number)) {
+for (const seed of (process.env.LIQUID_SEEDS ?? '1,2,3,4').split(',').map(Number)) {
   test(`random sequence ${seed}: the liquid figures equal the reference after every step`, async () => {
     await scenario(seed, Number(process.env.LIQUID_STEPS ?? 120))
   })

@@ -2,9 +2,24 @@
  * A naive resolver of the liquid figures, written apart from the service's (R1-R8 of
  * docs/liquid-democracy.md), straight from the rules: every user walks their own chain.
  */
-export interface RefAnswer { value: number | null; choiceId: number | null; private: boolean }
-export interface RefDelegation { id: number; userId: number; trusteeId: number | null; tagId: number | null; questionId: number | null; priority: number }
-export interface RefQuestion { id: number; tags: number[]; choiceIds: number[] }
+export interface RefAnswer {
+  value: number | null
+  choiceId: number | null
+  private: boolean
+}
+export interface RefDelegation {
+  id: number
+  userId: number
+  trusteeId: number | null
+  tagId: number | null
+  questionId: number | null
+  priority: number
+}
+export interface RefQuestion {
+  id: number
+  tags: number[]
+  choiceIds: number[]
+}
 export interface RefWorld {
   users: number[]
   active: Set<number>

@@ -18,7 +18,8 @@ before(async () => {
     ids[name] = user.id
     tokens[name] = await t.tokenFor(user.id)
   }
-  const q = async (name: string, values: object = {}, by = ids.author) => (ids[name] = (await insertQuestion(db, by, { question: `Topic ${name}`, ...values })).id)
+  const q = async (name: string, values: object = {}, by = ids.author) =>
+    (ids[name] = (await insertQuestion(db, by, { question: `Topic ${name}`, ...values })).id)
   for (let i = 0; i < 6; i++) await q(`plain${i}`)
   await q('asked1', {}, ids.asker)
   await q('asked2', { question: 'Unusual wording about lighthouses' }, ids.asker)
@@ -33,19 +34,37 @@ before(async () => {
   ids.tag = (await insertTag(db)).id
   sets.tag = [ids.plain1, ids.plain2, ids.plain4, ids.hidden]
   await tagged(db, ids.tag, sets.tag)
-  ids.collection = await collection(db, ids.author, [{ questionId: ids.plain5, order: 2 }, { questionId: ids.choice, order: 1 }])
+  ids.collection = await collection(db, ids.author, [
+    { questionId: ids.plain5, order: 2 },
+    { questionId: ids.choice, order: 1 },
+  ])
   // The profile user answered three, one of them privately, which others may not learn.
-  await db.insertInto('question_votes').values([
-    { question_id: ids.plain0, user_id: ids.profile, value: 3 },
-    { question_id: ids.plain2, user_id: ids.profile, value: null, skipped: true },
-    { question_id: ids.asked1, user_id: ids.profile, value: 1, private: true },
-  ]).execute()
+  await db
+    .insertInto('question_votes')
+    .values([
+      { question_id: ids.plain0, user_id: ids.profile, value: 3 },
+      { question_id: ids.plain2, user_id: ids.profile, value: null, skipped: true },
+      { question_id: ids.asked1, user_id: ids.profile, value: 1, private: true },
+    ])
+    .execute()
   // I answered plain1 and skipped the choice question.
   await db.insertInto('question_votes').values({ question_id: ids.plain1, user_id: ids.me, value: 5 }).execute()
-  const [choiceId] = await db.selectFrom('question_choices').select('id').where('question_id', '=', ids.choice).orderBy('store_number').execute()
-  await db.insertInto('question_choice_votes').values({ question_id: ids.choice, choice_id: choiceId.id, user_id: ids.me, value: null, skipped: true }).execute()
+  const [choiceId] = await db
+    .selectFrom('question_choices')
+    .select('id')
+    .where('question_id', '=', ids.choice)
+    .orderBy('store_number')
+    .execute()
+  await db
+    .insertInto('question_choice_votes')
+    .values({ question_id: ids.choice, choice_id: choiceId.id, user_id: ids.me, value: null, skipped: true })
+    .execute()
   // Consensus decides ordering=-liquid_consensus.
-  for (const [name, consensus] of [['plain4', 0.9], ['plain2', 0.5], ['asked2', 0.7]] as const) {
+  for (const [name, consensus] of [
+    ['plain4', 0.9],
+    ['plain2', 0.5],
+    ['asked2', 0.7],
+  ] as const) {
     await db.updateTable('questions').set({ liquid_consensus: consensus }).where('id', '=', ids[name]).execute()
   }
 })
@@ -115,7 +134,11 @@ describe('parameters', () => {
     const body = await t.json('/api/next_question_light/', me())
     assert.deepEqual(body, { ...body, returning: 1, count: sets.all.length, unanswered: sets.all.length - 2 })
     assert.deepEqual(served(body), [ids.plain0])
-    assert.deepEqual(served(await t.json('/api/next_question_light/?id__in!=' + ids.plain0, me())), [ids.plain2], 'answered plain1 is skipped over')
+    assert.deepEqual(
+      served(await t.json('/api/next_question_light/?id__in!=' + ids.plain0, me())),
+      [ids.plain2],
+      'answered plain1 is skipped over',
+    )
   })
 
   test('ordering by a question field, reversed with -; unknown names fall back to id order', async () => {
@@ -163,7 +186,10 @@ describe('parameters', () => {
         const probed = await t.json(`/api/next_question_light/?${everything}${suffix}`, headers)
         assert.deepEqual(merged, probed, `${who}${suffix}`)
       }
-      assert.deepEqual(served(await t.json('/api/next_question_light/?limit_count=2', headers)), without(sets.all, ...(who === 'me' ? ANSWERED_BY_ME() : [ids.plain0, ids.plain2, ids.asked1])).slice(0, 2))
+      assert.deepEqual(
+        served(await t.json('/api/next_question_light/?limit_count=2', headers)),
+        without(sets.all, ...(who === 'me' ? ANSWERED_BY_ME() : [ids.plain0, ids.plain2, ids.asked1])).slice(0, 2),
+      )
     }
   })
 
@@ -173,7 +199,10 @@ describe('parameters', () => {
     const token = await t.tokenFor(user.id)
     const [choice] = await db.selectFrom('question_choices').select('id').where('question_id', '=', ids.choice).execute()
     await db.insertInto('question_votes').values({ question_id: ids.choice, user_id: user.id, value: 2 }).execute()
-    await db.insertInto('question_choice_votes').values({ question_id: ids.choice, choice_id: choice.id, user_id: user.id, value: 5 }).execute()
+    await db
+      .insertInto('question_choice_votes')
+      .values({ question_id: ids.choice, choice_id: choice.id, user_id: user.id, value: 5 })
+      .execute()
     for (const query of ['limit_count=30', `id__in=${sets.all.join(',')}&limit_count=30`, 'return_unanswered_count=1']) {
       const body = await t.json(`/api/next_question_light/?${query}`, { authorization: `Token ${token}` })
       assert.equal(body.count, sets.all.length, query)

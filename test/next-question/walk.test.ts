@@ -39,9 +39,14 @@ before(async () => {
   // Item order differs from id order; the draft, closed and future questions sit between served ones.
   walkOrder = [ids.likertE, ids.choiceB, ids.likertA, ids.choiceD, ids.likertC]
   const items = [
-    { questionId: ids.likertE, order: 1 }, { questionId: ids.draft, order: 2 }, { questionId: ids.choiceB, order: 3 },
-    { questionId: ids.closed, order: 4 }, { questionId: ids.likertA, order: 5 }, { questionId: ids.future, order: 6 },
-    { questionId: ids.choiceD, order: 7 }, { questionId: ids.likertC, order: 7 },
+    { questionId: ids.likertE, order: 1 },
+    { questionId: ids.draft, order: 2 },
+    { questionId: ids.choiceB, order: 3 },
+    { questionId: ids.closed, order: 4 },
+    { questionId: ids.likertA, order: 5 },
+    { questionId: ids.future, order: 6 },
+    { questionId: ids.choiceD, order: 7 },
+    { questionId: ids.likertC, order: 7 },
   ]
   parent = await collection(db, author.id, items)
 })
@@ -58,14 +63,21 @@ async function answer(questionId: number, who: string, skip: boolean) {
 }
 
 describe('walking a collection in its order', () => {
-  for (const [who, skip] of [['walker', false], ['skipper', true]] as const) {
+  for (const [who, skip] of [
+    ['walker', false],
+    ['skipper', true],
+  ] as const) {
     test(`${who}: one question at a time in item order, ${skip ? 'skipping' : 'answering'} each, until nothing remains`, async () => {
       for (let step = 0; step < walkOrder.length; step++) {
         const body = await t.json(`/api/next_question/?in_collections__parent=${parent}&order=1`, as(who))
         assert.equal(body.count, walkOrder.length)
         assert.equal(body.unanswered, walkOrder.length - step)
         assert.equal(body.returning, 1)
-        assert.deepEqual(body.results.map((q: any) => q.id), [walkOrder[step]], `step ${step}`)
+        assert.deepEqual(
+          body.results.map((q: any) => q.id),
+          [walkOrder[step]],
+          `step ${step}`,
+        )
         assert.deepEqual(body.results[0].my_vote, [])
         await answer(walkOrder[step], who, skip)
       }
@@ -78,13 +90,19 @@ describe('walking a collection in its order', () => {
 
   test('the whole remaining walk in one answer with limit_count, in item order; order=true works as order=1', async () => {
     const body = await t.json(`/api/next_question_light/?in_collections__parent=${parent}&order=true&limit_count=30`)
-    assert.deepEqual(body.results.map((q: any) => q.id), walkOrder)
+    assert.deepEqual(
+      body.results.map((q: any) => q.id),
+      walkOrder,
+    )
     assert.equal(body.returning, walkOrder.length)
   })
 
   test('without order the collection is served by question id', async () => {
     const body = await t.json(`/api/next_question_light/?in_collections__parent=${parent}&limit_count=30`)
-    assert.deepEqual(body.results.map((q: any) => q.id), [...walkOrder].sort((a, b) => a - b))
+    assert.deepEqual(
+      body.results.map((q: any) => q.id),
+      [...walkOrder].sort((a, b) => a - b),
+    )
   })
 
   test('drafts, closed and not yet open questions are never served nor counted, even to their author or staff', async () => {
@@ -99,11 +117,24 @@ describe('walking a collection in its order', () => {
   test('the light form: text, subtype, my_vote, choices as embedded in a question, the liquid family and polarisation', async () => {
     const body = await t.json(`/api/next_question_light/?in_collections__parent=${parent}&limit_count=30`)
     const question = body.results.find((q: any) => q.id === ids.choiceB)
-    const expected = ['id', 'question', 'description', 'slug', 'subtype', 'my_vote', 'choices', ...statisticsColumns('liquid'), 'polarisation']
+    const expected = [
+      'id',
+      'question',
+      'description',
+      'slug',
+      'subtype',
+      'my_vote',
+      'choices',
+      ...statisticsColumns('liquid'),
+      'polarisation',
+    ]
     assert.deepEqual(Object.keys(question).sort(), expected.sort())
     assert.equal(question.subtype, 'mcq')
     assert.equal(question.question, 'Choice B')
-    assert.deepEqual(question.choices.map((c: any) => c.id), choices.choiceB)
+    assert.deepEqual(
+      question.choices.map((c: any) => c.id),
+      choices.choiceB,
+    )
     assert.equal(question.choices[0].url, `http://localhost:80/api/question_choices/${choices.choiceB[0]}/`)
     assert.equal(question.choices[2].store_number, 2)
     assert.equal(typeof question.choices[0].liquid_vote_count, 'number')

@@ -33,7 +33,15 @@ const mine = () => [...t.app.accessTable()].filter(([path]) => path in EXPECTED)
 
 test('the routes declare the documented rules', () => {
   const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']
-  const declared = Object.fromEntries(mine().map(([path, row]) => [path, methods.filter((m) => row.has(m)).map((m) => `${m}=${row.get(m)}`).join(' ')]))
+  const declared = Object.fromEntries(
+    mine().map(([path, row]) => [
+      path,
+      methods
+        .filter((m) => row.has(m))
+        .map((m) => `${m}=${row.get(m)}`)
+        .join(' '),
+    ]),
+  )
   assert.deepEqual(declared, EXPECTED)
 })
 
@@ -56,10 +64,16 @@ test('every rule holds for nobody, a stranger, the owner and staff, and nothing 
       ] as const) {
         const headers: Record<string, string> = { 'content-type': 'application/json' }
         if (userId !== null) headers.authorization = `Token ${await t.tokenFor(userId)}`
-        const response = await t.request({ method: method as 'GET', url, headers, payload: method === 'GET' || method === 'DELETE' ? undefined : '{}' })
+        const response = await t.request({
+          method: method as 'GET',
+          url,
+          headers,
+          payload: method === 'GET' || method === 'DELETE' ? undefined : '{}',
+        })
         const allowed = (allowedFor as readonly string[]).includes(access)
         const refused = response.statusCode === 403 || response.statusCode === 401
-        if (allowed === refused || response.statusCode >= 500) failures.push(`${method} ${url} (${access}) as ${who}: ${response.statusCode} ${response.body.slice(0, 120)}`)
+        if (allowed === refused || response.statusCode >= 500)
+          failures.push(`${method} ${url} (${access}) as ${who}: ${response.statusCode} ${response.body.slice(0, 120)}`)
       }
     }
   }

@@ -34,7 +34,8 @@ test('answers, retagging and question writes at once keep every counter exact', 
 
   const work: Promise<{ statusCode: number; body: string }>[] = []
   voters.forEach((token, i) => {
-    for (const question of [first, second]) work.push(t.send('POST', '/api/question_votes/', { object_id: question, value: (i % 5) + 1 }, token))
+    for (const question of [first, second])
+      work.push(t.send('POST', '/api/question_votes/', { object_id: question, value: (i % 5) + 1 }, token))
   })
   for (let i = 0; i < 6; i++) {
     work.push(t.send('PATCH', `/api/questions/${first}/`, { tags: [tagRef((i + 3) % 4), tagRef(i % 4)] }, authorToken))

@@ -31,18 +31,30 @@ before(async () => {
   ids.areaA = areas[0].id
   ids.areaB = areas[1].id
 
-  ids.likert = (await ask({ question: 'Is red the best colour?', tags: [{ tag: { id: ids.red } }, { tag: { id: ids.green } }], geo: ids.areaA })).id
-  const mcq = await ask({ question: 'Which colour wins?', choices: [{ text: 'Red' }, { text: 'Green' }, { text: 'Blue' }], group: ids.group })
+  ids.likert = (
+    await ask({ question: 'Is red the best colour?', tags: [{ tag: { id: ids.red } }, { tag: { id: ids.green } }], geo: ids.areaA })
+  ).id
+  const mcq = await ask({
+    question: 'Which colour wins?',
+    choices: [{ text: 'Red' }, { text: 'Green' }, { text: 'Blue' }],
+    group: ids.group,
+  })
   ids.mcq = mcq.id
   ids.chosen = mcq.choices[0].id
   ids.unchosen = mcq.choices[2].id
   ids.fresh = (await ask({ question: 'Nobody answered this yet', choices: [{ text: 'A' }, { text: 'B' }] })).id
   // Answers come from the vote endpoints; here they are rows, and the figures are rebuilt once from them.
-  await db.insertInto('question_votes').values([
-    { question_id: ids.likert, user_id: ids.voter, value: 5 },
-    { question_id: ids.likert, user_id: ids.stranger, value: null, skipped: true },
-  ]).execute()
-  await db.insertInto('question_choice_votes').values({ question_id: ids.mcq, choice_id: ids.chosen, user_id: ids.voter, value: 5 }).execute()
+  await db
+    .insertInto('question_votes')
+    .values([
+      { question_id: ids.likert, user_id: ids.voter, value: 5 },
+      { question_id: ids.likert, user_id: ids.stranger, value: null, skipped: true },
+    ])
+    .execute()
+  await db
+    .insertInto('question_choice_votes')
+    .values({ question_id: ids.mcq, choice_id: ids.chosen, user_id: ids.voter, value: 5 })
+    .execute()
   await recomputeStatistics(db)
 })
 after(() => t.close())
@@ -74,7 +86,12 @@ describe('what stays editable once answered', () => {
   })
 
   test('description, publish, window and periodic interval change; the window is checked against what is stored', async () => {
-    const response = await patch(ids.likert, { description: 'Context', publish: false, end_at: '2031-01-01T00:00:00Z', perodic_repeat_interval: 3600 })
+    const response = await patch(ids.likert, {
+      description: 'Context',
+      publish: false,
+      end_at: '2031-01-01T00:00:00Z',
+      perodic_repeat_interval: 3600,
+    })
     assert.equal(response.statusCode, 200, response.body)
     const q = response.json()
     assert.deepEqual([q.description, q.publish, q.end_at, q.perodic_repeat_interval], ['Context', false, '2031-01-01T00:00:00.000Z', 3600])
@@ -87,16 +104,35 @@ describe('what stays editable once answered', () => {
   test('answered choices stay; unanswered ones can be reworded or removed; new ones can be added', async () => {
     const mcq = await detail(ids.mcq)
     const [red, green, blue] = mcq.choices
-    const remove = await patch(ids.mcq, { choices: [{ id: green.id, text: green.text }, { id: blue.id, text: blue.text }] })
+    const remove = await patch(ids.mcq, {
+      choices: [
+        { id: green.id, text: green.text },
+        { id: blue.id, text: blue.text },
+      ],
+    })
     assert.equal(remove.statusCode, 400)
     assert.deepEqual(remove.json(), { choices: ['The choice "Red" has answers; it cannot be removed.'] })
-    const reword = await patch(ids.mcq, { choices: [{ id: red.id, text: 'Crimson' }, { id: green.id, text: 'Green' }] })
+    const reword = await patch(ids.mcq, {
+      choices: [
+        { id: red.id, text: 'Crimson' },
+        { id: green.id, text: 'Green' },
+      ],
+    })
     assert.deepEqual(reword.json(), { choices: ['The choice "Red" has answers; its text cannot change.'] })
 
-    const response = await patch(ids.mcq, { choices: [{ id: blue.id, text: 'Navy blue' }, { id: red.id, text: 'Red' }, { text: 'Yellow' }] })
+    const response = await patch(ids.mcq, {
+      choices: [{ id: blue.id, text: 'Navy blue' }, { id: red.id, text: 'Red' }, { text: 'Yellow' }],
+    })
     assert.equal(response.statusCode, 200, response.body)
     const choices = response.json().choices
-    assert.deepEqual(choices.map((c: any) => [c.text, c.store_number]), [['Navy blue', 0], ['Red', 1], ['Yellow', 2]])
+    assert.deepEqual(
+      choices.map((c: any) => [c.text, c.store_number]),
+      [
+        ['Navy blue', 0],
+        ['Red', 1],
+        ['Yellow', 2],
+      ],
+    )
     assert.equal(choices[0].id, blue.id, 'kept choices keep their ids')
     assert.equal(choices[1].id, red.id)
     assert.equal(choices[1].direct_vote_count, 1, 'and their answers')
@@ -127,9 +163,14 @@ describe('an unanswered question changes freely', () => {
     const q = response.json()
     assert.deepEqual([q.question, q.subtype, q.choices, q.slug], ['Reworded before anyone answered', 'likert', [], before.slug])
     const back = await patch(ids.fresh, { subtype: 'mcq', choices: [{ text: 'One' }, { text: 'Two' }] })
-    assert.deepEqual(back.json().choices.map((c: any) => c.text), ['One', 'Two'])
+    assert.deepEqual(
+      back.json().choices.map((c: any) => c.text),
+      ['One', 'Two'],
+    )
     assert.equal(back.json().subtype, 'mcq')
-    assert.deepEqual((await patch(ids.fresh, { subtype: 'mcq', choices: [{ text: 'Alone' }] })).json(), { choices: ['A multiple-choice question needs at least two choices.'] })
+    assert.deepEqual((await patch(ids.fresh, { subtype: 'mcq', choices: [{ text: 'Alone' }] })).json(), {
+      choices: ['A multiple-choice question needs at least two choices.'],
+    })
   })
 })
 
@@ -140,16 +181,31 @@ describe('tags, topic and area move their counters', () => {
     const response = await patch(ids.likert, { tags: [{ tag: { id: ids.blue } }, { tag: { id: ids.green } }] })
     assert.equal(response.statusCode, 200, response.body)
     const q = response.json()
-    assert.deepEqual(q.tags.map((qt: any) => qt.tag.id), [ids.blue, ids.green])
+    assert.deepEqual(
+      q.tags.map((qt: any) => qt.tag.id),
+      [ids.blue, ids.green],
+    )
     assert.equal(q.topic, ids.blue, 'the old topic left, so the first tag is the topic')
-    assert.deepEqual([(await tag(ids.red)).questions_count, (await tag(ids.red)).votes_count], [red.questions_count - 1, red.votes_count - 2])
-    assert.deepEqual([(await tag(ids.blue)).questions_count, (await tag(ids.blue)).votes_count], [blue.questions_count + 1, blue.votes_count + 2])
+    assert.deepEqual(
+      [(await tag(ids.red)).questions_count, (await tag(ids.red)).votes_count],
+      [red.questions_count - 1, red.votes_count - 2],
+    )
+    assert.deepEqual(
+      [(await tag(ids.blue)).questions_count, (await tag(ids.blue)).votes_count],
+      [blue.questions_count + 1, blue.votes_count + 2],
+    )
 
     const topic = await patch(ids.likert, { topic: ids.green })
     assert.deepEqual([topic.json().topic, topic.json().tags.map((qt: any) => qt.tag.id)], [ids.green, [ids.green, ids.blue]])
     const added = await patch(ids.likert, { topic: ids.red })
-    assert.deepEqual(added.json().tags.map((qt: any) => qt.tag.id), [ids.red, ids.green, ids.blue], 'a new topic joins the tags')
-    assert.deepEqual((await patch(ids.likert, { tags: [{ tag: { id: 99999999 } }] })).json(), { tags: ['Invalid pk "99999999" - object does not exist.'] })
+    assert.deepEqual(
+      added.json().tags.map((qt: any) => qt.tag.id),
+      [ids.red, ids.green, ids.blue],
+      'a new topic joins the tags',
+    )
+    assert.deepEqual((await patch(ids.likert, { tags: [{ tag: { id: 99999999 } }] })).json(), {
+      tags: ['Invalid pk "99999999" - object does not exist.'],
+    })
     await assertStoredEqualsRecomputed(t.database.db)
   })
 
@@ -190,10 +246,24 @@ describe('DELETE', () => {
 
   test('an unanswered one goes with its comments, collection items and links; every counter follows', async () => {
     const db = t.database.db
-    const collection = await db.insertInto('question_collections').values({ user_id: ids.stranger, name: 'Has it' }).returning('id').executeTakeFirstOrThrow()
-    const q = await ask({ question: 'Short-lived', tags: [{ tag: { id: ids.red } }], geo: ids.areaA, links: [{ link: 'https://example.org' }], collections: [] })
+    const collection = await db
+      .insertInto('question_collections')
+      .values({ user_id: ids.stranger, name: 'Has it' })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+    const q = await ask({
+      question: 'Short-lived',
+      tags: [{ tag: { id: ids.red } }],
+      geo: ids.areaA,
+      links: [{ link: 'https://example.org' }],
+      collections: [],
+    })
     await db.insertInto('question_collection_items').values({ parent_id: collection.id, type: 'Q', question_id: q.id, order: 0 }).execute()
-    const comment = await db.insertInto('comments').values({ question_id: q.id, user_id: ids.stranger, text: 'Hm' }).returning('id').executeTakeFirstOrThrow()
+    const comment = await db
+      .insertInto('comments')
+      .values({ question_id: q.id, user_id: ids.stranger, text: 'Hm' })
+      .returning('id')
+      .executeTakeFirstOrThrow()
     await db.insertInto('comment_votes').values({ comment_id: comment.id, user_id: ids.voter, value: 5 }).execute()
     await recomputeStatistics(db)
     const before = await t.json(`/api/users/${ids.stranger}/`)

@@ -17,7 +17,10 @@ before(async () => {
     me: { district_id: district, region_id: region, country_id: country },
     neighbour: { region_id: otherRegion },
     nowhere: {},
-    friend: {}, friendOfMine: {}, pending: {}, stranger: {},
+    friend: {},
+    friendOfMine: {},
+    pending: {},
+    stranger: {},
   }
   for (const [name, values] of Object.entries(people)) {
     const user = await insertUser(db, values)
@@ -25,7 +28,13 @@ before(async () => {
     auth[name] = { authorization: `Token ${await t.tokenFor(user.id)}` }
   }
   const author = await insertUser(db)
-  for (const [name, geo] of Object.entries({ inDistrict: district, inRegion: region, inCountry: country, elsewhere, inOtherRegion: otherRegion })) {
+  for (const [name, geo] of Object.entries({
+    inDistrict: district,
+    inRegion: region,
+    inCountry: country,
+    elsewhere,
+    inOtherRegion: otherRegion,
+  })) {
     ids[name] = (await insertQuestion(db, author.id, { question: `Local matter ${name}`, geo_id: geo })).id
   }
   ids.nowhereQuestion = (await insertQuestion(db, author.id, { question: 'A question of no place' })).id
@@ -36,36 +45,55 @@ before(async () => {
   ids.second = (await insertQuestion(db, author.id, { question: 'Charlie history', subtype: 'mcq' })).id
   ids.third = (await insertQuestion(db, author.id, { question: 'Bravo history' })).id
   ids.notMine = (await insertQuestion(db, author.id, { question: 'Answered by others only' })).id
-  const choices = await db.insertInto('question_choices').values([
-    { question_id: ids.second, text: 'Left', store_number: 0 },
-    { question_id: ids.second, text: 'Right', store_number: 1 },
-  ]).returning('id').execute()
+  const choices = await db
+    .insertInto('question_choices')
+    .values([
+      { question_id: ids.second, text: 'Left', store_number: 0 },
+      { question_id: ids.second, text: 'Right', store_number: 1 },
+    ])
+    .returning('id')
+    .execute()
   ids.left = choices[0].id
   ids.right = choices[1].id
   const at = (minutes: number) => new Date(Date.UTC(2025, 0, 1, 12, minutes))
-  await db.insertInto('question_votes').values([
-    { question_id: ids.first, user_id: ids.me, value: 2, created_at: at(0), modified_at: at(30) },
-    { question_id: ids.third, user_id: ids.me, value: null, skipped: true, private: true, created_at: at(20), modified_at: at(20) },
-    { question_id: ids.notMine, user_id: ids.stranger, value: 4 },
-  ]).execute()
-  await db.insertInto('question_choice_votes').values({ question_id: ids.second, choice_id: ids.left, user_id: ids.me, value: 5, created_at: at(10), modified_at: at(10) }).execute()
+  await db
+    .insertInto('question_votes')
+    .values([
+      { question_id: ids.first, user_id: ids.me, value: 2, created_at: at(0), modified_at: at(30) },
+      { question_id: ids.third, user_id: ids.me, value: null, skipped: true, private: true, created_at: at(20), modified_at: at(20) },
+      { question_id: ids.notMine, user_id: ids.stranger, value: 4 },
+    ])
+    .execute()
+  await db
+    .insertInto('question_choice_votes')
+    .values({ question_id: ids.second, choice_id: ids.left, user_id: ids.me, value: 5, created_at: at(10), modified_at: at(10) })
+    .execute()
 
   // Friends: accepted either way round, one still pending.
-  await db.insertInto('friendships').values([
-    { user_id: ids.me, friend_id: ids.friend, accepted_at: new Date() },
-    { user_id: ids.friendOfMine, friend_id: ids.me, accepted_at: new Date() },
-    { user_id: ids.me, friend_id: ids.pending, accepted_at: null },
-  ]).execute()
-  await db.insertInto('question_votes').values([
-    { question_id: ids.notMine, user_id: ids.friend, value: 5, modified_at: at(40) },
-    { question_id: ids.notMine, user_id: ids.friendOfMine, value: 1, private: true },
-    { question_id: ids.notMine, user_id: ids.pending, value: 3 },
-  ]).execute()
-  await db.insertInto('question_choice_votes').values([
-    { question_id: ids.second, choice_id: ids.right, user_id: ids.friendOfMine, value: 5, modified_at: at(50) },
-    { question_id: ids.second, choice_id: ids.left, user_id: ids.friend, value: 5, modified_at: at(45) },
-    { question_id: ids.second, choice_id: ids.left, user_id: ids.stranger, value: 5 },
-  ]).execute()
+  await db
+    .insertInto('friendships')
+    .values([
+      { user_id: ids.me, friend_id: ids.friend, accepted_at: new Date() },
+      { user_id: ids.friendOfMine, friend_id: ids.me, accepted_at: new Date() },
+      { user_id: ids.me, friend_id: ids.pending, accepted_at: null },
+    ])
+    .execute()
+  await db
+    .insertInto('question_votes')
+    .values([
+      { question_id: ids.notMine, user_id: ids.friend, value: 5, modified_at: at(40) },
+      { question_id: ids.notMine, user_id: ids.friendOfMine, value: 1, private: true },
+      { question_id: ids.notMine, user_id: ids.pending, value: 3 },
+    ])
+    .execute()
+  await db
+    .insertInto('question_choice_votes')
+    .values([
+      { question_id: ids.second, choice_id: ids.right, user_id: ids.friendOfMine, value: 5, modified_at: at(50) },
+      { question_id: ids.second, choice_id: ids.left, user_id: ids.friend, value: 5, modified_at: at(45) },
+      { question_id: ids.second, choice_id: ids.left, user_id: ids.stranger, value: 5 },
+    ])
+    .execute()
 })
 after(() => t.close())
 
@@ -76,7 +104,11 @@ describe('nearby', () => {
   test("questions of the caller's district, region or country, and no others", async () => {
     const body = await t.json('/api/questions/?nearby=1&page_size=100', auth.me)
     assert.deepEqual(sorted(idsOf(body)), sorted([ids.inDistrict, ids.inRegion, ids.inCountry]))
-    assert.deepEqual(sorted(idsOf(await t.json('/api/questions/?nearby=true', auth.neighbour))), [ids.inOtherRegion], 'another place, other questions')
+    assert.deepEqual(
+      sorted(idsOf(await t.json('/api/questions/?nearby=true', auth.neighbour))),
+      [ids.inOtherRegion],
+      'another place, other questions',
+    )
   })
 
   test('off values, no place, no sign-in', async () => {
@@ -105,7 +137,11 @@ describe('my_history', () => {
   test('differs from answered_by, which keeps the usual order; ordering overrides the history order', async () => {
     const answered = idsOf(await t.json(`/api/questions/?answered_by=${ids.me}`, auth.me))
     assert.deepEqual(sorted(answered), sorted([ids.first, ids.second, ids.third]))
-    assert.deepEqual(answered, [ids.notMine, ids.third, ids.second, ids.first].filter((id) => answered.includes(id)), 'newest question first')
+    assert.deepEqual(
+      answered,
+      [ids.notMine, ids.third, ids.second, ids.first].filter((id) => answered.includes(id)),
+      'newest question first',
+    )
     assert.deepEqual(idsOf(await t.json('/api/questions/?my_history=1&ordering=question', auth.me)), [ids.first, ids.third, ids.second])
     assert.deepEqual(idsOf(await t.json('/api/questions/?my_history=1&ordering=answered_at', auth.me)), [ids.second, ids.third, ids.first])
   })
@@ -126,19 +162,32 @@ describe('friends_answers', () => {
     const likert = await t.json(url(ids.notMine), auth.me)
     assert.equal(likert.count, 1)
     const [answer] = likert.results
-    assert.deepEqual([answer.kind, answer.object_id, answer.value, answer.skipped, answer.user.id], ['likert', ids.notMine, 5, false, ids.friend])
+    assert.deepEqual(
+      [answer.kind, answer.object_id, answer.value, answer.skipped, answer.user.id],
+      ['likert', ids.notMine, 5, false, ids.friend],
+    )
     assert.match(answer.modified_at, TIMESTAMP)
     assert.equal(typeof answer.user.username, 'string')
     assert.equal(answer.user.follow, undefined, 'the reduced user')
     assert.equal(answer.user.country_info, undefined)
 
     const choices = await t.json(url(ids.second), auth.me)
-    assert.deepEqual(choices.results.map((a: any) => [a.user.id, a.kind, a.object_id]), [[ids.friendOfMine, 'choice', ids.right], [ids.friend, 'choice', ids.left]], 'newest first')
+    assert.deepEqual(
+      choices.results.map((a: any) => [a.user.id, a.kind, a.object_id]),
+      [
+        [ids.friendOfMine, 'choice', ids.right],
+        [ids.friend, 'choice', ids.left],
+      ],
+      'newest first',
+    )
   })
 
   test('friendship goes both ways', async () => {
     const seenByFriend = await t.json(url(ids.second), auth.friendOfMine)
-    assert.deepEqual(seenByFriend.results.map((a: any) => a.user.id), [ids.me])
+    assert.deepEqual(
+      seenByFriend.results.map((a: any) => a.user.id),
+      [ids.me],
+    )
     assert.equal((await t.json(url(ids.third), auth.friendOfMine)).count, 0, 'my private answer is not shown to friends')
   })
 

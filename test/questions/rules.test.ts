@@ -1,7 +1,14 @@
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { directFamilyAfter } from '../../src/modules/questions/direct-votes/direct-family.ts'
-import { isWebLink, orderedTags, parseDateTime, planChoices, requestedSubtype, windowErrors } from '../../src/modules/questions/question-rules.ts'
+import {
+  isWebLink,
+  orderedTags,
+  parseDateTime,
+  planChoices,
+  requestedSubtype,
+  windowErrors,
+} from '../../src/modules/questions/question-rules.ts'
 import { nextFreeSlug, slugify } from '../../src/modules/questions/slug.ts'
 import { likertFigures } from '../../src/modules/statistics/compute/likert.ts'
 
@@ -31,7 +38,8 @@ describe('dates, links and windows', () => {
     assert.equal(parseDateTime('2030-01-02T03:04:05.123456+02:00')?.toISOString(), '2030-01-02T01:04:05.123Z')
     assert.equal(parseDateTime('2030-01-02 03:04')?.toISOString(), '2030-01-02T03:04:00.000Z', 'no offset is UTC')
     assert.equal(parseDateTime('2030-01-02')?.toISOString(), '2030-01-02T00:00:00.000Z')
-    for (const bad of ['tomorrow', '2030-02-30', '2030-02-30T10:00+02:00', '2030-13-01', '2030-01-02T25:00', '']) assert.equal(parseDateTime(bad), null, bad)
+    for (const bad of ['tomorrow', '2030-02-30', '2030-02-30T10:00+02:00', '2030-13-01', '2030-01-02T25:00', ''])
+      assert.equal(parseDateTime(bad), null, bad)
   })
 
   test('links', () => {
@@ -73,13 +81,36 @@ describe('choice plans', () => {
   test('keep, reword, reorder, add, remove', () => {
     const { plan, errors } = planChoices(stored, [{ id: 3, text: 'Perhaps' }, { id: 1, text: 'Yes' }, { text: 'Never' }])
     assert.deepEqual(errors, {})
-    assert.deepEqual(plan, { remove: [2], list: [{ id: 3, text: 'Perhaps' }, { id: 1, text: 'Yes' }, { id: null, text: 'Never' }] })
+    assert.deepEqual(plan, {
+      remove: [2],
+      list: [
+        { id: 3, text: 'Perhaps' },
+        { id: 1, text: 'Yes' },
+        { id: null, text: 'Never' },
+      ],
+    })
   })
 
   test('answered choices neither change nor go; foreign or repeated ids are unknown', () => {
-    assert.deepEqual(planChoices(stored, [{ id: 2, text: 'No' }]).errors, { choices: ['The choice "Yes" has answers; it cannot be removed.'] })
-    assert.deepEqual(planChoices(stored, [{ id: 1, text: 'Yes!' }, { id: 2, text: 'No' }, { id: 3, text: 'Maybe' }]).errors, { choices: ['The choice "Yes" has answers; its text cannot change.'] })
-    assert.deepEqual(planChoices(stored, [{ id: 1, text: 'Yes' }, { id: 1, text: 'Yes' }, { id: 9, text: 'x' }]).errors.choices.slice(0, 2), ['Invalid pk "1" - object does not exist.', 'Invalid pk "9" - object does not exist.'])
+    assert.deepEqual(planChoices(stored, [{ id: 2, text: 'No' }]).errors, {
+      choices: ['The choice "Yes" has answers; it cannot be removed.'],
+    })
+    assert.deepEqual(
+      planChoices(stored, [
+        { id: 1, text: 'Yes!' },
+        { id: 2, text: 'No' },
+        { id: 3, text: 'Maybe' },
+      ]).errors,
+      { choices: ['The choice "Yes" has answers; its text cannot change.'] },
+    )
+    assert.deepEqual(
+      planChoices(stored, [
+        { id: 1, text: 'Yes' },
+        { id: 1, text: 'Yes' },
+        { id: 9, text: 'x' },
+      ]).errors.choices.slice(0, 2),
+      ['Invalid pk "1" - object does not exist.', 'Invalid pk "9" - object does not exist.'],
+    )
   })
 })
 
@@ -91,5 +122,8 @@ test('a rating moves the direct family exactly as a recomputation from its count
   assert.equal(after.direct_consensus, figures.consensus)
   assert.equal(after.direct_heat, figures.heat)
   assert.equal(after.direct_value, figures.value)
-  assert.equal(directFamilyAfter({ direct_minimum: 0, direct_low: 1, direct_medium: 0, direct_high: 0, direct_maximum: 0 }, 2, null).direct_vote_count, 0)
+  assert.equal(
+    directFamilyAfter({ direct_minimum: 0, direct_low: 1, direct_medium: 0, direct_high: 0, direct_maximum: 0 }, 2, null).direct_vote_count,
+    0,
+  )
 })

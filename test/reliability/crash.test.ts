@@ -57,11 +57,21 @@ before(async () => {
     pgliteLoadDataDir: env.DATA_DIR ? new Blob([fs.readFileSync(templateFile('tiny'))]) : undefined,
   })
   try {
-    const users = await handle.db.selectFrom('users').select('id').where('is_active', '=', true).where('is_deleted', '=', false).orderBy('id').limit(VOTERS).execute()
+    const users = await handle.db
+      .selectFrom('users')
+      .select('id')
+      .where('is_active', '=', true)
+      .where('is_deleted', '=', false)
+      .orderBy('id')
+      .limit(VOTERS)
+      .execute()
     voters = []
     for (const { id } of users) {
       const token = newToken()
-      await handle.db.insertInto('auth_tokens').values({ user_id: id, key_hash: hashSecret(token), name: 'crash test' }).execute()
+      await handle.db
+        .insertInto('auth_tokens')
+        .values({ user_id: id, key_hash: hashSecret(token), name: 'crash test' })
+        .execute()
       voters.push({ id, token })
     }
     const open = await handle.db
@@ -78,7 +88,11 @@ before(async () => {
     const seeded = await handle.db
       .selectFrom('question_votes')
       .select(['user_id', 'question_id', 'value', 'skipped'])
-      .where('user_id', 'in', voters.map((v) => v.id))
+      .where(
+        'user_id',
+        'in',
+        voters.map((v) => v.id),
+      )
       .where('question_id', 'in', questions)
       .execute()
     for (const vote of seeded) acknowledged.set(`${vote.user_id}:${vote.question_id}`, vote.skipped ? 'skip' : vote.value!)
@@ -140,7 +154,9 @@ function load(base: string) {
 async function storedAnswers(base: string): Promise<Map<string, Answer>> {
   const stored = new Map<string, Answer>()
   for (const voter of voters) {
-    const response = await fetch(`${base}/api/question_votes/?user=${voter.id}&page_size=100`, { headers: { authorization: `Token ${voter.token}` } })
+    const response = await fetch(`${base}/api/question_votes/?user=${voter.id}&page_size=100`, {
+      headers: { authorization: `Token ${voter.token}` },
+    })
     assert.equal(response.status, 200)
     const page = (await response.json()) as { count: number; results: Array<{ object_id: number; value: number | null; skipped: boolean }> }
     assert.ok(page.count <= 100, 'one page holds every answer of the voter')
@@ -159,7 +175,11 @@ test(`votes under load, the server killed with SIGKILL ${KILLS} times: every ack
   try {
     for (let kill = 1; kill <= KILLS; kill++) {
       const traffic = load(base)
-      await until(() => traffic.acks() >= ACKS_BEFORE_KILL, `${ACKS_BEFORE_KILL} votes acknowledged before kill ${kill}\n${server.output()}`, 60_000)
+      await until(
+        () => traffic.acks() >= ACKS_BEFORE_KILL,
+        `${ACKS_BEFORE_KILL} votes acknowledged before kill ${kill}\n${server.output()}`,
+        60_000,
+      )
       server.child.kill('SIGKILL')
       await server.exited
       await traffic.stop()
@@ -174,10 +194,16 @@ test(`votes under load, the server killed with SIGKILL ${KILLS} times: every ack
       const stored = await storedAnswers(base)
       for (const [key, answer] of acknowledged) {
         const allowed = [answer, ...(unanswered.get(key) ?? [])]
-        assert.ok(allowed.includes(stored.get(key)!), `after kill ${kill}, voter:question ${key} holds ${stored.get(key)}, acknowledged ${answer}`)
+        assert.ok(
+          allowed.includes(stored.get(key)!),
+          `after kill ${kill}, voter:question ${key} holds ${stored.get(key)}, acknowledged ${answer}`,
+        )
       }
       for (const [key, answer] of stored) {
-        assert.ok(acknowledged.has(key) || unanswered.get(key)?.includes(answer), `after kill ${kill}, ${key} holds ${answer}, a vote nobody sent`)
+        assert.ok(
+          acknowledged.has(key) || unanswered.get(key)?.includes(answer),
+          `after kill ${kill}, ${key} holds ${answer}, a vote nobody sent`,
+        )
         // What the restarted server shows is the state from here on, whichever in-flight vote it was.
         acknowledged.set(key, answer)
       }

@@ -107,7 +107,12 @@ describe('a PostgreSQL server that terminates, stalls or times out the serviceâ€
     const s = await open({ poolSize: 2 })
     for (const end of ['statement', 'commit']) {
       held = gate()
-      const pending = s.app.inject({ method: 'POST', url: `/test/held/?end=${end}`, headers: { 'content-type': 'application/json' }, payload: '{}' })
+      const pending = s.app.inject({
+        method: 'POST',
+        url: `/test/held/?end=${end}`,
+        headers: { 'content-type': 'application/json' },
+        payload: '{}',
+      })
       const pid = await Promise.race([held.pid, pending.then((response) => assert.fail(`answered before the gate: ${response.body}`))])
       const lostBefore = s.lost.length
       assert.equal(await terminateBackends(fresh.name, pid), 1)
@@ -125,7 +130,9 @@ describe('a PostgreSQL server that terminates, stalls or times out the serviceâ€
     let pid = 0
     await until(async () => {
       const { rows } = await onServer((client) =>
-        client.query(`select pid from pg_stat_activity where datname = $1 and query like 'select pg_sleep%' and state = 'active'`, [fresh.name]),
+        client.query(`select pid from pg_stat_activity where datname = $1 and query like 'select pg_sleep%' and state = 'active'`, [
+          fresh.name,
+        ]),
       )
       pid = rows[0]?.pid ?? 0
       return pid > 0

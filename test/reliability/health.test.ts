@@ -34,8 +34,15 @@ test('/readyz says the database answers with its migrations current, without a k
 
 test('/readyz answers 503 with Retry-After while the code needs a migration the database lacks', async () => {
   const db = t.database.db
-  const row = await db.selectFrom('kysely_migration' as any).selectAll().where('name', '=', NEWEST).executeTakeFirstOrThrow()
-  await db.deleteFrom('kysely_migration' as any).where('name', '=', NEWEST).execute()
+  const row = await db
+    .selectFrom('kysely_migration' as any)
+    .selectAll()
+    .where('name', '=', NEWEST)
+    .executeTakeFirstOrThrow()
+  await db
+    .deleteFrom('kysely_migration' as any)
+    .where('name', '=', NEWEST)
+    .execute()
   try {
     const response = await t.get('/readyz')
     assert.equal(response.statusCode, 503)
@@ -44,7 +51,10 @@ test('/readyz answers 503 with Retry-After while the code needs a migration the 
     assert.deepEqual(response.json(), { detail: `Database migrations are not current: applied ${previous}, needed ${NEWEST}.` })
     assert.equal((await t.get('/healthz')).statusCode, 200)
   } finally {
-    await db.insertInto('kysely_migration' as any).values(row).execute()
+    await db
+      .insertInto('kysely_migration' as any)
+      .values(row)
+      .execute()
   }
   assert.equal((await t.get('/readyz')).statusCode, 200)
 })
@@ -78,7 +88,10 @@ test('the probes are not resources of the API: the root does not list them', asy
   try {
     const root = await keyless.json<Record<string, string>>('/api/')
     assert.ok(Object.keys(root).length > 0)
-    assert.ok(Object.values(root).every((url) => !/healthz|readyz/.test(url)), 'no probe in the API root')
+    assert.ok(
+      Object.values(root).every((url) => !/healthz|readyz/.test(url)),
+      'no probe in the API root',
+    )
   } finally {
     await keyless.close()
   }

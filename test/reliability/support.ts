@@ -8,7 +8,10 @@ const BIN = 'bin/civic-survey.js'
 
 /** Limits no test of this folder comes near: they are about the database, not about abuse. */
 export const HIGH_LIMITS = Object.fromEntries(
-  ['ANONYMOUS', 'APP_KEY', 'USER', 'IP', 'SENSITIVE', 'SIGN_IN', 'SIGN_IN_ACCOUNT', 'SIGN_UP'].map((name) => [`RATE_LIMIT_${name}`, '1000000']),
+  ['ANONYMOUS', 'APP_KEY', 'USER', 'IP', 'SENSITIVE', 'SIGN_IN', 'SIGN_IN_ACCOUNT', 'SIGN_UP'].map((name) => [
+    `RATE_LIMIT_${name}`,
+    '1000000',
+  ]),
 )
 
 export async function freePort(): Promise<number> {
@@ -136,6 +139,10 @@ export async function serveUntilReady(env: Record<string, string>): Promise<{ se
 
 /** A CLI command run to its end. */
 export function cli(args: string[], env: Record<string, string>) {
-  const result = spawnSync(process.execPath, [BIN, ...args], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, encoding: 'utf8', timeout: 180_000 })
+  const result = spawnSync(process.execPath, [BIN, ...args], {
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    encoding: 'utf8',
+    timeout: 180_000,
+  })
   return { code: result.status, stdout: result.stdout, stderr: result.stderr }
 }

@@ -66,10 +66,18 @@ test('a refused connection answers 503 with Retry-After on reads, writes and aut
   const { app } = await serviceOn(await closedPort())
   assertUnavailable(await app.inject({ method: 'GET', url: '/api/tags/' }), 'a list')
   assertUnavailable(await app.inject({ method: 'GET', url: '/api/questions/1/' }), 'an object')
-  assertUnavailable(await app.inject({ method: 'GET', url: '/api/tags/', headers: { authorization: 'Token 0123456789abcdef0123456789abcdef01234567' } }), 'a token check')
+  assertUnavailable(
+    await app.inject({ method: 'GET', url: '/api/tags/', headers: { authorization: 'Token 0123456789abcdef0123456789abcdef01234567' } }),
+    'a token check',
+  )
   assertUnavailable(await app.inject({ method: 'GET', url: '/api/tags/?AppAuthorization=abc' }), 'an application key check')
   assertUnavailable(
-    await app.inject({ method: 'POST', url: '/auth/login/', headers: { 'content-type': 'application/json' }, payload: '{"username": "ada", "password": "secret"}' }),
+    await app.inject({
+      method: 'POST',
+      url: '/auth/login/',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"username": "ada", "password": "secret"}',
+    }),
     'a sign-in',
   )
   const ready = await app.inject({ method: 'GET', url: '/readyz' })

@@ -5,13 +5,32 @@ import type { Database } from '../../src/db/database.ts'
 import { isDatabaseEmpty, seedDatabase } from '../../src/seed/seed.ts'
 import { databaseFromTemplate } from '../helpers/databases.ts'
 
-const TABLES = ['users', 'areas', 'politicians', 'tags', 'questions', 'question_choices', 'question_tags', 'question_votes', 'question_choice_votes', 'comments', 'comment_votes', 'question_collections', 'question_collection_items', 'census_data', 'groups', 'group_memberships']
+const TABLES = [
+  'users',
+  'areas',
+  'politicians',
+  'tags',
+  'questions',
+  'question_choices',
+  'question_tags',
+  'question_votes',
+  'question_choice_votes',
+  'comments',
+  'comment_votes',
+  'question_collections',
+  'question_collection_items',
+  'census_data',
+  'groups',
+  'group_memberships',
+]
 
 /** One digest per table over every row, in id order. */
 async function fingerprint(db: Kysely<Database>): Promise<Record<string, string>> {
   const out: Record<string, string> = {}
   for (const table of TABLES) {
-    const row = await sql<{ digest: string }>`SELECT md5(coalesce(string_agg(t::text, '|' ORDER BY t.id), '')) AS digest FROM ${sql.table(table)} t`.execute(db)
+    const row = await sql<{
+      digest: string
+    }>`SELECT md5(coalesce(string_agg(t::text, '|' ORDER BY t.id), '')) AS digest FROM ${sql.table(table)} t`.execute(db)
     out[table] = row.rows[0].digest
   }
   return out
@@ -43,7 +62,10 @@ test('the same seed gives the same data, ids included; another seed gives other 
 test('seeding a non-empty database is refused unless forced', async () => {
   const { handle } = await seeded(1)
   try {
-    await assert.rejects(seedDatabase(handle.db, { scale: 'tiny', seed: 1, force: false }), (error: Error) => error.name === 'DatabaseNotEmpty' || /not empty/i.test(error.message))
+    await assert.rejects(
+      seedDatabase(handle.db, { scale: 'tiny', seed: 1, force: false }),
+      (error: Error) => error.name === 'DatabaseNotEmpty' || /not empty/i.test(error.message),
+    )
     const before = await fingerprint(handle.db)
     const summary = await seedDatabase(handle.db, { scale: 'tiny', seed: 1, force: true })
     assert.ok(summary.users > 0)
@@ -61,7 +83,11 @@ test('census records are population pyramids: 91 single years that add up to all
     for (const row of rows) {
       const ages = row.ages as number[]
       assert.equal(ages.length, 91)
-      assert.equal(ages.reduce((a, b) => a + b, 0), row.all_ages, row.code)
+      assert.equal(
+        ages.reduce((a, b) => a + b, 0),
+        row.all_ages,
+        row.code,
+      )
       const young = ages.slice(20, 40).reduce((a, b) => a + b, 0) / 20
       const old = ages.slice(85, 90).reduce((a, b) => a + b, 0) / 5
       assert.ok(young > old * 2, `${row.code}: fewer people at 85-89 than at 20-39`)

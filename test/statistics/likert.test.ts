@@ -17,10 +17,7 @@ import {
 const TOLERANCE = 1e-6
 
 function assertClose(actual: number, expected: number, label = ''): void {
-  assert.ok(
-    Math.abs(actual - expected) <= TOLERANCE,
-    `${label} expected ${expected}, got ${actual} (tolerance ${TOLERANCE})`,
-  )
+  assert.ok(Math.abs(actual - expected) <= TOLERANCE, `${label} expected ${expected}, got ${actual} (tolerance ${TOLERANCE})`)
 }
 
 function assertFiguresClose(actual: LikertFigures, expected: Partial<LikertFigures>): void {
@@ -97,7 +94,11 @@ test('layers of [10,5,0,5,10] follow the hand working', () => {
 })
 
 test('layer weights sum to 1', () => {
-  for (const counts of [[1, 2, 3, 10, 14], [0.1, 0.2, 0.3, 0, 0.7], [7, 0, 3, 3, 1]] as LevelCounts[]) {
+  for (const counts of [
+    [1, 2, 3, 10, 14],
+    [0.1, 0.2, 0.3, 0, 0.7],
+    [7, 0, 3, 3, 1],
+  ] as LevelCounts[]) {
     const total = agreementLayers(counts).reduce((acc, l) => acc + l.weight, 0)
     assertClose(total, 1, `[${counts.join(',')}]`)
   }
@@ -150,10 +151,22 @@ test('unanimity gives exact 1 and 0 even for awkward fractional counts', () => {
 
 test('weighted counts give the same figures as integer counts in the same ratio', () => {
   const pairs: [LevelCounts, LevelCounts][] = [
-    [[0.5, 0.25, 0, 0.25, 0.5], [10, 5, 0, 5, 10]],
-    [[0.2, 0.2, 0.2, 0.2, 0.2], [6, 6, 6, 6, 6]],
-    [[0.1, 0.2, 0.3, 1.0, 1.4], [1, 2, 3, 10, 14]],
-    [[1 / 3, 0, 0, 0, 1 / 3], [15, 0, 0, 0, 15]],
+    [
+      [0.5, 0.25, 0, 0.25, 0.5],
+      [10, 5, 0, 5, 10],
+    ],
+    [
+      [0.2, 0.2, 0.2, 0.2, 0.2],
+      [6, 6, 6, 6, 6],
+    ],
+    [
+      [0.1, 0.2, 0.3, 1.0, 1.4],
+      [1, 2, 3, 10, 14],
+    ],
+    [
+      [1 / 3, 0, 0, 0, 1 / 3],
+      [15, 0, 0, 0, 15],
+    ],
   ]
   for (const [weighted, integer] of pairs) {
     const a = likertFigures(weighted)

@@ -45,7 +45,11 @@ test('every question shown through the API carries figures equal to a recomputat
     else entry.counts[(vote.value as number) - 1] += 1
     byQuestion.set(vote.question_id, entry)
   }
-  const staff = await t.database.db.insertInto('users').values({ username: 'figures_staff', is_staff: true }).returning('id').executeTakeFirstOrThrow()
+  const staff = await t.database.db
+    .insertInto('users')
+    .values({ username: 'figures_staff', is_staff: true })
+    .returning('id')
+    .executeTakeFirstOrThrow()
   const token = await t.tokenFor(staff.id)
   const { results, count } = await t.json('/api/questions/?page_size=100', { authorization: `Token ${token}` })
   assert.equal(results.length, count)
@@ -84,7 +88,8 @@ test('user counters equal a count of their rows', async () => {
   const questionVotes = await db.selectFrom('question_votes').select(['user_id']).execute()
   const choiceVotes = await db.selectFrom('question_choice_votes').select(['user_id']).execute()
   const asked = await db.selectFrom('questions').select(['user_id']).execute()
-  const countBy = (rows: { user_id: number }[]) => rows.reduce((m, r) => m.set(r.user_id, (m.get(r.user_id) ?? 0) + 1), new Map<number, number>())
+  const countBy = (rows: { user_id: number }[]) =>
+    rows.reduce((m, r) => m.set(r.user_id, (m.get(r.user_id) ?? 0) + 1), new Map<number, number>())
   const [qv, cv, qs] = [countBy(questionVotes), countBy(choiceVotes), countBy(asked)]
   for (const user of users.results) {
     assert.equal(user.count_question_votes, qv.get(user.id) ?? 0, `user ${user.id} question votes`)

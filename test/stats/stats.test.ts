@@ -90,7 +90,10 @@ describe('question_stats', () => {
     for (const [field, value] of Object.entries(question)) {
       if (/^(direct|liquid)_/.test(field) || field === 'polarisation') assert.equal(stats[field], value, field)
     }
-    assert.deepEqual([stats.direct_minimum, stats.direct_low, stats.direct_medium, stats.direct_high, stats.direct_maximum], [1, 0, 0, 1, 0])
+    assert.deepEqual(
+      [stats.direct_minimum, stats.direct_low, stats.direct_medium, stats.direct_high, stats.direct_maximum],
+      [1, 0, 0, 1, 0],
+    )
     assert.equal(stats.direct_skipped, 1)
     assert.equal(stats.direct_vote_count, 2)
     assert.equal(stats.answer_count, 3, 'skips are answers')
@@ -98,7 +101,10 @@ describe('question_stats', () => {
     assert.equal(stats.replaced_answer_count, 1)
     assert.match(stats.first_answer_at, TIMESTAMP)
     assert.ok(stats.last_answer_at >= stats.first_answer_at)
-    assert.deepEqual(stats.tags.map((tag: any) => tag.tag.id), [ids.tag])
+    assert.deepEqual(
+      stats.tags.map((tag: any) => tag.tag.id),
+      [ids.tag],
+    )
     assert.deepEqual(stats.choices, [])
   })
 
@@ -108,7 +114,10 @@ describe('question_stats', () => {
     assert.deepEqual(listed.results[0], await t.json(`/api/question_stats/${ids.lit}/`))
     const byVotes = await t.json('/api/question_stats/?ordering=-direct_vote_count&page_size=100')
     const counts = byVotes.results.map((q: any) => q.direct_vote_count)
-    assert.deepEqual(counts, [...counts].sort((a: number, b: number) => b - a))
+    assert.deepEqual(
+      counts,
+      [...counts].sort((a: number, b: number) => b - a),
+    )
     const answered = await t.json(`/api/question_stats/?answered_by=${ids.cat}`)
     assert.ok(answered.results.some((q: any) => q.id === ids.lit))
     assert.equal((await t.get(`/api/question_stats/${ids.draft}/`)).statusCode, 404)
@@ -144,12 +153,40 @@ describe('advanced_stats', () => {
     await insertUser(db, { created_at: at('2024-03-03T12:00:00Z'), is_deleted: true })
     await insertUser(db, { created_at: at('2024-02-10T08:00:00Z') })
     const question = await insertQuestion(db, past.id, { created_at: at('2024-03-02T09:00:00Z') })
-    await db.insertInto('question_votes').values([
-      { question_id: question.id, user_id: past.id, value: 3, created_at: at('2024-03-02T10:00:00Z'), modified_at: at('2024-03-04T10:00:00Z') },
-      { question_id: question.id, user_id: ids.ann, value: 5, created_at: at('2024-03-04T11:00:00Z'), modified_at: at('2024-03-04T11:00:00Z') },
-    ]).execute()
-    await db.insertInto('question_vote_history').values({ question_id: question.id, user_id: past.id, value: 1, skipped: false, private: false, answered_at: at('2024-03-02T10:00:00Z') }).execute()
-    await db.insertInto('comments').values({ question_id: question.id, user_id: past.id, text: 'Old comment', created_at: at('2024-03-03T08:00:00Z') }).execute()
+    await db
+      .insertInto('question_votes')
+      .values([
+        {
+          question_id: question.id,
+          user_id: past.id,
+          value: 3,
+          created_at: at('2024-03-02T10:00:00Z'),
+          modified_at: at('2024-03-04T10:00:00Z'),
+        },
+        {
+          question_id: question.id,
+          user_id: ids.ann,
+          value: 5,
+          created_at: at('2024-03-04T11:00:00Z'),
+          modified_at: at('2024-03-04T11:00:00Z'),
+        },
+      ])
+      .execute()
+    await db
+      .insertInto('question_vote_history')
+      .values({
+        question_id: question.id,
+        user_id: past.id,
+        value: 1,
+        skipped: false,
+        private: false,
+        answered_at: at('2024-03-02T10:00:00Z'),
+      })
+      .execute()
+    await db
+      .insertInto('comments')
+      .values({ question_id: question.id, user_id: past.id, text: 'Old comment', created_at: at('2024-03-03T08:00:00Z') })
+      .execute()
   })
 
   test('per day: sign-ups, a running user count, answers given (replaced ones at their time), people, questions, comments', async () => {

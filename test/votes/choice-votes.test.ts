@@ -41,9 +41,17 @@ before(async () => {
   await mcq('future', { start_at: new Date('2999-01-01T00:00:00Z') })
   // A choice on a likert question: not something the API creates, but the vote still has to refuse it.
   ids.likert = (await likertQuestion(db, people.author.id)).id
-  const stray = await db.insertInto('question_choices').values({ question_id: ids.likert, text: 'Stray', store_number: 0 }).returning('id').executeTakeFirstOrThrow()
+  const stray = await db
+    .insertInto('question_choices')
+    .values({ question_id: ids.likert, text: 'Stray', store_number: 0 })
+    .returning('id')
+    .executeTakeFirstOrThrow()
   ids.strayChoice = stray.id
-  const collection = await db.insertInto('question_collections').values({ user_id: people.author.id, name: 'Survey' }).returning('id').executeTakeFirstOrThrow()
+  const collection = await db
+    .insertInto('question_collections')
+    .values({ user_id: people.author.id, name: 'Survey' })
+    .returning('id')
+    .executeTakeFirstOrThrow()
   ids.collection = collection.id
 })
 after(() => t.close())
@@ -51,7 +59,12 @@ after(() => t.close())
 const auth = (token?: string): Record<string, string> => (token ? { authorization: `Token ${token}` } : {})
 const question = (id: number, token?: string) => t.json(`/api/questions/${id}/`, auth(token))
 const form = (method: 'POST' | 'PATCH', url: string, fields: Record<string, string>, token: string) =>
-  t.request({ method, url, headers: { ...auth(token), 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams(fields).toString() })
+  t.request({
+    method,
+    url,
+    headers: { ...auth(token), 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams(fields).toString(),
+  })
 const vote = (body: unknown, token?: string, url = '/api/question_choice_votes/') => t.send('POST', url, body, token)
 
 const LEVELS = ['minimum', 'low', 'medium', 'high', 'maximum']
@@ -77,7 +90,19 @@ describe('the clients’ bodies', () => {
     const response = await vote({ value: 5, object_id: first, private: false }, tokens.voter)
     assert.equal(response.statusCode, 201, response.body)
     const body = response.json()
-    assert.deepEqual(Object.keys(body).sort(), ['collection', 'created_at', 'id', 'modified_at', 'object_id', 'private', 'question', 'skipped', 'url', 'user', 'value'])
+    assert.deepEqual(Object.keys(body).sort(), [
+      'collection',
+      'created_at',
+      'id',
+      'modified_at',
+      'object_id',
+      'private',
+      'question',
+      'skipped',
+      'url',
+      'user',
+      'value',
+    ])
     assert.equal(body.object_id, first)
     assert.equal(body.question, ids.open)
     assert.equal(body.value, 5)
@@ -159,8 +184,16 @@ describe('the clients’ bodies', () => {
     assert.equal(response.json().private, false, 'private absent: the voter’s default, not the earlier pick’s')
     assert.equal(response.json().collection, null, 'collection absent: none')
     assert.deepEqual(await choiceCounts(ids.open, second), expected({ 4: 1 }))
-    const history = await t.database.db.selectFrom('question_choice_vote_history').select('value').where('user_id', '=', ids.voter).orderBy('id').execute()
-    assert.deepEqual(history.map((h) => h.value), [5, 5])
+    const history = await t.database.db
+      .selectFrom('question_choice_vote_history')
+      .select('value')
+      .where('user_id', '=', ids.voter)
+      .orderBy('id')
+      .execute()
+    assert.deepEqual(
+      history.map((h) => h.value),
+      [5, 5],
+    )
   })
 
   test('the form body: object_id and value as strings, private as "on"', async () => {
@@ -234,26 +267,111 @@ describe('skips, privacy and the user’s counters', () => {
 
 describe('refusals: 400 naming the field, and nothing changes', () => {
   const cases: [string, () => unknown, string, () => Record<string, string[]>][] = [
-    ['a choice that does not exist', () => ({ object_id: 987654, value: 5 }), 'voter', () => ({ object_id: ['Invalid pk "987654" - object does not exist.'] })],
-    ['a choice id no row can have', () => ({ object_id: 99999999999, value: 5 }), 'voter', () => ({ object_id: ['Invalid pk "99999999999" - object does not exist.'] })],
-    ['a negative choice id', () => ({ object_id: -3, value: 5 }), 'voter', () => ({ object_id: ['Invalid pk "-3" - object does not exist.'] })],
+    [
+      'a choice that does not exist',
+      () => ({ object_id: 987654, value: 5 }),
+      'voter',
+      () => ({ object_id: ['Invalid pk "987654" - object does not exist.'] }),
+    ],
+    [
+      'a choice id no row can have',
+      () => ({ object_id: 99999999999, value: 5 }),
+      'voter',
+      () => ({ object_id: ['Invalid pk "99999999999" - object does not exist.'] }),
+    ],
+    [
+      'a negative choice id',
+      () => ({ object_id: -3, value: 5 }),
+      'voter',
+      () => ({ object_id: ['Invalid pk "-3" - object does not exist.'] }),
+    ],
     ['no choice', () => ({ value: 5 }), 'voter', () => ({ object_id: ['This field is required.'] })],
-    ['a choice id that is not a number', () => ({ object_id: 'first', value: 5 }), 'voter', () => ({ object_id: ['A valid integer is required.'] })],
-    ['value above 5', () => ({ object_id: choices.open[0], value: 6 }), 'voter', () => ({ value: ['Ensure this value is less than or equal to 5.'] })],
-    ['value below 1', () => ({ object_id: choices.open[0], value: 0 }), 'voter', () => ({ value: ['Ensure this value is greater than or equal to 1.'] })],
-    ['value not a number', () => ({ object_id: choices.open[0], value: 'five' }), 'voter', () => ({ value: ['A valid integer is required.'] })],
-    ['value with a fraction', () => ({ object_id: choices.open[0], value: 4.5 }), 'voter', () => ({ value: ['A valid integer is required.'] })],
+    [
+      'a choice id that is not a number',
+      () => ({ object_id: 'first', value: 5 }),
+      'voter',
+      () => ({ object_id: ['A valid integer is required.'] }),
+    ],
+    [
+      'value above 5',
+      () => ({ object_id: choices.open[0], value: 6 }),
+      'voter',
+      () => ({ value: ['Ensure this value is less than or equal to 5.'] }),
+    ],
+    [
+      'value below 1',
+      () => ({ object_id: choices.open[0], value: 0 }),
+      'voter',
+      () => ({ value: ['Ensure this value is greater than or equal to 1.'] }),
+    ],
+    [
+      'value not a number',
+      () => ({ object_id: choices.open[0], value: 'five' }),
+      'voter',
+      () => ({ value: ['A valid integer is required.'] }),
+    ],
+    [
+      'value with a fraction',
+      () => ({ object_id: choices.open[0], value: 4.5 }),
+      'voter',
+      () => ({ value: ['A valid integer is required.'] }),
+    ],
     ['value a list', () => ({ object_id: choices.open[0], value: [5] }), 'voter', () => ({ value: ['A valid integer is required.'] })],
     ['no value and no skip', () => ({ object_id: choices.open[0] }), 'voter', () => ({ value: ['This field is required.'] })],
-    ['a value that is skipped', () => ({ object_id: choices.open[0], value: 5, skipped: true }), 'voter', () => ({ skipped: ['A vote with a value cannot be skipped.'] })],
-    ['a null value that is not skipped', () => ({ object_id: choices.open[0], value: null, skipped: false }), 'voter', () => ({ value: ['This field may not be null.'] })],
-    ['private not a boolean', () => ({ object_id: choices.open[0], value: 5, private: 'perhaps' }), 'voter', () => ({ private: ['Must be a valid boolean.'] })],
-    ['an unknown collection', () => ({ object_id: choices.open[0], value: 5, collection: 876543 }), 'voter', () => ({ collection: ['Invalid pk "876543" - object does not exist.'] })],
-    ['a collection that is not a number', () => ({ object_id: choices.open[0], value: 5, collection: 'mine' }), 'voter', () => ({ collection: ['A valid integer is required.'] })],
-    ['a choice of someone else’s unpublished question', () => ({ object_id: choices.draft[0], value: 5 }), 'voter', () => ({ object_id: [`Invalid pk "${choices.draft[0]}" - object does not exist.`] })],
-    ['a closed question', () => ({ object_id: choices.closed[0], value: 5 }), 'voter', () => ({ object_id: ['Voting on this question is closed.'] })],
-    ['a question not open yet', () => ({ object_id: choices.future[1], value: 5 }), 'voter', () => ({ object_id: ['Voting on this question is not open yet.'] })],
-    ['a choice of a likert question', () => ({ object_id: ids.strayChoice, value: 5 }), 'voter', () => ({ object_id: ['This choice belongs to a question that is not multiple choice.'] })],
+    [
+      'a value that is skipped',
+      () => ({ object_id: choices.open[0], value: 5, skipped: true }),
+      'voter',
+      () => ({ skipped: ['A vote with a value cannot be skipped.'] }),
+    ],
+    [
+      'a null value that is not skipped',
+      () => ({ object_id: choices.open[0], value: null, skipped: false }),
+      'voter',
+      () => ({ value: ['This field may not be null.'] }),
+    ],
+    [
+      'private not a boolean',
+      () => ({ object_id: choices.open[0], value: 5, private: 'perhaps' }),
+      'voter',
+      () => ({ private: ['Must be a valid boolean.'] }),
+    ],
+    [
+      'an unknown collection',
+      () => ({ object_id: choices.open[0], value: 5, collection: 876543 }),
+      'voter',
+      () => ({ collection: ['Invalid pk "876543" - object does not exist.'] }),
+    ],
+    [
+      'a collection that is not a number',
+      () => ({ object_id: choices.open[0], value: 5, collection: 'mine' }),
+      'voter',
+      () => ({ collection: ['A valid integer is required.'] }),
+    ],
+    [
+      'a choice of someone else’s unpublished question',
+      () => ({ object_id: choices.draft[0], value: 5 }),
+      'voter',
+      () => ({ object_id: [`Invalid pk "${choices.draft[0]}" - object does not exist.`] }),
+    ],
+    [
+      'a closed question',
+      () => ({ object_id: choices.closed[0], value: 5 }),
+      'voter',
+      () => ({ object_id: ['Voting on this question is closed.'] }),
+    ],
+    [
+      'a question not open yet',
+      () => ({ object_id: choices.future[1], value: 5 }),
+      'voter',
+      () => ({ object_id: ['Voting on this question is not open yet.'] }),
+    ],
+    [
+      'a choice of a likert question',
+      () => ({ object_id: ids.strayChoice, value: 5 }),
+      'voter',
+      () => ({ object_id: ['This choice belongs to a question that is not multiple choice.'] }),
+    ],
   ]
   for (const [label, body, who, errors] of cases) {
     test(label, async () => {
@@ -291,7 +409,12 @@ describe('refusals: 400 naming the field, and nothing changes', () => {
     assert.deepEqual(anonymous.json(), { detail: 'Authentication credentials were not provided.' })
     const badToken = await vote({ object_id: choices.open[0], value: 5 }, 'not-a-token')
     assert.equal(badToken.statusCode, 401)
-    const malformed = await t.request({ method: 'POST', url: '/api/question_choice_votes/', headers: { ...auth(tokens.voter), 'content-type': 'application/json' }, payload: '{"object_id": 5,' })
+    const malformed = await t.request({
+      method: 'POST',
+      url: '/api/question_choice_votes/',
+      headers: { ...auth(tokens.voter), 'content-type': 'application/json' },
+      payload: '{"object_id": 5,',
+    })
     assert.equal(malformed.statusCode, 400)
     assert.match(malformed.json().detail, /^JSON parse error/)
     const empty = await t.request({ method: 'POST', url: '/api/question_choice_votes/', headers: auth(tokens.voter) })
@@ -307,7 +430,11 @@ describe('refusals: 400 naming the field, and nothing changes', () => {
     assert.equal(staff.statusCode, 201, staff.body)
     assert.equal((await t.json(`/api/question_choice_votes/?question=${ids.draft}`, auth(tokens.voter))).count, 0)
     assert.equal((await t.json(`/api/question_choice_votes/?question=${ids.draft}`)).count, 0)
-    assert.equal((await t.json(`/api/question_choice_votes/?question=${ids.draft}`, auth(tokens.author))).count, 2, 'the author sees the picks on their own question')
+    assert.equal(
+      (await t.json(`/api/question_choice_votes/?question=${ids.draft}`, auth(tokens.author))).count,
+      2,
+      'the author sees the picks on their own question',
+    )
     assert.equal((await t.json(`/api/question_choice_votes/?question=${ids.draft}`, auth(tokens.staff))).count, 2)
     assert.equal((await t.get(`/api/question_choice_votes/${own.json().id}/`, auth(tokens.voter))).statusCode, 404)
     await assertStoredEqualsRecomputed(t.database.db, 'after picks on a draft')
@@ -325,12 +452,20 @@ describe('changing and withdrawing a pick', () => {
   })
 
   test('the voter may PATCH privacy and collection: no new answer, the counts stay', async () => {
-    const historyBefore = await t.database.db.selectFrom('question_choice_vote_history').select('id').where('question_id', '=', ids.edits).execute()
+    const historyBefore = await t.database.db
+      .selectFrom('question_choice_vote_history')
+      .select('id')
+      .where('question_id', '=', ids.edits)
+      .execute()
     const response = await t.send('PATCH', path(mine), { private: true, collection: ids.collection }, tokens.voter)
     assert.equal(response.statusCode, 200, response.body)
     assert.deepEqual([response.json().private, response.json().collection, response.json().value], [true, ids.collection, 5])
     assert.deepEqual(await choiceCounts(ids.edits, choices.edits[0]), expected({ 5: 1 }))
-    const historyAfter = await t.database.db.selectFrom('question_choice_vote_history').select('id').where('question_id', '=', ids.edits).execute()
+    const historyAfter = await t.database.db
+      .selectFrom('question_choice_vote_history')
+      .select('id')
+      .where('question_id', '=', ids.edits)
+      .execute()
     assert.equal(historyAfter.length, historyBefore.length)
     const q = await question(ids.edits, tokens.voter)
     assert.equal(q.my_vote[0].private, true)
@@ -351,8 +486,18 @@ describe('changing and withdrawing a pick', () => {
     assert.deepEqual(unskipped.json(), { value: ['This field is required.'] })
     const back = await t.send('PATCH', path(mine), { value: 5 }, tokens.voter)
     assert.equal(back.json().value, 5)
-    const history = await t.database.db.selectFrom('question_choice_vote_history').select(['value', 'skipped']).where('user_id', '=', ids.voter).where('question_id', '=', ids.edits).orderBy('id').execute()
-    assert.deepEqual(history, [{ value: 5, skipped: false }, { value: 2, skipped: false }, { value: null, skipped: true }])
+    const history = await t.database.db
+      .selectFrom('question_choice_vote_history')
+      .select(['value', 'skipped'])
+      .where('user_id', '=', ids.voter)
+      .where('question_id', '=', ids.edits)
+      .orderBy('id')
+      .execute()
+    assert.deepEqual(history, [
+      { value: 5, skipped: false },
+      { value: 2, skipped: false },
+      { value: null, skipped: true },
+    ])
     await assertStoredEqualsRecomputed(t.database.db, 'after edits')
   })
 
@@ -400,7 +545,13 @@ describe('changing and withdrawing a pick', () => {
     assert.equal((await t.get(path(mine), auth(tokens.voter))).statusCode, 404)
     assert.deepEqual(await choiceCounts(ids.edits, choices.edits[0]), expected({}))
     assert.deepEqual((await question(ids.edits, tokens.voter)).my_vote, [])
-    const last = await t.database.db.selectFrom('question_choice_vote_history').selectAll().where('user_id', '=', ids.voter).where('question_id', '=', ids.edits).orderBy('id', 'desc').executeTakeFirstOrThrow()
+    const last = await t.database.db
+      .selectFrom('question_choice_vote_history')
+      .selectAll()
+      .where('user_id', '=', ids.voter)
+      .where('question_id', '=', ids.edits)
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow()
     assert.deepEqual([last.choice_id, last.value], [choices.edits[0], 5])
     const usersAfter = await t.json(`/api/users/${ids.voter}/`)
     assert.equal(usersAfter.count_choice_votes, usersBefore.count_choice_votes - 1)
@@ -412,7 +563,11 @@ describe('changing and withdrawing a pick', () => {
 
   test('once the window closes: no new value and no withdrawal (400), privacy still changes', async () => {
     const pick = (await vote({ object_id: choices.closing[2], value: 5 }, tokens.voter)).json()
-    await t.database.db.updateTable('questions').set({ end_at: new Date('2001-01-01T00:00:00Z') }).where('id', '=', ids.closing).execute()
+    await t.database.db
+      .updateTable('questions')
+      .set({ end_at: new Date('2001-01-01T00:00:00Z') })
+      .where('id', '=', ids.closing)
+      .execute()
     const before = await voteState(t.database.db)
     const value = await t.send('PATCH', path(pick.id), { value: 1 }, tokens.voter)
     assert.deepEqual([value.statusCode, value.json()], [400, { value: ['Voting on this question is closed.'] }])
@@ -453,7 +608,10 @@ describe('the listing', () => {
 
   test('filters: object_id and choice (the chosen choice), question, user', async () => {
     const [a, b] = choices.listed
-    assert.deepEqual(idsOf(await t.json(`/api/question_choice_votes/?object_id=${b}`, auth(tokens.staff))).sort(), [listed.other, listed.shy].sort())
+    assert.deepEqual(
+      idsOf(await t.json(`/api/question_choice_votes/?object_id=${b}`, auth(tokens.staff))).sort(),
+      [listed.other, listed.shy].sort(),
+    )
     assert.deepEqual(idsOf(await t.json(`/api/question_choice_votes/?choice=${a}`)).sort(), [listed.voter, listed.author].sort())
     assert.deepEqual(idsOf(await list(`&user=${ids.other}`)), [listed.other])
     assert.deepEqual(idsOf(await list(`&user=${ids.shy}`)), [], 'a private pick is not listed for others')

@@ -41,7 +41,8 @@ const picks = new Map<number, Current & { choice: number }>()
 const tagVotes = new Map<number, { id: number; value: number }>()
 /** Answers given per voter and question (POSTs and value edits), each of which ends current or in the history. */
 const answersGiven = new Map<string, number>()
-const given = (voter: number, question: number) => answersGiven.set(`${voter}:${question}`, (answersGiven.get(`${voter}:${question}`) ?? 0) + 1)
+const given = (voter: number, question: number) =>
+  answersGiven.set(`${voter}:${question}`, (answersGiven.get(`${voter}:${question}`) ?? 0) + 1)
 
 const auth = (token?: string): Record<string, string> => (token ? { authorization: `Token ${token}` } : {})
 const privateOf = (voter: Voter, sent: boolean | undefined) => sent ?? voter.defaultPrivate
@@ -110,7 +111,11 @@ describe('many voters at once', () => {
     const likertDoubles = [0, 1, 2, 3].map((i) => answerLikert(i, ((i + 2) % 5) + 1, false))
     const pickDoubles = [4, 5, 6, 7].map((i) => pick(i, choiceIds[(i + 1) % 4], 5, true))
     const [likertDone, pickDone, tagDone, likertDoublesDone, pickDoublesDone] = await Promise.all([
-      Promise.all(likertRequests), Promise.all(pickRequests), Promise.all(tagRequests), Promise.all(likertDoubles), Promise.all(pickDoubles),
+      Promise.all(likertRequests),
+      Promise.all(pickRequests),
+      Promise.all(tagRequests),
+      Promise.all(likertDoubles),
+      Promise.all(pickDoubles),
     ])
 
     for (const done of tagDone) {
@@ -130,8 +135,16 @@ describe('many voters at once', () => {
         record(last)
       }
     }
-    settle([...likertDone, ...likertDoublesDone], (d) => likertVotes.set(d.i, { id: d.response.json().id, value: d.value, private: d.private }), likert)
-    settle([...pickDone, ...pickDoublesDone], (d) => picks.set(d.i, { id: d.response.json().id, choice: d.choice, value: d.value, private: d.private }), mcq)
+    settle(
+      [...likertDone, ...likertDoublesDone],
+      (d) => likertVotes.set(d.i, { id: d.response.json().id, value: d.value, private: d.private }),
+      likert,
+    )
+    settle(
+      [...pickDone, ...pickDoublesDone],
+      (d) => picks.set(d.i, { id: d.response.json().id, choice: d.choice, value: d.value, private: d.private }),
+      mcq,
+    )
     for (const done of [...likertDone, ...likertDoublesDone, ...pickDone, ...pickDoublesDone]) {
       const body = done.response.json()
       assert.equal(body.user, voters[done.i].id)
@@ -152,68 +165,90 @@ describe('many voters at once', () => {
       switch (i % 5) {
         case 0: {
           const value = ((i + 3) % 5) + 1
-          work.push(t.send('PATCH', likertPath(i), { value }, voter.token).then((r) => () => {
-            assertStatus(r, 200, `likert edit of voter ${i}`)
-            likertVotes.set(i, { ...likertVotes.get(i)!, value })
-            given(i, likert)
-          }))
-          work.push(t.send('PATCH', pickPath(i), { private: true }, voter.token).then((r) => () => {
-            assertStatus(r, 200, `privacy of voter ${i}`)
-            picks.set(i, { ...picks.get(i)!, private: true })
-          }))
+          work.push(
+            t.send('PATCH', likertPath(i), { value }, voter.token).then((r) => () => {
+              assertStatus(r, 200, `likert edit of voter ${i}`)
+              likertVotes.set(i, { ...likertVotes.get(i)!, value })
+              given(i, likert)
+            }),
+          )
+          work.push(
+            t.send('PATCH', pickPath(i), { private: true }, voter.token).then((r) => () => {
+              assertStatus(r, 200, `privacy of voter ${i}`)
+              picks.set(i, { ...picks.get(i)!, private: true })
+            }),
+          )
           break
         }
         case 1: {
-          work.push(answerLikert(i, null, undefined).then((d) => () => {
-            assertStatus(d.response, 200, `likert skip of voter ${i}`)
-            likertVotes.set(i, { id: d.response.json().id, value: null, private: d.private })
-            given(i, likert)
-          }))
-          work.push(pick(i, choiceIds[(i + 1) % 4], 5, false).then((d) => () => {
-            assertStatus(d.response, 200, `new pick of voter ${i}`)
-            picks.set(i, { id: d.response.json().id, choice: d.choice, value: 5, private: false })
-            given(i, mcq)
-          }))
+          work.push(
+            answerLikert(i, null, undefined).then((d) => () => {
+              assertStatus(d.response, 200, `likert skip of voter ${i}`)
+              likertVotes.set(i, { id: d.response.json().id, value: null, private: d.private })
+              given(i, likert)
+            }),
+          )
+          work.push(
+            pick(i, choiceIds[(i + 1) % 4], 5, false).then((d) => () => {
+              assertStatus(d.response, 200, `new pick of voter ${i}`)
+              picks.set(i, { id: d.response.json().id, choice: d.choice, value: 5, private: false })
+              given(i, mcq)
+            }),
+          )
           break
         }
         case 2: {
-          work.push(t.send('DELETE', likertPath(i), undefined, voter.token).then((r) => () => {
-            assertStatus(r, 204, `likert withdrawal of voter ${i}`)
-            likertVotes.delete(i)
-          }))
-          work.push(rateTag(i, 1).then((d) => () => {
-            assertStatus(d.response, tagVotes.has(i) ? 200 : 201, `tag vote of voter ${i}`)
-            tagVotes.set(i, { id: d.response.json().id, value: 1 })
-          }))
+          work.push(
+            t.send('DELETE', likertPath(i), undefined, voter.token).then((r) => () => {
+              assertStatus(r, 204, `likert withdrawal of voter ${i}`)
+              likertVotes.delete(i)
+            }),
+          )
+          work.push(
+            rateTag(i, 1).then((d) => () => {
+              assertStatus(d.response, tagVotes.has(i) ? 200 : 201, `tag vote of voter ${i}`)
+              tagVotes.set(i, { id: d.response.json().id, value: 1 })
+            }),
+          )
           break
         }
         case 3: {
-          work.push(t.send('DELETE', pickPath(i), undefined, voter.token).then((r) => () => {
-            assertStatus(r, 204, `pick withdrawal of voter ${i}`)
-            picks.delete(i)
-          }))
-          work.push(answerLikert(i, 5, true).then((d) => () => {
-            assertStatus(d.response, 200, `likert replacement of voter ${i}`)
-            likertVotes.set(i, { id: d.response.json().id, value: 5, private: true })
-            given(i, likert)
-          }))
+          work.push(
+            t.send('DELETE', pickPath(i), undefined, voter.token).then((r) => () => {
+              assertStatus(r, 204, `pick withdrawal of voter ${i}`)
+              picks.delete(i)
+            }),
+          )
+          work.push(
+            answerLikert(i, 5, true).then((d) => () => {
+              assertStatus(d.response, 200, `likert replacement of voter ${i}`)
+              likertVotes.set(i, { id: d.response.json().id, value: 5, private: true })
+              given(i, likert)
+            }),
+          )
           break
         }
         case 4: {
-          work.push(t.send('DELETE', likertPath(i), undefined, voter.token).then((r) => () => {
-            assertStatus(r, 204, `likert withdrawal of voter ${i}`)
-            likertVotes.delete(i)
-          }))
-          work.push(t.send('DELETE', pickPath(i), undefined, voter.token).then((r) => () => {
-            assertStatus(r, 204, `pick withdrawal of voter ${i}`)
-            picks.delete(i)
-          }))
+          work.push(
+            t.send('DELETE', likertPath(i), undefined, voter.token).then((r) => () => {
+              assertStatus(r, 204, `likert withdrawal of voter ${i}`)
+              likertVotes.delete(i)
+            }),
+          )
+          work.push(
+            t.send('DELETE', pickPath(i), undefined, voter.token).then((r) => () => {
+              assertStatus(r, 204, `pick withdrawal of voter ${i}`)
+              picks.delete(i)
+            }),
+          )
           const tagVote = tagVotes.get(i)
           if (tagVote) {
-            work.push(t.send('DELETE', `/api/question_tag_votes/${tagVote.id}/`, undefined, voter.token).then((r) => () => {
-              assertStatus(r, 204, `tag vote withdrawal of voter ${i}`)
-              tagVotes.delete(i)
-            }))
+            work.push(
+              t.send('DELETE', `/api/question_tag_votes/${tagVote.id}/`, undefined, voter.token).then((r) => () => {
+                assertStatus(r, 204, `tag vote withdrawal of voter ${i}`)
+                tagVotes.delete(i)
+              }),
+            )
           }
           break
         }
@@ -221,16 +256,20 @@ describe('many voters at once', () => {
     }
     for (let i = VOTERS; i < VOTERS + LATECOMERS; i++) {
       const value = i % 2 ? null : (i % 5) + 1
-      work.push(answerLikert(i, value, privacyFor(i)).then((d) => () => {
-        assertStatus(d.response, 201, `first answer of latecomer ${i}`)
-        likertVotes.set(i, { id: d.response.json().id, value, private: d.private })
-        given(i, likert)
-      }))
-      work.push(pick(i, choiceIds[i % 4], 5, privacyFor(i)).then((d) => () => {
-        assertStatus(d.response, 201, `first pick of latecomer ${i}`)
-        picks.set(i, { id: d.response.json().id, choice: d.choice, value: 5, private: d.private })
-        given(i, mcq)
-      }))
+      work.push(
+        answerLikert(i, value, privacyFor(i)).then((d) => () => {
+          assertStatus(d.response, 201, `first answer of latecomer ${i}`)
+          likertVotes.set(i, { id: d.response.json().id, value, private: d.private })
+          given(i, likert)
+        }),
+      )
+      work.push(
+        pick(i, choiceIds[i % 4], 5, privacyFor(i)).then((d) => () => {
+          assertStatus(d.response, 201, `first pick of latecomer ${i}`)
+          picks.set(i, { id: d.response.json().id, choice: d.choice, value: 5, private: d.private })
+          given(i, mcq)
+        }),
+      )
     }
     const checks = await Promise.all(work)
     for (const check of checks) check()
@@ -242,31 +281,41 @@ describe('many voters at once', () => {
     for (let i = 0; i < VOTERS; i++) {
       const voter = voters[i]
       if (i % 5 === 4) {
-        work.push(answerLikert(i, 2, undefined).then((d) => () => {
-          assertStatus(d.response, 201, `new answer after a withdrawal, voter ${i}`)
-          likertVotes.set(i, { id: d.response.json().id, value: 2, private: d.private })
-          given(i, likert)
-        }))
-        work.push(pick(i, choiceIds[0], null, undefined).then((d) => () => {
-          assertStatus(d.response, 201, `new pick after a withdrawal, voter ${i}`)
-          picks.set(i, { id: d.response.json().id, choice: d.choice, value: null, private: d.private })
-          given(i, mcq)
-        }))
+        work.push(
+          answerLikert(i, 2, undefined).then((d) => () => {
+            assertStatus(d.response, 201, `new answer after a withdrawal, voter ${i}`)
+            likertVotes.set(i, { id: d.response.json().id, value: 2, private: d.private })
+            given(i, likert)
+          }),
+        )
+        work.push(
+          pick(i, choiceIds[0], null, undefined).then((d) => () => {
+            assertStatus(d.response, 201, `new pick after a withdrawal, voter ${i}`)
+            picks.set(i, { id: d.response.json().id, choice: d.choice, value: null, private: d.private })
+            given(i, mcq)
+          }),
+        )
       } else if (i % 5 === 0) {
-        work.push(t.send('DELETE', `/api/question_votes_light/${likertVotes.get(i)!.id}/`, undefined, voter.token).then((r) => () => {
-          assertStatus(r, 204, `withdrawal of voter ${i}`)
-          likertVotes.delete(i)
-        }))
-        work.push(t.send('DELETE', `/api/question_choice_votes_light/${picks.get(i)!.id}/`, undefined, voter.token).then((r) => () => {
-          assertStatus(r, 204, `pick withdrawal of voter ${i}`)
-          picks.delete(i)
-        }))
+        work.push(
+          t.send('DELETE', `/api/question_votes_light/${likertVotes.get(i)!.id}/`, undefined, voter.token).then((r) => () => {
+            assertStatus(r, 204, `withdrawal of voter ${i}`)
+            likertVotes.delete(i)
+          }),
+        )
+        work.push(
+          t.send('DELETE', `/api/question_choice_votes_light/${picks.get(i)!.id}/`, undefined, voter.token).then((r) => () => {
+            assertStatus(r, 204, `pick withdrawal of voter ${i}`)
+            picks.delete(i)
+          }),
+        )
       } else if (i % 5 === 1) {
-        work.push(answerLikert(i, 3, undefined).then((d) => () => {
-          assertStatus(d.response, 200, `replacement by voter ${i}`)
-          likertVotes.set(i, { id: d.response.json().id, value: 3, private: d.private })
-          given(i, likert)
-        }))
+        work.push(
+          answerLikert(i, 3, undefined).then((d) => () => {
+            assertStatus(d.response, 200, `replacement by voter ${i}`)
+            likertVotes.set(i, { id: d.response.json().id, value: 3, private: d.private })
+            given(i, likert)
+          }),
+        )
       }
     }
     const checks = await Promise.all(work)
@@ -301,8 +350,15 @@ describe('what the API shows afterwards equals what was sent', () => {
     assert.deepEqual(shown(question, 'direct'), expected)
     assert.deepEqual(shown(question, 'liquid'), expected)
     const ratings = [...likertVotes.values()].flatMap((v) => (v.value === null ? [] : [v.value]))
-    assert.equal(question.direct_sum, ratings.reduce((a, b) => a + b, 0))
-    assert.equal((await t.json(`/api/tags/${tagId}/`)).votes_count, likertVotes.size, 'a tag counts the current answers (skips too) of the questions it carries')
+    assert.equal(
+      question.direct_sum,
+      ratings.reduce((a, b) => a + b, 0),
+    )
+    assert.equal(
+      (await t.json(`/api/tags/${tagId}/`)).votes_count,
+      likertVotes.size,
+      'a tag counts the current answers (skips too) of the questions it carries',
+    )
     const questionTag = await t.json(`/api/question_tags/${questionTagId}/`)
     assert.deepEqual(shown(questionTag, 'direct'), family([...tagVotes.values()].map((v) => v.value)))
     assert.deepEqual(shown(question.tags[0], 'direct'), shown(questionTag, 'direct'))
@@ -315,7 +371,10 @@ describe('what the API shows afterwards equals what was sent', () => {
       assert.deepEqual(shown(choice, 'direct'), family(values), `choice ${choice.id}`)
       assert.deepEqual(shown(choice, 'liquid'), family(values), `choice ${choice.id}`)
     }
-    const total = question.choices.reduce((sum: number, c: { direct_vote_count: number; direct_skipped: number }) => sum + c.direct_vote_count + c.direct_skipped, 0)
+    const total = question.choices.reduce(
+      (sum: number, c: { direct_vote_count: number; direct_skipped: number }) => sum + c.direct_vote_count + c.direct_skipped,
+      0,
+    )
     assert.equal(total, picks.size, 'one current pick per voter')
     assert.equal(question.direct_vote_count, 0)
   })
@@ -346,29 +405,40 @@ describe('what the API shows afterwards equals what was sent', () => {
   })
 
   test('each voter’s my_vote, counters and history', async () => {
-    await Promise.all(voters.map(async (voter, i) => {
-      const headers = auth(voter.token)
-      const [onLikert, onMcq, user, likertHistory, mcqHistory] = await Promise.all([
-        t.json(`/api/questions/${likert}/`, headers),
-        t.json(`/api/questions/${mcq}/`, headers),
-        t.json(`/api/users/${voter.id}/`),
-        t.json(`/api/question_history_simple/?question=${likert}&page_size=100`, headers),
-        t.json(`/api/question_history_simple/?question=${mcq}&page_size=100`, headers),
-      ])
-      const answer = likertVotes.get(i)
-      assert.deepEqual(onLikert.my_vote.map((v: Current) => ({ id: v.id, value: v.value, private: v.private })), answer ? [answer] : [], `voter ${i}’s my_vote`)
-      const chosen = picks.get(i)
-      assert.deepEqual(
-        onMcq.my_vote.map((v: Current & { object_id: number }) => ({ id: v.id, choice: v.object_id, value: v.value, private: v.private })),
-        chosen ? [chosen] : [],
-        `voter ${i}’s pick in my_vote`,
-      )
-      assert.equal(user.count_question_votes, answer ? 1 : 0, `voter ${i}’s count_question_votes`)
-      assert.equal(user.count_choice_votes, chosen ? 1 : 0, `voter ${i}’s count_choice_votes`)
-      assert.equal(user.count_votes, user.count_question_votes + user.count_choice_votes)
-      assert.equal(likertHistory.count, answersGiven.get(`${i}:${likert}`) ?? 0, `voter ${i}’s likert history`)
-      assert.equal(mcqHistory.count, answersGiven.get(`${i}:${mcq}`) ?? 0, `voter ${i}’s pick history`)
-      assert.equal(likertHistory.results.filter((e: { current: boolean }) => e.current).length, answer ? 1 : 0)
-    }))
+    await Promise.all(
+      voters.map(async (voter, i) => {
+        const headers = auth(voter.token)
+        const [onLikert, onMcq, user, likertHistory, mcqHistory] = await Promise.all([
+          t.json(`/api/questions/${likert}/`, headers),
+          t.json(`/api/questions/${mcq}/`, headers),
+          t.json(`/api/users/${voter.id}/`),
+          t.json(`/api/question_history_simple/?question=${likert}&page_size=100`, headers),
+          t.json(`/api/question_history_simple/?question=${mcq}&page_size=100`, headers),
+        ])
+        const answer = likertVotes.get(i)
+        assert.deepEqual(
+          onLikert.my_vote.map((v: Current) => ({ id: v.id, value: v.value, private: v.private })),
+          answer ? [answer] : [],
+          `voter ${i}’s my_vote`,
+        )
+        const chosen = picks.get(i)
+        assert.deepEqual(
+          onMcq.my_vote.map((v: Current & { object_id: number }) => ({
+            id: v.id,
+            choice: v.object_id,
+            value: v.value,
+            private: v.private,
+          })),
+          chosen ? [chosen] : [],
+          `voter ${i}’s pick in my_vote`,
+        )
+        assert.equal(user.count_question_votes, answer ? 1 : 0, `voter ${i}’s count_question_votes`)
+        assert.equal(user.count_choice_votes, chosen ? 1 : 0, `voter ${i}’s count_choice_votes`)
+        assert.equal(user.count_votes, user.count_question_votes + user.count_choice_votes)
+        assert.equal(likertHistory.count, answersGiven.get(`${i}:${likert}`) ?? 0, `voter ${i}’s likert history`)
+        assert.equal(mcqHistory.count, answersGiven.get(`${i}:${mcq}`) ?? 0, `voter ${i}’s pick history`)
+        assert.equal(likertHistory.results.filter((e: { current: boolean }) => e.current).length, answer ? 1 : 0)
+      }),
+    )
   })
 })

@@ -27,7 +27,12 @@ async function answer(name: string, url: string, body: unknown, token = tokens.m
 before(async () => {
   t = await createTestApp('tiny')
   const db = t.database.db
-  const people = { me: await insertUser(db), other: await insertUser(db), staff: await insertUser(db, { is_staff: true }), fresh: await insertUser(db) }
+  const people = {
+    me: await insertUser(db),
+    other: await insertUser(db),
+    staff: await insertUser(db, { is_staff: true }),
+    fresh: await insertUser(db),
+  }
   for (const [name, user] of Object.entries(people)) {
     ids[name] = user.id
     tokens[name] = await t.tokenFor(user.id)
@@ -70,8 +75,24 @@ interface Entry {
 
 /** My history as the calls above must have left it, newest answer first. */
 function expectedHistory(): Entry[] {
-  const entry = (question: number, choice: number | null, value: number | null, priv: boolean, answered: string, replaced: string | null, vote: number | null): Entry => ({
-    object_id: question, choice, value, skipped: value === null, private: priv, current: replaced === null, vote, answered_at: answered, replaced_at: replaced,
+  const entry = (
+    question: number,
+    choice: number | null,
+    value: number | null,
+    priv: boolean,
+    answered: string,
+    replaced: string | null,
+    vote: number | null,
+  ): Entry => ({
+    object_id: question,
+    choice,
+    value,
+    skipped: value === null,
+    private: priv,
+    current: replaced === null,
+    vote,
+    answered_at: answered,
+    replaced_at: replaced,
   })
   // The withdrawal's time is not returned by DELETE: 'withdrawn' stands for any time after the answer.
   return [
@@ -104,7 +125,17 @@ describe('question_history_simple', () => {
     const page = await history()
     assert.equal(page.count, 6)
     for (const item of page.results) {
-      assert.deepEqual(Object.keys(item).sort(), ['answered_at', 'choice', 'current', 'object_id', 'private', 'replaced_at', 'skipped', 'value', 'vote'])
+      assert.deepEqual(Object.keys(item).sort(), [
+        'answered_at',
+        'choice',
+        'current',
+        'object_id',
+        'private',
+        'replaced_at',
+        'skipped',
+        'value',
+        'vote',
+      ])
     }
     assertEntries(page.results, expectedHistory())
   })
@@ -114,7 +145,10 @@ describe('question_history_simple', () => {
     const q = await t.json(`/api/questions/${ids.first}/`, auth(tokens.me))
     const current = page.results.filter((e: Entry) => e.object_id === ids.first && e.current)
     assert.equal(current.length, 1)
-    assert.deepEqual([current[0].vote, current[0].value, current[0].answered_at], [q.my_vote[0].id, q.my_vote[0].value, q.my_vote[0].modified_at])
+    assert.deepEqual(
+      [current[0].vote, current[0].value, current[0].answered_at],
+      [q.my_vote[0].id, q.my_vote[0].value, q.my_vote[0].modified_at],
+    )
     const mcq = await t.json(`/api/questions/${ids.mcq}/`, auth(tokens.me))
     assert.equal(page.results.find((e: Entry) => e.object_id === ids.mcq && e.current).choice, mcq.my_vote[0].object_id)
     const second = await t.json(`/api/questions/${ids.second}/`, auth(tokens.me))
@@ -128,7 +162,10 @@ describe('question_history_simple', () => {
     assertEntries((await history('?ordering=-answered_at')).results, newestFirst)
     assertEntries((await history('?ordering=nonsense')).results, newestFirst)
     const byQuestion = (await history('?ordering=question,answered_at')).results.map((e: Entry) => e.object_id)
-    assert.deepEqual(byQuestion, [...byQuestion].sort((a, b) => a - b))
+    assert.deepEqual(
+      byQuestion,
+      [...byQuestion].sort((a, b) => a - b),
+    )
     assert.deepEqual(byQuestion.filter((id: number) => id === ids.first).length, 2)
     const byReplacement = (await history('?ordering=replaced_at')).results as Entry[]
     const replacedTimes = byReplacement.map((e) => e.replaced_at)
@@ -140,7 +177,10 @@ describe('question_history_simple', () => {
 
   test('the question filter, and pages', async () => {
     const mcq = await history(`?question=${ids.mcq}`)
-    assert.deepEqual(mcq.results.map((e: Entry) => e.choice), [choiceIds[1], choiceIds[0]])
+    assert.deepEqual(
+      mcq.results.map((e: Entry) => e.choice),
+      [choiceIds[1], choiceIds[0]],
+    )
     assert.equal((await history(`?question=${ids.second}`)).count, 2)
     assert.equal((await history('?question=987654')).count, 0)
     const bad = await t.get('/api/question_history_simple/?question=first', auth(tokens.me))
@@ -158,12 +198,26 @@ describe('question_history_simple', () => {
   test('others’ answers are never shown, not even public ones; a user parameter changes nothing', async () => {
     const theirs = await history('', tokens.other)
     assert.equal(theirs.count, 3, 'their two answers to the first question and their pick')
-    assert.deepEqual(theirs.results.map((e: Entry) => [e.object_id, e.value, e.current]), [[ids.mcq, 5, true], [ids.first, 5, true], [ids.first, 1, false]])
+    assert.deepEqual(
+      theirs.results.map((e: Entry) => [e.object_id, e.value, e.current]),
+      [
+        [ids.mcq, 5, true],
+        [ids.first, 5, true],
+        [ids.first, 1, false],
+      ],
+    )
     const mine = await history(`?user=${ids.other}`)
     assert.equal(mine.count, 6)
     assert.ok(mine.results.every((e: Entry) => e.vote === null || [given.first2.id, given.pickB.id].includes(e.vote)))
     assert.equal((await history(`?user=${ids.me}`, tokens.staff)).count, 0, 'staff see their own history, which is empty')
-    assert.deepEqual(await history('', tokens.fresh), { count: 0, next: null, previous: null, next_id: null, previous_id: null, results: [] })
+    assert.deepEqual(await history('', tokens.fresh), {
+      count: 0,
+      next: null,
+      previous: null,
+      next_id: null,
+      previous_id: null,
+      results: [],
+    })
   })
 
   test('signed in only: 403 without credentials, 401 with a bad token', async () => {
@@ -182,7 +236,20 @@ describe('question_history', () => {
     const simple = await history()
     assert.equal(page.count, 6)
     page.results.forEach((item: Record<string, any>, i: number) => {
-      assert.deepEqual(Object.keys(item).sort(), ['answered_at', 'choice', 'choice_text', 'current', 'importance', 'object_id', 'private', 'question', 'replaced_at', 'skipped', 'value', 'vote'])
+      assert.deepEqual(Object.keys(item).sort(), [
+        'answered_at',
+        'choice',
+        'choice_text',
+        'current',
+        'importance',
+        'object_id',
+        'private',
+        'question',
+        'replaced_at',
+        'skipped',
+        'value',
+        'vote',
+      ])
       const { question, choice_text, importance, ...core } = item
       assert.deepEqual(core, simple.results[i], 'the light form is the full one without the extra fields')
       const name = question.id === ids.first ? 'first' : question.id === ids.second ? 'second' : 'mcq'
@@ -206,7 +273,13 @@ describe('question_history', () => {
 
   test('filters, ordering and pages as in the light form', async () => {
     const page = await full(`?question=${ids.first}&ordering=answered_at`)
-    assert.deepEqual(page.results.map((e: Entry) => [e.value, e.current]), [[4, false], [2, true]])
+    assert.deepEqual(
+      page.results.map((e: Entry) => [e.value, e.current]),
+      [
+        [4, false],
+        [2, true],
+      ],
+    )
     const paged = await full('?page_size=5&page=2')
     assert.equal(paged.results.length, 1)
     assert.deepEqual(paged.results[0].value, 4)

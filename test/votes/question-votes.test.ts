@@ -24,25 +24,48 @@ before(async () => {
   ids.open = (await likertQuestion(db, author.id, { topic_id: tag.id })).id
   ids.second = (await likertQuestion(db, author.id)).id
   ids.draft = (await likertQuestion(db, author.id, { publish: false })).id
-  ids.closed = (await likertQuestion(db, author.id, { start_at: new Date('2020-01-01T00:00:00Z'), end_at: new Date('2021-01-01T00:00:00Z') })).id
+  ids.closed = (
+    await likertQuestion(db, author.id, { start_at: new Date('2020-01-01T00:00:00Z'), end_at: new Date('2021-01-01T00:00:00Z') })
+  ).id
   ids.future = (await likertQuestion(db, author.id, { start_at: new Date('2999-01-01T00:00:00Z') })).id
   const mcq = await mcqQuestion(db, author.id)
   ids.mcq = mcq.id
-  const collection = await db.insertInto('question_collections').values({ user_id: author.id, name: 'Survey' }).returning('id').executeTakeFirstOrThrow()
+  const collection = await db
+    .insertInto('question_collections')
+    .values({ user_id: author.id, name: 'Survey' })
+    .returning('id')
+    .executeTakeFirstOrThrow()
   ids.collection = collection.id
 })
 after(() => t.close())
 
 const question = (id: number, token?: string) => t.json(`/api/questions/${id}/`, token ? { authorization: `Token ${token}` } : {})
 const form = (url: string, fields: Record<string, string>, token: string) =>
-  t.request({ method: 'POST', url, headers: { authorization: `Token ${token}`, 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams(fields).toString() })
+  t.request({
+    method: 'POST',
+    url,
+    headers: { authorization: `Token ${token}`, 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams(fields).toString(),
+  })
 
 describe('the clients’ bodies', () => {
   test('the old web app: JSON {value, object_id, private}; 201 with the vote', async () => {
     const response = await t.send('POST', '/api/question_votes/', { value: 4, object_id: ids.open, private: false }, tokens.voter)
     assert.equal(response.statusCode, 201, response.body)
     const vote = response.json()
-    assert.deepEqual(Object.keys(vote).sort(), ['collection', 'created_at', 'id', 'importance', 'modified_at', 'object_id', 'private', 'skipped', 'url', 'user', 'value'])
+    assert.deepEqual(Object.keys(vote).sort(), [
+      'collection',
+      'created_at',
+      'id',
+      'importance',
+      'modified_at',
+      'object_id',
+      'private',
+      'skipped',
+      'url',
+      'user',
+      'value',
+    ])
     assert.equal(vote.object_id, ids.open)
     assert.equal(vote.value, 4)
     assert.equal(vote.skipped, false)
@@ -160,17 +183,52 @@ describe('refusals: 400 naming the field, and nothing changes', () => {
     ['value not a number', () => ({ object_id: ids.open, value: 'lots' }), 'voter', { value: ['A valid integer is required.'] }],
     ['value with a fraction', () => ({ object_id: ids.open, value: 3.5 }), 'voter', { value: ['A valid integer is required.'] }],
     ['no value and no skip', () => ({ object_id: ids.open }), 'voter', { value: ['This field is required.'] }],
-    ['a value that is skipped', () => ({ object_id: ids.open, value: 3, skipped: true }), 'voter', { skipped: ['A vote with a value cannot be skipped.'] }],
+    [
+      'a value that is skipped',
+      () => ({ object_id: ids.open, value: 3, skipped: true }),
+      'voter',
+      { skipped: ['A vote with a value cannot be skipped.'] },
+    ],
     ['no question', () => ({ value: 3 }), 'voter', { object_id: ['This field is required.'] }],
-    ['an unknown question', () => ({ object_id: 987654, value: 3 }), 'voter', { object_id: ['Invalid pk "987654" - object does not exist.'] }],
-    ['a question id no row can have', () => ({ object_id: 99999999999, value: 3 }), 'voter', { object_id: ['Invalid pk "99999999999" - object does not exist.'] }],
+    [
+      'an unknown question',
+      () => ({ object_id: 987654, value: 3 }),
+      'voter',
+      { object_id: ['Invalid pk "987654" - object does not exist.'] },
+    ],
+    [
+      'a question id no row can have',
+      () => ({ object_id: 99999999999, value: 3 }),
+      'voter',
+      { object_id: ['Invalid pk "99999999999" - object does not exist.'] },
+    ],
     ['a negative question id', () => ({ object_id: -4, value: 3 }), 'voter', { object_id: ['Invalid pk "-4" - object does not exist.'] }],
     ['someone else’s unpublished question', () => ({ object_id: ids.draft, value: 3 }), 'voter', null],
     ['a closed question', () => ({ object_id: ids.closed, value: 3 }), 'voter', { object_id: ['Voting on this question is closed.'] }],
-    ['a question not open yet', () => ({ object_id: ids.future, value: 3 }), 'voter', { object_id: ['Voting on this question is not open yet.'] }],
-    ['a multiple-choice question', () => ({ object_id: ids.mcq, value: 3 }), 'voter', { object_id: ['This question is answered by choosing one of its choices: vote on the choice.'] }],
-    ['an unknown collection', () => ({ object_id: ids.open, value: 3, collection: 876543 }), 'voter', { collection: ['Invalid pk "876543" - object does not exist.'] }],
-    ['importance out of range', () => ({ object_id: ids.open, value: 3, importance: 0 }), 'voter', { importance: ['Ensure this value is greater than or equal to 1.'] }],
+    [
+      'a question not open yet',
+      () => ({ object_id: ids.future, value: 3 }),
+      'voter',
+      { object_id: ['Voting on this question is not open yet.'] },
+    ],
+    [
+      'a multiple-choice question',
+      () => ({ object_id: ids.mcq, value: 3 }),
+      'voter',
+      { object_id: ['This question is answered by choosing one of its choices: vote on the choice.'] },
+    ],
+    [
+      'an unknown collection',
+      () => ({ object_id: ids.open, value: 3, collection: 876543 }),
+      'voter',
+      { collection: ['Invalid pk "876543" - object does not exist.'] },
+    ],
+    [
+      'importance out of range',
+      () => ({ object_id: ids.open, value: 3, importance: 0 }),
+      'voter',
+      { importance: ['Ensure this value is greater than or equal to 1.'] },
+    ],
   ]
   for (const [label, body, who, expected] of cases) {
     test(label, async () => {
@@ -186,7 +244,12 @@ describe('refusals: 400 naming the field, and nothing changes', () => {
   test('without credentials: 403; malformed JSON and a list body: 400; nothing changes', async () => {
     const before = await voteState(t.database.db)
     assert.equal((await t.send('POST', '/api/question_votes/', { object_id: ids.open, value: 3 })).statusCode, 403)
-    const malformed = await t.request({ method: 'POST', url: '/api/question_votes/', headers: { authorization: `Token ${tokens.voter}`, 'content-type': 'application/json' }, payload: '{"object_id": ' })
+    const malformed = await t.request({
+      method: 'POST',
+      url: '/api/question_votes/',
+      headers: { authorization: `Token ${tokens.voter}`, 'content-type': 'application/json' },
+      payload: '{"object_id": ',
+    })
     assert.equal(malformed.statusCode, 400)
     assert.match(malformed.json().detail, /^JSON parse error/)
     const list = await t.send('POST', '/api/question_votes/', [1, 2], tokens.voter)

@@ -14,7 +14,13 @@ export async function mcqQuestion(db: Kysely<Database>, authorId: number, choice
   const question = await insertQuestion(db, authorId, { subtype: 'mcq', ...values })
   const choices = await db
     .insertInto('question_choices')
-    .values(Array.from({ length: choiceCount }, (_, i) => ({ question_id: question.id, text: `Option ${i + 1} of ${question.slug}`, store_number: i })))
+    .values(
+      Array.from({ length: choiceCount }, (_, i) => ({
+        question_id: question.id,
+        text: `Option ${i + 1} of ${question.slug}`,
+        store_number: i,
+      })),
+    )
     .returning(['id'])
     .execute()
   return { ...question, choiceIds: choices.map((c) => c.id) }
@@ -49,7 +55,11 @@ export async function voteState(db: Kysely<Database>): Promise<string> {
   const rows: Record<string, unknown> = {}
   for (const table of tables) rows[table] = await (db as Kysely<any>).selectFrom(table).selectAll().orderBy('id').execute()
   for (const [table, columns] of Object.entries(VOTE_FED_COLUMNS)) {
-    rows[table] = await (db as Kysely<any>).selectFrom(table).select(['id', ...columns]).orderBy('id').execute()
+    rows[table] = await (db as Kysely<any>)
+      .selectFrom(table)
+      .select(['id', ...columns])
+      .orderBy('id')
+      .execute()
   }
   return JSON.stringify(rows)
 }

@@ -14,7 +14,12 @@ const tokens: Record<string, string> = {}
 const auth = (token?: string): Record<string, string> => (token ? { authorization: `Token ${token}` } : {})
 const vote = (body: unknown, token?: string) => t.send('POST', '/api/question_tag_votes/', body, token)
 const form = (method: 'POST' | 'PATCH', url: string, fields: Record<string, string>, token: string) =>
-  t.request({ method, url, headers: { ...auth(token), 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams(fields).toString() })
+  t.request({
+    method,
+    url,
+    headers: { ...auth(token), 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams(fields).toString(),
+  })
 
 /** Tags a question through the API, as its author does. */
 async function tagQuestion(questionId: number, tagId: number): Promise<number> {
@@ -43,7 +48,9 @@ before(async () => {
   ids.listed = (await likertQuestion(db, people.author.id)).id
   ids.edits = (await likertQuestion(db, people.author.id)).id
   ids.draft = (await likertQuestion(db, people.author.id, { publish: false })).id
-  ids.closed = (await likertQuestion(db, people.author.id, { start_at: new Date('2020-01-01T00:00:00Z'), end_at: new Date('2021-01-01T00:00:00Z') })).id
+  ids.closed = (
+    await likertQuestion(db, people.author.id, { start_at: new Date('2020-01-01T00:00:00Z'), end_at: new Date('2021-01-01T00:00:00Z') })
+  ).id
   qt.topic = await tagQuestion(ids.open, ids.climate)
   qt.second = await tagQuestion(ids.open, ids.energy)
   qt.listedA = await tagQuestion(ids.listed, ids.climate)
@@ -68,7 +75,8 @@ async function tagCounts(questionTagId: number, token?: string) {
   const question = await t.json(`/api/questions/${item.question}/`, auth(token))
   const embedded = question.tags.find((tag: { id: number }) => tag.id === questionTagId)
   assert.ok(embedded, 'the question-tag is among the question’s tags')
-  for (const name of Object.keys(item).filter((key) => key.startsWith('direct_'))) assert.equal(embedded[name], item[name], `${name} agrees`)
+  for (const name of Object.keys(item).filter((key) => key.startsWith('direct_')))
+    assert.equal(embedded[name], item[name], `${name} agrees`)
   const listed = await t.json(`/api/question_tags/?question=${item.question}`, auth(token))
   assert.equal(listed.results.find((row: { id: number }) => row.id === questionTagId).direct_vote_count, item.direct_vote_count)
   return { ...counts(item), value: item.direct_value }
@@ -80,19 +88,41 @@ describe('voting on how well a tag fits', () => {
     const response = await vote({ object_id: qt.topic, value: 4, private: false }, tokens.voter)
     assert.equal(response.statusCode, 201, response.body)
     const body = response.json()
-    assert.deepEqual(Object.keys(body).sort(), ['created_at', 'id', 'modified_at', 'object_id', 'private', 'question', 'tag', 'url', 'user', 'value'])
-    assert.deepEqual([body.object_id, body.question, body.tag, body.value, body.private, body.user], [qt.topic, ids.open, ids.climate, 4, false, ids.voter])
+    assert.deepEqual(Object.keys(body).sort(), [
+      'created_at',
+      'id',
+      'modified_at',
+      'object_id',
+      'private',
+      'question',
+      'tag',
+      'url',
+      'user',
+      'value',
+    ])
+    assert.deepEqual(
+      [body.object_id, body.question, body.tag, body.value, body.private, body.user],
+      [qt.topic, ids.open, ids.climate, 4, false, ids.voter],
+    )
     assert.equal(body.url, `http://localhost:80/api/question_tag_votes/${body.id}/`)
     assert.match(body.created_at, TIMESTAMP)
     assert.equal(body.created_at, body.modified_at)
     assert.deepEqual(await tagCounts(qt.topic), { ...expected({ 4: 1 }), value: 4 })
     assert.deepEqual(await tagCounts(qt.second), { ...expected({}), value: 0 })
     const item = await t.json(`/api/question_tags/${qt.topic}/`)
-    assert.equal(Object.keys(item).some((key) => key.startsWith('liquid_')), false, 'question-tags carry the direct family only')
+    assert.equal(
+      Object.keys(item).some((key) => key.startsWith('liquid_')),
+      false,
+      'question-tags carry the direct family only',
+    )
     const q = await t.json(`/api/questions/${ids.open}/`, auth(tokens.voter))
     assert.equal(q.direct_vote_count, 0, 'a tag vote is not an answer to the question')
     assert.deepEqual(q.my_vote, [])
-    assert.equal((await t.json(`/api/tags/${ids.climate}/`)).votes_count, tagBefore.votes_count, 'the tag’s votes_count counts answers, not tag votes')
+    assert.equal(
+      (await t.json(`/api/tags/${ids.climate}/`)).votes_count,
+      tagBefore.votes_count,
+      'the tag’s votes_count counts answers, not tag votes',
+    )
     assert.deepEqual(await t.json(`/api/question_tag_votes/${body.id}/`), body)
   })
 
@@ -149,18 +179,53 @@ describe('voting on how well a tag fits', () => {
 
 describe('refusals: 400 naming the field, and nothing changes', () => {
   const cases: [string, () => unknown, string, () => Record<string, string[]>][] = [
-    ['a question-tag that does not exist', () => ({ object_id: 987654, value: 3 }), 'voter', () => ({ object_id: ['Invalid pk "987654" - object does not exist.'] })],
-    ['an id no row can have', () => ({ object_id: 99999999999, value: 3 }), 'voter', () => ({ object_id: ['Invalid pk "99999999999" - object does not exist.'] })],
+    [
+      'a question-tag that does not exist',
+      () => ({ object_id: 987654, value: 3 }),
+      'voter',
+      () => ({ object_id: ['Invalid pk "987654" - object does not exist.'] }),
+    ],
+    [
+      'an id no row can have',
+      () => ({ object_id: 99999999999, value: 3 }),
+      'voter',
+      () => ({ object_id: ['Invalid pk "99999999999" - object does not exist.'] }),
+    ],
     ['a negative id', () => ({ object_id: -1, value: 3 }), 'voter', () => ({ object_id: ['Invalid pk "-1" - object does not exist.'] })],
     ['no question-tag', () => ({ value: 3 }), 'voter', () => ({ object_id: ['This field is required.'] })],
-    ['a question-tag id that is not a number', () => ({ object_id: 'climate', value: 3 }), 'voter', () => ({ object_id: ['A valid integer is required.'] })],
+    [
+      'a question-tag id that is not a number',
+      () => ({ object_id: 'climate', value: 3 }),
+      'voter',
+      () => ({ object_id: ['A valid integer is required.'] }),
+    ],
     ['no value', () => ({ object_id: qt.topic }), 'voter', () => ({ value: ['This field is required.'] })],
-    ['value above 5', () => ({ object_id: qt.topic, value: 6 }), 'voter', () => ({ value: ['Ensure this value is less than or equal to 5.'] })],
-    ['value below 1', () => ({ object_id: qt.topic, value: 0 }), 'voter', () => ({ value: ['Ensure this value is greater than or equal to 1.'] })],
+    [
+      'value above 5',
+      () => ({ object_id: qt.topic, value: 6 }),
+      'voter',
+      () => ({ value: ['Ensure this value is less than or equal to 5.'] }),
+    ],
+    [
+      'value below 1',
+      () => ({ object_id: qt.topic, value: 0 }),
+      'voter',
+      () => ({ value: ['Ensure this value is greater than or equal to 1.'] }),
+    ],
     ['value not a number', () => ({ object_id: qt.topic, value: 'fits' }), 'voter', () => ({ value: ['A valid integer is required.'] })],
     ['value with a fraction', () => ({ object_id: qt.topic, value: 2.5 }), 'voter', () => ({ value: ['A valid integer is required.'] })],
-    ['private not a boolean', () => ({ object_id: qt.topic, value: 3, private: 'sometimes' }), 'voter', () => ({ private: ['Must be a valid boolean.'] })],
-    ['a tag of someone else’s unpublished question', () => ({ object_id: qt.draft, value: 3 }), 'voter', () => ({ object_id: [`Invalid pk "${qt.draft}" - object does not exist.`] })],
+    [
+      'private not a boolean',
+      () => ({ object_id: qt.topic, value: 3, private: 'sometimes' }),
+      'voter',
+      () => ({ private: ['Must be a valid boolean.'] }),
+    ],
+    [
+      'a tag of someone else’s unpublished question',
+      () => ({ object_id: qt.draft, value: 3 }),
+      'voter',
+      () => ({ object_id: [`Invalid pk "${qt.draft}" - object does not exist.`] }),
+    ],
   ]
   for (const [label, body, who, errors] of cases) {
     test(label, async () => {
@@ -184,7 +249,12 @@ describe('refusals: 400 naming the field, and nothing changes', () => {
     const before = await voteState(t.database.db)
     const anonymous = await vote({ object_id: qt.topic, value: 3 })
     assert.deepEqual([anonymous.statusCode, anonymous.json()], [403, { detail: 'Authentication credentials were not provided.' }])
-    const malformed = await t.request({ method: 'POST', url: '/api/question_tag_votes/', headers: { ...auth(tokens.voter), 'content-type': 'application/json' }, payload: '{"value": 3' })
+    const malformed = await t.request({
+      method: 'POST',
+      url: '/api/question_tag_votes/',
+      headers: { ...auth(tokens.voter), 'content-type': 'application/json' },
+      payload: '{"value": 3',
+    })
     assert.equal(malformed.statusCode, 400)
     assert.match(malformed.json().detail, /^JSON parse error/)
     const list = await vote([qt.topic, 3], tokens.voter)
@@ -276,13 +346,23 @@ describe('the listing', () => {
   test('filters: object_id and question_tag, question, tag, user', async () => {
     const staff = auth(tokens.staff)
     assert.deepEqual(idsOf(await t.json(`/api/question_tag_votes/?object_id=${qt.listedB}`, staff)), [listed.voterB])
-    assert.deepEqual(idsOf(await t.json(`/api/question_tag_votes/?question_tag=${qt.listedA}`, staff)).sort(), [listed.voter, listed.other, listed.shy].sort())
+    assert.deepEqual(
+      idsOf(await t.json(`/api/question_tag_votes/?question_tag=${qt.listedA}`, staff)).sort(),
+      [listed.voter, listed.other, listed.shy].sort(),
+    )
     assert.deepEqual(idsOf(await list(`&tag=${ids.housing}`, tokens.staff)), [listed.voterB])
     const housing = await t.json(`/api/question_tag_votes/?tag=${ids.housing}`, staff)
-    assert.deepEqual([...new Set(housing.results.map((r: { question: number }) => r.question))].sort(), [ids.listed, ids.edits].sort(), 'without question: the tag on every question')
+    assert.deepEqual(
+      [...new Set(housing.results.map((r: { question: number }) => r.question))].sort(),
+      [ids.listed, ids.edits].sort(),
+      'without question: the tag on every question',
+    )
     const climate = await t.json(`/api/question_tag_votes/?tag=${ids.climate}`, staff)
     assert.ok(climate.results.every((r: { tag: number }) => r.tag === ids.climate))
-    assert.ok(climate.results.some((r: { question: number }) => r.question === ids.open), 'the tag on every question')
+    assert.ok(
+      climate.results.some((r: { question: number }) => r.question === ids.open),
+      'the tag on every question',
+    )
     assert.deepEqual(idsOf(await list(`&user=${ids.voter}`)).sort(), [listed.voter, listed.voterB].sort())
     assert.equal((await list(`&user=${ids.voter}&tag=${ids.housing}`)).count, 1, 'filters combine')
     const bad = await t.get('/api/question_tag_votes/?tag=housing')
@@ -301,7 +381,10 @@ describe('the listing', () => {
     assert.ok(qt.listedA < qt.listedB)
     assert.deepEqual(await sorted('-question_tag'), [listed.voterB, listed.shy, listed.other, listed.voter])
     assert.deepEqual(await sorted('object_id,-value'), [listed.voter, listed.shy, listed.other, listed.voterB])
-    const tagOrder = ids.climate < ids.housing ? [listed.voter, listed.other, listed.shy, listed.voterB] : [listed.voterB, listed.voter, listed.other, listed.shy]
+    const tagOrder =
+      ids.climate < ids.housing
+        ? [listed.voter, listed.other, listed.shy, listed.voterB]
+        : [listed.voterB, listed.voter, listed.other, listed.shy]
     assert.deepEqual(await sorted('tag'), tagOrder)
     const byUser = [...order].sort((x, y) => userOf(x) - userOf(y) || x - y)
     assert.deepEqual(await sorted('user'), byUser)

@@ -68,7 +68,13 @@ export function fieldInput(name: string, raw: SchemaNode, required: boolean, val
     if (!oneLine && (node.maxLength ?? 0) > 255) {
       input = `<textarea ${attrs}>${escapeHtml(value)}</textarea>`
     } else {
-      const kind = /password/.test(name) ? 'password' : node.format === 'email' || name === 'email' ? 'email' : node.format === 'date' ? 'date' : 'text'
+      const kind = /password/.test(name)
+        ? 'password'
+        : node.format === 'email' || name === 'email'
+          ? 'email'
+          : node.format === 'date'
+            ? 'date'
+            : 'text'
       const length = node.maxLength !== undefined ? ` maxlength="${node.maxLength}"` : ''
       input = `<input type="${kind}"${length} ${attrs} value="${escapeHtml(value)}">`
     }
@@ -78,7 +84,12 @@ export function fieldInput(name: string, raw: SchemaNode, required: boolean, val
   return `${label}${input}${help}`
 }
 
-function fieldsOf(schema: SchemaNode, values: Record<string, string> = {}, skip = new Set<string>(), oneLine = false): { html: string; skipped: string[] } {
+function fieldsOf(
+  schema: SchemaNode,
+  values: Record<string, string> = {},
+  skip = new Set<string>(),
+  oneLine = false,
+): { html: string; skipped: string[] } {
   const required = new Set(schema.required ?? [])
   const html: string[] = []
   const skipped: string[] = []
@@ -102,24 +113,37 @@ export interface FormContext {
 }
 
 /** DRF's filter form: the listing's own filters, `ordering` and the page size, sent as a GET to the same page. */
-export function filtersForm(querySchema: SchemaNode | undefined, query: Record<string, unknown>, path: string, kept: Record<string, string>): string {
+export function filtersForm(
+  querySchema: SchemaNode | undefined,
+  query: Record<string, unknown>,
+  path: string,
+  kept: Record<string, string>,
+): string {
   const properties = querySchema?.properties ?? {}
   if (!Object.keys(properties).some((name) => !NOT_FILTERS.has(name))) return ''
   const values = Object.fromEntries(Object.entries(query).filter(([, v]) => typeof v === 'string')) as Record<string, string>
   const skip = new Set([...NOT_FILTERS, 'page_size'])
   const { html } = fieldsOf({ ...querySchema, required: [] }, values, skip, true)
-  const size = 'page_size' in properties
-    ? `<label for="f-page_size">page_size</label><select id="f-page_size" name="page_size"><option value="">default</option>${PAGE_SIZES.map(
-        (s) => `<option${values.page_size === s ? ' selected' : ''}>${s}</option>`,
-      ).join('')}</select>`
-    : ''
+  const size =
+    'page_size' in properties
+      ? `<label for="f-page_size">page_size</label><select id="f-page_size" name="page_size"><option value="">default</option>${PAGE_SIZES.map(
+          (s) => `<option${values.page_size === s ? ' selected' : ''}>${s}</option>`,
+        ).join('')}</select>`
+      : ''
   return `<section class="form filters"><details${Object.keys(values).some((k) => !NOT_FILTERS.has(k)) ? ' open' : ''}><summary>Filters</summary>
-<form method="get" action="${escapeHtml(path)}">${Object.entries(kept).map(([n, v]) => hidden(n, v)).join('')}
+<form method="get" action="${escapeHtml(path)}">${Object.entries(kept)
+    .map(([n, v]) => hidden(n, v))
+    .join('')}
 <div class="fields">${html}${size}</div><button type="submit">Apply</button></form></details></section>`
 }
 
 /** The HTML form (schema fields) and the raw JSON form for one write method, both posting to the submit endpoint. */
-export function methodForm(method: string, body: SchemaNode | undefined, context: FormContext, values: Record<string, string> = {}): string {
+export function methodForm(
+  method: string,
+  body: SchemaNode | undefined,
+  context: FormContext,
+  values: Record<string, string> = {},
+): string {
   const common = hidden(CSRF_FIELD, context.csrf) + hidden('_method', method) + hidden('_url', context.target)
   const { html, skipped } = body?.properties ? fieldsOf(body, values) : { html: '', skipped: [] }
   const note = skipped.length ? `<p><small>Lists and objects (${skipped.map(escapeHtml).join(', ')}) go in the raw form.</small></p>` : ''
@@ -142,7 +166,17 @@ function exampleOf(body: SchemaNode | undefined): string {
     const node = concrete(raw)
     const type = typeOf(node)
     const choices = choicesOf(node)
-    example[name] = choices ? choices[0] : type === 'integer' || type === 'number' ? 0 : type === 'boolean' ? false : type === 'array' ? [] : type === 'object' ? {} : ''
+    example[name] = choices
+      ? choices[0]
+      : type === 'integer' || type === 'number'
+        ? 0
+        : type === 'boolean'
+          ? false
+          : type === 'array'
+            ? []
+            : type === 'object'
+              ? {}
+              : ''
   }
   return JSON.stringify(example, null, 4)
 }

@@ -10,9 +10,22 @@ export interface RouteForms {
 }
 
 const STATUS_TEXT: Record<number, string> = {
-  200: 'OK', 201: 'Created', 204: 'No Content', 301: 'Moved Permanently', 303: 'See Other', 400: 'Bad Request', 401: 'Unauthorized',
-  403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 409: 'Conflict', 413: 'Payload Too Large', 415: 'Unsupported Media Type',
-  429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable',
+  200: 'OK',
+  201: 'Created',
+  204: 'No Content',
+  301: 'Moved Permanently',
+  303: 'See Other',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
 }
 const METHOD_ORDER = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']
 
@@ -61,14 +74,20 @@ export async function renderPage({ request, reply, json, forms, user, signedInHe
   const target = path + (params.size ? `?${params}` : '')
   const context: FormContext = { target, csrf, action: (p) => withKept(p, kept, own) }
 
-  const methods = forms ? METHOD_ORDER.filter((m) => forms.methods.has(m) || m === 'OPTIONS' || (m === 'HEAD' && forms.methods.has('GET'))) : []
+  const methods = forms
+    ? METHOD_ORDER.filter((m) => forms.methods.has(m) || m === 'OPTIONS' || (m === 'HEAD' && forms.methods.has('GET')))
+    : []
   const headers: [string, string][] = []
   if (methods.length) headers.push(['Allow', methods.join(', ')])
   if (json) headers.push(['Content-Type', 'application/json'])
   headers.push(['Vary', 'Accept'])
 
   const crumbs = path.split('/').filter(Boolean)
-  const breadcrumbs = crumbs.map((part, i) => `<a href="${escapeHtml(link(`/${crumbs.slice(0, i + 1).join('/')}/`))}">${escapeHtml(decodeURIComponentSafe(part))}</a>`).join(' / ')
+  const breadcrumbs = crumbs
+    .map(
+      (part, i) => `<a href="${escapeHtml(link(`/${crumbs.slice(0, i + 1).join('/')}/`))}">${escapeHtml(decodeURIComponentSafe(part))}</a>`,
+    )
+    .join(' / ')
 
   const allowed = new Set<string>()
   for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
@@ -76,13 +95,15 @@ export async function renderPage({ request, reply, json, forms, user, signedInHe
     if (route && (await mayCall(route, request))) allowed.add(method)
   }
   const writable = (method: string) => allowed.has(method)
-  const buttons = [
-    writable('DELETE') ? methodButton('DELETE', context) : '',
-    forms ? methodButton('OPTIONS', context) : '',
-  ].join('')
-  const current = data && typeof data === 'object' && !Array.isArray(data) && request.method === 'GET'
-    ? Object.fromEntries(Object.entries(data).filter(([, v]) => ['string', 'number', 'boolean'].includes(typeof v)).map(([k, v]) => [k, String(v)]))
-    : {}
+  const buttons = [writable('DELETE') ? methodButton('DELETE', context) : '', forms ? methodButton('OPTIONS', context) : ''].join('')
+  const current =
+    data && typeof data === 'object' && !Array.isArray(data) && request.method === 'GET'
+      ? Object.fromEntries(
+          Object.entries(data)
+            .filter(([, v]) => ['string', 'number', 'boolean'].includes(typeof v))
+            .map(([k, v]) => [k, String(v)]),
+        )
+      : {}
   const writeForms = ['POST', 'PUT', 'PATCH']
     .filter(writable)
     .map((method) => methodForm(method, forms!.methods.get(method)!.body as never, context, method === 'POST' ? {} : current))

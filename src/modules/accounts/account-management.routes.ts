@@ -26,7 +26,11 @@ export function accountManagementRoutes(app: App): void {
   }
 
   app.post('/auth/change-password/', {
-    schema: { summary: 'Change your password; signs out every other token', body: ChangePasswordBody, response: { 200: Detail, ...errors } },
+    schema: {
+      summary: 'Change your password; signs out every other token',
+      body: ChangePasswordBody,
+      response: { 200: Detail, ...errors },
+    },
     config: { access: 'signed-in', resource: { name: 'Change Password', description: 'Set a new password; other sign-ins end.' } },
     handler: async (request) => {
       const caller = signedIn(request)
@@ -40,8 +44,15 @@ export function accountManagementRoutes(app: App): void {
   })
 
   app.post('/auth/deactivate-account/', {
-    schema: { summary: 'Deactivate your account until you sign in again', body: Type.Object({ password: Type.Optional(PasswordBody.properties.password) }), response: { 204: NoContent, ...errors } },
-    config: { access: 'signed-in', resource: { name: 'Deactivate Account', description: 'Hide your account and sign out everywhere; signing in again restores it.' } },
+    schema: {
+      summary: 'Deactivate your account until you sign in again',
+      body: Type.Object({ password: Type.Optional(PasswordBody.properties.password) }),
+      response: { 204: NoContent, ...errors },
+    },
+    config: {
+      access: 'signed-in',
+      resource: { name: 'Deactivate Account', description: 'Hide your account and sign out everywhere; signing in again restores it.' },
+    },
     handler: async (request, reply) => {
       const caller = signedIn(request)
       await confirmPassword(caller.id, request.body.password, 'password')
@@ -60,7 +71,10 @@ export function accountManagementRoutes(app: App): void {
         body: Type.Object({ password: Type.Optional(PasswordBody.properties.password) }),
         response: { 204: NoContent, ...errors },
       },
-      config: { access: 'signed-in', resource: { name: 'Delete Account', description: 'Anonymise your account for good; your answers stay, anonymous.' } },
+      config: {
+        access: 'signed-in',
+        resource: { name: 'Delete Account', description: 'Anonymise your account for good; your answers stay, anonymous.' },
+      },
       handler: async (request, reply) => {
         const caller = signedIn(request)
         await confirmPassword(caller.id, request.body?.password, 'password')
@@ -78,7 +92,13 @@ export function accountManagementRoutes(app: App): void {
     config: { access: 'signed-in', resource: { name: 'Token List', description: 'Where you are signed in.' } },
     handler: async (request) => {
       const rows = await tokensRepository(app.db).listActive(signedIn(request).id)
-      return rows.map((row) => ({ id: row.id, name: row.name, created_at: iso(row.created_at), last_used_at: isoOrNull(row.last_used_at), current: row.id === signedIn(request).tokenId }))
+      return rows.map((row) => ({
+        id: row.id,
+        name: row.name,
+        created_at: iso(row.created_at),
+        last_used_at: isoOrNull(row.last_used_at),
+        current: row.id === signedIn(request).tokenId,
+      }))
     },
   })
 

@@ -37,12 +37,22 @@ export function accountsRepository(db: Kysely<Database>) {
     },
 
     async usernameTaken(username: string, exceptId = 0): Promise<boolean> {
-      const row = await db.selectFrom('users').select('id').where(sql`lower(username)`, '=', username.toLowerCase()).where('id', '<>', exceptId).executeTakeFirst()
+      const row = await db
+        .selectFrom('users')
+        .select('id')
+        .where(sql`lower(username)`, '=', username.toLowerCase())
+        .where('id', '<>', exceptId)
+        .executeTakeFirst()
       return row !== undefined
     },
 
     async emailTaken(email: string, exceptId = 0): Promise<boolean> {
-      const row = await db.selectFrom('users').select('id').where(sql`lower(email)`, '=', email.trim().toLowerCase()).where('id', '<>', exceptId).executeTakeFirst()
+      const row = await db
+        .selectFrom('users')
+        .select('id')
+        .where(sql`lower(email)`, '=', email.trim().toLowerCase())
+        .where('id', '<>', exceptId)
+        .executeTakeFirst()
       return row !== undefined
     },
 
@@ -52,7 +62,13 @@ export function accountsRepository(db: Kysely<Database>) {
     },
 
     async update(id: number, values: Updateable<Users>): Promise<void> {
-      const write = (target: Kysely<Database>) => target.updateTable('users').set({ ...values, modified_at: sql`now()` }).where('id', '=', id).execute().then(() => {})
+      const write = (target: Kysely<Database>) =>
+        target
+          .updateTable('users')
+          .set({ ...values, modified_at: sql`now()` })
+          .where('id', '=', id)
+          .execute()
+          .then(() => {})
       if (values.is_active === undefined) return write(db)
       await withEligibility(db, id, values.is_active === true, write)
     },
@@ -70,7 +86,13 @@ export function accountsRepository(db: Kysely<Database>) {
     async place(longitude: number, latitude: number): Promise<Placement> {
       const distance = sql<number>`6371 * 2 * asin(sqrt(power(sin(radians(latitude - ${latitude}) / 2), 2) + cos(radians(${latitude})) * cos(radians(latitude)) * power(sin(radians(longitude - ${longitude}) / 2), 2)))`
       const nearest = (type: string) =>
-        db.selectFrom('areas').select(['id', 'parent_id', distance.as('km')]).where('m_type', '=', type).orderBy(distance).limit(1).executeTakeFirst()
+        db
+          .selectFrom('areas')
+          .select(['id', 'parent_id', distance.as('km')])
+          .where('m_type', '=', type)
+          .orderBy(distance)
+          .limit(1)
+          .executeTakeFirst()
       const region = await nearest('region')
       if (region && region.km <= REGION_RADIUS_KM) return { country_id: region.parent_id, region_id: region.id, district_id: region.id }
       const country = await nearest('country')
@@ -94,35 +116,42 @@ export function accountsRepository(db: Kysely<Database>) {
 
     /** Spec 2.2's deleted user: anonymous, signed out everywhere; answers stay and keep counting. */
     async anonymise(id: number): Promise<void> {
-      await withEligibility(db, id, false, (target) => target
-        .updateTable('users')
-        .set({
-          username: `deleted_${id}`,
-          email: null,
-          password_hash: null,
-          first_name: '',
-          last_name: DELETED_MARKER,
-          bio: '',
-          photo: null,
-          dob: null,
-          gender: 0,
-          address: '',
-          longitude: null,
-          latitude: null,
-          phone: null,
-          is_phone_verified: false,
-          politician_id: null,
-          is_active: false,
-          is_deleted: true,
-          deleted_at: sql`now()`,
-          modified_at: sql`now()`,
-        })
-        .where('id', '=', id)
-        .execute()
-        .then(() => {}))
+      await withEligibility(db, id, false, (target) =>
+        target
+          .updateTable('users')
+          .set({
+            username: `deleted_${id}`,
+            email: null,
+            password_hash: null,
+            first_name: '',
+            last_name: DELETED_MARKER,
+            bio: '',
+            photo: null,
+            dob: null,
+            gender: 0,
+            address: '',
+            longitude: null,
+            latitude: null,
+            phone: null,
+            is_phone_verified: false,
+            politician_id: null,
+            is_active: false,
+            is_deleted: true,
+            deleted_at: sql`now()`,
+            modified_at: sql`now()`,
+          })
+          .where('id', '=', id)
+          .execute()
+          .then(() => {}),
+      )
       await db.deleteFrom('social_accounts').where('user_id', '=', id).execute()
       await db.deleteFrom('push_devices').where('user_id', '=', id).execute()
-      await db.updateTable('one_time_codes').set({ used_at: sql`now()` }).where('user_id', '=', id).where('used_at', 'is', null).execute()
+      await db
+        .updateTable('one_time_codes')
+        .set({ used_at: sql`now()` })
+        .where('user_id', '=', id)
+        .where('used_at', 'is', null)
+        .execute()
     },
   }
 }

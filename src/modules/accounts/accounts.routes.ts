@@ -32,7 +32,11 @@ export function accountRoutes(app: App): void {
   configurePasswordHashing(app.config.passwordHashing)
 
   app.post('/auth/register/', {
-    schema: { summary: 'Create an account; answers the new user with a sign-in token', body: RegisterBody, response: { 201: SignedIn, ...accountWriteErrors } },
+    schema: {
+      summary: 'Create an account; answers the new user with a sign-in token',
+      body: RegisterBody,
+      response: { 201: SignedIn, ...accountWriteErrors },
+    },
     config: { access: 'anyone', resource: resource('Register', 'Create an account and sign in.') },
     // Read before validation turns the number into a string.
     preValidation: async (request) => {
@@ -77,7 +81,11 @@ export function accountRoutes(app: App): void {
   })
 
   app.post('/auth/login/', {
-    schema: { summary: 'Sign in with a username or e-mail and a password', body: LoginBody, response: { 200: SignedIn, ...accountWriteErrors } },
+    schema: {
+      summary: 'Sign in with a username or e-mail and a password',
+      body: LoginBody,
+      response: { 200: SignedIn, ...accountWriteErrors },
+    },
     config: { access: 'anyone', resource: resource('Login', 'Sign in with a username or e-mail address and a password.') },
     handler: async (request) => {
       const identifier = request.body.username ?? request.body.email
@@ -85,7 +93,8 @@ export function accountRoutes(app: App): void {
       const repository = accountsRepository(app.db)
       const user = await repository.findForLogin(identifier)
       const check = await verifyPassword(request.body.password, user?.password_hash ?? (await decoyHash()))
-      if (!user || !check.valid || user.is_deleted) throw ValidationFailed({ non_field_errors: ['Unable to log in with provided credentials.'] })
+      if (!user || !check.valid || user.is_deleted)
+        throw ValidationFailed({ non_field_errors: ['Unable to log in with provided credentials.'] })
       // Signing in again undoes a deactivation; a deleted account has no password left.
       await repository.update(user.id, {
         last_login: new Date(),
@@ -98,7 +107,11 @@ export function accountRoutes(app: App): void {
   })
 
   app.post('/auth/logout/', {
-    schema: { summary: 'Sign out: revokes the token of this request; the body is ignored', body: Type.Unknown(), response: { 204: NoContent, 401: ErrorBody, 403: ErrorBody } },
+    schema: {
+      summary: 'Sign out: revokes the token of this request; the body is ignored',
+      body: Type.Unknown(),
+      response: { 204: NoContent, 401: ErrorBody, 403: ErrorBody },
+    },
     config: { access: 'signed-in', resource: resource('Logout', 'Revoke the token this request is signed in with.') },
     handler: async (request, reply) => {
       await tokensRepository(app.db).revoke(signedIn(request).tokenId)
@@ -131,7 +144,11 @@ export function accountRoutes(app: App): void {
     app.route({
       method,
       url: '/auth/me/',
-      schema: { summary: 'Edit your profile; only the fields sent change', body: ProfilePatch, response: { 200: Me, ...accountWriteErrors } },
+      schema: {
+        summary: 'Edit your profile; only the fields sent change',
+        body: ProfilePatch,
+        response: { 200: Me, ...accountWriteErrors },
+      },
       config: { access: 'signed-in' },
       handler: updateMe,
     })
@@ -140,7 +157,14 @@ export function accountRoutes(app: App): void {
   app.get('/auth/check_login/', {
     schema: {
       summary: 'Whether the request is signed in, and as whom',
-      response: { 200: Type.Object({ result: Type.Boolean(), id: Type.Union([Type.Integer(), Type.Null()]), username: Type.Union([Type.String(), Type.Null()]) }), 401: ErrorBody },
+      response: {
+        200: Type.Object({
+          result: Type.Boolean(),
+          id: Type.Union([Type.Integer(), Type.Null()]),
+          username: Type.Union([Type.String(), Type.Null()]),
+        }),
+        401: ErrorBody,
+      },
     },
     config: { access: 'anyone', resource: resource('Check Login', 'Tells whether the request carries a valid sign-in token.') },
     handler: async (request) => {
@@ -151,7 +175,11 @@ export function accountRoutes(app: App): void {
   })
 
   app.get('/auth/check_email/', {
-    schema: { summary: 'Whether an e-mail address already has an account', querystring: CheckEmailQuery, response: { 200: Result, ...accountWriteErrors } },
+    schema: {
+      summary: 'Whether an e-mail address already has an account',
+      querystring: CheckEmailQuery,
+      response: { 200: Result, ...accountWriteErrors },
+    },
     config: { access: 'anyone', resource: resource('Check Email', 'Tells whether an e-mail address is registered (rate limited).') },
     handler: async (request) => {
       // The web app concatenates the address into the URL unencoded, so a "+" arrives as a space.

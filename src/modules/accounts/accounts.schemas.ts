@@ -57,7 +57,7 @@ export const ProfilePatch = Type.Object({
   country: Type.Optional(Nullable(Id)),
   region: Type.Optional(Nullable(Id)),
   default_private: Type.Optional(Type.Boolean()),
-  defHideAnswers: Type.Optional(Type.Boolean({ description: 'the original web app\'s name for default_private' })),
+  defHideAnswers: Type.Optional(Type.Boolean({ description: "the original web app's name for default_private" })),
 })
 export type ProfilePatch = Static<typeof ProfilePatch>
 

@@ -81,7 +81,8 @@ export async function profileValues(app: App, userId: number, body: ProfilePatch
   const areaIds = [body.country, body.region].filter((id): id is number => typeof id === 'number')
   const areas = await repository.areaTypes(areaIds)
   if (body.country !== undefined) {
-    if (body.country !== null && areas.get(body.country)?.m_type !== 'country') errors.country = [`Invalid pk "${body.country}" - object does not exist.`]
+    if (body.country !== null && areas.get(body.country)?.m_type !== 'country')
+      errors.country = [`Invalid pk "${body.country}" - object does not exist.`]
     else values.country_id = body.country
   }
   if (body.region !== undefined) {

@@ -19,7 +19,13 @@ const sameAddress = (a: string | null, b: string) => a !== null && a.trim().toLo
  * an account deleted since) the code stays unused. A code also needs the account not to be deleted and
  * to still have the address it was sent to. Rejections answer 400 {"code": [...]}.
  */
-async function redeem<T>(app: App, purpose: CodePurpose, code: string, email: string, work: (trx: Transaction<Database>, user: User) => Promise<T>): Promise<T> {
+async function redeem<T>(
+  app: App,
+  purpose: CodePurpose,
+  code: string,
+  email: string,
+  work: (trx: Transaction<Database>, user: User) => Promise<T>,
+): Promise<T> {
   const key = await signingKey(app.db, app.config)
   try {
     return await app.db.transaction().execute(async (trx) => {
@@ -55,7 +61,12 @@ export async function resetPassword(app: App, code: string, email: string, newPa
 }
 
 /** A new sign-in token for the user the link was sent to; like a password sign-in, it undoes a deactivation. */
-export async function signInWithCode(app: App, request: FastifyRequest, code: string, email: string): Promise<{ userId: number; token: string }> {
+export async function signInWithCode(
+  app: App,
+  request: FastifyRequest,
+  code: string,
+  email: string,
+): Promise<{ userId: number; token: string }> {
   return redeem(app, 'onetime_signin', code, email, async (trx, user) => {
     await accountsRepository(trx).update(user.id, { last_login: new Date(), is_email_verified: true, is_active: true })
     return { userId: user.id, token: await tokensRepository(trx).issue(user.id, tokenName(request, 'sign-in link')) }

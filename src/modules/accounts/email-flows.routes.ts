@@ -53,7 +53,11 @@ export function emailFlowRoutes(app: App): void {
     },
   })
   app.get('/auth/confirm_email/', {
-    schema: { summary: 'Confirm your e-mail address: the same, with ?code=&email=', querystring: CodeQuery, response: { 200: Detail, ...errors } },
+    schema: {
+      summary: 'Confirm your e-mail address: the same, with ?code=&email=',
+      querystring: CodeQuery,
+      response: { 200: Detail, ...errors },
+    },
     config: { access: 'anyone' },
     // A HEAD would use the code up too.
     exposeHeadRoute: false,
@@ -64,7 +68,11 @@ export function emailFlowRoutes(app: App): void {
   })
 
   app.post('/auth/password-reset/', {
-    schema: { summary: 'Mail a link to choose a new password; the answer is the same for any address', body: EmailBody, response: { 200: Detail, ...errors } },
+    schema: {
+      summary: 'Mail a link to choose a new password; the answer is the same for any address',
+      body: EmailBody,
+      response: { 200: Detail, ...errors },
+    },
     config: { access: 'anyone', resource: resource('Password Reset', 'Ask for a link to choose a new password.') },
     handler: async (request) => {
       await requestPasswordReset(app, request, request.body.email)
@@ -73,7 +81,11 @@ export function emailFlowRoutes(app: App): void {
   })
 
   app.post('/auth/password-reset-confirm/', {
-    schema: { summary: 'Set a new password with the code from the link; ends every sign-in', body: ResetConfirmBody, response: { 200: Detail, ...errors } },
+    schema: {
+      summary: 'Set a new password with the code from the link; ends every sign-in',
+      body: ResetConfirmBody,
+      response: { 200: Detail, ...errors },
+    },
     config: { access: 'anyone', resource: resource('Password Reset Confirm', 'Choose a new password with the code mailed to you.') },
     handler: async (request) => {
       const { code, email, new_password } = request.body

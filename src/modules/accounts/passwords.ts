@@ -51,13 +51,17 @@ function gated<T>(work: () => Promise<T>): Promise<T> {
 
 function scryptAsync(password: string, salt: Buffer, keyLength: number, options: ScryptOptions): Promise<Buffer> {
   return gated(
-    () => new Promise((resolve, reject) => scrypt(password, salt, keyLength, options, (error, key) => (error ? reject(error) : resolve(key)))),
+    () =>
+      new Promise((resolve, reject) => scrypt(password, salt, keyLength, options, (error, key) => (error ? reject(error) : resolve(key)))),
   )
 }
 
 function pbkdf2Async(password: string, salt: string, iterations: number, keyLength: number): Promise<Buffer> {
   return gated(
-    () => new Promise((resolve, reject) => pbkdf2(password, salt, iterations, keyLength, 'sha256', (error, key) => (error ? reject(error) : resolve(key)))),
+    () =>
+      new Promise((resolve, reject) =>
+        pbkdf2(password, salt, iterations, keyLength, 'sha256', (error, key) => (error ? reject(error) : resolve(key))),
+      ),
   )
 }
 
@@ -116,7 +120,10 @@ let commonPasswords: Set<string> | null = null
 /** Passwords of 8 characters or more among the most used ones (zxcvbn's frequency list, shipped with the service). */
 function isCommon(password: string): boolean {
   commonPasswords ??= new Set(
-    gunzipSync(readFileSync(new URL('./data/common-passwords.txt.gz', import.meta.url))).toString('utf8').split('\n').filter(Boolean),
+    gunzipSync(readFileSync(new URL('./data/common-passwords.txt.gz', import.meta.url)))
+      .toString('utf8')
+      .split('\n')
+      .filter(Boolean),
   )
   return commonPasswords.has(password.toLowerCase().trim())
 }

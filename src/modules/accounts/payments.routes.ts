@@ -43,7 +43,10 @@ export function paymentRoutes(app: App, provider: PaymentProvider | null = confi
       throw unreachable()
     }
     return app.db.transaction().execute(async (trx) => {
-      const canceled = await subscriptionsRepository(trx).setStatus(rows.map((row) => row.id), 'canceled')
+      const canceled = await subscriptionsRepository(trx).setStatus(
+        rows.map((row) => row.id),
+        'canceled',
+      )
       await subscriptionsRepository(trx).refreshPaymentFlag(userId)
       return canceled
     })
@@ -51,7 +54,10 @@ export function paymentRoutes(app: App, provider: PaymentProvider | null = confi
 
   app.get('/auth/payment_subscription/', {
     schema: { summary: 'Your current subscription: the latest one not canceled', response: { 200: Subscription, ...errors } },
-    config: { access: 'signed-in', resource: resource('Payment Subscription', 'Support the service with a subscription; an active one verifies your account.') },
+    config: {
+      access: 'signed-in',
+      resource: resource('Payment Subscription', 'Support the service with a subscription; an active one verifies your account.'),
+    },
     handler: async (request) => {
       const [current] = await subscriptionsRepository(app.db).live(signedIn(request).id)
       if (!current) throw NotFound('You have no subscription.')
@@ -60,7 +66,11 @@ export function paymentRoutes(app: App, provider: PaymentProvider | null = confi
   })
 
   app.post('/auth/payment_subscription/', {
-    schema: { summary: 'Start a subscription: answers the checkout page where you pay', body: SubscribeBody, response: { 201: Subscription, ...errors } },
+    schema: {
+      summary: 'Start a subscription: answers the checkout page where you pay',
+      body: SubscribeBody,
+      response: { 201: Subscription, ...errors },
+    },
     config: { access: 'signed-in' },
     handler: async (request, reply) => {
       if (!provider) throw notConfigured()
@@ -78,7 +88,12 @@ export function paymentRoutes(app: App, provider: PaymentProvider | null = confi
         request.log.error({ err: error }, 'payment checkout failed')
         throw unreachable()
       }
-      const row = await subscriptionsRepository(app.db).create({ user_id: userId, provider: provider.name, external_id: checkout.externalId, plan: request.body.plan })
+      const row = await subscriptionsRepository(app.db).create({
+        user_id: userId,
+        provider: provider.name,
+        external_id: checkout.externalId,
+        plan: request.body.plan,
+      })
       return reply.code(201).send(toSubscription(row, checkout.checkoutUrl))
     },
   })
@@ -96,9 +111,17 @@ export function paymentRoutes(app: App, provider: PaymentProvider | null = confi
 
   app.get('/auth/payment_subscription_list/', {
     schema: { summary: 'All your subscriptions, newest first', querystring: PageQuery, response: { 200: Page(Subscription), ...errors } },
-    config: { access: 'signed-in', resource: resource('Payment Subscription List', 'Every subscription you started, canceled ones included.') },
+    config: {
+      access: 'signed-in',
+      resource: resource('Payment Subscription List', 'Every subscription you started, canceled ones included.'),
+    },
     handler: async (request) => {
-      const result = await pageOfRows<SubscriptionRow>(request, subscriptionsRepository(app.db).ofUser(signedIn(request).id), (q) => q.selectAll(), [{ expression: sql`id`, direction: 'desc' }])
+      const result = await pageOfRows<SubscriptionRow>(
+        request,
+        subscriptionsRepository(app.db).ofUser(signedIn(request).id),
+        (q) => q.selectAll(),
+        [{ expression: sql`id`, direction: 'desc' }],
+      )
       return listing(request, result, (rows) => rows.map((row) => toSubscription(row)))
     },
   })
@@ -132,7 +155,10 @@ export function paymentRoutes(app: App, provider: PaymentProvider | null = confi
       if (problem) throw new ApiError(400, { detail: SIGNATURE_PROBLEMS[problem] })
       if (!secret) throw notConfigured()
       const outcome = await applyEvent(app.db, parseEvent(raw))
-      return { detail: outcome === 'applied' ? 'Event applied.' : outcome === 'duplicate' ? 'Event already received.' : 'Event recorded and ignored.' }
+      return {
+        detail:
+          outcome === 'applied' ? 'Event applied.' : outcome === 'duplicate' ? 'Event already received.' : 'Event recorded and ignored.',
+      }
     },
   })
 }

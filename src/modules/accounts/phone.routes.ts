@@ -30,8 +30,15 @@ export function phoneRoutes(app: App): void {
   }
 
   app.post('/auth/verification_sms_send/', {
-    schema: { summary: 'Text a six-digit code to a phone number, to verify it', body: SendBody, response: { 200: Detail, ...errors, 503: ErrorBody } },
-    config: { access: 'signed-in', resource: { name: 'Verification Sms Send', description: 'Text a code to your phone number; verification_add checks it.' } },
+    schema: {
+      summary: 'Text a six-digit code to a phone number, to verify it',
+      body: SendBody,
+      response: { 200: Detail, ...errors, 503: ErrorBody },
+    },
+    config: {
+      access: 'signed-in',
+      resource: { name: 'Verification Sms Send', description: 'Text a code to your phone number; verification_add checks it.' },
+    },
     handler: async (request) => {
       const userId = signedIn(request).id
       const phone = phoneFrom(request.body.phone)
@@ -50,7 +57,10 @@ export function phoneRoutes(app: App): void {
 
   app.post('/auth/verification_add/', {
     schema: { summary: 'Verify your phone number with the code texted to it', body: AddBody, response: { 200: Me, ...errors } },
-    config: { access: 'signed-in', resource: { name: 'Verification Add', description: 'Check the texted code; your phone number becomes verified.' } },
+    config: {
+      access: 'signed-in',
+      resource: { name: 'Verification Add', description: 'Check the texted code; your phone number becomes verified.' },
+    },
     handler: async (request) => {
       const userId = signedIn(request).id
       const code = request.body.code.trim()

@@ -12,11 +12,19 @@ declare module 'fastify' {
 }
 
 const SchemaQuery = Type.Object({
-  format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('yaml'), Type.Literal('api')], { description: '`yaml` for YAML; `api` for the browsable page; JSON by default' })),
+  format: Type.Optional(
+    Type.Union([Type.Literal('json'), Type.Literal('yaml'), Type.Literal('api')], {
+      description: '`yaml` for YAML; `api` for the browsable page; JSON by default',
+    }),
+  ),
 })
 
 const OpenApiDocument = Type.Object(
-  { openapi: Type.String(), info: Type.Object({ title: Type.String(), version: Type.String() }, { additionalProperties: true }), paths: Type.Object({}, { additionalProperties: true }) },
+  {
+    openapi: Type.String(),
+    info: Type.Object({ title: Type.String(), version: Type.String() }, { additionalProperties: true }),
+    paths: Type.Object({}, { additionalProperties: true }),
+  },
   { additionalProperties: true },
 )
 
@@ -39,10 +47,13 @@ export function apiDocsRoutes(app: App): void {
   app.get('/api/schema/', {
     schema: {
       summary: 'The OpenAPI 3.1 document of this API',
-      description: 'Generated from the routes\' own schemas: every operation, its parameters, body, answers and credentials.',
+      description: "Generated from the routes' own schemas: every operation, its parameters, body, answers and credentials.",
       querystring: SchemaQuery,
       response: {
-        200: text('The document, in JSON or (with `?format=yaml`) YAML.', { 'application/json': OpenApiDocument, 'application/yaml': Type.String() }),
+        200: text('The document, in JSON or (with `?format=yaml`) YAML.', {
+          'application/json': OpenApiDocument,
+          'application/yaml': Type.String(),
+        }),
       },
     },
     config: { access: 'anyone', formats: ['yaml'], resource: { name: 'API Schema', description: 'The OpenAPI 3.1 document of this API.' } },
@@ -61,7 +72,10 @@ export function apiDocsRoutes(app: App): void {
     },
     config: { access: 'anyone', resource: { name: 'API Reference', description: 'The interactive reference of this API.' } },
     handler: async (request, reply) =>
-      reply.type('text/html; charset=utf-8').header('content-security-policy', DOCS_PAGE_POLICY).send(docsPage(appKeyInQuery(request))),
+      reply
+        .type('text/html; charset=utf-8')
+        .header('content-security-policy', DOCS_PAGE_POLICY)
+        .send(docsPage(appKeyInQuery(request))),
   })
 
   app.get('/api/docs/static/:file', {

@@ -61,7 +61,9 @@ function sharedErrors(access: Access, hasBody: boolean): Record<string, unknown>
     401: error('Invalid or revoked application key or token, or a key missing where keys are required.'),
     403: error(access === 'anyone' ? 'Not allowed to act on this object.' : 'No sign-in token, or not allowed to act on this object.'),
     404: error('No such object, page or `format`.'),
-    ...(hasBody ? { 413: error('Body larger than the service accepts.'), 415: error('Body in a media type the service does not read.') } : {}),
+    ...(hasBody
+      ? { 413: error('Body larger than the service accepts.'), 415: error('Body in a media type the service does not read.') }
+      : {}),
     429: error('Throttled: the `Retry-After` header says when to try again.'),
     503: error('The database is unreachable for now: the `Retry-After` header says when to try again.'),
   }
@@ -106,7 +108,11 @@ export function describeRoute(route: RouteOptions, schema: FastifySchema, requir
 }
 
 const STATUS_TEXT: Record<string, string> = {
-  200: 'OK', 201: 'Created', 204: 'No content', 302: 'A redirect to the address in `Location`', 502: 'The provider could not be reached',
+  200: 'OK',
+  201: 'Created',
+  204: 'No content',
+  302: 'A redirect to the address in `Location`',
+  502: 'The provider could not be reached',
 }
 
 /**
@@ -115,7 +121,10 @@ const STATUS_TEXT: Record<string, string> = {
  */
 function responses(shared: Record<string, unknown>, own: Record<string, unknown>): Record<string, unknown> {
   const sharedBodies = new Set<unknown>([ErrorBody, FieldErrorsBody])
-  const sharedTexts = new Set([(ErrorBody as { description?: string }).description, (FieldErrorsBody as { description?: string }).description])
+  const sharedTexts = new Set([
+    (ErrorBody as { description?: string }).description,
+    (FieldErrorsBody as { description?: string }).description,
+  ])
   const merged = { ...shared }
   for (const [status, schema] of Object.entries(own)) {
     const body = schema as { description?: string }

@@ -16,11 +16,20 @@ export function appKeysRepository(db: Kysely<Database>) {
     },
 
     list() {
-      return db.selectFrom('app_keys').select(['id', 'name', 'key_prefix', 'created_at', 'last_used_at', 'revoked_at']).orderBy('id').execute()
+      return db
+        .selectFrom('app_keys')
+        .select(['id', 'name', 'key_prefix', 'created_at', 'last_used_at', 'revoked_at'])
+        .orderBy('id')
+        .execute()
     },
 
     async revoke(id: number): Promise<boolean> {
-      const result = await db.updateTable('app_keys').set({ revoked_at: sql`now()` }).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst()
+      const result = await db
+        .updateTable('app_keys')
+        .set({ revoked_at: sql`now()` })
+        .where('id', '=', id)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst()
       return Number(result.numUpdatedRows) > 0
     },
   }

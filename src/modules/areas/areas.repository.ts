@@ -13,7 +13,10 @@ export interface AreaFilters {
   id__in?: string
 }
 
-export const AREA_ORDERING = orderingFieldsOf(['id', 'name', 'm_type', 'created_at', 'modified_at', 'members_count', 'question_count'], 'areas')
+export const AREA_ORDERING = orderingFieldsOf(
+  ['id', 'name', 'm_type', 'created_at', 'modified_at', 'members_count', 'question_count'],
+  'areas',
+)
 
 export function areasRepository(db: Kysely<Database>) {
   return {

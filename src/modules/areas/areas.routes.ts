@@ -12,7 +12,6 @@ import { Area, AreaListQuery, SimpleArea } from './areas.schemas.ts'
 import { areasFromRows } from './areas.service.ts'
 import { IdParams } from '../../http/route-schemas.ts'
 
-
 export function areaRoutes(app: App): void {
   const repository = () => areasRepository(app.db)
 
@@ -24,7 +23,10 @@ export function areaRoutes(app: App): void {
 
   app.get('/api/geos/', {
     schema: { summary: 'Geographic areas (countries, regions)', querystring: AreaListQuery, response: { 200: Page(Area), ...readErrors } },
-    config: { access: 'anyone', resource: { name: 'Geo List', description: 'Geographic areas: countries and their regions, with location and counts.' } },
+    config: {
+      access: 'anyone',
+      resource: { name: 'Geo List', description: 'Geographic areas: countries and their regions, with location and counts.' },
+    },
     handler: async (request) => {
       const result = await page(request)
       return listing(request, result, async (rows) => {

@@ -4,7 +4,10 @@ import { IdFilter, ListQuery, Nullable, Url } from '../../http/schemas.ts'
 export const CENSUS_AGES = 91
 
 const ageFields = Object.fromEntries(
-  Array.from({ length: CENSUS_AGES }, (_, age) => [`age_${age}`, Type.Integer({ description: age === 90 ? 'people aged 90 and over' : `people aged ${age}` })]),
+  Array.from({ length: CENSUS_AGES }, (_, age) => [
+    `age_${age}`,
+    Type.Integer({ description: age === 90 ? 'people aged 90 and over' : `people aged ${age}` }),
+  ]),
 )
 
 /** Spec 2.11: population of an area by single year of age. */

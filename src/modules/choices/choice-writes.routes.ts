@@ -31,9 +31,17 @@ function choiceText(text: string): string {
  * chose keeps its text and stays; an mcq question keeps at least two choices. The question row is locked
  * so that answers and choice changes on it happen one at a time.
  */
-export function choiceWriteRoutes(app: App, owner: (request: FastifyRequest) => Promise<number | undefined>, visible: (caller: Caller | null, id: number) => Promise<{ question_id: number } | undefined>): void {
+export function choiceWriteRoutes(
+  app: App,
+  owner: (request: FastifyRequest) => Promise<number | undefined>,
+  visible: (caller: Caller | null, id: number) => Promise<{ question_id: number } | undefined>,
+): void {
   app.post('/api/question_choices/', {
-    schema: { summary: 'Add a choice to one of your multiple-choice questions: 201 with the choice', body: ChoiceCreateBody, response: { 201: ChoiceListItem, ...questionWriteErrors } },
+    schema: {
+      summary: 'Add a choice to one of your multiple-choice questions: 201 with the choice',
+      body: ChoiceCreateBody,
+      response: { 201: ChoiceListItem, ...questionWriteErrors },
+    },
     config: { access: 'signed-in' },
     handler: async (request, reply) => {
       const body = request.body as Static<typeof ChoiceCreateBody>
@@ -42,7 +50,8 @@ export function choiceWriteRoutes(app: App, owner: (request: FastifyRequest) => 
       const row = await app.db.transaction().execute(async (trx) => {
         const question = await questionCounters(trx).lockQuestion(body.question)
         if (!question) throw fieldError('question', `Invalid pk "${body.question}" - object does not exist.`)
-        if (question.subtype !== 'mcq') throw fieldError('question', 'Only multiple-choice questions have choices; make it one by editing the question with its choices.')
+        if (question.subtype !== 'mcq')
+          throw fieldError('question', 'Only multiple-choice questions have choices; make it one by editing the question with its choices.')
         return choicesRepository(trx).add(question.id, text)
       })
       const item = toChoiceListItem(row, UrlBuilder.for(request))
@@ -51,7 +60,10 @@ export function choiceWriteRoutes(app: App, owner: (request: FastifyRequest) => 
   })
 
   /** Runs `work` with the choice's question locked; 404 when the choice is gone by then. */
-  const withLockedChoice = async <T>(request: FastifyRequest, work: (trx: typeof app.db, choice: { id: number; question_id: number; text: string }) => Promise<T>) => {
+  const withLockedChoice = async <T>(
+    request: FastifyRequest,
+    work: (trx: typeof app.db, choice: { id: number; question_id: number; text: string }) => Promise<T>,
+  ) => {
     const named = await visible(request.caller, idParam(request) ?? 0)
     if (!named) throw NotFound()
     return app.db.transaction().execute(async (trx) => {
@@ -62,11 +74,19 @@ export function choiceWriteRoutes(app: App, owner: (request: FastifyRequest) => 
     })
   }
 
-  for (const [method, body] of [['PATCH', ChoiceUpdateBody], ['PUT', ChoicePutBody]] as const) {
+  for (const [method, body] of [
+    ['PATCH', ChoiceUpdateBody],
+    ['PUT', ChoicePutBody],
+  ] as const) {
     app.route({
       method,
       url: '/api/question_choices/:id/',
-      schema: { summary: 'Reword a choice nobody has chosen yet', params: IdParams, body, response: { 200: ChoiceListItem, ...questionWriteErrors } },
+      schema: {
+        summary: 'Reword a choice nobody has chosen yet',
+        params: IdParams,
+        body,
+        response: { 200: ChoiceListItem, ...questionWriteErrors },
+      },
       config: { access: 'owner', owner },
       handler: async (request) => {
         const sent = (request.body as { text?: string }).text
@@ -74,7 +94,8 @@ export function choiceWriteRoutes(app: App, owner: (request: FastifyRequest) => 
           const choices = choicesRepository(trx)
           if (sent === undefined) return choices.row(choice.id)
           const text = choiceText(sent)
-          if (text !== choice.text && (await choices.answered(choice.id))) throw fieldError('text', 'This choice has answers; its text cannot change.')
+          if (text !== choice.text && (await choices.answered(choice.id)))
+            throw fieldError('text', 'This choice has answers; its text cannot change.')
           return choices.reword(choice.id, text)
         })
         return toChoiceListItem(row, UrlBuilder.for(request))
@@ -83,12 +104,17 @@ export function choiceWriteRoutes(app: App, owner: (request: FastifyRequest) => 
   }
 
   app.delete('/api/question_choices/:id/', {
-    schema: { summary: 'Remove a choice nobody has chosen; an mcq question keeps at least two', params: IdParams, response: { 204: NoContent, ...questionWriteErrors } },
+    schema: {
+      summary: 'Remove a choice nobody has chosen; an mcq question keeps at least two',
+      params: IdParams,
+      response: { 204: NoContent, ...questionWriteErrors },
+    },
     config: { access: 'owner', owner },
     handler: async (request, reply) => {
       await withLockedChoice(request, async (trx, choice) => {
         const choices = choicesRepository(trx)
-        if (await choices.answered(choice.id)) throw ValidationFailed({ non_field_errors: ['This choice has answers and cannot be removed.'] })
+        if (await choices.answered(choice.id))
+          throw ValidationFailed({ non_field_errors: ['This choice has answers and cannot be removed.'] })
         if ((await choices.countOf(choice.question_id)) <= 2) throw ValidationFailed({ non_field_errors: [MCQ_CHOICES_MESSAGE] })
         await choices.remove(choice.id, choice.question_id)
       })

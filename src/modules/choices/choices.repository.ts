@@ -17,7 +17,11 @@ export function choicesRepository(db: Db) {
     visible(filters: ChoiceFilters, caller: Caller | null) {
       let query = db.selectFrom('question_choices').innerJoin('questions', 'questions.id', 'question_choices.question_id')
       if (!caller?.isStaff) {
-        query = query.where((eb) => (caller ? eb.or([eb('questions.publish', '=', true), eb('questions.user_id', '=', caller.id)]) : eb('questions.publish', '=', true)))
+        query = query.where((eb) =>
+          caller
+            ? eb.or([eb('questions.publish', '=', true), eb('questions.user_id', '=', caller.id)])
+            : eb('questions.publish', '=', true),
+        )
       }
       if (filters.question !== undefined) query = query.where('question_choices.question_id', '=', filters.question)
       if (filters.id !== undefined) query = query.where('question_choices.id', '=', filters.id)
@@ -41,7 +45,11 @@ export function choicesRepository(db: Db) {
     async add(questionId: number, text: string) {
       return db
         .insertInto('question_choices')
-        .values({ question_id: questionId, text, store_number: sql<number>`(SELECT coalesce(max(store_number) + 1, 0) FROM question_choices WHERE question_id = ${questionId})` })
+        .values({
+          question_id: questionId,
+          text,
+          store_number: sql<number>`(SELECT coalesce(max(store_number) + 1, 0) FROM question_choices WHERE question_id = ${questionId})`,
+        })
         .returningAll()
         .executeTakeFirstOrThrow()
     },
@@ -60,11 +68,20 @@ export function choicesRepository(db: Db) {
     },
 
     async reword(id: number, text: string) {
-      return db.updateTable('question_choices').set({ text, modified_at: sql`now()` }).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+      return db
+        .updateTable('question_choices')
+        .set({ text, modified_at: sql`now()` })
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirstOrThrow()
     },
 
     async countOf(questionId: number): Promise<number> {
-      const { n } = await db.selectFrom('question_choices').select((eb) => eb.fn.countAll<string>().as('n')).where('question_id', '=', questionId).executeTakeFirstOrThrow()
+      const { n } = await db
+        .selectFrom('question_choices')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('question_id', '=', questionId)
+        .executeTakeFirstOrThrow()
       return Number(n)
     },
 
@@ -72,8 +89,14 @@ export function choicesRepository(db: Db) {
     async remove(id: number, questionId: number): Promise<void> {
       const removed = await db.deleteFrom('question_choices').where('id', '=', id).returning('store_number').executeTakeFirstOrThrow()
       const later = db.updateTable('question_choices').where('question_id', '=', questionId)
-      await later.set({ store_number: sql`store_number + ${RENUMBER_OFFSET}` }).where('store_number', '>', removed.store_number).execute()
-      await later.set({ store_number: sql`store_number - ${RENUMBER_OFFSET + 1}` }).where('store_number', '>=', RENUMBER_OFFSET).execute()
+      await later
+        .set({ store_number: sql`store_number + ${RENUMBER_OFFSET}` })
+        .where('store_number', '>', removed.store_number)
+        .execute()
+      await later
+        .set({ store_number: sql`store_number - ${RENUMBER_OFFSET + 1}` })
+        .where('store_number', '>=', RENUMBER_OFFSET)
+        .execute()
     },
   }
 }

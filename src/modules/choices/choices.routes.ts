@@ -21,22 +21,47 @@ const ChoiceListQuery = ListQuery({
 type ChoiceListFilters = Static<typeof ChoiceListQuery>
 
 const CHOICE_ORDERING = orderingFieldsOf(
-  ['id', 'text', 'store_number', 'created_at', 'modified_at', 'polarisation', ...statisticsColumns('direct'), ...statisticsColumns('liquid')],
+  [
+    'id',
+    'text',
+    'store_number',
+    'created_at',
+    'modified_at',
+    'polarisation',
+    ...statisticsColumns('direct'),
+    ...statisticsColumns('liquid'),
+  ],
   'question_choices',
 )
 
 export function choiceRoutes(app: App): void {
   const choices = choicesRepository(app.db)
   app.get('/api/question_choices/', {
-    schema: { summary: 'Answer choices of questions', querystring: ChoiceListQuery, response: { 200: Page(ChoiceListItem), ...readErrors } },
-    config: { access: 'anyone', resource: { name: 'Question Choice List', description: 'The answer choices of multiple-choice questions, with their statistics.' } },
+    schema: {
+      summary: 'Answer choices of questions',
+      querystring: ChoiceListQuery,
+      response: { 200: Page(ChoiceListItem), ...readErrors },
+    },
+    config: {
+      access: 'anyone',
+      resource: { name: 'Question Choice List', description: 'The answer choices of multiple-choice questions, with their statistics.' },
+    },
     handler: async (request) => {
       const filters = request.query as ChoiceListFilters
       const urls = UrlBuilder.for(request)
-      const ordering = orderingTerms(filters.ordering, CHOICE_ORDERING, ['question', 'store_number'], column('question_choices.id'), (name) =>
-        name === 'question' ? column('question_choices.question_id') : null,
+      const ordering = orderingTerms(
+        filters.ordering,
+        CHOICE_ORDERING,
+        ['question', 'store_number'],
+        column('question_choices.id'),
+        (name) => (name === 'question' ? column('question_choices.question_id') : null),
       )
-      const result = await pageOfRows<ChoiceRow>(request, choices.visible(filters, request.caller), (q) => q.selectAll('question_choices') as never, ordering)
+      const result = await pageOfRows<ChoiceRow>(
+        request,
+        choices.visible(filters, request.caller),
+        (q) => q.selectAll('question_choices') as never,
+        ordering,
+      )
       return listing(request, result, (rows) => rows.map((row) => toChoiceListItem(row, urls)))
     },
   })

@@ -30,5 +30,10 @@ export async function collectionFigures(db: Kysely<Database>, collectionIds: num
       (count(*) FILTER (WHERE p.answered >= c.question_count))::int AS complete_count
     FROM per_person p JOIN question_collections c ON c.id = p.parent_id
     GROUP BY p.parent_id`.execute(db)
-  return new Map(rows.map((row) => [row.parent_id, { answerers: Number(row.answerers), answers: Number(row.answers), complete_count: Number(row.complete_count) }]))
+  return new Map(
+    rows.map((row) => [
+      row.parent_id,
+      { answerers: Number(row.answerers), answers: Number(row.answers), complete_count: Number(row.complete_count) },
+    ]),
+  )
 }

@@ -15,7 +15,10 @@ const STATS_ORDERING = orderingFieldsOf(['id', 'question_count', 'item_count', '
 
 export function collectionStatsRoutes(app: App): void {
   const render = async (request: FastifyRequest, rows: CollectionRow[]): Promise<CollectionStats[]> => {
-    const figures = await collectionFigures(app.db, rows.map((row) => row.id))
+    const figures = await collectionFigures(
+      app.db,
+      rows.map((row) => row.id),
+    )
     const urls = UrlBuilder.for(request)
     return rows.map((row) => {
       const { answerers = 0, answers = 0, complete_count = 0 } = figures.get(row.id) ?? {}
@@ -35,8 +38,19 @@ export function collectionStatsRoutes(app: App): void {
   }
 
   app.get('/api/collection_stats/', {
-    schema: { summary: 'Figures of each collection', querystring: CollectionStatsQuery, response: { 200: Page(CollectionStats), ...readErrors } },
-    config: { access: 'anyone', resource: { name: 'Collection Stats List', description: 'Per collection (filter collection=<id>): question and item counts, how many people answered, their answers and how complete.' } },
+    schema: {
+      summary: 'Figures of each collection',
+      querystring: CollectionStatsQuery,
+      response: { 200: Page(CollectionStats), ...readErrors },
+    },
+    config: {
+      access: 'anyone',
+      resource: {
+        name: 'Collection Stats List',
+        description:
+          'Per collection (filter collection=<id>): question and item counts, how many people answered, their answers and how complete.',
+      },
+    },
     handler: async (request) => {
       const filters = request.query
       const ordering = orderingTerms(filters.ordering, STATS_ORDERING, ['id'], column('question_collections.id'))
@@ -47,7 +61,11 @@ export function collectionStatsRoutes(app: App): void {
   })
 
   app.get('/api/collection_stats/:id/', {
-    schema: { summary: 'Figures of one collection (by collection id)', params: IdParams, response: { 200: CollectionStats, ...readErrors } },
+    schema: {
+      summary: 'Figures of one collection (by collection id)',
+      params: IdParams,
+      response: { 200: CollectionStats, ...readErrors },
+    },
     config: { access: 'anyone', resource: { name: 'Collection Stats Instance', description: 'The figures of one collection.' } },
     handler: async (request) => {
       const row = await collectionsRepository(app.db).find(request.params.id)

@@ -7,9 +7,27 @@ import type { CollectionTag, CollectionTagQuery } from './related.schemas.ts'
 
 export const COLLECTION_TAG_ORDERING = orderingFieldsOf(['id', 'created_at'], 'ct')
 
-const COLUMNS = ['ct.id', 'ct.collection_id', 'ct.tag_id', 'ct.created_at', 'tags.text', 'tags.followers_count', 'tags.questions_count', 'tags.votes_count'] as const
+const COLUMNS = [
+  'ct.id',
+  'ct.collection_id',
+  'ct.tag_id',
+  'ct.created_at',
+  'tags.text',
+  'tags.followers_count',
+  'tags.questions_count',
+  'tags.votes_count',
+] as const
 
-export type CollectionTagRow = { id: number; collection_id: number; tag_id: number; created_at: Date; text: string; followers_count: number; questions_count: number; votes_count: number }
+export type CollectionTagRow = {
+  id: number
+  collection_id: number
+  tag_id: number
+  created_at: Date
+  text: string
+  followers_count: number
+  questions_count: number
+  votes_count: number
+}
 
 export function collectionTagsRepository(db: Kysely<Database>) {
   return {
@@ -24,17 +42,32 @@ export function collectionTagsRepository(db: Kysely<Database>) {
     columns: COLUMNS,
 
     async find(id: number): Promise<CollectionTagRow | undefined> {
-      return db.selectFrom('question_collection_tags as ct').innerJoin('tags', 'tags.id', 'ct.tag_id').select(COLUMNS).where('ct.id', '=', id).executeTakeFirst()
+      return db
+        .selectFrom('question_collection_tags as ct')
+        .innerJoin('tags', 'tags.id', 'ct.tag_id')
+        .select(COLUMNS)
+        .where('ct.id', '=', id)
+        .executeTakeFirst()
     },
 
     async owner(id: number): Promise<number | undefined> {
-      const row = await db.selectFrom('question_collection_tags as ct').innerJoin('question_collections as c', 'c.id', 'ct.collection_id')
-        .select('c.user_id').where('ct.id', '=', id).executeTakeFirst()
+      const row = await db
+        .selectFrom('question_collection_tags as ct')
+        .innerJoin('question_collections as c', 'c.id', 'ct.collection_id')
+        .select('c.user_id')
+        .where('ct.id', '=', id)
+        .executeTakeFirst()
       return row?.user_id
     },
 
     async insert(collectionId: number, tagId: number): Promise<number> {
-      return (await db.insertInto('question_collection_tags').values({ collection_id: collectionId, tag_id: tagId }).returning('id').executeTakeFirstOrThrow()).id
+      return (
+        await db
+          .insertInto('question_collection_tags')
+          .values({ collection_id: collectionId, tag_id: tagId })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+      ).id
     },
 
     async remove(id: number): Promise<void> {
@@ -50,7 +83,13 @@ export function toCollectionTag(row: CollectionTagRow, urls: UrlBuilder): Collec
     collection: row.collection_id,
     collection_url: urls.detail('question_collections', row.collection_id),
     tag: row.tag_id,
-    tag_info: { id: row.tag_id, text: row.text, followers_count: row.followers_count, questions_count: row.questions_count, votes_count: row.votes_count },
+    tag_info: {
+      id: row.tag_id,
+      text: row.text,
+      followers_count: row.followers_count,
+      questions_count: row.questions_count,
+      votes_count: row.votes_count,
+    },
     created_at: iso(row.created_at),
   }
 }

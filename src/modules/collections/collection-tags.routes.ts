@@ -29,11 +29,22 @@ export function collectionTagRoutes(app: App): void {
 
   app.get('/api/question_collection_tags/', {
     schema: { summary: 'Tags of collections', querystring: CollectionTagQuery, response: { 200: Page(CollectionTag), ...readErrors } },
-    config: { access: 'anyone', resource: { name: 'Question Collection Tag List', description: 'The tags of collections (filter collection=<id>). The collection\'s owner adds {collection, tag} and removes them.' } },
+    config: {
+      access: 'anyone',
+      resource: {
+        name: 'Question Collection Tag List',
+        description: "The tags of collections (filter collection=<id>). The collection's owner adds {collection, tag} and removes them.",
+      },
+    },
     handler: async (request) => {
       const filters = request.query
       const ordering = orderingTerms(filters.ordering, COLLECTION_TAG_ORDERING, ['created_at'], column('ct.id'))
-      const result = await pageOfRows<CollectionTagRow>(request, repository().filtered(filters), (q) => q.select(repository().columns), ordering)
+      const result = await pageOfRows<CollectionTagRow>(
+        request,
+        repository().filtered(filters),
+        (q) => q.select(repository().columns),
+        ordering,
+      )
       const urls = UrlBuilder.for(request)
       return listing(request, result, (rows) => rows.map((row) => toCollectionTag(row, urls)))
     },
@@ -46,10 +57,7 @@ export function collectionTagRoutes(app: App): void {
     handler: async (request, reply) => {
       const { collection: collectionId, tag: tagId } = request.body
       const caller = signedIn(request)
-      const [collection, tag] = await Promise.all([
-        collectionsRepository(app.db).find(collectionId),
-        tagsRepository(app.db).exists(tagId),
-      ])
+      const [collection, tag] = await Promise.all([collectionsRepository(app.db).find(collectionId), tagsRepository(app.db).exists(tagId)])
       const errors: Record<string, string[]> = {}
       if (!collection) errors.collection = [invalidPk(collectionId)]
       if (!tag) errors.tag = [invalidPk(tagId)]
@@ -66,7 +74,10 @@ export function collectionTagRoutes(app: App): void {
 
   app.get('/api/question_collection_tags/:id/', {
     schema: { summary: 'One tag of a collection', params: IdParams, response: { 200: CollectionTag, ...readErrors } },
-    config: { access: 'anyone', resource: { name: 'Question Collection Tag Instance', description: 'One tag of a collection; its owner removes it.' } },
+    config: {
+      access: 'anyone',
+      resource: { name: 'Question Collection Tag Instance', description: 'One tag of a collection; its owner removes it.' },
+    },
     handler: async (request) => load(request, request.params.id),
   })
 

@@ -12,20 +12,42 @@ import { reducedUsers } from '../users/users.service.ts'
 
 export function collectionUserRoutes(app: App): void {
   app.get('/api/question_collection_users/', {
-    schema: { summary: "People who answered a collection's questions", querystring: CollectionUserQuery, response: { 200: Page(CollectionUser), ...readErrors } },
+    schema: {
+      summary: "People who answered a collection's questions",
+      querystring: CollectionUserQuery,
+      response: { 200: Page(CollectionUser), ...readErrors },
+    },
     config: {
       access: 'anyone',
-      resource: { name: 'Question Collection User List', description: 'People who answered questions of a collection (parent=<collection id>, required), with how many. Private answers count only for their author and staff.' },
+      resource: {
+        name: 'Question Collection User List',
+        description:
+          'People who answered questions of a collection (parent=<collection id>, required), with how many. Private answers count only for their author and staff.',
+      },
     },
     handler: async (request) => {
       const filters = request.query
       if (filters.parent === undefined) throw fieldError('parent', 'This field is required.')
       const collection = await collectionsRepository(app.db).find(filters.parent)
       if (!collection) throw fieldError('parent', `Invalid pk "${filters.parent}" - object does not exist.`)
-      const ordering = orderingTerms(filters.ordering, COLLECTION_USER_ORDERING, ['-answered_count', '-last_answered_at'], column('answerers.user_id'))
-      const result = await pageOfRows<CollectionUserRow>(request, collectionUsers(app.db, collection.id, request.caller, filters.user), (q) => q.selectAll(), ordering)
+      const ordering = orderingTerms(
+        filters.ordering,
+        COLLECTION_USER_ORDERING,
+        ['-answered_count', '-last_answered_at'],
+        column('answerers.user_id'),
+      )
+      const result = await pageOfRows<CollectionUserRow>(
+        request,
+        collectionUsers(app.db, collection.id, request.caller, filters.user),
+        (q) => q.selectAll(),
+        ordering,
+      )
       return listing(request, result, async (rows) => {
-        const users = await reducedUsers(app, request, rows.map((row) => row.user_id))
+        const users = await reducedUsers(
+          app,
+          request,
+          rows.map((row) => row.user_id),
+        )
         const urls = UrlBuilder.for(request)
         return rows.map((row) => ({
           id: row.user_id,

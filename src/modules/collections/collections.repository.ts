@@ -31,13 +31,23 @@ export function collectionsRepository(db: Kysely<Database>) {
       if (filters.copied_from !== undefined) query = query.where('question_collections.copied_from_id', '=', filters.copied_from)
       if (filters.user__username !== undefined) {
         const username = filters.user__username
-        query = query.where((eb) => eb.exists(eb.selectFrom('users').select('users.id').whereRef('users.id', '=', 'question_collections.user_id').where('users.username', '=', username)))
+        query = query.where((eb) =>
+          eb.exists(
+            eb
+              .selectFrom('users')
+              .select('users.id')
+              .whereRef('users.id', '=', 'question_collections.user_id')
+              .where('users.username', '=', username),
+          ),
+        )
       }
       if (filters.search) {
         // DRF SearchFilter: terms split on whitespace and commas; every term matches the name or the description.
         for (const term of filters.search.split(/[\s,]+/).filter(Boolean)) {
           const pattern = `%${escapeLike(term)}%`
-          query = query.where((eb) => eb.or([eb('question_collections.name', 'ilike', pattern), eb('question_collections.desc', 'ilike', pattern)]))
+          query = query.where((eb) =>
+            eb.or([eb('question_collections.name', 'ilike', pattern), eb('question_collections.desc', 'ilike', pattern)]),
+          )
         }
       }
       return query
@@ -49,7 +59,11 @@ export function collectionsRepository(db: Kysely<Database>) {
 
     async findMany(ids: number[]): Promise<CollectionRow[]> {
       if (ids.length === 0) return []
-      return db.selectFrom('question_collections').selectAll().where('id', 'in', [...new Set(ids)]).execute()
+      return db
+        .selectFrom('question_collections')
+        .selectAll()
+        .where('id', 'in', [...new Set(ids)])
+        .execute()
     },
 
     /**
@@ -65,7 +79,11 @@ export function collectionsRepository(db: Kysely<Database>) {
     },
 
     async update(id: number, values: CollectionValues): Promise<void> {
-      await db.updateTable('question_collections').set({ ...values, modified_at: sql`now()` }).where('id', '=', id).execute()
+      await db
+        .updateTable('question_collections')
+        .set({ ...values, modified_at: sql`now()` })
+        .where('id', '=', id)
+        .execute()
     },
 
     async remove(id: number): Promise<void> {
@@ -73,14 +91,20 @@ export function collectionsRepository(db: Kysely<Database>) {
     },
 
     async touch(id: number): Promise<void> {
-      await db.updateTable('question_collections').set({ modified_at: sql`now()` }).where('id', '=', id).execute()
+      await db
+        .updateTable('question_collections')
+        .set({ modified_at: sql`now()` })
+        .where('id', '=', id)
+        .execute()
     },
 
     /** Moves the stored counters by exact deltas (the collection is locked by the caller). */
     async addCounts(id: number, questions: number, items: number): Promise<void> {
-      await db.updateTable('question_collections')
+      await db
+        .updateTable('question_collections')
         .set({ question_count: sql`question_count + ${questions}`, item_count: sql`item_count + ${items}`, modified_at: sql`now()` })
-        .where('id', '=', id).execute()
+        .where('id', '=', id)
+        .execute()
     },
 
     /** For each collection, how many of its questions the user answered (likert or choice, skips included) and how many it has. */
@@ -95,12 +119,15 @@ export function collectionsRepository(db: Kysely<Database>) {
         WHERE item.parent_id = ${sourceId} AND (item.type = 'B' OR ${questionVisible})`.execute(db)
       await sql`INSERT INTO question_collection_tags (collection_id, tag_id)
         SELECT ${copyId}, tag_id FROM question_collection_tags WHERE collection_id = ${sourceId} ORDER BY created_at, id`.execute(db)
-      return db.updateTable('question_collections')
+      return db
+        .updateTable('question_collections')
         .set({
           question_count: sql`(SELECT count(*) FROM question_collection_items WHERE parent_id = ${copyId} AND type = 'Q')::int`,
           item_count: sql`(SELECT count(*) FROM question_collection_items WHERE parent_id = ${copyId})::int`,
         })
-        .where('id', '=', copyId).returningAll().executeTakeFirstOrThrow()
+        .where('id', '=', copyId)
+        .returningAll()
+        .executeTakeFirstOrThrow()
     },
 
     async answeredBy(userId: number, collectionIds: number[]): Promise<Map<number, { answered: number; questions: number }>> {
@@ -111,7 +138,9 @@ export function collectionsRepository(db: Kysely<Database>) {
           'item.parent_id',
           eb.fn.countAll<string>().as('questions'),
           sql<string>`count(*) FILTER (WHERE EXISTS (SELECT 1 FROM question_votes qv WHERE qv.question_id = item.question_id AND qv.user_id = ${userId})
-            OR EXISTS (SELECT 1 FROM question_choice_votes qcv WHERE qcv.question_id = item.question_id AND qcv.user_id = ${userId}))`.as('answered'),
+            OR EXISTS (SELECT 1 FROM question_choice_votes qcv WHERE qcv.question_id = item.question_id AND qcv.user_id = ${userId}))`.as(
+            'answered',
+          ),
         ])
         .where('item.parent_id', 'in', [...new Set(collectionIds)])
         .where('item.type', '=', 'Q')
@@ -122,10 +151,14 @@ export function collectionsRepository(db: Kysely<Database>) {
 
     async tagsOf(collectionIds: number[]) {
       if (collectionIds.length === 0) return []
-      return db.selectFrom('question_collection_tags as ct').innerJoin('tags', 'tags.id', 'ct.tag_id')
+      return db
+        .selectFrom('question_collection_tags as ct')
+        .innerJoin('tags', 'tags.id', 'ct.tag_id')
         .select(['ct.collection_id', 'tags.id', 'tags.text', 'tags.followers_count', 'tags.questions_count', 'tags.votes_count'])
         .where('ct.collection_id', 'in', [...new Set(collectionIds)])
-        .orderBy('ct.collection_id').orderBy('ct.created_at').orderBy('ct.id')
+        .orderBy('ct.collection_id')
+        .orderBy('ct.created_at')
+        .orderBy('ct.id')
         .execute()
     },
   }

@@ -6,7 +6,14 @@ import { column, orderingTerms } from '../../http/ordering.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
 import { collectionOwner } from './collections.http.ts'
 import { COLLECTION_ORDERING, collectionsRepository, type CollectionRow } from './collections.repository.ts'
-import { Collection, CollectionCreate, CollectionFull, CollectionListQuery, CollectionPatch, type CollectionChanges } from './collections.schemas.ts'
+import {
+  Collection,
+  CollectionCreate,
+  CollectionFull,
+  CollectionListQuery,
+  CollectionPatch,
+  type CollectionChanges,
+} from './collections.schemas.ts'
 import { collectionsFromRows, copyCollection, createCollection, deleteCollection, updateCollection } from './collections.service.ts'
 import { collectionStatsRoutes } from './collection-stats.routes.ts'
 import { collectionTagRoutes } from './collection-tags.routes.ts'
@@ -22,7 +29,8 @@ export function collectionRoutes(app: App): void {
   for (const form of ['reduced', 'full'] as const) {
     const base = form === 'full' ? '/api/question_collections_full' : '/api/question_collections'
     const Item = form === 'full' ? CollectionFull : Collection
-    const render = (request: FastifyRequest, rows: CollectionRow[]) => collectionsFromRows(collectionViewContext(app, request), rows, form as 'full')
+    const render = (request: FastifyRequest, rows: CollectionRow[]) =>
+      collectionsFromRows(collectionViewContext(app, request), rows, form as 'full')
     const load = async (request: FastifyRequest, id: number) => {
       const row = await collectionsRepository(app.db).find(id)
       if (!row) throw NotFound()
@@ -34,12 +42,21 @@ export function collectionRoutes(app: App): void {
       schema: { summary: `Question collections${what}`, querystring: CollectionListQuery, response: { 200: Page(Item), ...readErrors } },
       config: {
         access: 'anyone',
-        resource: { name: form === 'full' ? 'Question Collection Full List' : 'Question Collection List', description: 'Collections of questions people answer in order. Signed-in users create their own; answered is the caller\'s progress in percent.' },
+        resource: {
+          name: form === 'full' ? 'Question Collection Full List' : 'Question Collection List',
+          description:
+            "Collections of questions people answer in order. Signed-in users create their own; answered is the caller's progress in percent.",
+        },
       },
       handler: async (request) => {
         const filters = request.query
         const ordering = orderingTerms(filters.ordering, COLLECTION_ORDERING, ['-created_at'], column('question_collections.id'))
-        const result = await pageOfRows<CollectionRow>(request, collectionsRepository(app.db).filtered(filters), (q) => q.selectAll('question_collections'), ordering)
+        const result = await pageOfRows<CollectionRow>(
+          request,
+          collectionsRepository(app.db).filtered(filters),
+          (q) => q.selectAll('question_collections'),
+          ordering,
+        )
         return listing(request, result, (rows) => render(request, rows))
       },
     })
@@ -56,15 +73,29 @@ export function collectionRoutes(app: App): void {
 
     app.get(`${base}/:id/`, {
       schema: { summary: `One question collection${what}`, params: IdParams, response: { 200: Item, ...readErrors } },
-      config: { access: 'anyone', resource: { name: form === 'full' ? 'Question Collection Full Instance' : 'Question Collection Instance', description: 'One collection. Its owner edits and deletes it.' } },
+      config: {
+        access: 'anyone',
+        resource: {
+          name: form === 'full' ? 'Question Collection Full Instance' : 'Question Collection Instance',
+          description: 'One collection. Its owner edits and deletes it.',
+        },
+      },
       handler: async (request) => load(request, request.params.id),
     })
 
-    for (const [method, body] of [['PUT', CollectionCreate], ['PATCH', CollectionPatch]] as const) {
+    for (const [method, body] of [
+      ['PUT', CollectionCreate],
+      ['PATCH', CollectionPatch],
+    ] as const) {
       app.route({
         method,
         url: `${base}/:id/`,
-        schema: { summary: method === 'PUT' ? 'Edit a collection (name required)' : 'Edit some fields of a collection', params: IdParams, body, response: { 200: Item, ...writeErrors } },
+        schema: {
+          summary: method === 'PUT' ? 'Edit a collection (name required)' : 'Edit some fields of a collection',
+          params: IdParams,
+          body,
+          response: { 200: Item, ...writeErrors },
+        },
         config: { access: 'owner', owner },
         handler: async (request: FastifyRequest) => {
           const { id } = request.params as { id: number }
@@ -85,8 +116,19 @@ export function collectionRoutes(app: App): void {
   }
 
   app.post('/api/question_collections/:id/copy/', {
-    schema: { summary: 'Copy a collection, its items and tags to the caller', params: IdParams, body: EmptyBody, response: { 201: Collection, ...writeErrors } },
-    config: { access: 'signed-in', resource: { name: 'Question Collection Copy', description: 'Makes a copy of this collection owned by you, with its items in order and its tags. The body may be empty.' } },
+    schema: {
+      summary: 'Copy a collection, its items and tags to the caller',
+      params: IdParams,
+      body: EmptyBody,
+      response: { 201: Collection, ...writeErrors },
+    },
+    config: {
+      access: 'signed-in',
+      resource: {
+        name: 'Question Collection Copy',
+        description: 'Makes a copy of this collection owned by you, with its items in order and its tags. The body may be empty.',
+      },
+    },
     handler: async (request, reply) => {
       const row = await copyCollection(app.db, signedIn(request), request.params.id)
       const [copy] = await collectionsFromRows(collectionViewContext(app, request), [row], 'reduced')

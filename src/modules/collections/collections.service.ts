@@ -15,23 +15,37 @@ import { INT4_MAX } from '../../http/integers.ts'
 import { toReducedUser } from '../users/users.mapper.ts'
 import { areasRepository } from '../areas/areas.repository.ts'
 
-
 /** Collections for a page of rows in a fixed number of statements: owners, areas, the caller's progress (and tags). */
 export async function collectionsFromRows(context: CollectionViewContext, rows: CollectionRow[], form: 'reduced'): Promise<Collection[]>
 export async function collectionsFromRows(context: CollectionViewContext, rows: CollectionRow[], form: 'full'): Promise<CollectionFull[]>
-export async function collectionsFromRows(context: CollectionViewContext, rows: CollectionRow[], form: 'reduced' | 'full'): Promise<(Collection | CollectionFull)[]> {
+export async function collectionsFromRows(
+  context: CollectionViewContext,
+  rows: CollectionRow[],
+  form: 'reduced' | 'full',
+): Promise<(Collection | CollectionFull)[]> {
   if (rows.length === 0) return []
   const repository = collectionsRepository(context.db)
   const ids = rows.map((row) => row.id)
   const [users, areas, answered, tags] = await Promise.all([
-    loadFullUsers(context, rows.map((row) => row.user_id)),
-    loadAreas(context.db, rows.map((row) => row.geo_id), context.urls),
+    loadFullUsers(
+      context,
+      rows.map((row) => row.user_id),
+    ),
+    loadAreas(
+      context.db,
+      rows.map((row) => row.geo_id),
+      context.urls,
+    ),
     context.callerId === null ? Promise.resolve(new Map()) : repository.answeredBy(context.callerId, ids),
     form === 'full' ? repository.tagsOf(ids) : Promise.resolve([]),
   ])
   return rows.map((row) => {
     const user = users.get(row.user_id)!
-    const fields = collectionFields(row, { username: user.username, geo: row.geo_id === null ? undefined : areas.get(row.geo_id), answered: answered.get(row.id) }, context.urls)
+    const fields = collectionFields(
+      row,
+      { username: user.username, geo: row.geo_id === null ? undefined : areas.get(row.geo_id), answered: answered.get(row.id) },
+      context.urls,
+    )
     if (form === 'reduced') return { ...fields, user: toReducedUser(user) }
     return {
       ...fields,
@@ -79,7 +93,11 @@ async function collectionValues(db: Kysely<Database>, body: CollectionChanges): 
   return values
 }
 
-export async function createCollection(db: Kysely<Database>, caller: Caller, body: CollectionChanges & { name: string }): Promise<CollectionRow> {
+export async function createCollection(
+  db: Kysely<Database>,
+  caller: Caller,
+  body: CollectionChanges & { name: string },
+): Promise<CollectionRow> {
   const values = await collectionValues(db, body)
   return collectionsRepository(db).insert({ ...values, name: values.name!, user_id: caller.id })
 }
@@ -112,8 +130,14 @@ export async function copyCollection(db: Kysely<Database>, caller: Caller, sourc
     const source = await repository.find(sourceId)
     if (!source) throw NotFound()
     const copy = await repository.insert({
-      user_id: caller.id, name: source.name, desc: source.desc, end_text: source.end_text, photo: source.photo,
-      geo_id: source.geo_id, expire_at: source.expire_at, copied_from_id: source.id,
+      user_id: caller.id,
+      name: source.name,
+      desc: source.desc,
+      end_text: source.end_text,
+      photo: source.photo,
+      geo_id: source.geo_id,
+      expire_at: source.expire_at,
+      copied_from_id: source.id,
     })
     return repository.copyContents(source.id, copy.id, questionVisibleSql(caller))
   })

@@ -13,7 +13,9 @@ export function itemsRepository(db: Kysely<Database>) {
   return {
     /** Items the caller may see: breaks, and questions visible to them (others' drafts stay hidden). */
     filtered(filters: ItemListQuery, caller: Caller | null) {
-      let query = db.selectFrom('question_collection_items').leftJoin('questions', 'questions.id', 'question_collection_items.question_id')
+      let query = db
+        .selectFrom('question_collection_items')
+        .leftJoin('questions', 'questions.id', 'question_collection_items.question_id')
         .where((eb) => eb.or([eb('question_collection_items.type', '=', 'B'), questionVisibleSql(caller) as never]))
       if (filters.parent !== undefined) query = query.where('question_collection_items.parent_id', '=', filters.parent)
       if (filters.id !== undefined) query = query.where('question_collection_items.id', '=', filters.id)
@@ -27,23 +29,46 @@ export function itemsRepository(db: Kysely<Database>) {
     },
 
     async ofCollection(collectionId: number): Promise<ItemRow[]> {
-      return db.selectFrom('question_collection_items').selectAll().where('parent_id', '=', collectionId).orderBy('order').orderBy('id').execute()
+      return db
+        .selectFrom('question_collection_items')
+        .selectAll()
+        .where('parent_id', '=', collectionId)
+        .orderBy('order')
+        .orderBy('id')
+        .execute()
     },
 
     async hasQuestion(collectionId: number, questionId: number): Promise<boolean> {
-      const row = await db.selectFrom('question_collection_items').select('id').where('parent_id', '=', collectionId).where('question_id', '=', questionId).executeTakeFirst()
+      const row = await db
+        .selectFrom('question_collection_items')
+        .select('id')
+        .where('parent_id', '=', collectionId)
+        .where('question_id', '=', questionId)
+        .executeTakeFirst()
       return row !== undefined
     },
 
     async nextOrder(collectionId: number): Promise<number> {
-      const row = await db.selectFrom('question_collection_items').select((eb) => eb.fn.max('order').as('last')).where('parent_id', '=', collectionId).executeTakeFirst()
+      const row = await db
+        .selectFrom('question_collection_items')
+        .select((eb) => eb.fn.max('order').as('last'))
+        .where('parent_id', '=', collectionId)
+        .executeTakeFirst()
       return row?.last === null || row?.last === undefined ? 0 : Number(row.last) + 1
     },
 
-    async insert(values: { parent_id: number; type: 'Q' | 'B'; question_id: number | null; content: BreakContent | null; order: number }): Promise<ItemRow> {
-      return db.insertInto('question_collection_items')
+    async insert(values: {
+      parent_id: number
+      type: 'Q' | 'B'
+      question_id: number | null
+      content: BreakContent | null
+      order: number
+    }): Promise<ItemRow> {
+      return db
+        .insertInto('question_collection_items')
         .values({ ...values, content: values.content === null ? null : JSON.stringify(values.content) })
-        .returningAll().executeTakeFirstOrThrow()
+        .returningAll()
+        .executeTakeFirstOrThrow()
     },
 
     async update(id: number, values: { order?: number; content?: BreakContent }): Promise<void> {

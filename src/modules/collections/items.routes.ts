@@ -26,7 +26,16 @@ async function readOrderItems(request: FastifyRequest): Promise<void> {
   const value = body.items
   if (value === undefined) throw ValidationFailed({ items: ['This field is required.'] })
   if (!Array.isArray(value)) {
-    const type = value === null ? null : typeof value === 'object' ? 'dict' : typeof value === 'string' ? 'str' : typeof value === 'boolean' ? 'bool' : 'int'
+    const type =
+      value === null
+        ? null
+        : typeof value === 'object'
+          ? 'dict'
+          : typeof value === 'string'
+            ? 'str'
+            : typeof value === 'boolean'
+              ? 'bool'
+              : 'int'
     throw ValidationFailed({ items: [type === null ? 'This field may not be null.' : `Expected a list of items but got type "${type}".`] })
   }
   if (value.length > MAX_ITEMS) throw ValidationFailed({ items: [`Ensure this field has no more than ${MAX_ITEMS} elements.`] })
@@ -36,7 +45,9 @@ async function readOrderItems(request: FastifyRequest): Promise<void> {
     const order = integer(fields?.order)
     const whole = (n: unknown, min: number) => typeof n === 'number' && Number.isInteger(n) && n >= min && n <= INT4_MAX
     if (!fields || !whole(id, 1) || !whole(order, -INT4_MAX - 1)) {
-      throw ValidationFailed({ items: [`Item ${index}: expected {"id": <item id>, "order": <integer>}, got ${JSON.stringify(entry)?.slice(0, 100)}.`] })
+      throw ValidationFailed({
+        items: [`Item ${index}: expected {"id": <item id>, "order": <integer>}, got ${JSON.stringify(entry)?.slice(0, 100)}.`],
+      })
     }
     return { id, order }
   })
@@ -64,18 +75,38 @@ export function itemRoutes(app: App): void {
     const label = form === 'full' ? 'Question Collection Item Full' : 'Question Collection Item'
 
     app.get(`/api/${name}/`, {
-      schema: { summary: 'Items of collections: questions and breaks, by order', querystring: ItemListQuery, response: { 200: Page(Item), ...readErrors } },
-      config: { access: 'anyone', resource: { name: `${label} List`, description: 'The questions and breaks of collections (filter parent=<collection id>), in order. The collection\'s owner adds, reorders and removes them.' } },
+      schema: {
+        summary: 'Items of collections: questions and breaks, by order',
+        querystring: ItemListQuery,
+        response: { 200: Page(Item), ...readErrors },
+      },
+      config: {
+        access: 'anyone',
+        resource: {
+          name: `${label} List`,
+          description:
+            "The questions and breaks of collections (filter parent=<collection id>), in order. The collection's owner adds, reorders and removes them.",
+        },
+      },
       handler: async (request) => {
         const filters = request.query
         const ordering = orderingTerms(filters.ordering, ITEM_ORDERING, ['order'], column('question_collection_items.id'))
-        const result = await pageOfRows<ItemRow>(request, itemsRepository(app.db).filtered(filters, request.caller), (q) => q.selectAll('question_collection_items'), ordering)
+        const result = await pageOfRows<ItemRow>(
+          request,
+          itemsRepository(app.db).filtered(filters, request.caller),
+          (q) => q.selectAll('question_collection_items'),
+          ordering,
+        )
         return listing(request, result, (rows) => render(request, rows))
       },
     })
 
     app.post(`/api/${name}/`, {
-      schema: { summary: 'Add a question or a break to one of your collections', body: ItemCreate, response: { 201: Item, ...writeErrors } },
+      schema: {
+        summary: 'Add a question or a break to one of your collections',
+        body: ItemCreate,
+        response: { 201: Item, ...writeErrors },
+      },
       config: { access: 'signed-in' },
       preValidation: readBody({ parent: 'pk', object_id: 'nullable-pk', question: 'nullable-pk', order: 'integer' }),
       handler: async (request, reply) => {
@@ -87,12 +118,23 @@ export function itemRoutes(app: App): void {
 
     app.get(`/api/${name}/:id/`, {
       schema: { summary: 'One item of a collection', params: IdParams, response: { 200: Item, ...readErrors } },
-      config: { access: 'anyone', resource: { name: `${label} Instance`, description: 'One question or break of a collection. Its owner changes its order (or a break\'s content) and removes it.' } },
+      config: {
+        access: 'anyone',
+        resource: {
+          name: `${label} Instance`,
+          description: "One question or break of a collection. Its owner changes its order (or a break's content) and removes it.",
+        },
+      },
       handler: async (request) => load(request, request.params.id),
     })
 
     app.patch(`/api/${name}/:id/`, {
-      schema: { summary: "Change an item's order, or a break's content", params: IdParams, body: ItemPatch, response: { 200: Item, ...writeErrors } },
+      schema: {
+        summary: "Change an item's order, or a break's content",
+        params: IdParams,
+        body: ItemPatch,
+        response: { 200: Item, ...writeErrors },
+      },
       config: { access: 'owner', owner },
       preValidation: readBody({ parent: 'pk', object_id: 'nullable-pk', question: 'nullable-pk', order: 'integer' }),
       handler: async (request) => {
@@ -112,16 +154,32 @@ export function itemRoutes(app: App): void {
   }
 
   app.post('/api/question_collections/:id/update_order/', {
-    schema: { summary: 'Set the order of every item of the collection at once', params: IdParams, body: UpdateOrderBody, response: { 200: ItemResults, ...writeErrors } },
+    schema: {
+      summary: 'Set the order of every item of the collection at once',
+      params: IdParams,
+      body: UpdateOrderBody,
+      response: { 200: ItemResults, ...writeErrors },
+    },
     config: {
       access: 'owner',
       owner: collectionOwner(app),
-      resource: { name: 'Question Collection Update Order', description: 'Send {items: [{id, order}, ...]} naming every item of the collection once. All or nothing; answers the items in their new order.' },
+      resource: {
+        name: 'Question Collection Update Order',
+        description:
+          'Send {items: [{id, order}, ...]} naming every item of the collection once. All or nothing; answers the items in their new order.',
+      },
     },
     preValidation: readsBodyTypes(readOrderItems),
     handler: async (request) => {
       const rows = await updateOrder(app.db, request.params.id, request.body.items)
-      return { results: (await itemsFromRows(collectionViewContext(app, request), rows, 'reduced', 'question_collection_items')) as CollectionItem[] }
+      return {
+        results: (await itemsFromRows(
+          collectionViewContext(app, request),
+          rows,
+          'reduced',
+          'question_collection_items',
+        )) as CollectionItem[],
+      }
     },
   })
 }

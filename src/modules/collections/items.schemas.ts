@@ -4,7 +4,11 @@ import { Question } from '../questions/questions.schemas.ts'
 import { Collection } from './collections.schemas.ts'
 import { INT4_MAX } from '../../http/integers.ts'
 
-export const Order = Type.Integer({ minimum: -INT4_MAX - 1, maximum: INT4_MAX, description: 'position in the collection; items list by order, then id' })
+export const Order = Type.Integer({
+  minimum: -INT4_MAX - 1,
+  maximum: INT4_MAX,
+  description: 'position in the collection; items list by order, then id',
+})
 
 export const BreakContent = Type.Object({ title: Type.String(), text: Type.String({ description: 'Markdown' }) })
 export type BreakContent = Static<typeof BreakContent>
@@ -16,7 +20,9 @@ const fields = {
   order: Type.Integer(),
   type: Type.Union([Type.Literal('Q'), Type.Literal('B')], { description: 'Q: a question; B: a break (title and text between questions)' }),
   object_id: Nullable(Type.Integer({ description: 'the question id of a Q item; null for a break' })),
-  content_object: Type.Union([Question, BreakContent], { description: 'Q: the question as /api/questions/<id>/ shows it; B: {title, text}' }),
+  content_object: Type.Union([Question, BreakContent], {
+    description: 'Q: the question as /api/questions/<id>/ shows it; B: {title, text}',
+  }),
   created_at: Timestamp,
   modified_at: Timestamp,
 }
@@ -53,7 +59,10 @@ export const ItemPatch = Type.Object({ ...writable, parent: Type.Optional(writab
 export type ItemPatch = Static<typeof ItemPatch>
 
 export const UpdateOrderBody = Type.Object({
-  items: Type.Array(Type.Object({ id: Type.Integer(), order: Order }), { maxItems: 5000, description: 'every item of the collection once, with its new order' }),
+  items: Type.Array(Type.Object({ id: Type.Integer(), order: Order }), {
+    maxItems: 5000,
+    description: 'every item of the collection once, with its new order',
+  }),
 })
 export type UpdateOrderBody = Static<typeof UpdateOrderBody>
 

@@ -17,11 +17,21 @@ const ALREADY_THERE = 'This question is already in the collection.'
 const MAX_TEXT = 20000
 
 /** Items for a page of rows: their questions in full form and (full form) their collections, a fixed number of statements. */
-export async function itemsFromRows(context: CollectionViewContext, rows: ItemRow[], form: 'reduced' | 'full', resource: string): Promise<(CollectionItem | CollectionItemFull)[]> {
+export async function itemsFromRows(
+  context: CollectionViewContext,
+  rows: ItemRow[],
+  form: 'reduced' | 'full',
+  resource: string,
+): Promise<(CollectionItem | CollectionItemFull)[]> {
   if (rows.length === 0) return []
   const questionIds = [...new Set(rows.map((row) => row.question_id).filter((id): id is number => id !== null))]
   const [questionRows, parents] = await Promise.all([
-    questionIds.length ? questionsRepository(context.db).filtered({ id__in: questionIds.join(',') }, context.caller).select(QUESTION_COLUMNS).execute() : Promise.resolve([]),
+    questionIds.length
+      ? questionsRepository(context.db)
+          .filtered({ id__in: questionIds.join(',') }, context.caller)
+          .select(QUESTION_COLUMNS)
+          .execute()
+      : Promise.resolve([]),
     form === 'full' ? collectionsRepository(context.db).findMany(rows.map((row) => row.parent_id)) : Promise.resolve([]),
   ])
   const [questions, collections] = await Promise.all([
@@ -31,20 +41,22 @@ export async function itemsFromRows(context: CollectionViewContext, rows: ItemRo
   const questionById = new Map(questions.map((question) => [question.id, question]))
   const collectionById = new Map(collections.map((collection) => [collection.id, collection]))
   // A question the caller cannot see (someone's draft) is left out, as in the listing.
-  return rows.filter((row) => row.type === 'B' || questionById.has(row.question_id!)).map((row) => {
-    const item: CollectionItem = {
-      id: row.id,
-      url: context.urls.detail(resource, row.id),
-      parent: row.parent_id,
-      order: row.order,
-      type: row.type as 'Q' | 'B',
-      object_id: row.question_id,
-      content_object: row.type === 'Q' ? questionById.get(row.question_id!)! : breakOf(row.content),
-      created_at: iso(row.created_at),
-      modified_at: iso(row.modified_at),
-    }
-    return form === 'full' ? { ...item, parent_info: collectionById.get(row.parent_id)! } : item
-  })
+  return rows
+    .filter((row) => row.type === 'B' || questionById.has(row.question_id!))
+    .map((row) => {
+      const item: CollectionItem = {
+        id: row.id,
+        url: context.urls.detail(resource, row.id),
+        parent: row.parent_id,
+        order: row.order,
+        type: row.type as 'Q' | 'B',
+        object_id: row.question_id,
+        content_object: row.type === 'Q' ? questionById.get(row.question_id!)! : breakOf(row.content),
+        created_at: iso(row.created_at),
+        modified_at: iso(row.modified_at),
+      }
+      return form === 'full' ? { ...item, parent_info: collectionById.get(row.parent_id)! } : item
+    })
 }
 
 function breakOf(content: unknown): BreakContent {
@@ -63,7 +75,9 @@ function breakContent(value: unknown, errors: FieldErrors): BreakContent | undef
     content = content[0]
   }
   if (typeof content !== 'object' || content === null || Array.isArray(content)) {
-    errors.content_object = [content === null || content === undefined ? 'This field is required.' : 'Invalid data. Expected a dictionary with title and text.']
+    errors.content_object = [
+      content === null || content === undefined ? 'This field is required.' : 'Invalid data. Expected a dictionary with title and text.',
+    ]
     return undefined
   }
   const { title = '', text = '' } = content as Record<string, unknown>
@@ -104,7 +118,7 @@ export async function createItem(db: Kysely<Database>, caller: Caller, body: Ite
   const errors: FieldErrors = {}
   const type = typeOf(body, errors)
   const content = type === 'B' ? breakContent(body.content_object, errors) : null
-  const questionId = type === 'Q' ? body.object_id ?? body.question ?? null : null
+  const questionId = type === 'Q' ? (body.object_id ?? body.question ?? null) : null
   if (type === 'Q' && questionId === null) errors.object_id = ['This field is required.']
   if (Object.keys(errors).length) throw ValidationFailed(errors)
   return refusingConstraintViolations(
@@ -141,7 +155,8 @@ export async function updateItem(db: Kysely<Database>, caller: Caller, id: numbe
     const item = await items.find(id)
     if (!item) throw NotFound()
     const errors: FieldErrors = {}
-    if (body.parent !== undefined && body.parent !== item.parent_id) errors.parent = ['An item cannot move to another collection; delete it and add it there.']
+    if (body.parent !== undefined && body.parent !== item.parent_id)
+      errors.parent = ['An item cannot move to another collection; delete it and add it there.']
     if (body.type !== undefined && body.type !== item.type) errors.type = ['The type of an item cannot change.']
     const questionId = body.object_id ?? body.question
     if (item.type === 'Q' && questionId !== undefined && questionId !== item.question_id) {

@@ -15,8 +15,14 @@ export const COMMENT_VOTE_ORDERING: OrderingFields = {
 }
 
 const VOTE_COLUMNS = [
-  'comment_votes.id', 'comment_votes.comment_id', 'comment_votes.user_id', 'comment_votes.value', 'comment_votes.private',
-  'comment_votes.active', 'comment_votes.created_at', 'comment_votes.modified_at',
+  'comment_votes.id',
+  'comment_votes.comment_id',
+  'comment_votes.user_id',
+  'comment_votes.value',
+  'comment_votes.private',
+  'comment_votes.active',
+  'comment_votes.created_at',
+  'comment_votes.modified_at',
 ] as const
 
 export function commentVotesRepository(db: Kysely<Database>) {
@@ -27,7 +33,9 @@ export function commentVotesRepository(db: Kysely<Database>) {
       .innerJoin('comments', 'comments.id', 'comment_votes.comment_id')
       .innerJoin('questions', 'questions.id', 'comments.question_id')
       .where((eb) => commentVisibleTo(eb, viewer))
-      .where((eb) => (viewer.isStaff ? eb.lit(true) : eb.or([eb('comment_votes.private', '=', false), eb('comment_votes.user_id', '=', viewer.id ?? -1)])))
+      .where((eb) =>
+        viewer.isStaff ? eb.lit(true) : eb.or([eb('comment_votes.private', '=', false), eb('comment_votes.user_id', '=', viewer.id ?? -1)]),
+      )
 
   return {
     filtered(filters: CommentVoteListQuery, viewer: Viewer) {
@@ -64,15 +72,29 @@ export function commentVotesRepository(db: Kysely<Database>) {
     },
 
     async activeVote(userId: number, commentId: number): Promise<CommentVoteRow | undefined> {
-      return db.selectFrom('comment_votes').selectAll().where('user_id', '=', userId).where('comment_id', '=', commentId).where('active', '=', true).executeTakeFirst()
+      return db
+        .selectFrom('comment_votes')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('comment_id', '=', commentId)
+        .where('active', '=', true)
+        .executeTakeFirst()
     },
 
     async deactivate(id: number): Promise<void> {
-      await db.updateTable('comment_votes').set({ active: false, modified_at: sql`now()` }).where('id', '=', id).execute()
+      await db
+        .updateTable('comment_votes')
+        .set({ active: false, modified_at: sql`now()` })
+        .where('id', '=', id)
+        .execute()
     },
 
     async insert(values: { comment_id: number; user_id: number; value: number; private: boolean }): Promise<CommentVoteRow> {
-      return db.insertInto('comment_votes').values({ ...values, active: true }).returningAll().executeTakeFirstOrThrow()
+      return db
+        .insertInto('comment_votes')
+        .values({ ...values, active: true })
+        .returningAll()
+        .executeTakeFirstOrThrow()
     },
 
     /** Counts the comment's active votes again (its row is locked) and stores the tallies. */
@@ -88,7 +110,11 @@ export function commentVotesRepository(db: Kysely<Database>) {
     },
 
     async countOnUser(userId: number, delta: number): Promise<void> {
-      await db.updateTable('users').set((eb) => ({ count_comment_votes: eb('count_comment_votes', '+', delta) })).where('id', '=', userId).execute()
+      await db
+        .updateTable('users')
+        .set((eb) => ({ count_comment_votes: eb('count_comment_votes', '+', delta) }))
+        .where('id', '=', userId)
+        .execute()
     },
   }
 }

@@ -7,7 +7,15 @@ import { NotFound } from '../../http/errors.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
 import { loadFullUsers, userViewContext } from '../users/users.service.ts'
 import { COMMENT_VOTE_ORDERING, commentVotesRepository, type CommentVoteRow } from './comment-votes.repository.ts'
-import { CommentVote, CommentVoteBody, CommentVoteCast, CommentVoteListQuery, DOWN, UP, type CommentVoteListQuery as VoteFilters } from './comment-votes.schemas.ts'
+import {
+  CommentVote,
+  CommentVoteBody,
+  CommentVoteCast,
+  CommentVoteListQuery,
+  DOWN,
+  UP,
+  type CommentVoteListQuery as VoteFilters,
+} from './comment-votes.schemas.ts'
 import { castCommentVote, commentVotesFromRows, toCommentVote, withdrawCommentVote } from './comment-votes.service.ts'
 import { viewerOf } from './comments.service.ts'
 import { IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
@@ -19,7 +27,13 @@ export function commentVoteRoutes(app: App): void {
 
   app.get('/api/comment_votes/', {
     schema: { summary: 'Votes on comments', querystring: CommentVoteListQuery, response: { 200: Page(CommentVote), ...readErrors } },
-    config: { access: 'anyone', resource: { name: 'Comment Vote List', description: 'Up (5) and down (1) votes on comments; superseded votes stay with active false.' } },
+    config: {
+      access: 'anyone',
+      resource: {
+        name: 'Comment Vote List',
+        description: 'Up (5) and down (1) votes on comments; superseded votes stay with active false.',
+      },
+    },
     handler: async (request) => {
       const filters = request.query as VoteFilters
       const ordering = orderingTerms(filters.ordering, COMMENT_VOTE_ORDERING, ['-created_at'], column('comment_votes.id'))
@@ -49,7 +63,10 @@ export function commentVoteRoutes(app: App): void {
 
   app.get('/api/comment_votes/:id/', {
     schema: { summary: 'One vote on a comment', params: IdParams, response: { 200: CommentVote, ...readErrors } },
-    config: { access: 'anyone', resource: { name: 'Comment Vote Instance', description: 'One vote on a comment; its voter may withdraw it.' } },
+    config: {
+      access: 'anyone',
+      resource: { name: 'Comment Vote Instance', description: 'One vote on a comment; its voter may withdraw it.' },
+    },
     handler: async (request) => {
       const row = await repository().findVisible(request.params.id, viewerOf(request.caller))
       if (!row) throw NotFound()
@@ -67,7 +84,11 @@ export function commentVoteRoutes(app: App): void {
     return vote.private && vote.user_id !== caller?.id && !caller?.isStaff ? undefined : vote.user_id
   }
   app.delete('/api/comment_votes/:id/', {
-    schema: { summary: 'Withdraw a vote: it stays listed with active false and no longer counts', params: IdParams, response: { 204: NoContent, ...writeErrors } },
+    schema: {
+      summary: 'Withdraw a vote: it stays listed with active false and no longer counts',
+      params: IdParams,
+      response: { 204: NoContent, ...writeErrors },
+    },
     config: { access: 'owner', owner },
     handler: async (request, reply) => {
       await withdrawCommentVote(app.db, request.params.id)

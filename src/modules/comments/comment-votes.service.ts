@@ -29,7 +29,10 @@ export function toCommentVote(row: CommentVoteRow, user: FullUser, urls: UrlBuil
 /** Votes with their voters in the full user form, loaded once for the whole page. */
 export async function commentVotesFromRows(context: UserViewContext, rows: CommentVoteRow[]): Promise<CommentVote[]> {
   if (rows.length === 0) return []
-  const users = await loadFullUsers(context, rows.map((row) => row.user_id))
+  const users = await loadFullUsers(
+    context,
+    rows.map((row) => row.user_id),
+  )
   return rows.map((row) => toCommentVote(row, users.get(row.user_id)!, context.urls))
 }
 
@@ -57,7 +60,11 @@ export async function castCommentVote(db: Kysely<Database>, caller: Caller, body
         const current = await repository.activeVote(caller.id, comment.id)
         const isPrivate = body.private ?? current?.private ?? (await repository.defaultPrivacyOf(caller.id))
         if (current && current.value === body.value && current.private === isPrivate) {
-          return { vote: current, created: false, tallies: { direct_maximum: comment.direct_maximum, direct_minimum: comment.direct_minimum } }
+          return {
+            vote: current,
+            created: false,
+            tallies: { direct_maximum: comment.direct_maximum, direct_minimum: comment.direct_minimum },
+          }
         }
         if (current) await repository.deactivate(current.id)
         else await repository.countOnUser(caller.id, 1)

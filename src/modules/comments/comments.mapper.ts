@@ -25,14 +25,24 @@ export function answersByAuthor(answers: AuthorAnswers): Map<string, VoteSummary
   const add = (key: string, vote: VoteSummary) => out.set(key, [...(out.get(key) ?? []), vote])
   for (const row of answers.likert) {
     add(answerKey(row.user_id, row.question_id), {
-      id: row.id, object_id: row.question_id, value: row.value, skipped: row.skipped, private: row.private,
-      created_at: iso(row.created_at), modified_at: iso(row.modified_at),
+      id: row.id,
+      object_id: row.question_id,
+      value: row.value,
+      skipped: row.skipped,
+      private: row.private,
+      created_at: iso(row.created_at),
+      modified_at: iso(row.modified_at),
     })
   }
   for (const row of answers.choices) {
     add(answerKey(row.user_id, row.question_id), {
-      id: row.id, object_id: row.choice_id, value: row.value, skipped: row.skipped, private: row.private,
-      created_at: iso(row.created_at), modified_at: iso(row.modified_at),
+      id: row.id,
+      object_id: row.choice_id,
+      value: row.value,
+      skipped: row.skipped,
+      private: row.private,
+      created_at: iso(row.created_at),
+      modified_at: iso(row.modified_at),
     })
   }
   return out
@@ -66,7 +76,12 @@ export function toComment(row: ListedCommentRow, related: CommentRelations, urls
     subtype: row.subtype as Subtype,
     parent: row.parent_id,
     question: row.question_id,
-    question_info: { id: row.question_id, url: urls.detail('questions', row.question_id), question: row.question_text, slug: row.question_slug },
+    question_info: {
+      id: row.question_id,
+      url: urls.detail('questions', row.question_id),
+      question: row.question_text,
+      slug: row.question_slug,
+    },
     user: related.author,
     vote: related.vote,
     my_vote: related.myVote,

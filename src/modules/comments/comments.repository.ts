@@ -24,9 +24,18 @@ export const COMMENT_ORDERING: OrderingFields = {
 export const STAFF_COMMENT_ORDERING: OrderingFields = { ...COMMENT_ORDERING, report_count: column('comments.report_count') }
 
 const COMMENT_COLUMNS = [
-  'comments.id', 'comments.question_id', 'comments.user_id', 'comments.parent_id', 'comments.text', 'comments.subtype',
-  'comments.direct_maximum', 'comments.direct_minimum', 'comments.report_count', 'comments.is_hidden',
-  'comments.created_at', 'comments.modified_at',
+  'comments.id',
+  'comments.question_id',
+  'comments.user_id',
+  'comments.parent_id',
+  'comments.text',
+  'comments.subtype',
+  'comments.direct_maximum',
+  'comments.direct_minimum',
+  'comments.report_count',
+  'comments.is_hidden',
+  'comments.created_at',
+  'comments.modified_at',
 ] as const
 
 /** What a listing selects: the comment and the title and slug of its question. */
@@ -49,7 +58,10 @@ export function commentVisibleTo(eb: CommentsEb, viewer: Viewer) {
 
 export function commentsRepository(db: Kysely<Database>) {
   const visible = (viewer: Viewer) =>
-    db.selectFrom('comments').innerJoin('questions', 'questions.id', 'comments.question_id').where((eb) => commentVisibleTo(eb, viewer))
+    db
+      .selectFrom('comments')
+      .innerJoin('questions', 'questions.id', 'comments.question_id')
+      .where((eb) => commentVisibleTo(eb, viewer))
 
   return {
     /** The listing's FROM and WHERE. */
@@ -83,7 +95,13 @@ export function commentsRepository(db: Kysely<Database>) {
       return (await query.executeTakeFirst()) !== undefined
     },
 
-    async insert(values: { question_id: number; user_id: number; parent_id: number | null; text: string; subtype: Subtype }): Promise<CommentRow> {
+    async insert(values: {
+      question_id: number
+      user_id: number
+      parent_id: number | null
+      text: string
+      subtype: Subtype
+    }): Promise<CommentRow> {
       return db.insertInto('comments').values(values).returning(COMMENT_COLUMNS).executeTakeFirstOrThrow()
     },
 
@@ -128,7 +146,11 @@ export function commentsRepository(db: Kysely<Database>) {
     },
 
     async countOnUser(userId: number, delta: number): Promise<void> {
-      await db.updateTable('users').set((eb) => ({ count_comments: eb('count_comments', '+', delta) })).where('id', '=', userId).execute()
+      await db
+        .updateTable('users')
+        .set((eb) => ({ count_comments: eb('count_comments', '+', delta) }))
+        .where('id', '=', userId)
+        .execute()
     },
 
     /** Voters of a comment about to be removed lose their active vote on it from their count. */
@@ -186,7 +208,11 @@ export function commentsRepository(db: Kysely<Database>) {
         .returningAll()
         .executeTakeFirst()
       if (inserted) {
-        await db.updateTable('comments').set((eb) => ({ report_count: eb('report_count', '+', 1) })).where('id', '=', commentId).execute()
+        await db
+          .updateTable('comments')
+          .set((eb) => ({ report_count: eb('report_count', '+', 1) }))
+          .where('id', '=', commentId)
+          .execute()
         return { report: inserted, created: true }
       }
       const existing = await db

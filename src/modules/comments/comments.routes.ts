@@ -5,9 +5,31 @@ import { column, orderingTerms } from '../../http/ordering.ts'
 import { idParam, signedIn } from '../../http/permissions.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
 import { commentVoteRoutes } from './comment-votes.routes.ts'
-import { COMMENT_ORDERING, commentsRepository, LISTED_COLUMNS, STAFF_COMMENT_ORDERING, type ListedCommentRow } from './comments.repository.ts'
-import { Comment, CommentCreate, CommentListQuery, CommentPatch, CommentPut, SUBTYPES, type CommentListQuery as CommentFilters } from './comments.schemas.ts'
-import { commentsFromRows, commentViewContext, createComment, deleteComment, loadComment, updateComment, viewerOf } from './comments.service.ts'
+import {
+  COMMENT_ORDERING,
+  commentsRepository,
+  LISTED_COLUMNS,
+  STAFF_COMMENT_ORDERING,
+  type ListedCommentRow,
+} from './comments.repository.ts'
+import {
+  Comment,
+  CommentCreate,
+  CommentListQuery,
+  CommentPatch,
+  CommentPut,
+  SUBTYPES,
+  type CommentListQuery as CommentFilters,
+} from './comments.schemas.ts'
+import {
+  commentsFromRows,
+  commentViewContext,
+  createComment,
+  deleteComment,
+  loadComment,
+  updateComment,
+  viewerOf,
+} from './comments.service.ts'
 import { moderationRoutes } from './moderation.routes.ts'
 import { voteCommentRoutes } from './vote-comments.routes.ts'
 import { IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
@@ -31,7 +53,10 @@ export function commentRoutes(app: App): void {
       querystring: CommentListQuery,
       response: { 200: Page(Comment), ...readErrors },
     },
-    config: { access: 'anyone', resource: { name: 'Comment List', description: 'What people say about questions: information, reasons and suggestions.' } },
+    config: {
+      access: 'anyone',
+      resource: { name: 'Comment List', description: 'What people say about questions: information, reasons and suggestions.' },
+    },
     handler: async (request) => {
       const context = commentViewContext(app, request)
       const filters = request.query as CommentFilters
@@ -56,7 +81,10 @@ export function commentRoutes(app: App): void {
 
   app.get('/api/comments/:id/', {
     schema: { summary: 'One comment', params: IdParams, response: { 200: Comment, ...readErrors } },
-    config: { access: 'anyone', resource: { name: 'Comment Instance', description: 'One comment; its author (or staff) may edit or remove it.' } },
+    config: {
+      access: 'anyone',
+      resource: { name: 'Comment Instance', description: 'One comment; its author (or staff) may edit or remove it.' },
+    },
     handler: async (request) => loadComment(commentViewContext(app, request), request.params.id),
   })
 
@@ -65,20 +93,34 @@ export function commentRoutes(app: App): void {
     return loadComment(commentViewContext(app, request), request.params.id)
   }
   app.put('/api/comments/:id/', {
-    schema: { summary: 'Rewrite a comment (text required, subtype optional)', params: IdParams, body: CommentPut, response: { 200: Comment, ...writeErrors } },
+    schema: {
+      summary: 'Rewrite a comment (text required, subtype optional)',
+      params: IdParams,
+      body: CommentPut,
+      response: { 200: Comment, ...writeErrors },
+    },
     config: { access: 'owner', owner },
     preValidation: drfBody(COMMENT_FIELDS),
     handler: update,
   })
   app.patch('/api/comments/:id/', {
-    schema: { summary: 'Change the text or subtype of a comment', params: IdParams, body: CommentPatch, response: { 200: Comment, ...writeErrors } },
+    schema: {
+      summary: 'Change the text or subtype of a comment',
+      params: IdParams,
+      body: CommentPatch,
+      response: { 200: Comment, ...writeErrors },
+    },
     config: { access: 'owner', owner },
     preValidation: drfBody(COMMENT_FIELDS),
     handler: update,
   })
 
   app.delete('/api/comments/:id/', {
-    schema: { summary: 'Remove a comment with its votes; its replies move up to its parent', params: IdParams, response: { 204: NoContent, ...writeErrors } },
+    schema: {
+      summary: 'Remove a comment with its votes; its replies move up to its parent',
+      params: IdParams,
+      response: { 204: NoContent, ...writeErrors },
+    },
     config: { access: 'owner', owner },
     handler: async (request, reply) => {
       await deleteComment(app.db, signedIn(request), request.params.id)

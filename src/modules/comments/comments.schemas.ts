@@ -49,7 +49,9 @@ export const Comment = Type.Object({
   question: Type.Integer(),
   question_info: QuestionInfo,
   user: CommentAuthor,
-  vote: Type.Array(VoteSummary, { description: "the author's current answer to the question: public answers only, unless the caller is the author" }),
+  vote: Type.Array(VoteSummary, {
+    description: "the author's current answer to the question: public answers only, unless the caller is the author",
+  }),
   my_vote: Type.Array(OwnCommentVote, { description: "the caller's active vote on this comment, if any" }),
   direct_maximum: Type.Integer({ description: 'active up votes (value 5)' }),
   direct_minimum: Type.Integer({ description: 'active down votes (value 1)' }),

@@ -31,8 +31,15 @@ export async function commentsFromRows(context: CommentViewContext, rows: Listed
   const authorIds = rows.map((row) => row.user_id)
   const [authors, answers, myVotes] = await Promise.all([
     usersRepository(db).findByIds(authorIds),
-    repository.answersOf(authorIds, rows.map((row) => row.question_id), viewer.id),
-    repository.activeVotesOf(viewer.id, rows.map((row) => row.id)),
+    repository.answersOf(
+      authorIds,
+      rows.map((row) => row.question_id),
+      viewer.id,
+    ),
+    repository.activeVotesOf(
+      viewer.id,
+      rows.map((row) => row.id),
+    ),
   ])
   const authorById = new Map(authors.map((row) => [row.id, toCommentAuthor(row, urls, context.defaultAvatar)]))
   const answersByKey = answersByAuthor(answers)
@@ -93,7 +100,9 @@ export async function createComment(db: Kysely<Database>, caller: Caller, body: 
           ...(!questionOk && { question: [invalidPk(body.question)] }),
           ...(errors.subtype && { subtype: errors.subtype }),
           ...(parentId !== null && !parent && { parent: [invalidPk(parentId)] }),
-          ...(questionOk && parent && parent.question_id !== body.question && { parent: ['The parent comment belongs to another question.'] }),
+          ...(questionOk &&
+            parent &&
+            parent.question_id !== body.question && { parent: ['The parent comment belongs to another question.'] }),
         }
         if (Object.keys(problems).length) throw ValidationFailed(problems)
         const row = await repository.insert({ question_id: body.question, user_id: caller.id, parent_id: parentId, text, subtype })
@@ -101,7 +110,10 @@ export async function createComment(db: Kysely<Database>, caller: Caller, body: 
         await repository.countOnUser(caller.id, 1)
         return row.id
       }),
-    { missing: (constraint): FieldErrors => (constraint.includes('parent_id') ? { parent: [invalidPk(body.parent)] } : { question: [invalidPk(body.question)] }) },
+    {
+      missing: (constraint): FieldErrors =>
+        constraint.includes('parent_id') ? { parent: [invalidPk(body.parent)] } : { question: [invalidPk(body.question)] },
+    },
   )
 }
 
@@ -114,12 +126,14 @@ export async function updateComment(db: Kysely<Database>, caller: Caller, id: nu
     const repository = commentsRepository(trx)
     const comment = await repository.lockVisible(id, viewerOf(caller))
     if (!comment) throw NotFound()
-    if (body.question !== undefined && body.question !== comment.question_id) errors.question = ['A comment cannot move to another question.']
+    if (body.question !== undefined && body.question !== comment.question_id)
+      errors.question = ['A comment cannot move to another question.']
     if (body.parent !== undefined && body.parent !== comment.parent_id) errors.parent = ['A comment cannot move to another parent.']
     if (Object.keys(errors).length) throw ValidationFailed(errors)
     if (text === undefined && subtype === undefined) return
     await repository.update(id, { text, subtype }, true)
-    if (subtype !== undefined && !comment.is_hidden) await repository.moveSubtypeOnQuestion(comment.question_id, comment.subtype as Subtype, subtype)
+    if (subtype !== undefined && !comment.is_hidden)
+      await repository.moveSubtypeOnQuestion(comment.question_id, comment.subtype as Subtype, subtype)
   })
 }
 

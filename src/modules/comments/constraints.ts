@@ -10,7 +10,10 @@ interface DatabaseError {
  * or a row deleted meanwhile (23503). Those become the 400 the check would have given; anything else
  * is rethrown.
  */
-export async function refusingConstraintViolations<T>(work: () => Promise<T>, errors: { unique?: FieldErrors; missing?: (constraint: string) => FieldErrors }): Promise<T> {
+export async function refusingConstraintViolations<T>(
+  work: () => Promise<T>,
+  errors: { unique?: FieldErrors; missing?: (constraint: string) => FieldErrors },
+): Promise<T> {
   try {
     return await work()
   } catch (error) {

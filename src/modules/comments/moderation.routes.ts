@@ -15,15 +15,23 @@ export function moderationRoutes(app: App): void {
       body: ReportBody,
       response: { 200: Report, 201: Report, ...writeErrors },
     },
-    config: { access: 'signed-in', resource: { name: 'Comment Report', description: 'Tell the moderators that a comment breaks the rules.' } },
+    config: {
+      access: 'signed-in',
+      resource: { name: 'Comment Report', description: 'Tell the moderators that a comment breaks the rules.' },
+    },
     preValidation: drfBody({ trim: ['reason'] }),
     handler: async (request, reply) => {
       const { report, created } = await reportComment(app.db, signedIn(request), request.params.id, request.body.reason ?? '')
-      return reply.code(created ? 201 : 200).send({ id: report.id, comment: report.comment_id, reason: report.reason, created_at: iso(report.created_at) })
+      return reply
+        .code(created ? 201 : 200)
+        .send({ id: report.id, comment: report.comment_id, reason: report.reason, created_at: iso(report.created_at) })
     },
   })
 
-  for (const [action, hidden] of [['hide', true], ['unhide', false]] as const) {
+  for (const [action, hidden] of [
+    ['hide', true],
+    ['unhide', false],
+  ] as const) {
     app.post(`/api/comments/:id/${action}/`, {
       schema: {
         summary: hidden ? 'Hide a comment from everyone but staff and its author' : 'Show a hidden comment again',
@@ -32,7 +40,10 @@ export function moderationRoutes(app: App): void {
       },
       config: {
         access: 'staff',
-        resource: { name: hidden ? 'Comment Hide' : 'Comment Unhide', description: hidden ? 'Staff: hide a comment.' : 'Staff: show a hidden comment again.' },
+        resource: {
+          name: hidden ? 'Comment Hide' : 'Comment Unhide',
+          description: hidden ? 'Staff: hide a comment.' : 'Staff: show a hidden comment again.',
+        },
       },
       handler: async (request) => {
         await setHidden(app.db, signedIn(request), request.params.id, hidden)

@@ -13,8 +13,12 @@ export const VOTE_COMMENT_ORDERING: OrderingFields = {
 }
 
 export const VOTE_COMMENT_COLUMNS = [
-  'vote_comments.id', 'vote_comments.vote_id', 'vote_comments.comment_id', 'vote_comments.created_at',
-  'question_votes.question_id', 'question_votes.user_id',
+  'vote_comments.id',
+  'vote_comments.vote_id',
+  'vote_comments.comment_id',
+  'vote_comments.created_at',
+  'question_votes.question_id',
+  'question_votes.user_id',
 ] as const
 
 export interface VoteCommentRow {
@@ -47,7 +51,11 @@ export function voteCommentsRepository(db: Kysely<Database>) {
       .innerJoin('comments', 'comments.id', 'vote_comments.comment_id')
       .innerJoin('questions', 'questions.id', 'comments.question_id')
       .where((eb) => commentVisibleTo(eb, viewer))
-      .where((eb) => (viewer.isStaff ? eb.lit(true) : eb.or([eb('question_votes.private', '=', false), eb('question_votes.user_id', '=', viewer.id ?? -1)])))
+      .where((eb) =>
+        viewer.isStaff
+          ? eb.lit(true)
+          : eb.or([eb('question_votes.private', '=', false), eb('question_votes.user_id', '=', viewer.id ?? -1)]),
+      )
 
   return {
     filtered(filters: VoteCommentListQuery, viewer: Viewer) {
@@ -80,11 +88,20 @@ export function voteCommentsRepository(db: Kysely<Database>) {
     },
 
     async findOwnVote(voteId: number, userId: number) {
-      return db.selectFrom('question_votes').select(['id', 'question_id']).where('id', '=', voteId).where('user_id', '=', userId).executeTakeFirst()
+      return db
+        .selectFrom('question_votes')
+        .select(['id', 'question_id'])
+        .where('id', '=', voteId)
+        .where('user_id', '=', userId)
+        .executeTakeFirst()
     },
 
     async insert(voteId: number, commentId: number): Promise<number> {
-      const row = await db.insertInto('vote_comments').values({ vote_id: voteId, comment_id: commentId }).returning('id').executeTakeFirstOrThrow()
+      const row = await db
+        .insertInto('vote_comments')
+        .values({ vote_id: voteId, comment_id: commentId })
+        .returning('id')
+        .executeTakeFirstOrThrow()
       return row.id
     },
 

@@ -7,7 +7,13 @@ import { idParam, signedIn } from '../../http/permissions.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
 import { UrlBuilder } from '../../http/urls.ts'
 import { viewerOf } from './comments.service.ts'
-import { toVoteComment, VOTE_COMMENT_COLUMNS, VOTE_COMMENT_ORDERING, voteCommentsRepository, type VoteCommentRow } from './vote-comments.repository.ts'
+import {
+  toVoteComment,
+  VOTE_COMMENT_COLUMNS,
+  VOTE_COMMENT_ORDERING,
+  voteCommentsRepository,
+  type VoteCommentRow,
+} from './vote-comments.repository.ts'
 import { VoteComment, VoteCommentBody, VoteCommentListQuery, type VoteCommentListQuery as ReasonFilters } from './vote-comments.schemas.ts'
 import { giveReason } from './vote-comments.service.ts'
 import { IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
@@ -18,8 +24,15 @@ export function voteCommentRoutes(app: App): void {
   const repository = () => voteCommentsRepository(app.db)
 
   app.get('/api/vote_comments/', {
-    schema: { summary: 'Comments given as reasons of answers', querystring: VoteCommentListQuery, response: { 200: Page(VoteComment), ...readErrors } },
-    config: { access: 'anyone', resource: { name: 'Vote Comment List', description: 'Comments people give as the reasons of their answers.' } },
+    schema: {
+      summary: 'Comments given as reasons of answers',
+      querystring: VoteCommentListQuery,
+      response: { 200: Page(VoteComment), ...readErrors },
+    },
+    config: {
+      access: 'anyone',
+      resource: { name: 'Vote Comment List', description: 'Comments people give as the reasons of their answers.' },
+    },
     handler: async (request) => {
       const filters = request.query as ReasonFilters
       const ordering = orderingTerms(filters.ordering, VOTE_COMMENT_ORDERING, ['id'], column('vote_comments.id'))
@@ -31,7 +44,11 @@ export function voteCommentRoutes(app: App): void {
   })
 
   app.post('/api/vote_comments/', {
-    schema: { summary: 'Give a comment as the reason of your answer to its question', body: VoteCommentBody, response: { 201: VoteComment, ...writeErrors } },
+    schema: {
+      summary: 'Give a comment as the reason of your answer to its question',
+      body: VoteCommentBody,
+      response: { 201: VoteComment, ...writeErrors },
+    },
     config: { access: 'signed-in' },
     preValidation: drfBody(),
     handler: async (request, reply) => {
@@ -45,7 +62,13 @@ export function voteCommentRoutes(app: App): void {
 
   app.get('/api/vote_comments/:id/', {
     schema: { summary: 'One reason of an answer', params: IdParams, response: { 200: VoteComment, ...readErrors } },
-    config: { access: 'anyone', resource: { name: 'Vote Comment Instance', description: 'A comment given as the reason of an answer; whoever answered may remove it.' } },
+    config: {
+      access: 'anyone',
+      resource: {
+        name: 'Vote Comment Instance',
+        description: 'A comment given as the reason of an answer; whoever answered may remove it.',
+      },
+    },
     handler: async (request) => {
       const row = await repository().findVisible(request.params.id, viewerOf(request.caller))
       if (!row) throw NotFound()

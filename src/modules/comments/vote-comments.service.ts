@@ -21,6 +21,7 @@ export async function giveReason(db: Kysely<Database>, caller: Caller, body: Vot
   if (comment.question_id !== vote.question_id) throw fieldError('comment', 'The comment is on another question than the vote.')
   return refusingConstraintViolations(() => repository.insert(vote.id, comment.id), {
     unique: { non_field_errors: ['The fields vote, comment must make a unique set.'] },
-    missing: (constraint): FieldErrors => (constraint.includes('vote_id') ? { vote: [invalidPk(body.vote)] } : { comment: [invalidPk(body.comment)] }),
+    missing: (constraint): FieldErrors =>
+      constraint.includes('vote_id') ? { vote: [invalidPk(body.vote)] } : { comment: [invalidPk(body.comment)] },
   })
 }

@@ -28,7 +28,7 @@ export function toQuestionDelegation(row: QuestionDelegationRow, users: Map<numb
     question: row.question_id,
     question_url: urls.detail('questions', row.question_id),
     trustee: row.trustee_id,
-    trustee_info: row.trustee_id === null ? null : users.get(row.trustee_id) ?? null,
+    trustee_info: row.trustee_id === null ? null : (users.get(row.trustee_id) ?? null),
     active: row.revoked_at === null,
     created_at: iso(row.created_at),
     revoked_at: isoOrNull(row.revoked_at),
@@ -66,7 +66,13 @@ export function questionDelegationsRepository(db: Db) {
 
     /** Revokes an active row; undefined when it was revoked already. */
     async revoke(id: number): Promise<QuestionDelegationRow | undefined> {
-      return db.updateTable('question_delegations').set({ revoked_at: sql`now()` }).where('id', '=', id).where('revoked_at', 'is', null).returningAll().executeTakeFirst()
+      return db
+        .updateTable('question_delegations')
+        .set({ revoked_at: sql`now()` })
+        .where('id', '=', id)
+        .where('revoked_at', 'is', null)
+        .returningAll()
+        .executeTakeFirst()
     },
 
     /**

@@ -6,8 +6,19 @@ import { idParam, signedIn } from '../../http/permissions.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
 import { UrlBuilder } from '../../http/urls.ts'
 import { ownOrStaff } from './delegations.http.ts'
-import { QUESTION_DELEGATION_ORDERING, questionDelegationsRepository, toQuestionDelegation, type QuestionDelegationRow } from './question-delegations.repository.ts'
-import { QuestionDelegation, QuestionDelegationCreate, QuestionDelegationListQuery, QuestionDelegationsToMe, QuestionDelegationUpdate } from './question-delegations.schemas.ts'
+import {
+  QUESTION_DELEGATION_ORDERING,
+  questionDelegationsRepository,
+  toQuestionDelegation,
+  type QuestionDelegationRow,
+} from './question-delegations.repository.ts'
+import {
+  QuestionDelegation,
+  QuestionDelegationCreate,
+  QuestionDelegationListQuery,
+  QuestionDelegationsToMe,
+  QuestionDelegationUpdate,
+} from './question-delegations.schemas.ts'
 import { createQuestionDelegation, revokeQuestionDelegation, updateQuestionDelegation } from './question-delegations.service.ts'
 import { IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
 import { readBody } from '../../http/pk-body.ts'
@@ -24,30 +35,48 @@ export function questionDelegationRoutes(app: App): void {
 
   const items = async (request: FastifyRequest, rows: QuestionDelegationRow[]) => {
     const urls = UrlBuilder.for(request)
-    const users = await reducedUsers(app, request, rows.map((row) => row.trustee_id))
+    const users = await reducedUsers(
+      app,
+      request,
+      rows.map((row) => row.trustee_id),
+    )
     return rows.map((row) => toQuestionDelegation(row, users, urls))
   }
   const item = async (request: FastifyRequest, row: QuestionDelegationRow) => (await items(request, [row]))[0]
 
   app.get('/api/question_delegation/', {
-    schema: { summary: 'Your question delegations', querystring: QuestionDelegationListQuery, response: { 200: Page(QuestionDelegation), ...readErrors } },
+    schema: {
+      summary: 'Your question delegations',
+      querystring: QuestionDelegationListQuery,
+      response: { 200: Page(QuestionDelegation), ...readErrors },
+    },
     config: {
       access: 'signed-in',
       resource: {
         name: 'Question Delegation List',
-        description: 'Your delegations for single questions: who answers for you on that question (a trustee), or a block. Active ones; history=1 adds revoked ones. Delegate with {question, trustee}.',
+        description:
+          'Your delegations for single questions: who answers for you on that question (a trustee), or a block. Active ones; history=1 adds revoked ones. Delegate with {question, trustee}.',
       },
     },
     handler: async (request) => {
       const filters = request.query
       const ordering = orderingTerms(filters.ordering, QUESTION_DELEGATION_ORDERING, ['-created_at'], column('question_delegations.id'))
-      const result = await pageOfRows<QuestionDelegationRow>(request, repository().filtered(signedIn(request).id, filters), (q) => q.selectAll('question_delegations'), ordering)
+      const result = await pageOfRows<QuestionDelegationRow>(
+        request,
+        repository().filtered(signedIn(request).id, filters),
+        (q) => q.selectAll('question_delegations'),
+        ordering,
+      )
       return listing(request, result, (rows) => items(request, rows))
     },
   })
 
   app.post('/api/question_delegation/', {
-    schema: { summary: 'Delegate on a question (replaces your active delegation on it)', body: QuestionDelegationCreate, response: { 201: QuestionDelegation, ...writeErrors } },
+    schema: {
+      summary: 'Delegate on a question (replaces your active delegation on it)',
+      body: QuestionDelegationCreate,
+      response: { 201: QuestionDelegation, ...writeErrors },
+    },
     config: { access: 'signed-in' },
     preValidation: readBody({ question: 'pk', trustee: 'nullable-pk' }),
     handler: async (request, reply) => {
@@ -58,22 +87,45 @@ export function questionDelegationRoutes(app: App): void {
 
   app.get('/api/question_delegation/to_me/', {
     schema: { summary: 'How many people delegate to you, per question', response: { 200: QuestionDelegationsToMe, ...readErrors } },
-    config: { access: 'signed-in', resource: { name: 'Question Delegation To Me', description: 'Per question, how many active delegations name you as trustee. Counts only, never who.' } },
+    config: {
+      access: 'signed-in',
+      resource: {
+        name: 'Question Delegation To Me',
+        description: 'Per question, how many active delegations name you as trustee. Counts only, never who.',
+      },
+    },
     handler: async (request) => {
       const urls = UrlBuilder.for(request)
       const counts = await repository().countsFor(signedIn(request))
-      return { results: counts.map((row) => ({ question: row.question_id, question_url: urls.detail('questions', row.question_id), count: row.count })) }
+      return {
+        results: counts.map((row) => ({
+          question: row.question_id,
+          question_url: urls.detail('questions', row.question_id),
+          count: row.count,
+        })),
+      }
     },
   })
 
   app.get('/api/question_delegation/:id/', {
     schema: { summary: 'One of your question delegations', params: IdParams, response: { 200: QuestionDelegation, ...readErrors } },
-    config: { access: 'signed-in', resource: { name: 'Question Delegation Instance', description: 'One of your question delegations. Change its trustee, or revoke it.' } },
+    config: {
+      access: 'signed-in',
+      resource: {
+        name: 'Question Delegation Instance',
+        description: 'One of your question delegations. Change its trustee, or revoke it.',
+      },
+    },
     handler: async (request) => item(request, ownOrStaff(signedIn(request), await repository().find(request.params.id))),
   })
 
   app.patch('/api/question_delegation/:id/', {
-    schema: { summary: 'Change the trustee (a new delegation replaces this one)', params: IdParams, body: QuestionDelegationUpdate, response: { 200: QuestionDelegation, ...writeErrors } },
+    schema: {
+      summary: 'Change the trustee (a new delegation replaces this one)',
+      params: IdParams,
+      body: QuestionDelegationUpdate,
+      response: { 200: QuestionDelegation, ...writeErrors },
+    },
     config: { access: 'owner', owner },
     preValidation: readBody({ trustee: 'nullable-pk' }),
     handler: async (request) => item(request, await updateQuestionDelegation(app.db, request.params.id, request.body)),

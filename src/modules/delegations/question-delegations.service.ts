@@ -25,7 +25,11 @@ function guarded<T>(body: { question?: number; trustee?: number | null }, work: 
 }
 
 /** A delegation (or a block) on one question the caller can see; it replaces their active one there. */
-export async function createQuestionDelegation(db: Kysely<Database>, caller: Caller, body: QuestionDelegationCreate): Promise<QuestionDelegationRow> {
+export async function createQuestionDelegation(
+  db: Kysely<Database>,
+  caller: Caller,
+  body: QuestionDelegationCreate,
+): Promise<QuestionDelegationRow> {
   const errors: FieldErrors = {}
   if (!(await visibleQuestion(db, caller, body.question))) errors.question = [invalidPk(body.question)]
   await checkTrustee(db, caller.id, body.trustee, errors)
@@ -44,7 +48,11 @@ export async function createQuestionDelegation(db: Kysely<Database>, caller: Cal
 }
 
 /** PATCH {trustee}: a different trustee revokes the row and answers the new one; the same (or none) answers the row as it is. */
-export async function updateQuestionDelegation(db: Kysely<Database>, id: number, body: QuestionDelegationUpdate): Promise<QuestionDelegationRow> {
+export async function updateQuestionDelegation(
+  db: Kysely<Database>,
+  id: number,
+  body: QuestionDelegationUpdate,
+): Promise<QuestionDelegationRow> {
   const row = await questionDelegationsRepository(db).find(id)
   if (!row) throw NotFound()
   if (row.revoked_at !== null) throw revokedError()

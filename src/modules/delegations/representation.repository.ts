@@ -64,8 +64,12 @@ export function representationRepository(db: Db) {
       return {
         userId,
         eligible: row.eligible,
-        answer: row.object_id === null ? null : { objectId: row.object_id, value: row.value, skipped: row.skipped!, private: row.private!, modifiedAt: row.modified_at! },
-        delegation: row.delegation_id === null ? null : { kind: row.kind!, id: row.delegation_id, tagId: row.tag_id, trusteeId: row.trustee_id },
+        answer:
+          row.object_id === null
+            ? null
+            : { objectId: row.object_id, value: row.value, skipped: row.skipped!, private: row.private!, modifiedAt: row.modified_at! },
+        delegation:
+          row.delegation_id === null ? null : { kind: row.kind!, id: row.delegation_id, tagId: row.tag_id, trusteeId: row.trustee_id },
       }
     },
   }

@@ -19,7 +19,11 @@ export function representationRoutes(app: App): void {
     },
     config: {
       access: 'signed-in',
-      resource: { name: 'Question Representation', description: 'Where your vote on this question goes: your answer, or your delegation, the chain of trustees and who represents you.' },
+      resource: {
+        name: 'Question Representation',
+        description:
+          'Where your vote on this question goes: your answer, or your delegation, the chain of trustees and who represents you.',
+      },
     },
     handler: async (request) => {
       const caller = signedIn(request)
@@ -32,7 +36,7 @@ export function representationRoutes(app: App): void {
         outcome: resolution.outcome,
         delegation: resolution.delegation,
         chain: resolution.chain.map((id) => users.get(id)).filter((user) => user !== undefined),
-        representative: resolution.representative === null ? null : users.get(resolution.representative) ?? null,
+        representative: resolution.representative === null ? null : (users.get(resolution.representative) ?? null),
         representative_answer: resolution.representativeAnswer,
       }
     },

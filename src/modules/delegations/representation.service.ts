@@ -27,7 +27,12 @@ export async function resolveRepresentation(db: Db, questionId: number, userId: 
   const repository = representationRepository(db)
   const start = (await repository.hop(questionId, userId))!
   const delegation = delegationOf(start)
-  const result = (outcome: Outcome, chain: number[] = [], representative: number | null = null, answer: RepresentativeAnswer | null = null): Resolution => ({
+  const result = (
+    outcome: Outcome,
+    chain: number[] = [],
+    representative: number | null = null,
+    answer: RepresentativeAnswer | null = null,
+  ): Resolution => ({
     outcome,
     delegation,
     chain,

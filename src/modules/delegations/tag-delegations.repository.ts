@@ -18,7 +18,12 @@ export const TAG_DELEGATION_ORDERING: OrderingFields = {
   tag: column('tag_delegations.tag_id'),
 }
 
-export function toTagDelegation(row: TagDelegationRow, tags: Map<number, TagInfo>, users: Map<number, ReducedUser>, urls: UrlBuilder): TagDelegation {
+export function toTagDelegation(
+  row: TagDelegationRow,
+  tags: Map<number, TagInfo>,
+  users: Map<number, ReducedUser>,
+  urls: UrlBuilder,
+): TagDelegation {
   return {
     id: row.id,
     url: urls.detail(TAG_DELEGATIONS_RESOURCE, row.id),
@@ -26,7 +31,7 @@ export function toTagDelegation(row: TagDelegationRow, tags: Map<number, TagInfo
     tag: row.tag_id,
     tag_info: tags.get(row.tag_id) ?? { id: row.tag_id, text: '' },
     trustee: row.trustee_id,
-    trustee_info: row.trustee_id === null ? null : users.get(row.trustee_id) ?? null,
+    trustee_info: row.trustee_id === null ? null : (users.get(row.trustee_id) ?? null),
     priority: row.priority,
     active: row.revoked_at === null,
     created_at: iso(row.created_at),
@@ -51,12 +56,25 @@ export function tagDelegationsRepository(db: Db) {
 
     /** The user's active delegation on a tag, if any. */
     async active(userId: number, tagId: number): Promise<TagDelegationRow | undefined> {
-      return db.selectFrom('tag_delegations').selectAll().where('user_id', '=', userId).where('tag_id', '=', tagId).where('revoked_at', 'is', null).executeTakeFirst()
+      return db
+        .selectFrom('tag_delegations')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('tag_id', '=', tagId)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst()
     },
 
     /** Every active delegation of the user, in their order. */
     async activeOf(userId: number): Promise<TagDelegationRow[]> {
-      return db.selectFrom('tag_delegations').selectAll().where('user_id', '=', userId).where('revoked_at', 'is', null).orderBy('priority').orderBy('id').execute()
+      return db
+        .selectFrom('tag_delegations')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('revoked_at', 'is', null)
+        .orderBy('priority')
+        .orderBy('id')
+        .execute()
     },
 
     /** After the user's last active delegation. */
@@ -77,11 +95,23 @@ export function tagDelegationsRepository(db: Db) {
 
     /** Revokes an active row; undefined when it was revoked already. */
     async revoke(id: number): Promise<TagDelegationRow | undefined> {
-      return db.updateTable('tag_delegations').set({ revoked_at: sql`now()` }).where('id', '=', id).where('revoked_at', 'is', null).returningAll().executeTakeFirst()
+      return db
+        .updateTable('tag_delegations')
+        .set({ revoked_at: sql`now()` })
+        .where('id', '=', id)
+        .where('revoked_at', 'is', null)
+        .returningAll()
+        .executeTakeFirst()
     },
 
     async setPriority(id: number, priority: number): Promise<TagDelegationRow | undefined> {
-      return db.updateTable('tag_delegations').set({ priority }).where('id', '=', id).where('revoked_at', 'is', null).returningAll().executeTakeFirst()
+      return db
+        .updateTable('tag_delegations')
+        .set({ priority })
+        .where('id', '=', id)
+        .where('revoked_at', 'is', null)
+        .returningAll()
+        .executeTakeFirst()
     },
 
     /** New priorities for several rows, in one statement. */

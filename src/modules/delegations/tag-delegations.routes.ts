@@ -35,7 +35,16 @@ async function readOrder(request: FastifyRequest): Promise<void> {
   let value = body.order
   if (form && typeof value === 'string') value = value === '' ? [] : [value]
   if (!Array.isArray(value)) {
-    const type = value === null ? 'null' : typeof value === 'object' ? 'dict' : typeof value === 'string' ? 'str' : typeof value === 'boolean' ? 'bool' : 'int'
+    const type =
+      value === null
+        ? 'null'
+        : typeof value === 'object'
+          ? 'dict'
+          : typeof value === 'string'
+            ? 'str'
+            : typeof value === 'boolean'
+              ? 'bool'
+              : 'int'
     throw ValidationFailed({ order: [value === null ? 'This field may not be null.' : `Expected a list of items but got type "${type}".`] })
   }
   const ids: number[] = []
@@ -58,7 +67,14 @@ export function tagDelegationRoutes(app: App): void {
   /** Items for rows: their tags and trustees in one statement each (the trustees' in a fixed few). */
   const items = async (request: FastifyRequest, rows: TagDelegationRow[]) => {
     const urls = UrlBuilder.for(request)
-    const [tags, users] = await Promise.all([repository().tagInfos(rows.map((row) => row.tag_id)), reducedUsers(app, request, rows.map((row) => row.trustee_id))])
+    const [tags, users] = await Promise.all([
+      repository().tagInfos(rows.map((row) => row.tag_id)),
+      reducedUsers(
+        app,
+        request,
+        rows.map((row) => row.trustee_id),
+      ),
+    ])
     return rows.map((row) => toTagDelegation(row, tags, users, urls))
   }
   const item = async (request: FastifyRequest, row: TagDelegationRow) => (await items(request, [row]))[0]
@@ -69,19 +85,29 @@ export function tagDelegationRoutes(app: App): void {
       access: 'signed-in',
       resource: {
         name: 'Tag Delegation List',
-        description: 'Your delegations by tag: who answers for you on questions of that tag (a trustee), or a block. Active ones; history=1 adds revoked ones. Delegate with {tag, trustee, priority}.',
+        description:
+          'Your delegations by tag: who answers for you on questions of that tag (a trustee), or a block. Active ones; history=1 adds revoked ones. Delegate with {tag, trustee, priority}.',
       },
     },
     handler: async (request) => {
       const filters = request.query
       const ordering = orderingTerms(filters.ordering, TAG_DELEGATION_ORDERING, ['priority'], column('tag_delegations.id'))
-      const result = await pageOfRows<TagDelegationRow>(request, repository().filtered(signedIn(request).id, filters), (q) => q.selectAll('tag_delegations'), ordering)
+      const result = await pageOfRows<TagDelegationRow>(
+        request,
+        repository().filtered(signedIn(request).id, filters),
+        (q) => q.selectAll('tag_delegations'),
+        ordering,
+      )
       return listing(request, result, (rows) => items(request, rows))
     },
   })
 
   app.post('/api/tag_delegations/', {
-    schema: { summary: 'Delegate on a tag (replaces your active delegation on it)', body: TagDelegationCreate, response: { 201: TagDelegation, ...writeErrors } },
+    schema: {
+      summary: 'Delegate on a tag (replaces your active delegation on it)',
+      body: TagDelegationCreate,
+      response: { 201: TagDelegation, ...writeErrors },
+    },
     config: { access: 'signed-in' },
     preValidation: readBody({ tag: 'pk', trustee: 'nullable-pk', priority: 'integer' }),
     handler: async (request, reply) => {
@@ -91,15 +117,33 @@ export function tagDelegationRoutes(app: App): void {
   })
 
   app.post('/api/tag_delegations/reorder/', {
-    schema: { summary: 'Put your active tag delegations in a new order', body: TagDelegationReorder, response: { 200: TagDelegationResults, ...writeErrors } },
-    config: { access: 'signed-in', resource: { name: 'Tag Delegation Reorder', description: 'Send {order: [ids]} listing each of your active tag delegations once; priorities become 0, 1, 2... in that order.' } },
+    schema: {
+      summary: 'Put your active tag delegations in a new order',
+      body: TagDelegationReorder,
+      response: { 200: TagDelegationResults, ...writeErrors },
+    },
+    config: {
+      access: 'signed-in',
+      resource: {
+        name: 'Tag Delegation Reorder',
+        description: 'Send {order: [ids]} listing each of your active tag delegations once; priorities become 0, 1, 2... in that order.',
+      },
+    },
     preValidation: readsBodyTypes(readOrder),
-    handler: async (request) => ({ results: await items(request, await reorderTagDelegations(app.db, signedIn(request), request.body.order)) }),
+    handler: async (request) => ({
+      results: await items(request, await reorderTagDelegations(app.db, signedIn(request), request.body.order)),
+    }),
   })
 
   app.get('/api/tag_delegations/to_me/', {
     schema: { summary: 'How many people delegate to you, per tag', response: { 200: TagDelegationsToMe, ...readErrors } },
-    config: { access: 'signed-in', resource: { name: 'Tag Delegation To Me', description: 'Per tag, how many active delegations name you as trustee. Counts only, never who.' } },
+    config: {
+      access: 'signed-in',
+      resource: {
+        name: 'Tag Delegation To Me',
+        description: 'Per tag, how many active delegations name you as trustee. Counts only, never who.',
+      },
+    },
     handler: async (request) => {
       const counts = await repository().countsFor(signedIn(request).id)
       return { results: counts.map((row) => ({ tag: row.tag_id, tag_info: { id: row.tag_id, text: row.text }, count: row.count })) }
@@ -108,12 +152,23 @@ export function tagDelegationRoutes(app: App): void {
 
   app.get('/api/tag_delegations/:id/', {
     schema: { summary: 'One of your tag delegations', params: IdParams, response: { 200: TagDelegation, ...readErrors } },
-    config: { access: 'signed-in', resource: { name: 'Tag Delegation Instance', description: 'One of your tag delegations. Change its trustee or priority, or revoke it.' } },
+    config: {
+      access: 'signed-in',
+      resource: {
+        name: 'Tag Delegation Instance',
+        description: 'One of your tag delegations. Change its trustee or priority, or revoke it.',
+      },
+    },
     handler: async (request) => item(request, ownOrStaff(signedIn(request), await repository().find(request.params.id))),
   })
 
   app.patch('/api/tag_delegations/:id/', {
-    schema: { summary: 'Change the trustee (a new delegation replaces this one) or the priority', params: IdParams, body: TagDelegationUpdate, response: { 200: TagDelegation, ...writeErrors } },
+    schema: {
+      summary: 'Change the trustee (a new delegation replaces this one) or the priority',
+      params: IdParams,
+      body: TagDelegationUpdate,
+      response: { 200: TagDelegation, ...writeErrors },
+    },
     config: { access: 'owner', owner },
     preValidation: readBody({ trustee: 'nullable-pk', priority: 'integer' }),
     handler: async (request) => item(request, await updateTagDelegation(app.db, request.params.id, request.body)),

@@ -29,7 +29,11 @@ export const TagDelegationListQuery = ListQuery({
 })
 export type TagDelegationListQuery = Static<typeof TagDelegationListQuery>
 
-const Priority = Type.Integer({ minimum: 0, maximum: INT4_MAX, description: 'place in your order, lowest first; a new delegation goes last by default' })
+const Priority = Type.Integer({
+  minimum: 0,
+  maximum: INT4_MAX,
+  description: 'place in your order, lowest first; a new delegation goes last by default',
+})
 
 export const TagDelegationCreate = Type.Object({
   tag: PkField('the tag'),
@@ -45,7 +49,9 @@ export const TagDelegationUpdate = Type.Object({
 export type TagDelegationUpdate = Static<typeof TagDelegationUpdate>
 
 export const TagDelegationReorder = Type.Object({
-  order: Type.Array(Type.Integer({ minimum: 0, maximum: INT4_MAX }), { description: 'every active tag delegation id of yours, once each, in the new order' }),
+  order: Type.Array(Type.Integer({ minimum: 0, maximum: INT4_MAX }), {
+    description: 'every active tag delegation id of yours, once each, in the new order',
+  }),
 })
 export type TagDelegationReorder = Static<typeof TagDelegationReorder>
 

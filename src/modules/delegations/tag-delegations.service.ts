@@ -71,7 +71,12 @@ export async function updateTagDelegation(db: Kysely<Database>, id: number, body
         }
         const revoked = await rows.revoke(row.id)
         if (!revoked) throw revokedError()
-        return rows.insert({ user_id: row.user_id, tag_id: row.tag_id, trustee_id: body.trustee ?? null, priority: body.priority ?? revoked.priority })
+        return rows.insert({
+          user_id: row.user_id,
+          tag_id: row.tag_id,
+          trustee_id: body.trustee ?? null,
+          priority: body.priority ?? revoked.priority,
+        })
       }),
     ),
   )
@@ -142,7 +147,8 @@ export async function reorderTagDelegations(db: Kysely<Database>, caller: Caller
       const changes = changedPriorities(order, now)
       const locked = new Set(tags)
       for (const id of changes.keys()) {
-        if (!locked.has(now.find((row) => row.id === id)!.tag_id)) throw orderError(['Your tag delegations changed meanwhile; send the order again.'])
+        if (!locked.has(now.find((row) => row.id === id)!.tag_id))
+          throw orderError(['Your tag delegations changed meanwhile; send the order again.'])
       }
       await rows.setPriorities(changes)
       const after = new Map((await rows.activeOf(caller.id)).map((row) => [row.id, row]))

@@ -59,8 +59,16 @@ export function followingTagsRepository(db: Kysely<Database>) {
 
     /** The tag's followers_count and the user's count_following_tags follow every link. */
     async count(row: FollowingTagRow, delta: 1 | -1): Promise<void> {
-      await db.updateTable('tags').set((eb) => ({ followers_count: eb('followers_count', '+', delta) })).where('id', '=', row.tag_id).execute()
-      await db.updateTable('users').set((eb) => ({ count_following_tags: eb('count_following_tags', '+', delta) })).where('id', '=', row.user_id).execute()
+      await db
+        .updateTable('tags')
+        .set((eb) => ({ followers_count: eb('followers_count', '+', delta) }))
+        .where('id', '=', row.tag_id)
+        .execute()
+      await db
+        .updateTable('users')
+        .set((eb) => ({ count_following_tags: eb('count_following_tags', '+', delta) }))
+        .where('id', '=', row.user_id)
+        .execute()
     },
   }
 }

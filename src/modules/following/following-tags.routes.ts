@@ -23,12 +23,20 @@ export function followingTagRoutes(app: App): void {
 
   app.get('/api/following_tags/', {
     schema: { summary: 'Who follows which tag', querystring: FollowingTagListQuery, response: { 200: Page(FollowingTag), ...readErrors } },
-    config: { access: 'anyone', resource: { name: 'Following Tag List', description: 'Links from a user to a tag (topic) they follow. Follow one with {tag}.' } },
+    config: {
+      access: 'anyone',
+      resource: { name: 'Following Tag List', description: 'Links from a user to a tag (topic) they follow. Follow one with {tag}.' },
+    },
     handler: async (request) => {
       const filters = request.query
       const urls = UrlBuilder.for(request)
       const ordering = orderingTerms(filters.ordering, FOLLOWING_TAG_ORDERING, ['-created_at'], column('following_tags.id'))
-      const result = await pageOfRows<FollowingTagRow>(request, repository().filtered(filters), (q) => q.selectAll('following_tags'), ordering)
+      const result = await pageOfRows<FollowingTagRow>(
+        request,
+        repository().filtered(filters),
+        (q) => q.selectAll('following_tags'),
+        ordering,
+      )
       return listing(request, result, (rows) => rows.map((row) => toFollowingTag(row, urls)))
     },
   })
@@ -44,7 +52,10 @@ export function followingTagRoutes(app: App): void {
 
   app.get('/api/following_tags/:id/', {
     schema: { summary: 'One tag follow link', params: IdParams, response: { 200: FollowingTag, ...readErrors } },
-    config: { access: 'anyone', resource: { name: 'Following Tag Instance', description: 'One tag follow link; the follower deletes it to unfollow.' } },
+    config: {
+      access: 'anyone',
+      resource: { name: 'Following Tag Instance', description: 'One tag follow link; the follower deletes it to unfollow.' },
+    },
     handler: async (request) => {
       const row = await repository().find(request.params.id)
       if (!row) throw NotFound()
@@ -70,8 +81,16 @@ export function followingTagRoutes(app: App): void {
   }
 
   app.post('/api/tags/:id/follow/', {
-    schema: { summary: 'Follow the tag: 201 when you start following it, 200 when you already did', params: IdParams, body: EmptyBody, response: { 200: Tag, 201: Tag, ...writeErrors } },
-    config: { access: 'signed-in', resource: { name: 'Tag Follow', description: 'Follow this tag. The body may be empty; the answer is the tag with following true.' } },
+    schema: {
+      summary: 'Follow the tag: 201 when you start following it, 200 when you already did',
+      params: IdParams,
+      body: EmptyBody,
+      response: { 200: Tag, 201: Tag, ...writeErrors },
+    },
+    config: {
+      access: 'signed-in',
+      resource: { name: 'Tag Follow', description: 'Follow this tag. The body may be empty; the answer is the tag with following true.' },
+    },
     handler: async (request, reply) => {
       const created = await followTag(app.db, signedIn(request), request.params.id)
       return reply.code(created ? 201 : 200).send(await tagAfter(request, request.params.id))
@@ -79,8 +98,19 @@ export function followingTagRoutes(app: App): void {
   })
 
   app.post('/api/tags/:id/unfollow/', {
-    schema: { summary: 'Stop following the tag (fine when you did not)', params: IdParams, body: EmptyBody, response: { 200: Tag, ...writeErrors } },
-    config: { access: 'signed-in', resource: { name: 'Tag Unfollow', description: 'Stop following this tag. The body may be empty; the answer is the tag with following false.' } },
+    schema: {
+      summary: 'Stop following the tag (fine when you did not)',
+      params: IdParams,
+      body: EmptyBody,
+      response: { 200: Tag, ...writeErrors },
+    },
+    config: {
+      access: 'signed-in',
+      resource: {
+        name: 'Tag Unfollow',
+        description: 'Stop following this tag. The body may be empty; the answer is the tag with following false.',
+      },
+    },
     handler: async (request) => {
       await unfollowTag(app.db, signedIn(request), request.params.id)
       return tagAfter(request, request.params.id)

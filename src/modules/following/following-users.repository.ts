@@ -15,7 +15,13 @@ export const FOLLOWING_USER_ORDERING: OrderingFields = {
 }
 
 export function toFollowingUser(row: FollowingUserRow, urls: UrlBuilder): FollowingUser {
-  return { id: row.id, url: urls.detail('following_users', row.id), user: row.user_id, following: row.following_id, created_at: iso(row.created_at) }
+  return {
+    id: row.id,
+    url: urls.detail('following_users', row.id),
+    user: row.user_id,
+    following: row.following_id,
+    created_at: iso(row.created_at),
+  }
 }
 
 export function followingUsersRepository(db: Kysely<Database>) {
@@ -25,7 +31,8 @@ export function followingUsersRepository(db: Kysely<Database>) {
       if (filters.id !== undefined) query = query.where('following_users.id', '=', filters.id)
       if (filters.user !== undefined) query = query.where('following_users.user_id', '=', filters.user)
       if (filters.following !== undefined) query = query.where('following_users.following_id', '=', filters.following)
-      if (filters.following__id__in !== undefined) query = query.where('following_users.following_id', 'in', [...parseIdList(filters.following__id__in), -1])
+      if (filters.following__id__in !== undefined)
+        query = query.where('following_users.following_id', 'in', [...parseIdList(filters.following__id__in), -1])
       return query
     },
 
@@ -34,7 +41,11 @@ export function followingUsersRepository(db: Kysely<Database>) {
     },
 
     async insert(userId: number, followingId: number): Promise<FollowingUserRow> {
-      return db.insertInto('following_users').values({ user_id: userId, following_id: followingId }).returningAll().executeTakeFirstOrThrow()
+      return db
+        .insertInto('following_users')
+        .values({ user_id: userId, following_id: followingId })
+        .returningAll()
+        .executeTakeFirstOrThrow()
     },
 
     async remove(id: number): Promise<FollowingUserRow | undefined> {
@@ -47,8 +58,16 @@ export function followingUsersRepository(db: Kysely<Database>) {
      */
     async count(row: FollowingUserRow, delta: 1 | -1): Promise<void> {
       await db.selectFrom('users').select('id').where('id', 'in', [row.user_id, row.following_id]).orderBy('id').forNoKeyUpdate().execute()
-      await db.updateTable('users').set((eb) => ({ count_following_users: eb('count_following_users', '+', delta) })).where('id', '=', row.user_id).execute()
-      await db.updateTable('users').set((eb) => ({ count_followers: eb('count_followers', '+', delta) })).where('id', '=', row.following_id).execute()
+      await db
+        .updateTable('users')
+        .set((eb) => ({ count_following_users: eb('count_following_users', '+', delta) }))
+        .where('id', '=', row.user_id)
+        .execute()
+      await db
+        .updateTable('users')
+        .set((eb) => ({ count_followers: eb('count_followers', '+', delta) }))
+        .where('id', '=', row.following_id)
+        .execute()
     },
   }
 }

@@ -21,12 +21,23 @@ export function followingUserRoutes(app: App): void {
 
   app.get('/api/following_users/', {
     schema: { summary: 'Who follows whom', querystring: FollowingUserListQuery, response: { 200: Page(FollowingUser), ...readErrors } },
-    config: { access: 'anyone', resource: { name: 'Following User List', description: 'Links from a follower (user) to the user they follow (following). Follow someone with {following}.' } },
+    config: {
+      access: 'anyone',
+      resource: {
+        name: 'Following User List',
+        description: 'Links from a follower (user) to the user they follow (following). Follow someone with {following}.',
+      },
+    },
     handler: async (request) => {
       const filters = request.query
       const urls = UrlBuilder.for(request)
       const ordering = orderingTerms(filters.ordering, FOLLOWING_USER_ORDERING, ['-created_at'], column('following_users.id'))
-      const result = await pageOfRows<FollowingUserRow>(request, repository().filtered(filters), (q) => q.selectAll('following_users'), ordering)
+      const result = await pageOfRows<FollowingUserRow>(
+        request,
+        repository().filtered(filters),
+        (q) => q.selectAll('following_users'),
+        ordering,
+      )
       return listing(request, result, (rows) => rows.map((row) => toFollowingUser(row, urls)))
     },
   })
@@ -42,7 +53,10 @@ export function followingUserRoutes(app: App): void {
 
   app.get('/api/following_users/:id/', {
     schema: { summary: 'One follow link', params: IdParams, response: { 200: FollowingUser, ...readErrors } },
-    config: { access: 'anyone', resource: { name: 'Following User Instance', description: 'One follow link; the follower deletes it to unfollow.' } },
+    config: {
+      access: 'anyone',
+      resource: { name: 'Following User Instance', description: 'One follow link; the follower deletes it to unfollow.' },
+    },
     handler: async (request) => {
       const row = await repository().find(request.params.id)
       if (!row) throw NotFound()

@@ -8,7 +8,9 @@ interface DatabaseError {
 export const invalidPk = (value: unknown) => `Invalid pk "${String(value)}" - object does not exist.`
 
 /** DRF's UniqueTogetherValidator message. */
-export const uniqueSet = (...fields: string[]): FieldErrors => ({ non_field_errors: [`The fields ${fields.join(', ')} must make a unique set.`] })
+export const uniqueSet = (...fields: string[]): FieldErrors => ({
+  non_field_errors: [`The fields ${fields.join(', ')} must make a unique set.`],
+})
 
 export function databaseErrorOf(error: unknown): DatabaseError {
   return (error ?? {}) as DatabaseError
@@ -20,13 +22,18 @@ export function databaseErrorOf(error: unknown): DatabaseError {
  */
 export async function refusingConstraintViolations<T>(
   work: () => Promise<T>,
-  errors: { unique?: FieldErrors | ((constraint: string) => FieldErrors); missing?: (constraint: string) => FieldErrors; check?: FieldErrors },
+  errors: {
+    unique?: FieldErrors | ((constraint: string) => FieldErrors)
+    missing?: (constraint: string) => FieldErrors
+    check?: FieldErrors
+  },
 ): Promise<T> {
   try {
     return await work()
   } catch (error) {
     const { code, constraint = '' } = databaseErrorOf(error)
-    if (code === '23505' && errors.unique) throw ValidationFailed(typeof errors.unique === 'function' ? errors.unique(constraint) : errors.unique)
+    if (code === '23505' && errors.unique)
+      throw ValidationFailed(typeof errors.unique === 'function' ? errors.unique(constraint) : errors.unique)
     if (code === '23503' && errors.missing) throw ValidationFailed(errors.missing(constraint))
     if (code === '23514' && errors.check) throw ValidationFailed(errors.check)
     throw error

@@ -31,7 +31,12 @@ export function groupAccess(db: Kysely<Database>) {
           eb.or([
             eb('groups.owner_id', '=', userId),
             eb.exists(
-              eb.selectFrom('group_memberships as gm').select('gm.id').whereRef('gm.group_id', '=', 'groups.id').where('gm.user_id', '=', userId).where('gm.role', '=', 'admin'),
+              eb
+                .selectFrom('group_memberships as gm')
+                .select('gm.id')
+                .whereRef('gm.group_id', '=', 'groups.id')
+                .where('gm.user_id', '=', userId)
+                .where('gm.role', '=', 'admin'),
             ),
           ]),
         )

@@ -30,7 +30,13 @@ export function groupsRepository(db: Kysely<Database>) {
       if (filters.member !== undefined) {
         const member = filters.member
         query = query.where((eb) =>
-          eb.exists(eb.selectFrom('group_memberships as gm').select('gm.id').whereRef('gm.group_id', '=', 'groups.id').where('gm.user_id', '=', member)),
+          eb.exists(
+            eb
+              .selectFrom('group_memberships as gm')
+              .select('gm.id')
+              .whereRef('gm.group_id', '=', 'groups.id')
+              .where('gm.user_id', '=', member),
+          ),
         )
       }
       if (filters.search) {
@@ -59,7 +65,11 @@ export function groupsRepository(db: Kysely<Database>) {
     },
 
     async slugsStartingWith(base: string): Promise<string[]> {
-      const rows = await db.selectFrom('groups').select('slug').where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${escapeLike(base)}-%`)])).execute()
+      const rows = await db
+        .selectFrom('groups')
+        .select('slug')
+        .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${escapeLike(base)}-%`)]))
+        .execute()
       return rows.map((row) => row.slug)
     },
 
@@ -68,7 +78,11 @@ export function groupsRepository(db: Kysely<Database>) {
     },
 
     async update(id: number, values: GroupValues): Promise<void> {
-      await db.updateTable('groups').set({ ...values, modified_at: sql`now()` }).where('id', '=', id).execute()
+      await db
+        .updateTable('groups')
+        .set({ ...values, modified_at: sql`now()` })
+        .where('id', '=', id)
+        .execute()
     },
 
     async remove(id: number): Promise<void> {

@@ -40,8 +40,18 @@ function groupResourceRoutes(app: App): void {
   }
 
   app.get('/api/groups/', {
-    schema: { summary: 'Groups of people with their questions', querystring: GroupListQuery, response: { 200: Page(Group), ...readErrors } },
-    config: { access: 'anyone', resource: { name: 'Group List', description: 'Groups people join to answer questions together. my_membership is set for the groups the caller belongs to.' } },
+    schema: {
+      summary: 'Groups of people with their questions',
+      querystring: GroupListQuery,
+      response: { 200: Page(Group), ...readErrors },
+    },
+    config: {
+      access: 'anyone',
+      resource: {
+        name: 'Group List',
+        description: 'Groups people join to answer questions together. my_membership is set for the groups the caller belongs to.',
+      },
+    },
     handler: async (request) => {
       const filters = request.query
       const ordering = orderingTerms(filters.ordering, GROUP_ORDERING, ['name'], column('groups.id'))
@@ -51,7 +61,11 @@ function groupResourceRoutes(app: App): void {
   })
 
   app.post('/api/groups/', {
-    schema: { summary: 'Create a group; the caller becomes its owner and administrator', body: GroupCreate, response: { 201: Group, ...writeErrors } },
+    schema: {
+      summary: 'Create a group; the caller becomes its owner and administrator',
+      body: GroupCreate,
+      response: { 201: Group, ...writeErrors },
+    },
     config: { access: 'signed-in' },
     handler: async (request, reply) => {
       const id = await createGroup(app.db, signedIn(request), request.body)
@@ -65,11 +79,19 @@ function groupResourceRoutes(app: App): void {
     handler: async (request) => loadGroup(request, request.params.id),
   })
 
-  for (const [method, body] of [['PUT', GroupReplace], ['PATCH', GroupPatch]] as const) {
+  for (const [method, body] of [
+    ['PUT', GroupReplace],
+    ['PATCH', GroupPatch],
+  ] as const) {
     app.route({
       method,
       url: '/api/groups/:id/',
-      schema: { summary: method === 'PUT' ? 'Edit a group (name required)' : 'Edit some fields of a group', params: IdParams, body, response: { 200: Group, ...writeErrors } },
+      schema: {
+        summary: method === 'PUT' ? 'Edit a group (name required)' : 'Edit some fields of a group',
+        params: IdParams,
+        body,
+        response: { 200: Group, ...writeErrors },
+      },
       config: { access: 'owner', owner },
       handler: async (request: FastifyRequest) => {
         const { id } = request.params as { id: number }
@@ -80,7 +102,11 @@ function groupResourceRoutes(app: App): void {
   }
 
   app.delete('/api/groups/:id/', {
-    schema: { summary: 'Delete a group with its memberships, invitations, requests and question connections', params: IdParams, response: { 204: NoContent, ...writeErrors } },
+    schema: {
+      summary: 'Delete a group with its memberships, invitations, requests and question connections',
+      params: IdParams,
+      response: { 204: NoContent, ...writeErrors },
+    },
     config: { access: 'owner', owner },
     handler: async (request, reply) => {
       await deleteGroup(app.db, request.params.id)
@@ -95,7 +121,13 @@ function groupResourceRoutes(app: App): void {
       body: JoinBody,
       response: { 200: Group, 201: Group, ...writeErrors },
     },
-    config: { access: 'signed-in', resource: { name: 'Group Join', description: 'Join an open group, accept your invitation, or ask to join a group that takes requests. The body may be empty.' } },
+    config: {
+      access: 'signed-in',
+      resource: {
+        name: 'Group Join',
+        description: 'Join an open group, accept your invitation, or ask to join a group that takes requests. The body may be empty.',
+      },
+    },
     handler: async (request, reply) => {
       const created = await joinGroup(app.db, signedIn(request), request.params.id, request.body)
       return reply.code(created ? 201 : 200).send(await loadGroup(request, request.params.id))
@@ -103,8 +135,16 @@ function groupResourceRoutes(app: App): void {
   })
 
   app.post('/api/groups/:id/leave/', {
-    schema: { summary: 'Leave a group and withdraw a pending join request', params: IdParams, body: EmptyBody, response: { 200: Group, ...writeErrors } },
-    config: { access: 'signed-in', resource: { name: 'Group Leave', description: 'Leave a group; the owner cannot. The body may be empty.' } },
+    schema: {
+      summary: 'Leave a group and withdraw a pending join request',
+      params: IdParams,
+      body: EmptyBody,
+      response: { 200: Group, ...writeErrors },
+    },
+    config: {
+      access: 'signed-in',
+      resource: { name: 'Group Leave', description: 'Leave a group; the owner cannot. The body may be empty.' },
+    },
     handler: async (request) => {
       await leaveGroup(app.db, signedIn(request), request.params.id)
       return loadGroup(request, request.params.id)

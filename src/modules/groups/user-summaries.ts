@@ -23,7 +23,10 @@ export interface SummaryContext {
 }
 
 /** Summaries and e-mail addresses of these users, in one statement. */
-export async function loadUserSummaries(context: SummaryContext, ids: number[]): Promise<Map<number, UserSummary & { email: string | null }>> {
+export async function loadUserSummaries(
+  context: SummaryContext,
+  ids: number[],
+): Promise<Map<number, UserSummary & { email: string | null }>> {
   const unique = [...new Set(ids)]
   if (unique.length === 0) return new Map()
   const rows = await context.db
@@ -54,6 +57,12 @@ export function summaryOf(user: (UserSummary & { email: string | null }) | undef
 
 /** Whether the id names someone who can take part: an active account that was not deleted. */
 export async function activeUserExists(db: Kysely<Database>, id: number): Promise<boolean> {
-  const row = await db.selectFrom('users').select('id').where('id', '=', id).where('is_active', '=', true).where('is_deleted', '=', false).executeTakeFirst()
+  const row = await db
+    .selectFrom('users')
+    .select('id')
+    .where('id', '=', id)
+    .where('is_active', '=', true)
+    .where('is_deleted', '=', false)
+    .executeTakeFirst()
   return row !== undefined
 }

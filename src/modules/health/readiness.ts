@@ -21,7 +21,8 @@ export async function readiness(db: Kysely<Database>): Promise<Readiness> {
     return { ready: false, detail: `Database migrations are not current: applied ${newest ?? 'none'}, needed ${NEEDED}.` }
   } catch (error) {
     if (isDatabaseUnavailable(error)) return { ready: false, detail: 'The database is not reachable.', error }
-    if ((error as { code?: string }).code === '42P01') return { ready: false, detail: `Database migrations are not current: applied none, needed ${NEEDED}.` }
+    if ((error as { code?: string }).code === '42P01')
+      return { ready: false, detail: `Database migrations are not current: applied none, needed ${NEEDED}.` }
     return { ready: false, detail: 'The database does not answer as expected.', error }
   }
 }

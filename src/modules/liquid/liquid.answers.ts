@@ -37,14 +37,21 @@ export async function shiftRepresentative(db: Db, block: Block, sign: 1 | -1): P
  * The weight an edited answer carries. Only going public needs the block; going private leaves the
  * user alone (their delegators' chains now end at a private answer, R8).
  */
-export async function editedAnswerWeight(db: Db, vote: { question_id: number; user_id: number; private: boolean; liquid_weight: number }, nextPrivate: boolean | undefined): Promise<number> {
+export async function editedAnswerWeight(
+  db: Db,
+  vote: { question_id: number; user_id: number; private: boolean; liquid_weight: number },
+  nextPrivate: boolean | undefined,
+): Promise<number> {
   if (nextPrivate === undefined || nextPrivate === vote.private) return vote.liquid_weight
   if (nextPrivate) return 1
   return ownAnswerWeight(await readBlock(db, vote.question_id, vote.user_id), false)
 }
 
 /** The histogram moves of one answer replaced by another (either may be absent). */
-export function answerMoves(before: { value: number | null; liquid_weight: number } | null, after: { value: number | null; liquid_weight: number } | null): LiquidMove[] {
+export function answerMoves(
+  before: { value: number | null; liquid_weight: number } | null,
+  after: { value: number | null; liquid_weight: number } | null,
+): LiquidMove[] {
   const moves: LiquidMove[] = []
   if (after) moves.push({ value: after.value, amount: after.liquid_weight })
   if (before) moves.push({ value: before.value, amount: -before.liquid_weight })

@@ -8,7 +8,12 @@ import type { Db } from '../../db/types.ts'
  * their eligibility), and moves the liquid figures accordingly, in the caller's transaction. The
  * questions are locked first, in id order, as every writer of a question's answers and tags does.
  */
-export async function withLiquidEffects<T>(trx: Transaction<Database>, userId: number, questionIds: number[], write: () => Promise<T>): Promise<T> {
+export async function withLiquidEffects<T>(
+  trx: Transaction<Database>,
+  userId: number,
+  questionIds: number[],
+  write: () => Promise<T>,
+): Promise<T> {
   const ids = [...new Set(questionIds)].sort((a, b) => a - b)
   if (ids.length > 0) await trx.selectFrom('questions').select('id').where('id', 'in', ids).orderBy('id').forUpdate().execute()
   const pending = await liquidChangeOf(trx, ids, userId)

@@ -39,7 +39,10 @@ function contributions(standing: Standing, intree: number): Contribution[] {
 
 function sameHolder(a: Standing, b: Standing): boolean {
   if (a.answered || b.answered) return false
-  return (a.representative?.voteId ?? null) === (b.representative?.voteId ?? null) && (a.representative?.voteTable ?? null) === (b.representative?.voteTable ?? null)
+  return (
+    (a.representative?.voteId ?? null) === (b.representative?.voteId ?? null) &&
+    (a.representative?.voteTable ?? null) === (b.representative?.voteTable ?? null)
+  )
 }
 
 async function applyStandingChanges(db: Db, userId: number, before: Map<number, Standing>, after: Map<number, Standing>): Promise<void> {
@@ -52,7 +55,11 @@ async function applyStandingChanges(db: Db, userId: number, before: Map<number, 
       if (sameSlot(was.slot, now.slot)) continue
       // A new value or choice with the same reach: the stored weight moves as it is.
       const weight = was.slot.weight
-      moves.push({ minus: [{ slot: was.slot, amount: weight }], plus: [{ slot: now.slot, amount: weight }], own: { slot: now.slot, amount: weight } })
+      moves.push({
+        minus: [{ slot: was.slot, amount: weight }],
+        plus: [{ slot: now.slot, amount: weight }],
+        own: { slot: now.slot, amount: weight },
+      })
       continue
     }
     needIntree.push(questionId)
@@ -105,7 +112,10 @@ async function applyMoves(db: Db, moves: { minus: Contribution[]; plus: Contribu
   }
   for (const target of ['questions', 'question_choices'] as const) {
     const entries = [...histogram.values()].filter((entry) => entry.slot.target === target)
-    const locked = await repository.lockLiquid(target, entries.map((entry) => entry.slot.targetId))
+    const locked = await repository.lockLiquid(
+      target,
+      entries.map((entry) => entry.slot.targetId),
+    )
     for (const entry of entries) {
       let family: FamilyTally = locked.get(entry.slot.targetId)!
       // Additions first, so that moving weight within one row never passes through a negative count.

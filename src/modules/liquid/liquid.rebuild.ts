@@ -51,7 +51,7 @@ export async function loadTagDelegations(db: Db, tagIds: number[] | null): Promi
     after = { tag: last.tag_id, id: last.id }
   }
   const lists = new Map<number, DelegationList>()
-  for (let start = 0; start < rows.length; ) {
+  for (let start = 0; start < rows.length;) {
     let end = start
     while (end < rows.length && rows[end].tag_id === rows[start].tag_id) end++
     lists.set(rows[start].tag_id, toList(rows.slice(start, end)))
@@ -95,9 +95,24 @@ export async function loadBatch(db: Db, questionIds: number[]) {
       SELECT qd.question_id, qd.user_id, qd.trustee_id, 0 AS priority, qd.id
       FROM question_delegations qd JOIN users u ON u.id = qd.user_id AND u.is_active AND NOT u.is_deleted
       WHERE qd.question_id IN (${ids}) AND qd.revoked_at IS NULL`.execute(db),
-    db.selectFrom('question_tags').select(['question_id', 'tag_id']).where('question_id', 'in', questionIds).orderBy('question_id').orderBy('position').orderBy('id').execute(),
-    untyped(db).selectFrom('questions').select(['id', ...countColumns('liquid')]).where('id', 'in', questionIds).execute(),
-    untyped(db).selectFrom('question_choices').select(['id', 'question_id', ...countColumns('liquid')]).where('question_id', 'in', questionIds).execute(),
+    db
+      .selectFrom('question_tags')
+      .select(['question_id', 'tag_id'])
+      .where('question_id', 'in', questionIds)
+      .orderBy('question_id')
+      .orderBy('position')
+      .orderBy('id')
+      .execute(),
+    untyped(db)
+      .selectFrom('questions')
+      .select(['id', ...countColumns('liquid')])
+      .where('id', 'in', questionIds)
+      .execute(),
+    untyped(db)
+      .selectFrom('question_choices')
+      .select(['id', 'question_id', ...countColumns('liquid')])
+      .where('question_id', 'in', questionIds)
+      .execute(),
   ])
   const stored = new Map<number, Map<string, FamilyTally>>(questionIds.map((id) => [id, new Map()]))
   for (const row of questions) stored.get(Number(row.id))!.set(`questions:${row.id}`, familyFromRow(row, 'liquid'))
@@ -109,12 +124,25 @@ export async function loadBatch(db: Db, questionIds: number[]) {
  * Resolves the given questions (every question when null). With `write`, stores what differs; the
  * caller holds the questions' locks, or a snapshot when only checking.
  */
-export async function resolveQuestions(db: Db, questionIds: number[] | null, write: boolean, onProgress?: (done: number, total: number) => void): Promise<LiquidDifference[]> {
+export async function resolveQuestions(
+  db: Db,
+  questionIds: number[] | null,
+  write: boolean,
+  onProgress?: (done: number, total: number) => void,
+): Promise<LiquidDifference[]> {
   const ids = questionIds ?? (await db.selectFrom('questions').select('id').orderBy('id').execute()).map((row) => row.id)
   if (ids.length === 0) return []
-  const tagIds = questionIds === null ? null : (await db.selectFrom('question_tags').select('tag_id').distinct().where('question_id', 'in', ids).execute()).map((row) => row.tag_id)
+  const tagIds =
+    questionIds === null
+      ? null
+      : (await db.selectFrom('question_tags').select('tag_id').distinct().where('question_id', 'in', ids).execute()).map(
+          (row) => row.tag_id,
+        )
   const tagLists = await loadTagDelegations(db, tagIds)
-  const maxUser = await db.selectFrom('users').select((eb) => eb.fn.max('id').as('max')).executeTakeFirstOrThrow()
+  const maxUser = await db
+    .selectFrom('users')
+    .select((eb) => eb.fn.max('id').as('max'))
+    .executeTakeFirstOrThrow()
   const resolver = new CompactResolver(Number(maxUser.max ?? 0))
   const differences: LiquidDifference[] = []
   for (let start = 0; start < ids.length; start += BATCH) {
@@ -134,7 +162,12 @@ export async function resolveQuestions(db: Db, questionIds: number[] | null, wri
       answers.forEach((answer, i) => {
         if (weights[i] !== answer.liquid_weight) {
           changed[answer.vote_table].set(answer.id, weights[i])
-          differences.push({ question: questionId, what: `${answer.vote_table} ${answer.id} liquid_weight`, stored: answer.liquid_weight, resolved: weights[i] })
+          differences.push({
+            question: questionId,
+            what: `${answer.vote_table} ${answer.id} liquid_weight`,
+            stored: answer.liquid_weight,
+            resolved: weights[i],
+          })
         }
         const target = `${answer.vote_table === 'question_votes' ? 'questions' : 'question_choices'}:${answer.target_id}`
         families.set(target, withAnswer(families.get(target) ?? emptyFamily(), answer.skipped ? null : answer.value, weights[i], 1))
@@ -145,7 +178,8 @@ export async function resolveQuestions(db: Db, questionIds: number[] | null, wri
         const after = [...resolved.counts, resolved.skipped]
         const [table, id] = target.split(':') as [Slot['target'], string]
         countColumns('liquid').forEach((name, i) => {
-          if (before[i] !== after[i]) differences.push({ question: questionId, what: `${table} ${id} ${name}`, stored: before[i], resolved: after[i] })
+          if (before[i] !== after[i])
+            differences.push({ question: questionId, what: `${table} ${id} ${name}`, stored: before[i], resolved: after[i] })
         })
         if (before.some((count, i) => count !== after[i])) toStore.push([table, Number(id), resolved])
       }
@@ -170,9 +204,17 @@ export async function rebuildQuestionLiquid(db: Db, questionId: number, write: b
  * Every question. Inside a transaction everything runs in it. Otherwise a check reads one consistent
  * snapshot without blocking anyone, and a repair locks every question first, so no change interleaves.
  */
-export async function rebuildAllLiquid(db: Kysely<Database>, write: boolean, onProgress?: (done: number, total: number) => void): Promise<LiquidDifference[]> {
+export async function rebuildAllLiquid(
+  db: Kysely<Database>,
+  write: boolean,
+  onProgress?: (done: number, total: number) => void,
+): Promise<LiquidDifference[]> {
   if (db.isTransaction) return resolveQuestions(db, null, write, onProgress)
-  if (!write) return db.transaction().setIsolationLevel('repeatable read').execute((trx) => resolveQuestions(trx, null, false, onProgress))
+  if (!write)
+    return db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .execute((trx) => resolveQuestions(trx, null, false, onProgress))
   return db.transaction().execute(async (trx) => {
     await trx.selectFrom('questions').select('id').orderBy('id').forUpdate().execute()
     return resolveQuestions(trx, null, true, onProgress)

@@ -28,9 +28,7 @@ export interface Slot {
  * A user's standing on a question: their own answer (and whether it carries delegated weight), or,
  * without one, the answer their weight reaches (null: it counts nowhere).
  */
-export type Standing =
-  | { answered: true; carries: boolean; slot: Slot }
-  | { answered: false; representative: Slot | null }
+export type Standing = { answered: true; carries: boolean; slot: Slot } | { answered: false; representative: Slot | null }
 
 interface StandingRow {
   question_id: number
@@ -44,14 +42,17 @@ interface StandingRow {
 }
 
 function toStanding(row: StandingRow): Standing {
-  const slot: Slot | null = row.vote_id === null ? null : {
-    target: row.vote_table === 'question_votes' ? 'questions' : 'question_choices',
-    targetId: row.target_id!,
-    value: row.skipped ? null : row.value,
-    voteTable: row.vote_table!,
-    voteId: row.vote_id,
-    weight: row.weight!,
-  }
+  const slot: Slot | null =
+    row.vote_id === null
+      ? null
+      : {
+          target: row.vote_table === 'question_votes' ? 'questions' : 'question_choices',
+          targetId: row.target_id!,
+          value: row.skipped ? null : row.value,
+          voteTable: row.vote_table!,
+          voteId: row.vote_id,
+          weight: row.weight!,
+        }
   return row.carries === null ? { answered: false, representative: slot } : { answered: true, carries: row.carries, slot: slot! }
 }
 
@@ -83,8 +84,14 @@ export function liquidRepository(db: Db) {
      * answer, so a writer can read it before changing that answer. `extra` adds columns a writer needs
      * anyway (the clock, the voter's defaults), so the read costs the vote path no round trip of its own.
      */
-    async block<E extends Record<string, unknown> = Record<string, never>>(questionId: number, userId: number, extra?: RawBuilder<unknown>): Promise<Block & { extra: E }> {
-      const { rows: [row] } = await sql<StandingRow & { intree: number; eligible: boolean }>`
+    async block<E extends Record<string, unknown> = Record<string, never>>(
+      questionId: number,
+      userId: number,
+      extra?: RawBuilder<unknown>,
+    ): Promise<Block & { extra: E }> {
+      const {
+        rows: [row],
+      } = await sql<StandingRow & { intree: number; eligible: boolean }>`
         SELECT ${extra ?? sql`NULL AS none`}, liquid_intree(${questionId}, ${userId}) AS intree, liquid_eligible(${userId}) AS eligible,
                ${questionId}::integer AS question_id, NULL::boolean AS carries,
                a.vote_table, a.vote_id, a.target_id, a.value, a.skipped, a.weight
@@ -97,14 +104,21 @@ export function liquidRepository(db: Db) {
           FROM question_choice_votes v WHERE v.question_id = ${questionId} AND v.user_id = r.holder
         ) AS a ON true`.execute(db)
       const standing = toStanding(row)
-      return { intree: Number(row.intree), eligible: row.eligible, representative: standing.answered ? null : standing.representative, extra: row as unknown as E }
+      return {
+        intree: Number(row.intree),
+        eligible: row.eligible,
+        representative: standing.answered ? null : standing.representative,
+        extra: row as unknown as E,
+      }
     },
 
     /** How many unanswered users' chains pass through the user on each question. */
     async intrees(questionIds: number[], userId: number): Promise<Map<number, number>> {
       if (questionIds.length === 0) return new Map()
       const { rows } = await sql<{ question_id: number; size: number }>`
-        SELECT q.id AS question_id, liquid_intree(q.id, ${userId}) AS size FROM unnest(${sql.val(questionIds)}::integer[]) AS q(id)`.execute(db)
+        SELECT q.id AS question_id, liquid_intree(q.id, ${userId}) AS size FROM unnest(${sql.val(questionIds)}::integer[]) AS q(id)`.execute(
+        db,
+      )
       return new Map(rows.map((row) => [row.question_id, Number(row.size)]))
     },
 
@@ -129,13 +143,22 @@ export function liquidRepository(db: Db) {
     async lockLiquid(target: Slot['target'], ids: number[]): Promise<Map<number, FamilyTally>> {
       const unique = [...new Set(ids)].sort((a, b) => a - b)
       if (unique.length === 0) return new Map()
-      const rows = await untyped(db).selectFrom(target).select(['id', ...countColumns('liquid')]).where('id', 'in', unique).orderBy('id').forUpdate().execute()
+      const rows = await untyped(db)
+        .selectFrom(target)
+        .select(['id', ...countColumns('liquid')])
+        .where('id', 'in', unique)
+        .orderBy('id')
+        .forUpdate()
+        .execute()
       return new Map(rows.map((row: Record<string, unknown>) => [Number(row.id), familyFromRow(row, 'liquid')]))
     },
 
     /** Stores a liquid family and the polarisation derived from it. */
     async storeLiquid(target: Slot['target'], id: number, family: FamilyTally): Promise<void> {
-      const columns = { ...familyColumns('liquid', family), polarisation: likertFigures(family.counts as unknown as LevelCounts).polarisation }
+      const columns = {
+        ...familyColumns('liquid', family),
+        polarisation: likertFigures(family.counts as unknown as LevelCounts).polarisation,
+      }
       await untyped(db).updateTable(target).set(columns).where('id', '=', id).execute()
     },
   }

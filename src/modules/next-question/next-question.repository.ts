@@ -10,7 +10,8 @@ const LIGHT_NAMES = ['id', 'question', 'description', 'slug', 'subtype', ...stat
 const LIGHT_COLUMNS = LIGHT_NAMES.map((name) => `questions.${name}`) as 'questions.id'[]
 
 /** A question row as the light form needs it: text, subtype, the liquid family and polarisation. */
-export type LightRow = Pick<QuestionRow, 'id' | 'question' | 'description' | 'slug' | 'subtype' | 'polarisation'> & Record<string, number | string>
+export type LightRow = Pick<QuestionRow, 'id' | 'question' | 'description' | 'slug' | 'subtype' | 'polarisation'> &
+  Record<string, number | string>
 
 export interface NextQuestionFilters {
   questionFilters: QuestionListQuery
@@ -41,8 +42,16 @@ export function nextQuestionRepository(db: Kysely<Database>) {
    * or NOT EXISTS on the tables gets a sort of all of them instead.
    */
   function answers(userId: number, from: number | null) {
-    let likert = db.selectFrom('question_votes').select('question_votes.question_id').where('question_votes.user_id', '=', userId).orderBy('question_votes.question_id')
-    let choice = db.selectFrom('question_choice_votes').select('question_choice_votes.question_id').where('question_choice_votes.user_id', '=', userId).orderBy('question_choice_votes.question_id')
+    let likert = db
+      .selectFrom('question_votes')
+      .select('question_votes.question_id')
+      .where('question_votes.user_id', '=', userId)
+      .orderBy('question_votes.question_id')
+    let choice = db
+      .selectFrom('question_choice_votes')
+      .select('question_choice_votes.question_id')
+      .where('question_choice_votes.user_id', '=', userId)
+      .orderBy('question_choice_votes.question_id')
     if (from !== null) {
       likert = likert.where('question_votes.question_id', '>=', from)
       choice = choice.where('question_choice_votes.question_id', '>=', from)
@@ -60,11 +69,37 @@ export function nextQuestionRepository(db: Kysely<Database>) {
     if (from !== null) {
       return query
         .where('questions.id', '>=', from)
-        .where((eb) => eb.not(eb.exists(eb.selectFrom(answers(userId, from)).select(sql.lit(1).as('one')).whereRef('answered.question_id', '=', 'questions.id')))) as Q
+        .where((eb) =>
+          eb.not(
+            eb.exists(
+              eb.selectFrom(answers(userId, from)).select(sql.lit(1).as('one')).whereRef('answered.question_id', '=', 'questions.id'),
+            ),
+          ),
+        ) as Q
     }
     return query
-      .where((eb) => eb.not(eb.exists(eb.selectFrom('question_votes as qv').select(sql.lit(1).as('one')).whereRef('qv.question_id', '=', 'questions.id').where('qv.user_id', '=', userId))))
-      .where((eb) => eb.not(eb.exists(eb.selectFrom('question_choice_votes as qcv').select(sql.lit(1).as('one')).whereRef('qcv.question_id', '=', 'questions.id').where('qcv.user_id', '=', userId)))) as Q
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('question_votes as qv')
+              .select(sql.lit(1).as('one'))
+              .whereRef('qv.question_id', '=', 'questions.id')
+              .where('qv.user_id', '=', userId),
+          ),
+        ),
+      )
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('question_choice_votes as qcv')
+              .select(sql.lit(1).as('one'))
+              .whereRef('qcv.question_id', '=', 'questions.id')
+              .where('qcv.user_id', '=', userId),
+          ),
+        ),
+      ) as Q
   }
 
   /**
@@ -95,19 +130,33 @@ export function nextQuestionRepository(db: Kysely<Database>) {
 
   /** A signed-in walk by id with no question filter: its counts find where the page starts. */
   function walksById(filters: NextQuestionFilters, caller: Caller | null, ordering: OrderTerm[], collectionOrder: number | null) {
-    return caller !== null && collectionOrder === null && !narrowed(filters) && ordering.every((term) => term.direction === 'asc' && isQuestionId(term))
+    return (
+      caller !== null &&
+      collectionOrder === null &&
+      !narrowed(filters) &&
+      ordering.every((term) => term.direction === 'asc' && isQuestionId(term))
+    )
   }
 
   /**
    * The next unanswered questions; `collectionOrder` names a collection whose item order leads; `from`, the
    * lowest unanswered id, when the counts found it.
    */
-  function nextQuery(filters: NextQuestionFilters, caller: Caller | null, ordering: OrderTerm[], limit: number, collectionOrder: number | null, from: number | null = null) {
+  function nextQuery(
+    filters: NextQuestionFilters,
+    caller: Caller | null,
+    ordering: OrderTerm[],
+    limit: number,
+    collectionOrder: number | null,
+    from: number | null = null,
+  ) {
     const query = caller ? unanswered(matching(filters, caller), caller.id, from) : matching(filters, caller)
     let selected = query.select(LIGHT_COLUMNS)
     if (collectionOrder !== null) {
       selected = selected
-        .innerJoin('question_collection_items as item', (join) => join.onRef('item.question_id', '=', 'questions.id').on('item.parent_id', '=', collectionOrder))
+        .innerJoin('question_collection_items as item', (join) =>
+          join.onRef('item.question_id', '=', 'questions.id').on('item.parent_id', '=', collectionOrder),
+        )
         .orderBy('item.order')
         .orderBy('item.id') as never
     }
@@ -119,7 +168,10 @@ export function nextQuestionRepository(db: Kysely<Database>) {
     countsQuery,
     nextQuery,
 
-    async counts(filters: NextQuestionFilters, caller: Caller | null): Promise<{ count: number; unanswered: number; first: number | null }> {
+    async counts(
+      filters: NextQuestionFilters,
+      caller: Caller | null,
+    ): Promise<{ count: number; unanswered: number; first: number | null }> {
       const row = await countsQuery(filters, caller).executeTakeFirstOrThrow()
       return { count: Number(row.count), unanswered: Number(row.unanswered), first: 'first' in row ? (row.first as number | null) : null }
     },
@@ -129,8 +181,15 @@ export function nextQuestionRepository(db: Kysely<Database>) {
      * than walking past the answered ones again (50,000 for a user who answered the first half): counts first,
      * then a page that reads from there. Otherwise both statements run side by side on a pool.
      */
-    async countsAndNext(filters: NextQuestionFilters, caller: Caller | null, ordering: OrderTerm[], limit: number, collectionOrder: number | null) {
-      const next = (from: number | null) => nextQuery(filters, caller, ordering, limit, collectionOrder, from).execute() as Promise<unknown> as Promise<LightRow[]>
+    async countsAndNext(
+      filters: NextQuestionFilters,
+      caller: Caller | null,
+      ordering: OrderTerm[],
+      limit: number,
+      collectionOrder: number | null,
+    ) {
+      const next = (from: number | null) =>
+        nextQuery(filters, caller, ordering, limit, collectionOrder, from).execute() as Promise<unknown> as Promise<LightRow[]>
       if (!walksById(filters, caller, ordering, collectionOrder)) return Promise.all([this.counts(filters, caller), next(null)])
       const counts = await this.counts(filters, caller)
       return [counts, counts.first === null ? [] : await next(counts.first)] as const

@@ -9,7 +9,14 @@ import { QUESTION_ORDERING, questionsRepository } from '../questions/questions.r
 import type { QuestionListQuery } from '../questions/questions.schemas.ts'
 import { parseIdList } from '../../http/integers.ts'
 import { nextQuestionRepository, type LightRow } from './next-question.repository.ts'
-import { ClampedQuery, LightQuery, MAX_LIMIT_COUNT, NextQuestionResult, type LightQuestion, type NextQuestionQuery } from './next-question.schemas.ts'
+import {
+  ClampedQuery,
+  LightQuery,
+  MAX_LIMIT_COUNT,
+  NextQuestionResult,
+  type LightQuestion,
+  type NextQuestionQuery,
+} from './next-question.schemas.ts'
 
 const ON = new Set(['1', 'true', 't', 'yes', 'y', 'on'])
 const OFF = new Set(['', '0', 'false', 'f', 'no', 'n', 'off'])
@@ -28,7 +35,17 @@ function flags(query: NextQuestionQuery): Record<(typeof FLAGS)[number], boolean
   return out
 }
 
-const FILTER_NAMES = ['search', 'votes__user__username', 'user__username', 'user__id', 'answered_by', 'in_collections__parent', 'group', 'tags__tag', 'id__in'] as const
+const FILTER_NAMES = [
+  'search',
+  'votes__user__username',
+  'user__username',
+  'user__id',
+  'answered_by',
+  'in_collections__parent',
+  'group',
+  'tags__tag',
+  'id__in',
+] as const
 
 function questionFilters(query: NextQuestionQuery): QuestionListQuery {
   const out: Record<string, unknown> = {}
@@ -57,7 +74,12 @@ export function nextQuestionRoutes(app: App): void {
     const [counts, rows] = await repository.countsAndNext(filters, caller, ordering, limit, collection)
     const urls = UrlBuilder.for(request)
     const choices = await questionsRepository(app.db).choices(rows.map((row) => row.id))
-    const results = rows.map((row) => toLightQuestion(row, choices.filter((choice) => choice.question_id === row.id).map((choice) => toChoice(choice, urls))))
+    const results = rows.map((row) =>
+      toLightQuestion(
+        row,
+        choices.filter((choice) => choice.question_id === row.id).map((choice) => toChoice(choice, urls)),
+      ),
+    )
     return { returning: results.length, results, count: counts.count, unanswered: counts.unanswered }
   }
 
@@ -65,13 +87,26 @@ export function nextQuestionRoutes(app: App): void {
     'The next questions the caller has not answered, with how many match the query and how many remain. ' +
     'Anonymous callers have answered nothing. See docs/next-question.md.'
   app.get('/api/next_question_light/', {
-    schema: { summary: 'Next unanswered questions', description, querystring: LightQuery, response: { 200: NextQuestionResult, ...readErrors } },
-    config: { access: 'anyone', resource: { name: 'Next Question Light', description: 'The next questions the caller has not answered yet.' } },
+    schema: {
+      summary: 'Next unanswered questions',
+      description,
+      querystring: LightQuery,
+      response: { 200: NextQuestionResult, ...readErrors },
+    },
+    config: {
+      access: 'anyone',
+      resource: { name: 'Next Question Light', description: 'The next questions the caller has not answered yet.' },
+    },
     handler,
   })
   // The clients' path: they send limit_count=100, which is served as 30 rather than refused.
   app.get('/api/next_question/', {
-    schema: { summary: 'Next unanswered questions (limit_count above 30 served as 30)', description, querystring: ClampedQuery, response: { 200: NextQuestionResult, ...readErrors } },
+    schema: {
+      summary: 'Next unanswered questions (limit_count above 30 served as 30)',
+      description,
+      querystring: ClampedQuery,
+      response: { 200: NextQuestionResult, ...readErrors },
+    },
     config: { access: 'anyone', resource: { name: 'Next Question', description: 'The next questions the caller has not answered yet.' } },
     handler,
   })

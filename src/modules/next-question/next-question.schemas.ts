@@ -52,6 +52,10 @@ export function NextQuestionQuery(limitCount: ReturnType<typeof Type.Integer>) {
   })
 }
 
-export const LightQuery = NextQuestionQuery(Type.Integer({ minimum: 1, maximum: MAX_LIMIT_COUNT, description: 'questions to return, 1 to 30, 1 by default' }))
-export const ClampedQuery = NextQuestionQuery(Type.Integer({ minimum: 1, maximum: INT4_MAX, description: 'questions to return, 1 by default; above 30 counts as 30' }))
+export const LightQuery = NextQuestionQuery(
+  Type.Integer({ minimum: 1, maximum: MAX_LIMIT_COUNT, description: 'questions to return, 1 to 30, 1 by default' }),
+)
+export const ClampedQuery = NextQuestionQuery(
+  Type.Integer({ minimum: 1, maximum: INT4_MAX, description: 'questions to return, 1 by default; above 30 counts as 30' }),
+)
 export type NextQuestionQuery = Static<typeof LightQuery>

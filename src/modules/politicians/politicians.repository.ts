@@ -8,7 +8,11 @@ export function politiciansRepository(db: Kysely<Database>) {
   return {
     async findByIds(ids: number[]): Promise<Map<number, PoliticianRow>> {
       if (ids.length === 0) return new Map()
-      const rows = await db.selectFrom('politicians').selectAll().where('id', 'in', [...new Set(ids)]).execute()
+      const rows = await db
+        .selectFrom('politicians')
+        .selectAll()
+        .where('id', 'in', [...new Set(ids)])
+        .execute()
       return new Map(rows.map((row) => [row.id, row]))
     },
 

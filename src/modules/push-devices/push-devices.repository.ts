@@ -17,7 +17,12 @@ export function pushDevicesRepository(db: Kysely<Database>) {
     },
 
     async find(kind: DeviceKind, registrationId: string): Promise<DeviceRow | undefined> {
-      return db.selectFrom('push_devices').selectAll().where('kind', '=', kind).where('registration_id', '=', registrationId).executeTakeFirst()
+      return db
+        .selectFrom('push_devices')
+        .selectAll()
+        .where('kind', '=', kind)
+        .where('registration_id', '=', registrationId)
+        .executeTakeFirst()
     },
 
     /**
@@ -25,19 +30,37 @@ export function pushDevicesRepository(db: Kysely<Database>) {
      * phone changed hands, or another account signed in on it) it moves to this user, in one statement.
      */
     async register(userId: number, kind: DeviceKind, values: { registration_id: string; name?: string; active?: boolean }) {
-      const changes = { user_id: userId, modified_at: sql<Date>`now()`, ...(values.name !== undefined ? { name: values.name } : {}), ...(values.active !== undefined ? { active: values.active } : {}) }
-      return db
-        .insertInto('push_devices')
-        .values({ user_id: userId, kind, registration_id: values.registration_id, name: values.name ?? '', active: values.active ?? true })
-        .onConflict((oc) => oc.columns(['kind', 'registration_id']).doUpdateSet(changes))
-        .returningAll()
-        // xmax is 0 on a row this statement inserted, set on one it updated.
-        .returning(sql<boolean>`xmax = 0`.as('created'))
-        .executeTakeFirstOrThrow()
+      const changes = {
+        user_id: userId,
+        modified_at: sql<Date>`now()`,
+        ...(values.name !== undefined ? { name: values.name } : {}),
+        ...(values.active !== undefined ? { active: values.active } : {}),
+      }
+      return (
+        db
+          .insertInto('push_devices')
+          .values({
+            user_id: userId,
+            kind,
+            registration_id: values.registration_id,
+            name: values.name ?? '',
+            active: values.active ?? true,
+          })
+          .onConflict((oc) => oc.columns(['kind', 'registration_id']).doUpdateSet(changes))
+          .returningAll()
+          // xmax is 0 on a row this statement inserted, set on one it updated.
+          .returning(sql<boolean>`xmax = 0`.as('created'))
+          .executeTakeFirstOrThrow()
+      )
     },
 
     async update(id: number, values: { registration_id?: string; name?: string; active?: boolean }): Promise<DeviceRow> {
-      return db.updateTable('push_devices').set({ ...values, modified_at: sql`now()` }).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+      return db
+        .updateTable('push_devices')
+        .set({ ...values, modified_at: sql`now()` })
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirstOrThrow()
     },
 
     /** False when the device was already gone (another request removed it first). */
@@ -48,7 +71,13 @@ export function pushDevicesRepository(db: Kysely<Database>) {
 
     /** Where a user's notifications go. */
     async activeOf(userId: number) {
-      return db.selectFrom('push_devices').select(['kind', 'registration_id']).where('user_id', '=', userId).where('active', '=', true).orderBy('id').execute()
+      return db
+        .selectFrom('push_devices')
+        .select(['kind', 'registration_id'])
+        .where('user_id', '=', userId)
+        .where('active', '=', true)
+        .orderBy('id')
+        .execute()
     },
   }
 }

@@ -32,7 +32,8 @@ function deviceRoutes(app: App, kind: DeviceKind): void {
   const repository = () => pushDevicesRepository(app.db)
 
   const registrationId = (value: string) => {
-    if (!registrationIdValid(kind, value)) throw fieldError('registration_id', kind === 'apns' ? 'Registration ID (device token) is invalid.' : 'Enter a valid registration id.')
+    if (!registrationIdValid(kind, value))
+      throw fieldError('registration_id', kind === 'apns' ? 'Registration ID (device token) is invalid.' : 'Enter a valid registration id.')
     return value
   }
   const named = async (request: FastifyRequest): Promise<DeviceRow> => {
@@ -43,9 +44,14 @@ function deviceRoutes(app: App, kind: DeviceKind): void {
 
   app.get(base, {
     schema: { summary: `Your ${label} devices`, querystring: PageQuery, response: { 200: Page(Device), ...errors } },
-    config: { access: 'signed-in', resource: { name: `${label} Device List`, description: `Your phones registered for ${label} push notifications.` } },
+    config: {
+      access: 'signed-in',
+      resource: { name: `${label} Device List`, description: `Your phones registered for ${label} push notifications.` },
+    },
     handler: async (request) => {
-      const result = await pageOfRows<DeviceRow>(request, repository().ofUser(signedIn(request).id, kind), (q) => q.selectAll(), [{ expression: sql`id`, direction: 'asc' }])
+      const result = await pageOfRows<DeviceRow>(request, repository().ofUser(signedIn(request).id, kind), (q) => q.selectAll(), [
+        { expression: sql`id`, direction: 'asc' },
+      ])
       return listing(request, result, (rows) => rows.map(toDevice))
     },
   })
@@ -68,7 +74,8 @@ function deviceRoutes(app: App, kind: DeviceKind): void {
     },
   })
 
-  const owner = async (request: FastifyRequest) => (await repository().find(kind, (request.params as { registration_id: string }).registration_id))?.user_id
+  const owner = async (request: FastifyRequest) =>
+    (await repository().find(kind, (request.params as { registration_id: string }).registration_id))?.user_id
 
   /** PUT replaces (registration_id required), PATCH changes only the fields sent. */
   const update = async (request: FastifyRequest) => {
@@ -77,7 +84,8 @@ function deviceRoutes(app: App, kind: DeviceKind): void {
     const values: { registration_id?: string; name?: string; active?: boolean } = {}
     if (body.registration_id !== undefined && body.registration_id !== device.registration_id) {
       values.registration_id = registrationId(body.registration_id)
-      if (await repository().find(kind, values.registration_id)) throw fieldError('registration_id', 'A device with this registration id already exists.')
+      if (await repository().find(kind, values.registration_id))
+        throw fieldError('registration_id', 'A device with this registration id already exists.')
     }
     if (body.name !== undefined) values.name = body.name ?? ''
     if (body.active !== undefined) values.active = body.active
@@ -87,7 +95,11 @@ function deviceRoutes(app: App, kind: DeviceKind): void {
   for (const url of [`${base}:registration_id`, `${base}:registration_id/`]) {
     app.get(url, {
       schema: { summary: `One of your ${label} devices`, params: DeviceParams, response: { 200: Device, ...errors } },
-      config: { access: 'owner', owner, resource: { name: `${label} Device Instance`, description: `A phone registered for ${label} push notifications.` } },
+      config: {
+        access: 'owner',
+        owner,
+        resource: { name: `${label} Device Instance`, description: `A phone registered for ${label} push notifications.` },
+      },
       handler: async (request) => toDevice(await named(request)),
     })
     app.put(url, {

@@ -28,20 +28,33 @@ export function questionCounters(trx: Kysely<Database>) {
 
     /** Tags the question carries, as recomputeStatistics counts them. */
     async carriedTags(questionId: number): Promise<Set<number>> {
-      const rows = await trx.selectFrom('question_tags').select('tag_id').where('question_id', '=', questionId)
-        .union(trx.selectFrom('questions').select(sql<number>`topic_id`.as('tag_id')).where('id', '=', questionId).where('topic_id', 'is not', null))
+      const rows = await trx
+        .selectFrom('question_tags')
+        .select('tag_id')
+        .where('question_id', '=', questionId)
+        .union(
+          trx
+            .selectFrom('questions')
+            .select(sql<number>`topic_id`.as('tag_id'))
+            .where('id', '=', questionId)
+            .where('topic_id', 'is not', null),
+        )
         .execute()
       return new Set(rows.map((row) => row.tag_id as number))
     },
 
     /** Whether anyone answered the question, likert or by choice (skips included). */
     async isAnswered(questionId: number): Promise<boolean> {
-      const row = await trx.selectNoFrom((eb) => [
-        eb.or([
-          eb.exists(eb.selectFrom('question_votes').select('id').where('question_id', '=', questionId)),
-          eb.exists(eb.selectFrom('question_choice_votes').select('id').where('question_id', '=', questionId)),
-        ]).as('answered'),
-      ]).executeTakeFirstOrThrow()
+      const row = await trx
+        .selectNoFrom((eb) => [
+          eb
+            .or([
+              eb.exists(eb.selectFrom('question_votes').select('id').where('question_id', '=', questionId)),
+              eb.exists(eb.selectFrom('question_choice_votes').select('id').where('question_id', '=', questionId)),
+            ])
+            .as('answered'),
+        ])
+        .executeTakeFirstOrThrow()
       return Boolean(row.answered)
     },
 
@@ -60,33 +73,58 @@ export function questionCounters(trx: Kysely<Database>) {
       const gained = [...after].filter((id) => !before.has(id))
       const lost = [...before].filter((id) => !after.has(id))
       if (gained.length === 0 && lost.length === 0) return
-      const { n } = await trx.selectFrom('question_votes').select((eb) => eb.fn.countAll<string>().as('n')).where('question_id', '=', questionId).executeTakeFirstOrThrow()
+      const { n } = await trx
+        .selectFrom('question_votes')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('question_id', '=', questionId)
+        .executeTakeFirstOrThrow()
       const answers = Number(n)
       await this.lockTags([...gained, ...lost])
-      for (const [ids, sign] of [[gained, 1], [lost, -1]] as const) {
+      for (const [ids, sign] of [
+        [gained, 1],
+        [lost, -1],
+      ] as const) {
         if (ids.length === 0) continue
-        await trx.updateTable('tags')
+        await trx
+          .updateTable('tags')
           .set({ questions_count: sql`questions_count + ${sign}`, votes_count: sql`votes_count + ${sign * answers}` })
-          .where('id', 'in', ids).execute()
+          .where('id', 'in', ids)
+          .execute()
       }
     },
 
     async moveArea(before: number | null, after: number | null): Promise<void> {
       if (before === after) return
-      if (before !== null) await trx.updateTable('areas').set({ question_count: sql`question_count - 1` }).where('id', '=', before).execute()
-      if (after !== null) await trx.updateTable('areas').set({ question_count: sql`question_count + 1` }).where('id', '=', after).execute()
+      if (before !== null)
+        await trx
+          .updateTable('areas')
+          .set({ question_count: sql`question_count - 1` })
+          .where('id', '=', before)
+          .execute()
+      if (after !== null)
+        await trx
+          .updateTable('areas')
+          .set({ question_count: sql`question_count + 1` })
+          .where('id', '=', after)
+          .execute()
     },
 
     async addAuthorQuestions(userId: number, delta: number): Promise<void> {
-      await trx.updateTable('users').set({ count_questions: sql`count_questions + ${delta}` }).where('id', '=', userId).execute()
+      await trx
+        .updateTable('users')
+        .set({ count_questions: sql`count_questions + ${delta}` })
+        .where('id', '=', userId)
+        .execute()
     },
 
     /** Each collection gained (or lost) one question item. */
     async addCollectionQuestions(collectionIds: number[], delta: number): Promise<void> {
       if (collectionIds.length === 0) return
-      await trx.updateTable('question_collections')
+      await trx
+        .updateTable('question_collections')
         .set({ question_count: sql`question_count + ${delta}`, item_count: sql`item_count + ${delta}` })
-        .where('id', 'in', collectionIds).execute()
+        .where('id', 'in', collectionIds)
+        .execute()
     },
   }
 }

@@ -8,14 +8,27 @@ import { questionCounters } from './question-counters.repository.ts'
  * listing it, and the comments and comment votes that go with it. The comments are locked first so no
  * comment vote slips in between counting and deleting.
  */
-export async function removeQuestion(trx: Kysely<Database>, question: { id: number; user_id: number; geo_id: number | null }): Promise<void> {
+export async function removeQuestion(
+  trx: Kysely<Database>,
+  question: { id: number; user_id: number; geo_id: number | null },
+): Promise<void> {
   const counters = questionCounters(trx)
   await trx.selectFrom('comments').select('id').where('question_id', '=', question.id).forUpdate().execute()
   const [commenters, commentVoters, collections, tags] = await Promise.all([
-    trx.selectFrom('comments').select(['user_id', (eb) => eb.fn.countAll<string>().as('n')]).where('question_id', '=', question.id).groupBy('user_id').execute(),
-    trx.selectFrom('comment_votes').innerJoin('comments', 'comments.id', 'comment_votes.comment_id')
+    trx
+      .selectFrom('comments')
+      .select(['user_id', (eb) => eb.fn.countAll<string>().as('n')])
+      .where('question_id', '=', question.id)
+      .groupBy('user_id')
+      .execute(),
+    trx
+      .selectFrom('comment_votes')
+      .innerJoin('comments', 'comments.id', 'comment_votes.comment_id')
       .select(['comment_votes.user_id', (eb) => eb.fn.countAll<string>().as('n')])
-      .where('comments.question_id', '=', question.id).where('comment_votes.active', '=', true).groupBy('comment_votes.user_id').execute(),
+      .where('comments.question_id', '=', question.id)
+      .where('comment_votes.active', '=', true)
+      .groupBy('comment_votes.user_id')
+      .execute(),
     trx.selectFrom('question_collection_items').select('parent_id').where('question_id', '=', question.id).execute(),
     counters.carriedTags(question.id),
   ])
@@ -29,10 +42,17 @@ export async function removeQuestion(trx: Kysely<Database>, question: { id: numb
   await subtractPerUser(trx, 'count_comment_votes', commentVoters)
   await counters.retag(question.id, tags, new Set())
   await counters.moveArea(question.geo_id, null)
-  await counters.addCollectionQuestions(collections.map((row) => row.parent_id), -1)
+  await counters.addCollectionQuestions(
+    collections.map((row) => row.parent_id),
+    -1,
+  )
 }
 
-async function subtractPerUser(trx: Kysely<Database>, counter: 'count_comments' | 'count_comment_votes', rows: { user_id: number; n: string | number }[]) {
+async function subtractPerUser(
+  trx: Kysely<Database>,
+  counter: 'count_comments' | 'count_comment_votes',
+  rows: { user_id: number; n: string | number }[],
+) {
   if (rows.length === 0) return
   const ids = rows.map((row) => row.user_id)
   const amounts = rows.map((row) => Number(row.n))

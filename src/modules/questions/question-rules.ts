@@ -4,7 +4,8 @@ import type { ChoiceInput } from './question-writes.schemas.ts'
 /** Pure rules of question writes: what a body means and what it may change, apart from any I/O. */
 
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/
-export const DATE_TIME_MESSAGE = 'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].'
+export const DATE_TIME_MESSAGE =
+  'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].'
 
 /** DRF's DateTimeField input: a date alone is midnight, a time without an offset is UTC. */
 export function parseDateTime(text: string): Date | null {
@@ -42,7 +43,11 @@ export const MCQ_CHOICES_MESSAGE = 'A multiple-choice question needs at least tw
 export const LIKERT_CHOICES_MESSAGE = 'A likert question has no choices: send subtype "mcq" or no choices.'
 
 /** The subtype a body asks for: explicit, else implied by the choices sent, else unchanged. */
-export function requestedSubtype(explicit: 'likert' | 'mcq' | undefined, choices: unknown[] | undefined, current: 'likert' | 'mcq'): 'likert' | 'mcq' {
+export function requestedSubtype(
+  explicit: 'likert' | 'mcq' | undefined,
+  choices: unknown[] | undefined,
+  current: 'likert' | 'mcq',
+): 'likert' | 'mcq' {
   if (explicit) return explicit
   if (choices !== undefined) return choices.length > 0 ? 'mcq' : 'likert'
   return current

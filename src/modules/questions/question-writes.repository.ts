@@ -11,23 +11,40 @@ export function questionWritesRepository(trx: Kysely<Database>) {
   return {
     async existingIds(table: 'tags' | 'areas' | 'groups', ids: number[]): Promise<Set<number>> {
       if (ids.length === 0) return new Set()
-      const rows = await trx.selectFrom(table).select('id').where('id', 'in', [...new Set(ids)]).execute()
+      const rows = await trx
+        .selectFrom(table)
+        .select('id')
+        .where('id', 'in', [...new Set(ids)])
+        .execute()
       return new Set(rows.map((row) => row.id))
     },
 
     /** Collections among `ids` that belong to the user, locked in id order so that item orders are handed out one at a time. */
     async lockOwnCollections(userId: number, ids: number[]): Promise<Set<number>> {
       if (ids.length === 0) return new Set()
-      const rows = await trx.selectFrom('question_collections').select('id').where('id', 'in', [...new Set(ids)]).where('user_id', '=', userId)
-        .orderBy('id').forNoKeyUpdate().execute()
+      const rows = await trx
+        .selectFrom('question_collections')
+        .select('id')
+        .where('id', 'in', [...new Set(ids)])
+        .where('user_id', '=', userId)
+        .orderBy('id')
+        .forNoKeyUpdate()
+        .execute()
       return new Set(rows.map((row) => row.id))
     },
 
     /** The group's join policy and whether the user is a member, or undefined when there is no such group. */
     async groupAccess(groupId: number, userId: number) {
-      return trx.selectFrom('groups').select(['groups.join_policy'])
-        .select((eb) => eb.exists(eb.selectFrom('group_memberships').select('id').where('group_id', '=', groupId).where('user_id', '=', userId)).as('member'))
-        .where('groups.id', '=', groupId).executeTakeFirst()
+      return trx
+        .selectFrom('groups')
+        .select(['groups.join_policy'])
+        .select((eb) =>
+          eb
+            .exists(eb.selectFrom('group_memberships').select('id').where('group_id', '=', groupId).where('user_id', '=', userId))
+            .as('member'),
+        )
+        .where('groups.id', '=', groupId)
+        .executeTakeFirst()
     },
 
     /**
@@ -37,11 +54,21 @@ export function questionWritesRepository(trx: Kysely<Database>) {
     async insertQuestion(values: Omit<Insertable<Questions>, 'slug'>): Promise<number> {
       const base = slugify(values.question)
       for (let attempt = 0; ; attempt++) {
-        const taken = await trx.selectFrom('questions').select('slug')
-          .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base}-%`)])).execute()
-        const slug = nextFreeSlug(base, taken.map((row) => row.slug))
-        const row = await trx.insertInto('questions').values({ ...values, slug })
-          .onConflict((oc) => oc.column('slug').doNothing()).returning('id').executeTakeFirst()
+        const taken = await trx
+          .selectFrom('questions')
+          .select('slug')
+          .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base}-%`)]))
+          .execute()
+        const slug = nextFreeSlug(
+          base,
+          taken.map((row) => row.slug),
+        )
+        const row = await trx
+          .insertInto('questions')
+          .values({ ...values, slug })
+          .onConflict((oc) => oc.column('slug').doNothing())
+          .returning('id')
+          .executeTakeFirst()
         if (row) return row.id
         if (attempt >= 20) throw new Error(`no free slug for ${base}`)
       }
@@ -54,7 +81,8 @@ export function questionWritesRepository(trx: Kysely<Database>) {
       if (ordered.length) remove = remove.where('tag_id', 'not in', ordered)
       await remove.execute()
       if (ordered.length) {
-        await trx.insertInto('question_tags')
+        await trx
+          .insertInto('question_tags')
           .values(ordered.map((tagId, position) => ({ question_id: questionId, tag_id: tagId, position })))
           .onConflict((oc) => oc.columns(['question_id', 'tag_id']).doUpdateSet({ position: (eb) => eb.ref('excluded.position') }))
           .execute()
@@ -64,7 +92,10 @@ export function questionWritesRepository(trx: Kysely<Database>) {
 
     async insertChoices(questionId: number, texts: string[]): Promise<void> {
       if (texts.length === 0) return
-      await trx.insertInto('question_choices').values(texts.map((text, store_number) => ({ question_id: questionId, text, store_number }))).execute()
+      await trx
+        .insertInto('question_choices')
+        .values(texts.map((text, store_number) => ({ question_id: questionId, text, store_number })))
+        .execute()
     },
 
     /**
@@ -72,9 +103,15 @@ export function questionWritesRepository(trx: Kysely<Database>) {
      * enough: answering transactions lock the question first and wait for it.
      */
     async choicesWithAnswers(questionId: number) {
-      return trx.selectFrom('question_choices').select(['id', 'text', 'store_number'])
-        .select((eb) => eb.exists(eb.selectFrom('question_choice_votes').select('id').whereRef('choice_id', '=', 'question_choices.id')).as('answered'))
-        .where('question_id', '=', questionId).orderBy('store_number').execute()
+      return trx
+        .selectFrom('question_choices')
+        .select(['id', 'text', 'store_number'])
+        .select((eb) =>
+          eb.exists(eb.selectFrom('question_choice_votes').select('id').whereRef('choice_id', '=', 'question_choices.id')).as('answered'),
+        )
+        .where('question_id', '=', questionId)
+        .orderBy('store_number')
+        .execute()
     },
 
     /** Removes, rewords, renumbers and adds choices as planned; store numbers follow the new list from 0. */
@@ -82,26 +119,44 @@ export function questionWritesRepository(trx: Kysely<Database>) {
       if (plan.remove.length) await trx.deleteFrom('question_choices').where('id', 'in', plan.remove).execute()
       const kept = plan.list.filter((entry) => entry.id !== null)
       if (kept.length) {
-        await trx.updateTable('question_choices').set({ store_number: sql`store_number + ${RENUMBER_OFFSET}` }).where('question_id', '=', questionId).execute()
+        await trx
+          .updateTable('question_choices')
+          .set({ store_number: sql`store_number + ${RENUMBER_OFFSET}` })
+          .where('question_id', '=', questionId)
+          .execute()
         for (const [index, entry] of plan.list.entries()) {
           if (entry.id === null) continue
-          await trx.updateTable('question_choices')
-            .set({ store_number: index, text: entry.text, modified_at: sql`CASE WHEN text = ${entry.text} AND store_number = ${index + RENUMBER_OFFSET} THEN modified_at ELSE now() END` })
-            .where('id', '=', entry.id).execute()
+          await trx
+            .updateTable('question_choices')
+            .set({
+              store_number: index,
+              text: entry.text,
+              modified_at: sql`CASE WHEN text = ${entry.text} AND store_number = ${index + RENUMBER_OFFSET} THEN modified_at ELSE now() END`,
+            })
+            .where('id', '=', entry.id)
+            .execute()
         }
       }
-      const added = plan.list.flatMap((entry, index) => (entry.id === null ? [{ question_id: questionId, text: entry.text, store_number: index }] : []))
+      const added = plan.list.flatMap((entry, index) =>
+        entry.id === null ? [{ question_id: questionId, text: entry.text, store_number: index }] : [],
+      )
       if (added.length) await trx.insertInto('question_choices').values(added).execute()
     },
 
     async insertLinks(questionId: number, userId: number, links: { link: string; title: string }[]): Promise<void> {
       if (links.length === 0) return
-      await trx.insertInto('question_links').values(links.map(({ link, title }) => ({ question_id: questionId, user_id: userId, link, title }))).execute()
+      await trx
+        .insertInto('question_links')
+        .values(links.map(({ link, title }) => ({ question_id: questionId, user_id: userId, link, title })))
+        .execute()
     },
 
     async connectGroup(groupId: number, questionId: number): Promise<void> {
-      await trx.insertInto('group_question_connections').values({ group_id: groupId, question_id: questionId, active: true })
-        .onConflict((oc) => oc.columns(['group_id', 'question_id']).doNothing()).execute()
+      await trx
+        .insertInto('group_question_connections')
+        .values({ group_id: groupId, question_id: questionId, active: true })
+        .onConflict((oc) => oc.columns(['group_id', 'question_id']).doNothing())
+        .execute()
     },
 
     /** One question item at the end of each collection (collections locked by the caller). */
@@ -113,7 +168,11 @@ export function questionWritesRepository(trx: Kysely<Database>) {
     },
 
     async update(questionId: number, values: Partial<Insertable<Questions>>): Promise<void> {
-      await trx.updateTable('questions').set({ ...values, modified_at: sql`now()` }).where('id', '=', questionId).execute()
+      await trx
+        .updateTable('questions')
+        .set({ ...values, modified_at: sql`now()` })
+        .where('id', '=', questionId)
+        .execute()
     },
   }
 }

@@ -8,13 +8,18 @@ import { friendsAnswersRoutes } from './friends-answers/friends-answers.routes.t
 import { linkRoutes } from './links/links.routes.ts'
 import { questionTagRoutes } from './question-tags/question-tags.routes.ts'
 import { createQuestion, deleteQuestion, updateQuestion } from './question-writes.service.ts'
-import { QuestionCreateBody, QuestionPatchBody, QuestionPutBody, questionWriteErrors, type QuestionUpdateBody } from './question-writes.schemas.ts'
+import {
+  QuestionCreateBody,
+  QuestionPatchBody,
+  QuestionPutBody,
+  questionWriteErrors,
+  type QuestionUpdateBody,
+} from './question-writes.schemas.ts'
 import { questionOwner } from './question-access.ts'
 import { Question } from './questions.schemas.ts'
 import { loadQuestion } from './questions.service.ts'
 import { IdParams, NoContent } from '../../http/route-schemas.ts'
 import { userViewContext } from '../users/users.service.ts'
-
 
 /** creating, editing, publishing and deleting questions; question_links, question_tags, question_question_connections and their votes. */
 export function questionWriteRoutes(app: App): void {
@@ -30,7 +35,8 @@ export function questionWriteRoutes(app: App): void {
   app.post('/api/questions/', {
     schema: {
       summary: 'Ask a question: 201 with the question in its full form',
-      description: 'Choices make a multiple-choice (mcq) question, none a likert one. Tags, topic, group, geo and collections must name existing objects (collections your own).',
+      description:
+        'Choices make a multiple-choice (mcq) question, none a likert one. Tags, topic, group, geo and collections must name existing objects (collections your own).',
       body: QuestionCreateBody,
       response: { 201: Question, ...questionWriteErrors },
     },
@@ -43,17 +49,31 @@ export function questionWriteRoutes(app: App): void {
     return answerWith(request, reply, request.params.id, 200)
   }
   app.patch('/api/questions/:id/', {
-    schema: { summary: 'Edit a question: only the fields sent change', params: IdParams, body: QuestionPatchBody, response: { 200: Question, ...questionWriteErrors } },
+    schema: {
+      summary: 'Edit a question: only the fields sent change',
+      params: IdParams,
+      body: QuestionPatchBody,
+      response: { 200: Question, ...questionWriteErrors },
+    },
     config: { access: 'owner', owner },
     handler: update,
   })
   app.put('/api/questions/:id/', {
-    schema: { summary: 'Edit a question, title required', params: IdParams, body: QuestionPutBody, response: { 200: Question, ...questionWriteErrors } },
+    schema: {
+      summary: 'Edit a question, title required',
+      params: IdParams,
+      body: QuestionPutBody,
+      response: { 200: Question, ...questionWriteErrors },
+    },
     config: { access: 'owner', owner },
     handler: update,
   })
   app.delete('/api/questions/:id/', {
-    schema: { summary: 'Delete a question nobody has answered yet', params: IdParams, response: { 204: NoContent, ...questionWriteErrors } },
+    schema: {
+      summary: 'Delete a question nobody has answered yet',
+      params: IdParams,
+      response: { 204: NoContent, ...questionWriteErrors },
+    },
     config: { access: 'owner', owner },
     handler: async (request, reply) => {
       await deleteQuestion(app.db, request.params.id)

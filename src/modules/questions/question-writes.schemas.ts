@@ -65,7 +65,10 @@ const updatable = {
 }
 
 /** PATCH: only the fields sent change. Read-only fields of the full question that come back are ignored. */
-export const QuestionPatchBody = Type.Object({ question: Type.Optional(Type.String({ minLength: 1, maxLength: TITLE_LENGTH })), ...updatable })
+export const QuestionPatchBody = Type.Object({
+  question: Type.Optional(Type.String({ minLength: 1, maxLength: TITLE_LENGTH })),
+  ...updatable,
+})
 /** PUT: as PATCH, but the title is required, as DRF requires every required field on a full update. */
 export const QuestionPutBody = Type.Object({ question: Type.String({ minLength: 1, maxLength: TITLE_LENGTH }), ...updatable })
 export type QuestionUpdateBody = Static<typeof QuestionPatchBody>

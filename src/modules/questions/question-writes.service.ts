@@ -6,7 +6,15 @@ import { NotFound, ValidationFailed, type FieldErrors } from '../../http/errors.
 import { questionCounters } from './question-counters.repository.ts'
 import { removeQuestion } from './question-removal.repository.ts'
 import {
-  choiceCountErrors, DATE_TIME_MESSAGE, isWebLink, mergeErrors, orderedTags, parseDateTime, planChoices, requestedSubtype, windowErrors,
+  choiceCountErrors,
+  DATE_TIME_MESSAGE,
+  isWebLink,
+  mergeErrors,
+  orderedTags,
+  parseDateTime,
+  planChoices,
+  requestedSubtype,
+  windowErrors,
 } from './question-rules.ts'
 import { questionWritesRepository } from './question-writes.repository.ts'
 import type { ChoiceInput, LinkInput, QuestionCreateBody, QuestionUpdateBody } from './question-writes.schemas.ts'
@@ -60,7 +68,8 @@ async function referenceErrors(
   if (refs.group) {
     const group = await repository.groupAccess(refs.group, caller.id)
     if (!group) errors.group = [invalidPk(refs.group)]
-    else if (group.join_policy !== 'open' && !group.member && !caller.isStaff) errors.group = ['Only members of this group can ask questions in it.']
+    else if (group.join_policy !== 'open' && !group.member && !caller.isStaff)
+      errors.group = ['Only members of this group can ask questions in it.']
   }
   return errors
 }
@@ -137,7 +146,8 @@ export async function updateQuestion(db: Kysely<Database>, caller: Caller, quest
 
     if (body.question !== undefined) {
       const title = trimmed('question', body.question, errors)
-      if (title && title !== current.question && answered) errors.question = ['This question has answers; its wording can no longer change.']
+      if (title && title !== current.question && answered)
+        errors.question = ['This question has answers; its wording can no longer change.']
       values.question = title
     }
     const subtype = requestedSubtype(body.subtype, body.choices, current.subtype as 'likert' | 'mcq')
@@ -147,8 +157,15 @@ export async function updateQuestion(db: Kysely<Database>, caller: Caller, quest
     }
     let choicePlan: ReturnType<typeof planChoices>['plan'] | null = null
     if (body.choices !== undefined || subtype !== current.subtype) {
-      const stored = (await repository.choicesWithAnswers(questionId)).map((row) => ({ id: row.id, text: row.text, answered: Boolean(row.answered) }))
-      const requested: ChoiceInput[] = (body.choices ?? (subtype === 'likert' ? [] : stored)).map((choice) => ({ id: choice.id, text: choice.text.trim() }))
+      const stored = (await repository.choicesWithAnswers(questionId)).map((row) => ({
+        id: row.id,
+        text: row.text,
+        answered: Boolean(row.answered),
+      }))
+      const requested: ChoiceInput[] = (body.choices ?? (subtype === 'likert' ? [] : stored)).map((choice) => ({
+        id: choice.id,
+        text: choice.text.trim(),
+      }))
       if (requested.some((choice) => !choice.text)) errors.choices = [BLANK]
       const { plan, errors: planErrors } = planChoices(stored, requested)
       Object.assign(errors, mergeErrors(planErrors, choiceCountErrors(subtype, plan.list.length)))
@@ -160,12 +177,21 @@ export async function updateQuestion(db: Kysely<Database>, caller: Caller, quest
 
     let tags: number[] | null = null
     if (body.tags !== undefined || body.topic !== undefined) {
-      const storedTags = await trx.selectFrom('question_tags').select('tag_id').where('question_id', '=', questionId).orderBy('position').orderBy('id').execute()
+      const storedTags = await trx
+        .selectFrom('question_tags')
+        .select('tag_id')
+        .where('question_id', '=', questionId)
+        .orderBy('position')
+        .orderBy('id')
+        .execute()
       const tagIds = body.tags ? body.tags.map((entry) => entry.tag.id) : storedTags.map((row) => row.tag_id)
       const keptTopic = current.topic_id !== null && tagIds.includes(current.topic_id) ? current.topic_id : undefined
       tags = orderedTags(tagIds, body.topic !== undefined && body.topic !== null ? body.topic : keptTopic)
     }
-    Object.assign(errors, await referenceErrors(trx, caller, { tags: body.tags?.map((entry) => entry.tag.id), topic: body.topic, geo: body.geo }))
+    Object.assign(
+      errors,
+      await referenceErrors(trx, caller, { tags: body.tags?.map((entry) => entry.tag.id), topic: body.topic, geo: body.geo }),
+    )
 
     const startAt = dateTimeField('start_at', body.start_at, errors)
     const endAt = dateTimeField('end_at', body.end_at, errors)
@@ -202,7 +228,9 @@ export async function deleteQuestion(db: Kysely<Database>, questionId: number): 
     const question = await counters.lockQuestionForRemoval(questionId)
     if (!question) throw NotFound()
     if (await counters.isAnswered(questionId)) {
-      throw ValidationFailed({ non_field_errors: ['This question has answers and cannot be deleted; unpublish it instead (publish: false).'] })
+      throw ValidationFailed({
+        non_field_errors: ['This question has answers and cannot be deleted; unpublish it instead (publish: false).'],
+      })
     }
     await removeQuestion(trx, question)
   })

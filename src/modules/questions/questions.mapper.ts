@@ -16,7 +16,13 @@ function pick(row: Record<string, unknown>, names: string[]): Record<string, num
 export function toQuestionTag(row: QuestionTagRow): QuestionTag {
   return {
     id: row.id,
-    tag: { id: row.tag_id, text: row.text, followers_count: row.followers_count, questions_count: row.questions_count, votes_count: row.votes_count },
+    tag: {
+      id: row.tag_id,
+      text: row.text,
+      followers_count: row.followers_count,
+      questions_count: row.questions_count,
+      votes_count: row.votes_count,
+    },
     created_at: iso(row.created_at),
     modified_at: iso(row.modified_at),
     ...pick(row, DIRECT),
@@ -49,10 +55,26 @@ export function votesByQuestion(answers: Answers): Map<number, VoteSummary[]> {
   const out = new Map<number, VoteSummary[]>()
   const add = (questionId: number, vote: VoteSummary) => out.set(questionId, [...(out.get(questionId) ?? []), vote])
   for (const row of answers.likert) {
-    add(row.question_id, { id: row.id, object_id: row.question_id, value: row.value, skipped: row.skipped, private: row.private, created_at: iso(row.created_at), modified_at: iso(row.modified_at) })
+    add(row.question_id, {
+      id: row.id,
+      object_id: row.question_id,
+      value: row.value,
+      skipped: row.skipped,
+      private: row.private,
+      created_at: iso(row.created_at),
+      modified_at: iso(row.modified_at),
+    })
   }
   for (const row of answers.choices) {
-    add(row.question_id, { id: row.id, object_id: row.choice_id, value: row.value, skipped: row.skipped, private: row.private, created_at: iso(row.created_at), modified_at: iso(row.modified_at) })
+    add(row.question_id, {
+      id: row.id,
+      object_id: row.choice_id,
+      value: row.value,
+      skipped: row.skipped,
+      private: row.private,
+      created_at: iso(row.created_at),
+      modified_at: iso(row.modified_at),
+    })
   }
   return out
 }

@@ -10,16 +10,46 @@ export type QuestionRow = Omit<Selectable<Questions>, 'search_vector'>
 
 /** Every column but the search vector, which no answer needs. */
 export const QUESTION_COLUMNS = [
-  'id', 'user_id', 'question', 'slug', 'description', 'subtype', 'topic_id', 'group_id', 'geo_id', 'og_image',
-  'perodic_repeat_interval', 'start_at', 'end_at', 'publish', 'count_comments', 'count_comments_suggestion',
-  'count_comments_reason', 'count_comments_info', ...statisticsColumns('direct'), ...statisticsColumns('liquid'),
-  'polarisation', 'created_at', 'modified_at',
+  'id',
+  'user_id',
+  'question',
+  'slug',
+  'description',
+  'subtype',
+  'topic_id',
+  'group_id',
+  'geo_id',
+  'og_image',
+  'perodic_repeat_interval',
+  'start_at',
+  'end_at',
+  'publish',
+  'count_comments',
+  'count_comments_suggestion',
+  'count_comments_reason',
+  'count_comments_info',
+  ...statisticsColumns('direct'),
+  ...statisticsColumns('liquid'),
+  'polarisation',
+  'created_at',
+  'modified_at',
 ].map((name) => `questions.${name}`) as `questions.${keyof QuestionRow & string}`[]
 
 export const QUESTION_ORDERING: OrderingFields = {
   ...orderingFieldsOf(
-    ['id', 'question', 'created_at', 'modified_at', 'start_at', 'end_at', 'polarisation', 'count_comments', 'slug',
-      ...statisticsColumns('direct'), ...statisticsColumns('liquid')],
+    [
+      'id',
+      'question',
+      'created_at',
+      'modified_at',
+      'start_at',
+      'end_at',
+      'polarisation',
+      'count_comments',
+      'slug',
+      ...statisticsColumns('direct'),
+      ...statisticsColumns('liquid'),
+    ],
     'questions',
   ),
   user: column('questions.user_id'),
@@ -29,7 +59,10 @@ export const QUESTION_ORDERING: OrderingFields = {
 export function searchQuery(text: string): string | null {
   const words = text.match(/[\p{L}\p{N}]+/gu) ?? []
   if (words.length === 0) return null
-  return words.slice(0, 32).map((word) => `${word}:*`).join(' & ')
+  return words
+    .slice(0, 32)
+    .map((word) => `${word}:*`)
+    .join(' & ')
 }
 
 function wordsOf(text: string): string[] {
@@ -62,8 +95,16 @@ export function collectionOrder(collectionId: number): RawBuilder<unknown> {
  * the question is not among those the user answered.
  */
 function answeredBy(eb: QuestionsEb, userId: number | SelectQueryBuilder<Database, 'users', { id: number }>, viewer: Caller | null) {
-  let likert = eb.selectFrom('question_votes as qv').select('qv.id').whereRef('qv.question_id', '=', 'questions.id').where('qv.user_id', '=', userId)
-  let choice = eb.selectFrom('question_choice_votes as qcv').select('qcv.id').whereRef('qcv.question_id', '=', 'questions.id').where('qcv.user_id', '=', userId)
+  let likert = eb
+    .selectFrom('question_votes as qv')
+    .select('qv.id')
+    .whereRef('qv.question_id', '=', 'questions.id')
+    .where('qv.user_id', '=', userId)
+  let choice = eb
+    .selectFrom('question_choice_votes as qcv')
+    .select('qcv.id')
+    .whereRef('qcv.question_id', '=', 'questions.id')
+    .where('qcv.user_id', '=', userId)
   if (!viewer?.isStaff) {
     const viewerId = viewer?.id ?? 0
     likert = likert.where((vote) => vote.or([vote('qv.private', '=', false), vote('qv.user_id', '=', viewerId)]))
@@ -78,7 +119,11 @@ export function questionsRepository(db: Kysely<Database>) {
     filtered(filters: QuestionListQuery, caller: Caller | null) {
       let query = db.selectFrom('questions')
       if (!caller?.isStaff) {
-        query = query.where((eb) => (caller ? eb.or([eb('questions.publish', '=', true), eb('questions.user_id', '=', caller.id)]) : eb('questions.publish', '=', true)))
+        query = query.where((eb) =>
+          caller
+            ? eb.or([eb('questions.publish', '=', true), eb('questions.user_id', '=', caller.id)])
+            : eb('questions.publish', '=', true),
+        )
       }
       if (filters.id !== undefined) query = query.where('questions.id', '=', filters.id)
       if (filters.id__in !== undefined) query = query.where('questions.id', 'in', [...parseIdList(filters.id__in), -1])
@@ -93,7 +138,15 @@ export function questionsRepository(db: Kysely<Database>) {
       }
       if (filters.user__username !== undefined) {
         const username = filters.user__username
-        query = query.where((eb) => eb.exists(eb.selectFrom('users as author').select('author.id').whereRef('author.id', '=', 'questions.user_id').where('author.username', '=', username)))
+        query = query.where((eb) =>
+          eb.exists(
+            eb
+              .selectFrom('users as author')
+              .select('author.id')
+              .whereRef('author.id', '=', 'questions.user_id')
+              .where('author.username', '=', username),
+          ),
+        )
       }
       if (filters.user__id !== undefined) query = query.where('questions.user_id', '=', filters.user__id)
       if (filters.answered_by !== undefined) {
@@ -107,12 +160,22 @@ export function questionsRepository(db: Kysely<Database>) {
       if (filters.in_collections__parent !== undefined) {
         const parent = filters.in_collections__parent
         query = query.where((eb) =>
-          eb.exists(eb.selectFrom('question_collection_items as item').select('item.id').whereRef('item.question_id', '=', 'questions.id').where('item.parent_id', '=', parent)),
+          eb.exists(
+            eb
+              .selectFrom('question_collection_items as item')
+              .select('item.id')
+              .whereRef('item.question_id', '=', 'questions.id')
+              .where('item.parent_id', '=', parent),
+          ),
         )
       }
       const inGroup = (groupId: number, active: boolean | null) =>
         query.where((eb) => {
-          let connection = eb.selectFrom('group_question_connections as gqc').select('gqc.id').whereRef('gqc.question_id', '=', 'questions.id').where('gqc.group_id', '=', groupId)
+          let connection = eb
+            .selectFrom('group_question_connections as gqc')
+            .select('gqc.id')
+            .whereRef('gqc.question_id', '=', 'questions.id')
+            .where('gqc.group_id', '=', groupId)
           if (active !== null) connection = connection.where('gqc.active', '=', active)
           return eb.exists(connection)
         })
@@ -121,7 +184,15 @@ export function questionsRepository(db: Kysely<Database>) {
       if (filters.in_group_disabled !== undefined) query = inGroup(filters.in_group_disabled, false)
       if (filters.tags__tag !== undefined) {
         const tag = filters.tags__tag
-        query = query.where((eb) => eb.exists(eb.selectFrom('question_tags as qt').select('qt.id').whereRef('qt.question_id', '=', 'questions.id').where('qt.tag_id', '=', tag)))
+        query = query.where((eb) =>
+          eb.exists(
+            eb
+              .selectFrom('question_tags as qt')
+              .select('qt.id')
+              .whereRef('qt.question_id', '=', 'questions.id')
+              .where('qt.tag_id', '=', tag),
+          ),
+        )
       }
       if (filters.topic !== undefined) query = query.where('questions.topic_id', '=', filters.topic)
       if (switchedOn(filters.nearby)) {
@@ -130,8 +201,17 @@ export function questionsRepository(db: Kysely<Database>) {
           const callerId = caller.id
           query = query.where((eb) =>
             eb.exists(
-              eb.selectFrom('users as me').select('me.id').where('me.id', '=', callerId)
-                .where((me) => me.or(['me.district_id', 'me.region_id', 'me.country_id'].map((place) => me(place as 'me.district_id', '=', me.ref('questions.geo_id'))))),
+              eb
+                .selectFrom('users as me')
+                .select('me.id')
+                .where('me.id', '=', callerId)
+                .where((me) =>
+                  me.or(
+                    ['me.district_id', 'me.region_id', 'me.country_id'].map((place) =>
+                      me(place as 'me.district_id', '=', me.ref('questions.geo_id')),
+                    ),
+                  ),
+                ),
             ),
           )
         }
@@ -173,7 +253,12 @@ export function questionsRepository(db: Kysely<Database>) {
 
     async links(questionIds: number[]) {
       if (questionIds.length === 0) return []
-      return db.selectFrom('question_links').select(['id', 'question_id', 'link', 'title']).where('question_id', 'in', questionIds).orderBy('id').execute()
+      return db
+        .selectFrom('question_links')
+        .select(['id', 'question_id', 'link', 'title'])
+        .where('question_id', 'in', questionIds)
+        .orderBy('id')
+        .execute()
     },
 
     async groupNames(groupIds: number[]): Promise<Map<number, string>> {

@@ -3,12 +3,19 @@ import { NotFound } from '../../http/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
 import { column, orderingTerms } from '../../http/ordering.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
-import { answeredAt, collectionOrder, QUESTION_ORDERING, QUESTION_COLUMNS, questionsRepository, switchedOn, type QuestionRow } from './questions.repository.ts'
+import {
+  answeredAt,
+  collectionOrder,
+  QUESTION_ORDERING,
+  QUESTION_COLUMNS,
+  questionsRepository,
+  switchedOn,
+  type QuestionRow,
+} from './questions.repository.ts'
 import { Question, QuestionListQuery, type QuestionListQuery as QuestionFilters } from './questions.schemas.ts'
 import { loadQuestion, questionsFromRows } from './questions.service.ts'
 import { IdParams } from '../../http/route-schemas.ts'
 import { userViewContext } from '../users/users.service.ts'
-
 
 export function questionRoutes(app: App): void {
   app.get('/api/questions/', {
@@ -34,7 +41,11 @@ export function questionRoutes(app: App): void {
       const inCollection = filters.in_collections__parent
       const fallback = history ? '-answered_at' : inCollection !== undefined ? 'order' : '-created_at'
       const ordering = orderingTerms(filters.ordering, QUESTION_ORDERING, [fallback], column('questions.id'), (name) =>
-        name === 'answered_at' && callerId !== undefined ? answeredAt(callerId) : name === 'order' && inCollection !== undefined ? collectionOrder(inCollection) : null,
+        name === 'answered_at' && callerId !== undefined
+          ? answeredAt(callerId)
+          : name === 'order' && inCollection !== undefined
+            ? collectionOrder(inCollection)
+            : null,
       )
       const result = await pageOfRows<QuestionRow>(request, filtered, (q) => q.select(QUESTION_COLUMNS) as never, ordering)
       const theirUserId =

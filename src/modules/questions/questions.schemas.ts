@@ -19,7 +19,11 @@ export const VoteSummary = Type.Object({
 })
 export type VoteSummary = Static<typeof VoteSummary>
 
-export const Importance = Type.Object({ object_id: Type.Integer(), value: Type.Integer({ minimum: 1, maximum: 5 }), modified_at: Timestamp })
+export const Importance = Type.Object({
+  object_id: Type.Integer(),
+  value: Type.Integer({ minimum: 1, maximum: 5 }),
+  modified_at: Timestamp,
+})
 
 /** Spec 2.6. */
 export const QuestionTag = Type.Object({
@@ -111,8 +115,19 @@ export const QuestionListQuery = ListQuery({
   topic: Type.Optional(IdFilter),
   subtype: Type.Optional(Type.Union([Type.Literal('likert'), Type.Literal('mcq')])),
   count: Type.Optional(Type.String({ description: 'any non-empty value: answer {"count": N} instead of a page' })),
-  nearby: Type.Optional(Type.String({ maxLength: 10, description: "on (1, true, ...): questions whose area is the caller's district, region or country; none for a caller without a place or without sign-in" })),
-  my_history: Type.Optional(Type.String({ maxLength: 10, description: 'on (1, true, ...): questions the caller answered, the latest answered first unless ordering says otherwise' })),
+  nearby: Type.Optional(
+    Type.String({
+      maxLength: 10,
+      description:
+        "on (1, true, ...): questions whose area is the caller's district, region or country; none for a caller without a place or without sign-in",
+    }),
+  ),
+  my_history: Type.Optional(
+    Type.String({
+      maxLength: 10,
+      description: 'on (1, true, ...): questions the caller answered, the latest answered first unless ordering says otherwise',
+    }),
+  ),
 })
 export type QuestionListQuery = Static<typeof QuestionListQuery>
 

@@ -26,7 +26,11 @@ export interface QuestionViewOptions {
  * Full questions for a page of rows in a fixed number of statements: authors, tags, choices,
  * links, topics, groups, areas and the caller's answers are each loaded once for the whole page.
  */
-export async function questionsFromRows(context: UserViewContext, rows: QuestionRow[], options: QuestionViewOptions = {}): Promise<Question[]> {
+export async function questionsFromRows(
+  context: UserViewContext,
+  rows: QuestionRow[],
+  options: QuestionViewOptions = {},
+): Promise<Question[]> {
   if (rows.length === 0) return []
   const { db, urls, callerId } = context
   const repository = questionsRepository(db)
@@ -34,13 +38,20 @@ export async function questionsFromRows(context: UserViewContext, rows: Question
   const theirUserId = options.theirUserId ?? null
   const noAnswers = Promise.resolve({ likert: [], choices: [] })
   const [users, tags, choices, links, topics, groups, areas, mine, theirs] = await Promise.all([
-    loadFullUsers(context, rows.map((row) => row.user_id)),
+    loadFullUsers(
+      context,
+      rows.map((row) => row.user_id),
+    ),
     repository.questionTags(ids),
     repository.choices(ids),
     repository.links(ids),
     tagsRepository(db).findByIds(rows.map((row) => row.topic_id).filter((id): id is number => id !== null)),
     repository.groupNames(rows.map((row) => row.group_id).filter((id): id is number => id !== null)),
-    loadAreas(db, rows.map((row) => row.geo_id), urls),
+    loadAreas(
+      db,
+      rows.map((row) => row.geo_id),
+      urls,
+    ),
     callerId === null ? noAnswers : repository.answersOf(callerId, ids, false),
     theirUserId === null ? noAnswers : repository.answersOf(theirUserId, ids, theirUserId !== callerId),
   ])
@@ -61,11 +72,13 @@ export async function questionsFromRows(context: UserViewContext, rows: Question
         choices: (choicesByQuestion.get(row.id) ?? []).map((choice) => toChoice(choice, urls)),
         links: (linksByQuestion.get(row.id) ?? []).map(({ id, link, title }) => ({ id, link, title })),
         topic: row.topic_id === null ? undefined : topics.get(row.topic_id),
-        groupName: row.group_id === null ? null : groups.get(row.group_id) ?? null,
+        groupName: row.group_id === null ? null : (groups.get(row.group_id) ?? null),
         geo: row.geo_id === null ? undefined : areas.get(row.geo_id),
         myVote: myVotes.get(row.id) ?? none,
         theirVote: theirVotes.get(row.id) ?? none,
-        myImportance: myImportance ? [{ object_id: row.id, value: myImportance.importance!, modified_at: myImportance.modified_at.toISOString() }] : [],
+        myImportance: myImportance
+          ? [{ object_id: row.id, value: myImportance.importance!, modified_at: myImportance.modified_at.toISOString() }]
+          : [],
       },
       urls,
     )

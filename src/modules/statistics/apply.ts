@@ -1,4 +1,13 @@
-import { changeTally, countColumns, storedColumns, tallyFromRow, withAnswer, type Answer, type FamilyTally, type Tally } from './compute/tally.ts'
+import {
+  changeTally,
+  countColumns,
+  storedColumns,
+  tallyFromRow,
+  withAnswer,
+  type Answer,
+  type FamilyTally,
+  type Tally,
+} from './compute/tally.ts'
 import { untyped, type Db } from '../../db/types.ts'
 
 /**
@@ -67,7 +76,8 @@ export async function applyAnswerChange(
   if (liquidMoves && locked.liquid) {
     liquid = locked.liquid
     // Additions first, so that weight moving within the row never passes through a negative count.
-    for (const move of [...liquidMoves].sort((a, b) => b.amount - a.amount)) liquid = withAnswer(liquid, move.value, Math.abs(move.amount), move.amount > 0 ? 1 : -1)
+    for (const move of [...liquidMoves].sort((a, b) => b.amount - a.amount))
+      liquid = withAnswer(liquid, move.value, Math.abs(move.amount), move.amount > 0 ? 1 : -1)
   }
   const stored = { direct: next.direct, liquid }
   await storeTally(db, target, id, stored)

@@ -12,15 +12,33 @@ const DIRECT = statisticsColumns('direct')
 const LIQUID = statisticsColumns('liquid')
 
 export const STORED_FIGURES: Record<string, string[]> = {
-  questions: [...DIRECT, ...LIQUID, 'polarisation', 'count_comments', 'count_comments_info', 'count_comments_reason', 'count_comments_suggestion'],
+  questions: [
+    ...DIRECT,
+    ...LIQUID,
+    'polarisation',
+    'count_comments',
+    'count_comments_info',
+    'count_comments_reason',
+    'count_comments_suggestion',
+  ],
   question_choices: [...DIRECT, ...LIQUID, 'polarisation'],
   question_tags: DIRECT,
   question_links: DIRECT,
   question_question_connections: DIRECT,
   comments: ['direct_maximum', 'direct_minimum', 'report_count'],
   users: [
-    'count_questions', 'count_votes', 'count_question_votes', 'count_choice_votes', 'count_comments', 'count_comment_votes',
-    'count_group_memberships', 'count_following_tags', 'count_following_users', 'count_followers', 'count_friends', 'last_answer_time',
+    'count_questions',
+    'count_votes',
+    'count_question_votes',
+    'count_choice_votes',
+    'count_comments',
+    'count_comment_votes',
+    'count_group_memberships',
+    'count_following_tags',
+    'count_following_users',
+    'count_followers',
+    'count_friends',
+    'last_answer_time',
   ],
   tags: ['followers_count', 'questions_count', 'votes_count'],
   areas: ['members_count', 'question_count'],
@@ -41,7 +59,11 @@ type Snapshot = Map<string, Map<number, Record<string, unknown>>>
 async function snapshot(db: Db, figures: Record<string, string[]>): Promise<Snapshot> {
   const out: Snapshot = new Map()
   for (const [table, columns] of Object.entries(figures)) {
-    const rows = await untyped(db).selectFrom(table).select(['id', ...columns]).orderBy('id').execute()
+    const rows = await untyped(db)
+      .selectFrom(table)
+      .select(['id', ...columns])
+      .orderBy('id')
+      .execute()
     out.set(table, new Map(rows.map((row: Record<string, unknown>) => [Number(row.id), row])))
   }
   return out
@@ -50,17 +72,23 @@ async function snapshot(db: Db, figures: Record<string, string[]>): Promise<Snap
 const comparable = (value: unknown) => (value instanceof Date ? value.getTime() : value)
 class RolledBack extends Error {}
 
-export async function storedFigureDifferences(db: Kysely<Database>, figures: Record<string, string[]> = STORED_FIGURES): Promise<FigureDifference[]> {
+export async function storedFigureDifferences(
+  db: Kysely<Database>,
+  figures: Record<string, string[]> = STORED_FIGURES,
+): Promise<FigureDifference[]> {
   let stored: Snapshot | null = null
   let recomputed: Snapshot | null = null
   try {
     // One snapshot for both readings, so that concurrent writes cannot show up as differences.
-    await db.transaction().setIsolationLevel('repeatable read').execute(async (trx) => {
-      stored = await snapshot(trx, figures)
-      await recomputeStatistics(trx)
-      recomputed = await snapshot(trx, figures)
-      throw new RolledBack()
-    })
+    await db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .execute(async (trx) => {
+        stored = await snapshot(trx, figures)
+        await recomputeStatistics(trx)
+        recomputed = await snapshot(trx, figures)
+        throw new RolledBack()
+      })
   } catch (error) {
     if (!(error instanceof RolledBack)) throw error
   }
@@ -69,7 +97,8 @@ export async function storedFigureDifferences(db: Kysely<Database>, figures: Rec
     for (const [id, row] of rows) {
       const before = (stored! as Snapshot).get(table)!.get(id)
       for (const column of figures[table]) {
-        if (comparable(before?.[column]) !== comparable(row[column])) differences.push({ table, id, column, stored: before?.[column], recomputed: row[column] })
+        if (comparable(before?.[column]) !== comparable(row[column]))
+          differences.push({ table, id, column, stored: before?.[column], recomputed: row[column] })
       }
     }
   }

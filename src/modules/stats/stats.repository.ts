@@ -7,7 +7,8 @@ import type { Interval } from './stats.schemas.ts'
 type Bucketed = { bucket: string; count: number }
 
 /** The bucket of a timestamp column, as its first day in UTC. */
-const bucketOf = (interval: Interval, ref: string) => sql<string>`to_char(date_trunc(${interval}, ${sql.ref(ref)} AT TIME ZONE 'UTC'), 'YYYY-MM-DD')`
+const bucketOf = (interval: Interval, ref: string) =>
+  sql<string>`to_char(date_trunc(${interval}, ${sql.ref(ref)} AT TIME ZONE 'UTC'), 'YYYY-MM-DD')`
 
 export function statsRepository(db: Kysely<Database>) {
   return {
@@ -60,14 +61,24 @@ export function statsRepository(db: Kysely<Database>) {
     },
 
     async activeUserCount(): Promise<number> {
-      const row = await db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('count')).where('is_active', '=', true).where('is_deleted', '=', false).executeTakeFirstOrThrow()
+      const row = await db
+        .selectFrom('users')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('is_active', '=', true)
+        .where('is_deleted', '=', false)
+        .executeTakeFirstOrThrow()
       return Number(row.count)
     },
 
     /** Active accounts that registered before `from`: where the running user count starts. */
     async activeUsersBefore(from: Date): Promise<number> {
-      const row = await db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('count'))
-        .where('is_active', '=', true).where('is_deleted', '=', false).where('created_at', '<', from).executeTakeFirstOrThrow()
+      const row = await db
+        .selectFrom('users')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('is_active', '=', true)
+        .where('is_deleted', '=', false)
+        .where('created_at', '<', from)
+        .executeTakeFirstOrThrow()
       return Number(row.count)
     },
 

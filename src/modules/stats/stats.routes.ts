@@ -43,13 +43,23 @@ export function statsRoutes(app: App): void {
 
   app.get('/api/general_stats/', {
     schema: { summary: 'Totals of the whole service', response: { 200: GeneralStats, ...readErrors } },
-    config: { access: 'anyone', resource: { name: 'General Stats', description: 'How many people, questions, answers and comments the service holds.' } },
+    config: {
+      access: 'anyone',
+      resource: { name: 'General Stats', description: 'How many people, questions, answers and comments the service holds.' },
+    },
     handler: async () => generalStats(app.db),
   })
 
   app.get('/api/advanced_stats/', {
-    schema: { summary: 'Activity over time, per day, week or month', querystring: AdvancedStatsQuery, response: { 200: AdvancedStats, ...readErrors } },
-    config: { access: 'anyone', resource: { name: 'Advanced Stats', description: 'Sign-ups, answers, questions and comments per calendar period (UTC).' } },
+    schema: {
+      summary: 'Activity over time, per day, week or month',
+      querystring: AdvancedStatsQuery,
+      response: { 200: AdvancedStats, ...readErrors },
+    },
+    config: {
+      access: 'anyone',
+      resource: { name: 'Advanced Stats', description: 'Sign-ups, answers, questions and comments per calendar period (UTC).' },
+    },
     handler: async (request) => advancedStats(app.db, request.query, new Date()),
   })
 

@@ -49,7 +49,12 @@ export type Interval = (typeof INTERVALS)[number]
 export const AdvancedStatsQuery = Type.Object({
   start: Type.Optional(Type.String({ format: 'date', description: 'first day (UTC), 29 days before end by default' })),
   end: Type.Optional(Type.String({ format: 'date', description: 'last day (UTC), today by default' })),
-  interval: Type.Optional(Type.Union(INTERVALS.map((name) => Type.Literal(name)), { description: 'bucket size, day by default' })),
+  interval: Type.Optional(
+    Type.Union(
+      INTERVALS.map((name) => Type.Literal(name)),
+      { description: 'bucket size, day by default' },
+    ),
+  ),
 })
 export type AdvancedStatsQuery = Static<typeof AdvancedStatsQuery>
 
@@ -71,4 +76,3 @@ export const AdvancedStats = Type.Object({
   }),
 })
 export type AdvancedStats = Static<typeof AdvancedStats>
-

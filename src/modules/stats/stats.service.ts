@@ -17,7 +17,11 @@ export const MAX_BUCKETS = 1000
 export async function questionStatsFromRows(db: Kysely<Database>, rows: QuestionRow[], urls: UrlBuilder): Promise<QuestionStats[]> {
   const ids = rows.map((row) => row.id)
   const questions = questionsRepository(db)
-  const [choices, tags, summaries] = await Promise.all([questions.choices(ids), questions.questionTags(ids), statsRepository(db).answerSummaries(ids)])
+  const [choices, tags, summaries] = await Promise.all([
+    questions.choices(ids),
+    questions.questionTags(ids),
+    statsRepository(db).answerSummaries(ids),
+  ])
   const summaryOf = new Map(summaries.map((summary) => [summary.question_id, summary]))
   return rows.map((row) => {
     const summary = summaryOf.get(row.id)
@@ -52,7 +56,8 @@ export async function advancedStats(db: Kysely<Database>, query: AdvancedStatsQu
   const start = query.start ? parseDay(query.start) : new Date(end.getTime() - 29 * 86_400_000)
   if (start > end) throw fieldError('start', 'Ensure this date is not after end.')
   const starts = bucketStarts(start, end, interval, MAX_BUCKETS)
-  if (!starts) throw fieldError('interval', `Ensure the range holds at most ${MAX_BUCKETS} intervals; choose a longer interval or a shorter range.`)
+  if (!starts)
+    throw fieldError('interval', `Ensure the range holds at most ${MAX_BUCKETS} intervals; choose a longer interval or a shorter range.`)
   const from = starts[0]
   const to = nextBucket(starts[starts.length - 1], interval)
   const labels = starts.map(dayLabel)
@@ -75,7 +80,10 @@ export async function advancedStats(db: Kysely<Database>, query: AdvancedStatsQu
         user_count: cumulative(usersBefore, newUserSeries),
         new_user_count: newUserSeries,
         answer_count: seriesOn(labels, answers),
-        answerer_count: seriesOn(labels, answers.map((row) => ({ bucket: row.bucket, count: row.people }))),
+        answerer_count: seriesOn(
+          labels,
+          answers.map((row) => ({ bucket: row.bucket, count: row.people })),
+        ),
         question_count: seriesOn(labels, questions),
         comment_count: seriesOn(labels, comments),
       },

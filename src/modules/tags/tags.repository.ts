@@ -8,7 +8,10 @@ import type { Tag, TagInfo, TagListQuery } from './tags.schemas.ts'
 
 export type TagRow = Selectable<Tags>
 
-export const TAG_ORDERING = orderingFieldsOf(['id', 'text', 'followers_count', 'questions_count', 'votes_count', 'created_at', 'modified_at'], 'tags')
+export const TAG_ORDERING = orderingFieldsOf(
+  ['id', 'text', 'followers_count', 'questions_count', 'votes_count', 'created_at', 'modified_at'],
+  'tags',
+)
 
 export function tagsRepository(db: Kysely<Database>) {
   return {
@@ -39,7 +42,12 @@ export function tagsRepository(db: Kysely<Database>) {
 
     async followedBy(callerId: number | null, tagIds: number[]): Promise<Set<number>> {
       if (callerId === null || tagIds.length === 0) return new Set()
-      const rows = await db.selectFrom('following_tags').select('tag_id').where('user_id', '=', callerId).where('tag_id', 'in', tagIds).execute()
+      const rows = await db
+        .selectFrom('following_tags')
+        .select('tag_id')
+        .where('user_id', '=', callerId)
+        .where('tag_id', 'in', tagIds)
+        .execute()
       return new Set(rows.map((row) => row.tag_id))
     },
   }

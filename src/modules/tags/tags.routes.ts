@@ -8,14 +8,28 @@ import { TAG_ORDERING, tagsRepository, toTag, type TagRow } from './tags.reposit
 import { Tag, TagListQuery, type TagListQuery as TagFilters } from './tags.schemas.ts'
 import { IdParams } from '../../http/route-schemas.ts'
 
-
 export function tagRoutes(app: App): void {
   const repository = () => tagsRepository(app.db)
 
-  for (const [name, quick] of [['tags', false], ['quick_tags', true]] as const) {
+  for (const [name, quick] of [
+    ['tags', false],
+    ['quick_tags', true],
+  ] as const) {
     app.get(`/api/${name}/`, {
-      schema: { summary: quick ? 'Featured tags for quick picking' : 'Tags (topics) of questions', querystring: TagListQuery, response: { 200: Page(Tag), ...readErrors } },
-      config: { access: 'anyone', resource: { name: quick ? 'Quick Tag List' : 'Tag List', description: quick ? 'Featured topics, in their display order.' : 'Topics that questions carry, with follower and question counts.' } },
+      schema: {
+        summary: quick ? 'Featured tags for quick picking' : 'Tags (topics) of questions',
+        querystring: TagListQuery,
+        response: { 200: Page(Tag), ...readErrors },
+      },
+      config: {
+        access: 'anyone',
+        resource: {
+          name: quick ? 'Quick Tag List' : 'Tag List',
+          description: quick
+            ? 'Featured topics, in their display order.'
+            : 'Topics that questions carry, with follower and question counts.',
+        },
+      },
       handler: async (request) => {
         const filters = request.query as TagFilters
         const urls = UrlBuilder.for(request)
@@ -24,7 +38,10 @@ export function tagRoutes(app: App): void {
         const ordering = orderingTerms(filters.ordering, fields, fallback, column('tags.id'))
         const result = await pageOfRows<TagRow>(request, repository().filtered({ ...filters, quick }), (q) => q.selectAll('tags'), ordering)
         return listing(request, result, async (rows) => {
-          const followed = await repository().followedBy(request.caller?.id ?? null, rows.map((row) => row.id))
+          const followed = await repository().followedBy(
+            request.caller?.id ?? null,
+            rows.map((row) => row.id),
+          )
           return rows.map((row) => toTag(row, followed.has(row.id), urls))
         })
       },

@@ -39,7 +39,11 @@ export function userGeoRoutes(app: App): void {
   })
 
   app.get('/api/user_geos/', {
-    schema: { summary: 'Links between users and their areas', querystring: UserGeoListQuery, response: { 200: Page(UserGeo), ...readErrors } },
+    schema: {
+      summary: 'Links between users and their areas',
+      querystring: UserGeoListQuery,
+      response: { 200: Page(UserGeo), ...readErrors },
+    },
     config: { access: 'anyone', resource: { name: 'User Geo List', description: 'Which areas (country, region) each user belongs to.' } },
     handler: async (request) => {
       const query = request.query

@@ -51,9 +51,18 @@ export interface UserRelations {
   follow: { id: number; following_id: number; created_at: Date }[]
 }
 
-export function toFullUser(row: UserRow, related: UserRelations, urls: UrlBuilder, defaultAvatar: string | null, today = new Date()): FullUser {
+export function toFullUser(
+  row: UserRow,
+  related: UserRelations,
+  urls: UrlBuilder,
+  defaultAvatar: string | null,
+  today = new Date(),
+): FullUser {
   const counters = Object.fromEntries(USER_COUNTERS.map((name) => [name, row[name]])) as Record<(typeof USER_COUNTERS)[number], number>
-  const flags = Object.fromEntries(VERIFICATION_FLAGS.map((name) => [name, row[name]])) as Record<(typeof VERIFICATION_FLAGS)[number], boolean>
+  const flags = Object.fromEntries(VERIFICATION_FLAGS.map((name) => [name, row[name]])) as Record<
+    (typeof VERIFICATION_FLAGS)[number],
+    boolean
+  >
   return {
     id: row.id,
     username: row.username,

@@ -8,8 +8,21 @@ import type { UserListQuery } from './users.schemas.ts'
 export type UserRow = Selectable<Users>
 
 export const USER_ORDERING = orderingFieldsOf(
-  ['id', 'username', 'first_name', 'last_name', 'created_at', 'modified_at', 'last_answer_time', 'karma', 'count_votes',
-    'count_question_votes', 'count_followers', 'count_comments', 'count_questions'],
+  [
+    'id',
+    'username',
+    'first_name',
+    'last_name',
+    'created_at',
+    'modified_at',
+    'last_answer_time',
+    'karma',
+    'count_votes',
+    'count_question_votes',
+    'count_followers',
+    'count_comments',
+    'count_questions',
+  ],
   'users',
 )
 
@@ -29,23 +42,40 @@ export function usersRepository(db: Kysely<Database>) {
         query = ids.length ? query.where('users.id', 'in', ids) : query.where('users.id', '=', -1)
       }
       if (filters.username) query = query.where('users.username', '=', filters.username)
-      if (filters.username__iexact) query = query.where((eb) => eb(eb.fn('lower', ['users.username']), '=', filters.username__iexact!.toLowerCase()))
+      if (filters.username__iexact)
+        query = query.where((eb) => eb(eb.fn('lower', ['users.username']), '=', filters.username__iexact!.toLowerCase()))
       if (filters.politician__type) {
         const type = filters.politician__type
         query = query.where((eb) =>
-          eb.exists(eb.selectFrom('politicians').select('politicians.id').whereRef('politicians.id', '=', 'users.politician_id').where('politicians.type', '=', type)),
+          eb.exists(
+            eb
+              .selectFrom('politicians')
+              .select('politicians.id')
+              .whereRef('politicians.id', '=', 'users.politician_id')
+              .where('politicians.type', '=', type),
+          ),
         )
       }
       if (filters.locations__geo !== undefined) {
         const geo = filters.locations__geo
         query = query.where((eb) =>
-          eb.exists(eb.selectFrom('user_geos').select('user_geos.id').whereRef('user_geos.user_id', '=', 'users.id').where('user_geos.area_id', '=', geo)),
+          eb.exists(
+            eb
+              .selectFrom('user_geos')
+              .select('user_geos.id')
+              .whereRef('user_geos.user_id', '=', 'users.id')
+              .where('user_geos.area_id', '=', geo),
+          ),
         )
       }
       if (filters.search) {
         const pattern = `%${escapeLike(filters.search)}%`
         query = query.where((eb) =>
-          eb.or([eb('users.username', 'ilike', pattern), eb('users.first_name', 'ilike', pattern), eb('users.last_name', 'ilike', pattern)]),
+          eb.or([
+            eb('users.username', 'ilike', pattern),
+            eb('users.first_name', 'ilike', pattern),
+            eb('users.last_name', 'ilike', pattern),
+          ]),
         )
       }
       return query
@@ -60,7 +90,12 @@ export function usersRepository(db: Kysely<Database>) {
     async locationIds(userIds: number[]): Promise<Map<number, number[]>> {
       const out = new Map<number, number[]>()
       if (userIds.length === 0) return out
-      const rows = await db.selectFrom('user_geos').select(['id', 'user_id']).where('user_id', 'in', [...new Set(userIds)]).orderBy('id').execute()
+      const rows = await db
+        .selectFrom('user_geos')
+        .select(['id', 'user_id'])
+        .where('user_id', 'in', [...new Set(userIds)])
+        .orderBy('id')
+        .execute()
       for (const row of rows) out.set(row.user_id, [...(out.get(row.user_id) ?? []), row.id])
       return out
     },

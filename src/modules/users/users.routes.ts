@@ -8,7 +8,6 @@ import { FullUser, UserListQuery, type UserListQuery as UserFilters } from './us
 import { fullUsersFromRows, userViewContext } from './users.service.ts'
 import { IdParams } from '../../http/route-schemas.ts'
 
-
 /** `users` and `user_politician` are one resource under two names (spec 4.4); the clients call `users`. */
 export function userRoutes(app: App): void {
   for (const name of ['user_politician', 'users']) {
@@ -18,7 +17,10 @@ export function userRoutes(app: App): void {
         querystring: UserListQuery,
         response: { 200: Page(FullUser), ...readErrors },
       },
-      config: { access: 'anyone', resource: { name: 'User Politician List', description: 'People of the service, with their areas and politician records.' } },
+      config: {
+        access: 'anyone',
+        resource: { name: 'User Politician List', description: 'People of the service, with their areas and politician records.' },
+      },
       handler: async (request) => {
         const context = userViewContext(app, request)
         const filters = request.query as UserFilters

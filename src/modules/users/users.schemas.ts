@@ -4,13 +4,27 @@ import { Area } from '../areas/areas.schemas.ts'
 import { Politician } from '../politicians/politicians.schemas.ts'
 
 export const VERIFICATION_FLAGS = [
-  'is_email_verified', 'is_admin_verified', 'is_social1_verified', 'is_social2_verified', 'is_social3_verified',
-  'is_social4_verified', 'is_payment_verified',
+  'is_email_verified',
+  'is_admin_verified',
+  'is_social1_verified',
+  'is_social2_verified',
+  'is_social3_verified',
+  'is_social4_verified',
+  'is_payment_verified',
 ] as const
 
 export const USER_COUNTERS = [
-  'count_questions', 'count_votes', 'count_question_votes', 'count_friends', 'count_comment_votes', 'count_choice_votes',
-  'count_group_memberships', 'count_following_tags', 'count_comments', 'count_following_users', 'count_followers',
+  'count_questions',
+  'count_votes',
+  'count_question_votes',
+  'count_friends',
+  'count_comment_votes',
+  'count_choice_votes',
+  'count_group_memberships',
+  'count_following_tags',
+  'count_comments',
+  'count_following_users',
+  'count_followers',
 ] as const
 
 const flags = Object.fromEntries(VERIFICATION_FLAGS.map((name) => [name, Type.Boolean()]))

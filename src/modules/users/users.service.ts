@@ -25,7 +25,11 @@ export async function fullUsersFromRows(context: UserViewContext, rows: UserRow[
   const repository = usersRepository(db)
   const ids = rows.map((row) => row.id)
   const [areas, politicians, locations, follows] = await Promise.all([
-    loadAreas(db, rows.flatMap((row) => [row.country_id, row.region_id]), urls),
+    loadAreas(
+      db,
+      rows.flatMap((row) => [row.country_id, row.region_id]),
+      urls,
+    ),
     politiciansRepository(db).findByIds(rows.map((row) => row.politician_id).filter((id): id is number => id !== null)),
     repository.locationIds(ids),
     callerId === null ? Promise.resolve([]) : repository.followLinks(callerId, ids),

@@ -34,7 +34,13 @@ export function choiceVotesRepository(db: Db) {
 
     /** The user's current pick on a question: one at most (a unique index on question and user). */
     async current(userId: number, questionId: number): Promise<ChoiceVoteRow | undefined> {
-      return db.selectFrom('question_choice_votes').selectAll().where('question_id', '=', questionId).where('user_id', '=', userId).forUpdate().executeTakeFirst()
+      return db
+        .selectFrom('question_choice_votes')
+        .selectAll()
+        .where('question_id', '=', questionId)
+        .where('user_id', '=', userId)
+        .forUpdate()
+        .executeTakeFirst()
     },
 
     async findById(id: number): Promise<ChoiceVoteRow | undefined> {
@@ -82,7 +88,9 @@ export function choiceVotesRepository(db: Db) {
         const own = caller.id
         query = query
           .where((eb) => eb.or([eb('question_choice_votes.private', '=', false), eb('question_choice_votes.user_id', '=', own)]))
-          .where((eb) => eb.or([eb('questions.publish', '=', true), eb('questions.user_id', '=', own), eb('question_choice_votes.user_id', '=', own)]))
+          .where((eb) =>
+            eb.or([eb('questions.publish', '=', true), eb('questions.user_id', '=', own), eb('question_choice_votes.user_id', '=', own)]),
+          )
       }
       if (filters.object_id !== undefined) query = query.where('question_choice_votes.choice_id', '=', filters.object_id)
       if (filters.choice !== undefined) query = query.where('question_choice_votes.choice_id', '=', filters.choice)

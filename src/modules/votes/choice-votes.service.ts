@@ -28,7 +28,11 @@ function tallyOf(tallies: Map<number, Tally>, choiceId: number): Tally {
   return tally
 }
 
-export async function castChoiceVote(db: Kysely<Database>, caller: Caller, body: ChoiceVoteBody): Promise<{ vote: ChoiceVoteRow; created: boolean }> {
+export async function castChoiceVote(
+  db: Kysely<Database>,
+  caller: Caller,
+  body: ChoiceVoteBody,
+): Promise<{ vote: ChoiceVoteRow; created: boolean }> {
   const choiceId = existingIdShape('object_id', body.object_id)
   const answer = answerOf(body, 'new') as number | null
   const work = (trx: Transaction<Database>) => castIn(trx, caller, choiceId, answer, body)
@@ -48,7 +52,11 @@ async function castIn(trx: Transaction<Database>, caller: Caller, choiceId: numb
   await checkCollection(context, body.collection)
   const existing = await repository.current(caller.id, question.id)
   const representative = !existing && block.representative?.target === 'question_choices' ? block.representative : null
-  const tallies = await lockTallies(trx, 'question_choices', [choiceId, ...(existing ? [existing.choice_id] : []), ...(representative ? [representative.targetId] : [])])
+  const tallies = await lockTallies(trx, 'question_choices', [
+    choiceId,
+    ...(existing ? [existing.choice_id] : []),
+    ...(representative ? [representative.targetId] : []),
+  ])
   tallyOf(tallies, choiceId)
   const isPrivate = body.private ?? defaultPrivate
   const ownWeight = ownAnswerWeight(block, isPrivate)
@@ -143,7 +151,10 @@ export async function withdrawChoiceVote(db: Kysely<Database>, voteId: number): 
     // The block the pick carried (or just the user, for a private one) goes where their chain leads now.
     const block = await readBlock(trx, vote.question_id, vote.user_id)
     const representative = block.representative?.target === 'question_choices' ? block.representative : null
-    const tallies = representative && representative.targetId !== vote.choice_id ? await lockTallies(trx, 'question_choices', [representative.targetId]) : new Map<number, Tally>()
+    const tallies =
+      representative && representative.targetId !== vote.choice_id
+        ? await lockTallies(trx, 'question_choices', [representative.targetId])
+        : new Map<number, Tally>()
     tallies.set(vote.choice_id, tally)
     await repository.archive(vote, now)
     await repository.remove(vote.id)
@@ -151,7 +162,15 @@ export async function withdrawChoiceVote(db: Kysely<Database>, voteId: number): 
     const joined = representative && (await shiftRepresentative(trx, { ...block, representative }, 1))
     if (joined) changes.set(joined.slot.targetId, [...(changes.get(joined.slot.targetId) ?? []), joined.move])
     for (const id of [...changes.keys()].sort((a, b) => a - b)) {
-      await applyAnswerChange(trx, 'question_choices', id, tallyOf(tallies, id), id === vote.choice_id ? answerOfRow(vote) : null, null, changes.get(id))
+      await applyAnswerChange(
+        trx,
+        'question_choices',
+        id,
+        tallyOf(tallies, id),
+        id === vote.choice_id ? answerOfRow(vote) : null,
+        null,
+        changes.get(id),
+      )
     }
     await countAnswerDeleted(trx, vote.user_id, 'choice')
   })

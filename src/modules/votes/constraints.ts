@@ -4,7 +4,10 @@ import { ValidationFailed, type FieldErrors } from '../../http/errors.ts'
  * A write that loses a race hits a constraint instead of a check: a unique index (23505) or a row
  * deleted meanwhile (23503). Those become the 400 the check would have given; anything else goes on.
  */
-export async function refusingConflicts<T>(work: () => Promise<T>, errors: { unique: FieldErrors; missing: (constraint: string) => FieldErrors }): Promise<T> {
+export async function refusingConflicts<T>(
+  work: () => Promise<T>,
+  errors: { unique: FieldErrors; missing: (constraint: string) => FieldErrors },
+): Promise<T> {
   try {
     return await work()
   } catch (error) {

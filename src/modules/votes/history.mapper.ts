@@ -28,7 +28,13 @@ export function toHistoryItem(row: HistoryRow, question: QuestionSummaryRow, cho
   return {
     ...toHistorySimpleItem(row),
     importance: row.importance,
-    question: { id: question.id, url: urls.detail('questions', question.id), question: question.question, slug: question.slug, subtype: question.subtype },
+    question: {
+      id: question.id,
+      url: urls.detail('questions', question.id),
+      question: question.question,
+      slug: question.slug,
+      subtype: question.subtype,
+    },
     choice_text: choiceText,
   }
 }

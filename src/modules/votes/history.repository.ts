@@ -53,12 +53,20 @@ export function historyRepository(db: Kysely<Database>) {
 
     async questions(ids: number[]) {
       if (ids.length === 0) return []
-      return db.selectFrom('questions').select(['id', 'question', 'slug', 'subtype']).where('id', 'in', [...new Set(ids)]).execute()
+      return db
+        .selectFrom('questions')
+        .select(['id', 'question', 'slug', 'subtype'])
+        .where('id', 'in', [...new Set(ids)])
+        .execute()
     },
 
     async choiceTexts(ids: number[]): Promise<Map<number, string>> {
       if (ids.length === 0) return new Map()
-      const rows = await db.selectFrom('question_choices').select(['id', 'text']).where('id', 'in', [...new Set(ids)]).execute()
+      const rows = await db
+        .selectFrom('question_choices')
+        .select(['id', 'text'])
+        .where('id', 'in', [...new Set(ids)])
+        .execute()
       return new Map(rows.map((row) => [row.id, row.text]))
     },
   }

@@ -22,7 +22,11 @@ export function historyRoutes(app: App): void {
   }
 
   app.get('/api/question_history_simple/', {
-    schema: { summary: 'Your answers, current and replaced, newest first (light form)', querystring: HistoryListQuery, response: { 200: Page(HistorySimpleItem), ...readErrors } },
+    schema: {
+      summary: 'Your answers, current and replaced, newest first (light form)',
+      querystring: HistoryListQuery,
+      response: { 200: Page(HistorySimpleItem), ...readErrors },
+    },
     config: { access: 'signed-in', resource: { name: 'Question History Simple', description: 'Your answering history in a light form.' } },
     handler: async (request) => {
       const { filtered, ordering } = page(request)
@@ -32,8 +36,15 @@ export function historyRoutes(app: App): void {
   })
 
   app.get('/api/question_history/', {
-    schema: { summary: 'Your answers, current and replaced, newest first, with their questions', querystring: HistoryListQuery, response: { 200: Page(HistoryItem), ...readErrors } },
-    config: { access: 'signed-in', resource: { name: 'Question History', description: 'Your answering history with the questions and choices answered.' } },
+    schema: {
+      summary: 'Your answers, current and replaced, newest first, with their questions',
+      querystring: HistoryListQuery,
+      response: { 200: Page(HistoryItem), ...readErrors },
+    },
+    config: {
+      access: 'signed-in',
+      resource: { name: 'Question History', description: 'Your answering history with the questions and choices answered.' },
+    },
     handler: async (request) => {
       const { filtered, ordering } = page(request)
       const result = await pageOfRows<HistoryRow>(request, filtered, (q) => q.selectAll('h'), ordering)
@@ -45,7 +56,9 @@ export function historyRoutes(app: App): void {
           repository.choiceTexts(rows.flatMap((row) => (row.choice_id === null ? [] : [row.choice_id]))),
         ])
         const byId = new Map(questions.map((question) => [question.id, question]))
-        return rows.map((row) => toHistoryItem(row, byId.get(row.question_id)!, row.choice_id === null ? null : choiceTexts.get(row.choice_id) ?? null, urls))
+        return rows.map((row) =>
+          toHistoryItem(row, byId.get(row.question_id)!, row.choice_id === null ? null : (choiceTexts.get(row.choice_id) ?? null), urls),
+        )
       })
     },
   })

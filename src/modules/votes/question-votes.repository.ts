@@ -34,7 +34,13 @@ export function questionVotesRepository(db: Db) {
     },
 
     async current(userId: number, questionId: number): Promise<QuestionVoteRow | undefined> {
-      return db.selectFrom('question_votes').selectAll().where('user_id', '=', userId).where('question_id', '=', questionId).forUpdate().executeTakeFirst()
+      return db
+        .selectFrom('question_votes')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('question_id', '=', questionId)
+        .forUpdate()
+        .executeTakeFirst()
     },
 
     async findById(id: number): Promise<QuestionVoteRow | undefined> {
@@ -86,7 +92,9 @@ export function questionVotesRepository(db: Db) {
         const own = caller.id
         query = query
           .where((eb) => eb.or([eb('question_votes.private', '=', false), eb('question_votes.user_id', '=', own)]))
-          .where((eb) => eb.or([eb('questions.publish', '=', true), eb('questions.user_id', '=', own), eb('question_votes.user_id', '=', own)]))
+          .where((eb) =>
+            eb.or([eb('questions.publish', '=', true), eb('questions.user_id', '=', own), eb('question_votes.user_id', '=', own)]),
+          )
       }
       if (filters.object_id !== undefined) query = query.where('question_votes.question_id', '=', filters.object_id)
       if (filters.question !== undefined) query = query.where('question_votes.question_id', '=', filters.question)

@@ -21,7 +21,11 @@ import type { QuestionVoteBody, QuestionVotePatch } from './votes.schemas.ts'
  */
 
 /** A new answer, or one replacing the caller's current answer (which moves to the history). */
-export async function castQuestionVote(db: Kysely<Database>, caller: Caller, body: QuestionVoteBody): Promise<{ vote: QuestionVoteRow; created: boolean }> {
+export async function castQuestionVote(
+  db: Kysely<Database>,
+  caller: Caller,
+  body: QuestionVoteBody,
+): Promise<{ vote: QuestionVoteRow; created: boolean }> {
   const questionId = existingIdShape('object_id', body.object_id)
   const answer = answerOf(body, 'new') as number | null
   const work = (trx: Transaction<Database>) => castIn(trx, caller, questionId, answer, body)
@@ -54,9 +58,18 @@ async function castIn(trx: Transaction<Database>, caller: Caller, questionId: nu
   if (existing) {
     await repository.archive(existing, now)
     // Importance belongs to the question rather than to one answer: a new answer keeps it unless given.
-    vote = await repository.update(existing.id, { ...answerValues, importance: body.importance === undefined ? existing.importance : body.importance })
+    vote = await repository.update(existing.id, {
+      ...answerValues,
+      importance: body.importance === undefined ? existing.importance : body.importance,
+    })
   } else {
-    vote = await repository.insert({ ...answerValues, question_id: questionId, user_id: caller.id, importance: body.importance ?? null, created_at: now })
+    vote = await repository.insert({
+      ...answerValues,
+      question_id: questionId,
+      user_id: caller.id,
+      importance: body.importance ?? null,
+      created_at: now,
+    })
   }
   // Before: the caller's earlier answer with its weight, or their block at the answer it reached. After: their own answer.
   const moves: LiquidMove[] = answerMoves(existing ?? null, vote)

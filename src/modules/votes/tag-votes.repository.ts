@@ -47,7 +47,13 @@ export function tagVotesRepository(db: Db) {
     },
 
     async current(userId: number, questionTagId: number) {
-      return db.selectFrom('question_tag_votes').selectAll().where('user_id', '=', userId).where('question_tag_id', '=', questionTagId).forUpdate().executeTakeFirst()
+      return db
+        .selectFrom('question_tag_votes')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('question_tag_id', '=', questionTagId)
+        .forUpdate()
+        .executeTakeFirst()
     },
 
     async findById(id: number) {
@@ -63,7 +69,10 @@ export function tagVotesRepository(db: Db) {
     },
 
     async update(id: number, values: Updateable<QuestionTagVotes>, questionTag: LockedQuestionTag): Promise<TagVoteRow> {
-      return withTag(await db.updateTable('question_tag_votes').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow(), questionTag)
+      return withTag(
+        await db.updateTable('question_tag_votes').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow(),
+        questionTag,
+      )
     },
 
     async remove(id: number): Promise<void> {
@@ -82,7 +91,9 @@ export function tagVotesRepository(db: Db) {
         const own = caller.id
         query = query
           .where((eb) => eb.or([eb('question_tag_votes.private', '=', false), eb('question_tag_votes.user_id', '=', own)]))
-          .where((eb) => eb.or([eb('questions.publish', '=', true), eb('questions.user_id', '=', own), eb('question_tag_votes.user_id', '=', own)]))
+          .where((eb) =>
+            eb.or([eb('questions.publish', '=', true), eb('questions.user_id', '=', own), eb('question_tag_votes.user_id', '=', own)]),
+          )
       }
       if (filters.object_id !== undefined) query = query.where('question_tag_votes.question_tag_id', '=', filters.object_id)
       if (filters.question_tag !== undefined) query = query.where('question_tag_votes.question_tag_id', '=', filters.question_tag)

@@ -21,7 +21,11 @@ import type { TagVoteBody, TagVotePatch } from './votes.schemas.ts'
 
 const counted = (value: number): Answer => ({ value, liquidWeight: 1 })
 
-export async function castTagVote(db: Kysely<Database>, caller: Caller, body: TagVoteBody): Promise<{ vote: TagVoteRow; created: boolean }> {
+export async function castTagVote(
+  db: Kysely<Database>,
+  caller: Caller,
+  body: TagVoteBody,
+): Promise<{ vote: TagVoteRow; created: boolean }> {
   const questionTagId = existingIdShape('object_id', body.object_id)
   const work = async (trx: Transaction<Database>) => {
     const repository = tagVotesRepository(trx)
@@ -34,7 +38,14 @@ export async function castTagVote(db: Kysely<Database>, caller: Caller, body: Ta
     const vote = existing
       ? await repository.update(existing.id, values, questionTag)
       : await repository.insert({ ...values, question_tag_id: questionTagId, user_id: caller.id, created_at: now }, questionTag)
-    await applyAnswerChange(trx, 'question_tags', questionTagId, questionTag.tally, existing ? counted(existing.value) : null, counted(vote.value))
+    await applyAnswerChange(
+      trx,
+      'question_tags',
+      questionTagId,
+      questionTag.tally,
+      existing ? counted(existing.value) : null,
+      counted(vote.value),
+    )
     return { vote, created: !existing }
   }
   return refusingConflicts(() => db.transaction().execute(work), raceRefusals('question_tag', questionTagId, null))
@@ -55,10 +66,15 @@ export async function editTagVote(db: Kysely<Database>, voteId: number, patch: T
     const { questionTag, vote, now } = await lockVote(trx, voteId)
     const updated = await tagVotesRepository(trx).update(
       vote.id,
-      { ...(patch.value !== undefined ? { value: patch.value } : {}), ...(patch.private !== undefined ? { private: patch.private } : {}), modified_at: now },
+      {
+        ...(patch.value !== undefined ? { value: patch.value } : {}),
+        ...(patch.private !== undefined ? { private: patch.private } : {}),
+        modified_at: now,
+      },
       questionTag,
     )
-    if (updated.value !== vote.value) await applyAnswerChange(trx, 'question_tags', questionTag.id, questionTag.tally, counted(vote.value), counted(updated.value))
+    if (updated.value !== vote.value)
+      await applyAnswerChange(trx, 'question_tags', questionTag.id, questionTag.tally, counted(vote.value), counted(updated.value))
     return updated
   })
 }

@@ -17,7 +17,11 @@ export function voteContextRepository(db: Db) {
      */
     async forAnswer(userId: number, questionId: number): Promise<{ now: Date; defaultPrivate: boolean; block: Block }> {
       const extra = sql`clock_timestamp() AS now, (SELECT default_private FROM users WHERE id = ${userId}) AS default_private`
-      const { extra: row, ...block } = await liquidRepository(db).block<{ now: Date; default_private: boolean | null }>(questionId, userId, extra)
+      const { extra: row, ...block } = await liquidRepository(db).block<{ now: Date; default_private: boolean | null }>(
+        questionId,
+        userId,
+        extra,
+      )
       return { now: new Date(row.now), defaultPrivate: row.default_private ?? false, block }
     },
 
@@ -31,4 +35,3 @@ export function voteContextRepository(db: Db) {
     },
   }
 }
-

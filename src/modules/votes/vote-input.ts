@@ -7,7 +7,11 @@ const MAX_ID = 2_147_483_647
 export const ANALYTICS_MAX_LENGTH = 1000
 
 export const ANALYTICS_FIELDS = [
-  'analytics_interface', 'analytics_os', 'analytics_browser', 'analytics_parent_url', 'analytics_location',
+  'analytics_interface',
+  'analytics_os',
+  'analytics_browser',
+  'analytics_parent_url',
+  'analytics_location',
 ] as const
 export type AnalyticsField = (typeof ANALYTICS_FIELDS)[number]
 export type Analytics = Record<AnalyticsField, string | null>

@@ -40,7 +40,10 @@ export interface VoteResource<Row, Item, Query extends { ordering?: string }, Bo
   withdraw: (id: number) => Promise<void>
 }
 
-export function voteResourceRoutes<Row, Item, Query extends { ordering?: string }, Body, Patch>(app: App, resource: VoteResource<Row, Item, Query, Body, Patch>): void {
+export function voteResourceRoutes<Row, Item, Query extends { ordering?: string }, Body, Patch>(
+  app: App,
+  resource: VoteResource<Row, Item, Query, Body, Patch>,
+): void {
   const visible = async (caller: Caller | null, id: number): Promise<Row | undefined> =>
     (await resource.select(resource.byId(resource.filtered({}, caller), id)).executeTakeFirst()) as Row | undefined
   /** The voter, for the owner rule; a vote the caller may not see is not there (404). */
@@ -85,7 +88,10 @@ export function voteResourceRoutes<Row, Item, Query extends { ordering?: string 
     const detail = `${base}:id/`
     app.get(detail, {
       schema: { summary: `${resource.label}: one vote`, params: IdParams, response: { 200: resource.item, ...readErrors } },
-      config: { access: 'anyone', resource: { name: `${titleOf(name)} Instance`, description: `${resource.description} Its voter may change or withdraw it.` } },
+      config: {
+        access: 'anyone',
+        resource: { name: `${titleOf(name)} Instance`, description: `${resource.description} Its voter may change or withdraw it.` },
+      },
       handler: async (request) => {
         const row = await visible(request.caller, (request.params as { id: number }).id)
         if (!row) throw NotFound()
@@ -94,7 +100,12 @@ export function voteResourceRoutes<Row, Item, Query extends { ordering?: string 
     })
 
     app.patch(detail, {
-      schema: { summary: `${resource.label}: change your vote`, params: IdParams, body: resource.patchBody, response: { 200: resource.item, ...writeErrors } },
+      schema: {
+        summary: `${resource.label}: change your vote`,
+        params: IdParams,
+        body: resource.patchBody,
+        response: { 200: resource.item, ...writeErrors },
+      },
       config: { access: 'owner', owner },
       preValidation: nullBooleansAbsent,
       handler: async (request) => item(request, await resource.edit((request.params as { id: number }).id, request.body as Patch)),

@@ -12,7 +12,11 @@ function pushDevice(kind: 'gcm' | 'apns'): OwnedObjects[string] {
 
 export const owned: OwnedObjects = {
   '/auth/tokens/:id/': async (db, ownerId) => {
-    const row = await db.insertInto('auth_tokens').values({ user_id: ownerId, key_hash: hashSecret(newToken()), name: 'walk' }).returning('id').executeTakeFirstOrThrow()
+    const row = await db
+      .insertInto('auth_tokens')
+      .values({ user_id: ownerId, key_hash: hashSecret(newToken()), name: 'walk' })
+      .returning('id')
+      .executeTakeFirstOrThrow()
     return { id: String(row.id) }
   },
   '/api-push/device/gcm/:registration_id': pushDevice('gcm'),

@@ -8,12 +8,20 @@ const unique = (prefix: string) => `${prefix}-${process.pid}-${++serial}`
 
 async function someone(db: Kysely<Database>) {
   const username = unique('walk-person')
-  return db.insertInto('users').values({ username, email: `${username}@example.net` }).returning('id').executeTakeFirstOrThrow()
+  return db
+    .insertInto('users')
+    .values({ username, email: `${username}@example.net` })
+    .returning('id')
+    .executeTakeFirstOrThrow()
 }
 
 async function group(db: Kysely<Database>, ownerId: number | null, joinPolicy: 'open' | 'request' | 'invite' = 'open') {
   const name = unique('Walk group')
-  const row = await db.insertInto('groups').values({ name, slug: name.toLowerCase().replace(/\s/g, '-'), owner_id: ownerId, join_policy: joinPolicy }).returning('id').executeTakeFirstOrThrow()
+  const row = await db
+    .insertInto('groups')
+    .values({ name, slug: name.toLowerCase().replace(/\s/g, '-'), owner_id: ownerId, join_policy: joinPolicy })
+    .returning('id')
+    .executeTakeFirstOrThrow()
   if (ownerId !== null) await db.insertInto('group_memberships').values({ group_id: row.id, user_id: ownerId, role: 'admin' }).execute()
   return row
 }
@@ -25,7 +33,13 @@ async function invite(db: Kysely<Database>, ownerId: number, ownerIs: 'invitee' 
   const other = await someone(db)
   const target = ownerIs === 'invitee' ? await group(db, other.id, 'invite') : await group(db, ownerId, 'invite')
   const invitee = ownerIs === 'invitee' ? ownerId : other.id
-  return id(await db.insertInto('group_invites').values({ group_id: target.id, user_id: invitee, invited_by_id: ownerIs === 'invitee' ? other.id : ownerId }).returning('id').executeTakeFirstOrThrow())
+  return id(
+    await db
+      .insertInto('group_invites')
+      .values({ group_id: target.id, user_id: invitee, invited_by_id: ownerIs === 'invitee' ? other.id : ownerId })
+      .returning('id')
+      .executeTakeFirstOrThrow(),
+  )
 }
 
 /** A pending join request: the owner's own, or to a group the owner administers. */
@@ -33,7 +47,13 @@ async function joinRequest(db: Kysely<Database>, ownerId: number, ownerIs: 'requ
   const other = await someone(db)
   const target = ownerIs === 'requester' ? await group(db, other.id, 'request') : await group(db, ownerId, 'request')
   const requester = ownerIs === 'requester' ? ownerId : other.id
-  return id(await db.insertInto('group_join_requests').values({ group_id: target.id, user_id: requester }).returning('id').executeTakeFirstOrThrow())
+  return id(
+    await db
+      .insertInto('group_join_requests')
+      .values({ group_id: target.id, user_id: requester })
+      .returning('id')
+      .executeTakeFirstOrThrow(),
+  )
 }
 
 export const owned: OwnedObjects = {
@@ -42,7 +62,9 @@ export const owned: OwnedObjects = {
   '/api/groups/:id/leave/': async (db) => id(await group(db, null)),
   '/api/group_memberships/:id/': async (db, ownerId) => {
     const target = await group(db, null)
-    return id(await db.insertInto('group_memberships').values({ group_id: target.id, user_id: ownerId }).returning('id').executeTakeFirstOrThrow())
+    return id(
+      await db.insertInto('group_memberships').values({ group_id: target.id, user_id: ownerId }).returning('id').executeTakeFirstOrThrow(),
+    )
   },
   '/api/group_invites/:id/': (db, ownerId) => invite(db, ownerId, 'invitee'),
   '/api/group_invites/:id/accept/': (db, ownerId) => invite(db, ownerId, 'invitee'),
@@ -56,7 +78,17 @@ export const owned: OwnedObjects = {
     const target = await group(db, ownerId)
     const author = await someone(db)
     const slug = unique('walk-question')
-    const question = await db.insertInto('questions').values({ user_id: author.id, question: `Walk ${slug}`, slug }).returning('id').executeTakeFirstOrThrow()
-    return id(await db.insertInto('group_question_connections').values({ group_id: target.id, question_id: question.id }).returning('id').executeTakeFirstOrThrow())
+    const question = await db
+      .insertInto('questions')
+      .values({ user_id: author.id, question: `Walk ${slug}`, slug })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+    return id(
+      await db
+        .insertInto('group_question_connections')
+        .values({ group_id: target.id, question_id: question.id })
+        .returning('id')
+        .executeTakeFirstOrThrow(),
+    )
   },
 }

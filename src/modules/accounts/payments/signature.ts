@@ -3,7 +3,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto'
 /** How far a signature's timestamp may be from our clock, either way: older deliveries are replays. */
 export const SIGNATURE_TOLERANCE_SECONDS = 300
 
-const hex = (secret: string, timestamp: string, body: Buffer | string) => createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex')
+const hex = (secret: string, timestamp: string, body: Buffer | string) =>
+  createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex')
 
 /** `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`, the Payment-Signature header. */
 export function signPayload(secret: string, body: Buffer | string, now = Date.now()): string {

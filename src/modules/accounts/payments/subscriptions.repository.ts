@@ -25,7 +25,13 @@ export function subscriptionsRepository(db: Kysely<Database>) {
 
     /** Subscriptions that are not canceled, newest first: normally one at most. */
     async live(userId: number): Promise<SubscriptionRow[]> {
-      return db.selectFrom('payment_subscriptions').selectAll().where('user_id', '=', userId).where('status', '<>', 'canceled').orderBy('id', 'desc').execute()
+      return db
+        .selectFrom('payment_subscriptions')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('status', '<>', 'canceled')
+        .orderBy('id', 'desc')
+        .execute()
     },
 
     async create(values: { user_id: number; provider: string; external_id: string; plan: string }): Promise<SubscriptionRow> {

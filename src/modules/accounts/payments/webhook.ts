@@ -15,7 +15,12 @@ const text = (value: unknown, max: number) => typeof value === 'string' && value
 
 /** `current_period_end` as ISO 8601 text or Unix seconds. */
 function instant(value: unknown): Date | null {
-  const date = typeof value === 'number' ? new Date(value * 1000) : typeof value === 'string' && /^\d{4}-\d\d-\d\dT/.test(value) ? new Date(value) : null
+  const date =
+    typeof value === 'number'
+      ? new Date(value * 1000)
+      : typeof value === 'string' && /^\d{4}-\d\d-\d\dT/.test(value)
+        ? new Date(value)
+        : null
   return date && !Number.isNaN(date.getTime()) && date.getUTCFullYear() < 10000 ? date : null
 }
 
@@ -27,7 +32,8 @@ export function parseEvent(raw: Buffer): PaymentEvent {
   } catch (error) {
     throw ParseError(`JSON parse error - ${(error as Error).message}`)
   }
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw ValidationFailed({ non_field_errors: ['Invalid data. Expected a dictionary.'] })
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw ValidationFailed({ non_field_errors: ['Invalid data. Expected a dictionary.'] })
   const { id, type, data } = body as Record<string, unknown>
   const errors: FieldErrors = {}
   if (!text(id, 255)) errors.id = ['A non-empty string of at most 255 characters is required.']

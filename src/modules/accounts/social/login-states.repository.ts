@@ -17,7 +17,10 @@ export interface LoginState {
 export function loginStatesRepository(db: Kysely<Database>) {
   return {
     async save(state: string, provider: Slot, values: LoginState): Promise<void> {
-      await db.deleteFrom('social_login_states').where('expires_at', '<', sql<Date>`now()`).execute()
+      await db
+        .deleteFrom('social_login_states')
+        .where('expires_at', '<', sql<Date>`now()`)
+        .execute()
       await db
         .insertInto('social_login_states')
         .values({ state_hash: hashSecret(state), provider, ...values, expires_at: sql`now() + interval '10 minutes'` })

@@ -26,7 +26,12 @@ export async function startCodeFlow(request: FastifyRequest, provider: SocialPro
 }
 
 /** The provider's callback: the code is exchanged with the saved verifier, and the ID token must carry the saved nonce. */
-export async function finishCodeFlow(request: FastifyRequest, provider: SocialProviderConfig, saved: LoginState, search: string): Promise<SocialIdentity> {
+export async function finishCodeFlow(
+  request: FastifyRequest,
+  provider: SocialProviderConfig,
+  saved: LoginState,
+  search: string,
+): Promise<SocialIdentity> {
   const params = new URLSearchParams(search)
   if (params.has('error')) throw ValidationFailed({ non_field_errors: [`The provider did not sign you in (${params.get('error')}).`] })
   const configuration = await configurationFor(request, provider)
@@ -48,7 +53,13 @@ export async function finishCodeFlow(request: FastifyRequest, provider: SocialPr
 }
 
 /** A code the client obtained itself (a mobile app, say), for the redirect_uri it used. */
-export async function identityFromCode(request: FastifyRequest, provider: SocialProviderConfig, code: string, redirectUri: string, codeVerifier?: string): Promise<SocialIdentity> {
+export async function identityFromCode(
+  request: FastifyRequest,
+  provider: SocialProviderConfig,
+  code: string,
+  redirectUri: string,
+  codeVerifier?: string,
+): Promise<SocialIdentity> {
   const configuration = await configurationFor(request, provider)
   return askProvider(request, provider, INVALID_CODE, async () => {
     const parameters: Record<string, string> = { code, redirect_uri: redirectUri }
@@ -59,7 +70,11 @@ export async function identityFromCode(request: FastifyRequest, provider: Social
 }
 
 /** An access token is checked by asking the provider's userinfo endpoint who it belongs to. */
-export async function identityFromAccessToken(request: FastifyRequest, provider: SocialProviderConfig, accessToken: string): Promise<SocialIdentity> {
+export async function identityFromAccessToken(
+  request: FastifyRequest,
+  provider: SocialProviderConfig,
+  accessToken: string,
+): Promise<SocialIdentity> {
   const configuration = await configurationFor(request, provider)
   return askProvider(request, provider, INVALID_TOKEN, async () => {
     if (!configuration.serverMetadata().userinfo_endpoint) throw new Error(`${provider.issuer} has no userinfo endpoint`)
@@ -67,7 +82,10 @@ export async function identityFromAccessToken(request: FastifyRequest, provider:
   })
 }
 
-async function identityOf(configuration: client.Configuration, tokens: client.TokenEndpointResponse & client.TokenEndpointResponseHelpers): Promise<SocialIdentity> {
+async function identityOf(
+  configuration: client.Configuration,
+  tokens: client.TokenEndpointResponse & client.TokenEndpointResponseHelpers,
+): Promise<SocialIdentity> {
   const idToken = tokens.claims()
   if (!configuration.serverMetadata().userinfo_endpoint) {
     if (!idToken) throw new Error('the provider answered neither an ID token nor a userinfo endpoint')

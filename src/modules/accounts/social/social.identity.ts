@@ -30,7 +30,12 @@ const MAX_BASE = 140 // leaves room for a numeric suffix within Django's 150
 
 /** A username following Django's rule (letters, digits, @ . + - _), from the best claim available. */
 export function baseUsername(identity: SocialIdentity): string {
-  const candidates = [identity.preferredUsername, identity.email?.split('@')[0], identity.name, `${identity.givenName} ${identity.familyName}`]
+  const candidates = [
+    identity.preferredUsername,
+    identity.email?.split('@')[0],
+    identity.name,
+    `${identity.givenName} ${identity.familyName}`,
+  ]
   for (const candidate of candidates) {
     const cleaned = (candidate ?? '')
       .normalize('NFKD')

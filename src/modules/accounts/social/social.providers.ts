@@ -40,7 +40,10 @@ export function providerConfiguration(provider: SocialProviderConfig): Promise<c
 async function discover(provider: SocialProviderConfig): Promise<client.Configuration> {
   const issuer = new URL(provider.issuer)
   const execute = issuer.protocol === 'http:' ? [client.allowInsecureRequests] : []
-  return client.discovery(issuer, provider.clientId, undefined, clientAuthentication(provider.clientSecret), { timeout: TIMEOUT_SECONDS, execute })
+  return client.discovery(issuer, provider.clientId, undefined, clientAuthentication(provider.clientSecret), {
+    timeout: TIMEOUT_SECONDS,
+    execute,
+  })
 }
 
 /** client_secret_basic, the OpenID default, unless the provider lists methods without it; none without a secret. */
@@ -64,14 +67,21 @@ export function configurationFor(request: FastifyRequest, provider: SocialProvid
  * Runs a call to the provider. A refusal (bad token, used code, mismatched ID token) answers 400 with `refusal`;
  * anything else the provider or the network does answers 502, logged, never 500.
  */
-export async function askProvider<T>(request: FastifyRequest, provider: SocialProviderConfig, refusal: FieldErrors | null, call: () => Promise<T>): Promise<T> {
+export async function askProvider<T>(
+  request: FastifyRequest,
+  provider: SocialProviderConfig,
+  refusal: FieldErrors | null,
+  call: () => Promise<T>,
+): Promise<T> {
   try {
     return await call()
   } catch (error) {
     if (error instanceof ApiError) throw error
     if (refusal && refused(error)) throw ValidationFailed(refusal)
     request.log.warn({ err: error, provider: provider.slot }, 'social sign-in provider failed')
-    throw new ApiError(502, { detail: `The sign-in provider "${provider.name}" could not be reached or answered unexpectedly; try again later.` })
+    throw new ApiError(502, {
+      detail: `The sign-in provider "${provider.name}" could not be reached or answered unexpectedly; try again later.`,
+    })
   }
 }
 

@@ -11,7 +11,15 @@ import { allowedNext, finishCodeFlow, identityFromAccessToken, identityFromCode,
 import type { SocialIdentity } from './social.identity.ts'
 import { findProvider, SLOTS, type Slot } from './social.providers.ts'
 import {
-  AccessTokenBody, CallbackQuery, CodeSignedIn, Redirect, SessionSignedIn, SocialSignedIn, TokenOnly, TokenOrCodeBody, YetiSignedIn,
+  AccessTokenBody,
+  CallbackQuery,
+  CodeSignedIn,
+  Redirect,
+  SessionSignedIn,
+  SocialSignedIn,
+  TokenOnly,
+  TokenOrCodeBody,
+  YetiSignedIn,
 } from './social.schemas.ts'
 import { signInIdentity } from './social.signin.ts'
 import { loginStatesRepository } from './login-states.repository.ts'
@@ -34,7 +42,8 @@ export function socialRoutes(app: App): void {
   /** token-only and session sign-ins: an access token, or a code the client obtained itself. */
   const signInFromBody = async (request: FastifyRequest, body: TokenOrCodeBody) => {
     const provider = findProvider(app.config, body.provider)
-    if (body.access_token !== undefined) return signIn(request, provider, await identityFromAccessToken(request, provider, body.access_token))
+    if (body.access_token !== undefined)
+      return signIn(request, provider, await identityFromAccessToken(request, provider, body.access_token))
     if (body.code === undefined) throw ValidationFailed({ access_token: ['This field is required unless a code is sent.'] })
     if (body.redirect_uri === undefined) throw ValidationFailed({ redirect_uri: ['This field is required with a code.'] })
     if (!URL.canParse(body.redirect_uri)) throw ValidationFailed({ redirect_uri: ['Enter a valid URL.'] })
@@ -76,24 +85,42 @@ export function socialRoutes(app: App): void {
         querystring: CallbackQuery,
         response: { 200: CodeSignedIn, 302: Redirect, ...errors },
       },
-      config: { access: 'anyone', resource: resource(`Social Sign-In (${slot})`, 'Sign in through an OpenID Connect provider in the browser.') },
+      config: {
+        access: 'anyone',
+        resource: resource(`Social Sign-In (${slot})`, 'Sign in through an OpenID Connect provider in the browser.'),
+      },
       handler: (request, reply) => codeFlow(slot, request, reply),
     })
   }
 
   app.post('/auth/social_auth/', {
-    schema: { summary: 'Sign in with an access token from a provider; answers the token and the user', body: AccessTokenBody, response: { 200: SocialSignedIn, ...errors } },
+    schema: {
+      summary: 'Sign in with an access token from a provider; answers the token and the user',
+      body: AccessTokenBody,
+      response: { 200: SocialSignedIn, ...errors },
+    },
     config: { access: 'anyone', resource: resource('Social Auth', 'Sign in with an access token issued by a social provider.') },
     handler: async (request) => {
       const provider = findProvider(app.config, request.body.provider)
-      const { userId, created, token } = await signIn(request, provider, await identityFromAccessToken(request, provider, request.body.access_token))
+      const { userId, created, token } = await signIn(
+        request,
+        provider,
+        await identityFromAccessToken(request, provider, request.body.access_token),
+      )
       return { ...(await loadMe(app, request, userId)), auth_token: token, created }
     },
   })
 
   app.post('/auth-yeti/', {
-    schema: { summary: 'Sign in with an access token from a provider (older clients); answers the token and the user id', body: AccessTokenBody, response: { 200: YetiSignedIn, ...errors } },
-    config: { access: 'anyone', resource: resource('Auth Yeti', 'Sign in with an access token issued by a social provider (older clients).') },
+    schema: {
+      summary: 'Sign in with an access token from a provider (older clients); answers the token and the user id',
+      body: AccessTokenBody,
+      response: { 200: YetiSignedIn, ...errors },
+    },
+    config: {
+      access: 'anyone',
+      resource: resource('Auth Yeti', 'Sign in with an access token issued by a social provider (older clients).'),
+    },
     handler: async (request) => {
       const provider = findProvider(app.config, request.body.provider)
       const { userId, token } = await signIn(request, provider, await identityFromAccessToken(request, provider, request.body.access_token))
@@ -102,14 +129,28 @@ export function socialRoutes(app: App): void {
   })
 
   app.post('/auth/token-only-social-auth/', {
-    schema: { summary: 'Sign in with an access token or an authorization code from a provider; answers the token only', body: TokenOrCodeBody, response: { 200: TokenOnly, ...errors } },
-    config: { access: 'anyone', resource: resource('Token Only Social Auth', 'Sign in through a social provider and receive only a sign-in token.') },
+    schema: {
+      summary: 'Sign in with an access token or an authorization code from a provider; answers the token only',
+      body: TokenOrCodeBody,
+      response: { 200: TokenOnly, ...errors },
+    },
+    config: {
+      access: 'anyone',
+      resource: resource('Token Only Social Auth', 'Sign in through a social provider and receive only a sign-in token.'),
+    },
     handler: async (request) => ({ auth_token: (await signInFromBody(request, request.body)).token }),
   })
 
   app.post('/auth/session-social-auth/', {
-    schema: { summary: 'Sign in with an access token or an authorization code from a provider; answers the user and a token (no server session)', body: TokenOrCodeBody, response: { 200: SessionSignedIn, ...errors } },
-    config: { access: 'anyone', resource: resource('Session Social Auth', 'Sign in through a social provider; the service is token-based and keeps no sessions.') },
+    schema: {
+      summary: 'Sign in with an access token or an authorization code from a provider; answers the user and a token (no server session)',
+      body: TokenOrCodeBody,
+      response: { 200: SessionSignedIn, ...errors },
+    },
+    config: {
+      access: 'anyone',
+      resource: resource('Session Social Auth', 'Sign in through a social provider; the service is token-based and keeps no sessions.'),
+    },
     handler: async (request) => {
       const { userId, token } = await signInFromBody(request, request.body)
       return { ...(await loadMe(app, request, userId)), auth_token: token }

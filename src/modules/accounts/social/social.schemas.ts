@@ -1,7 +1,11 @@
 import { Type, type Static } from 'typebox'
 import { Me } from '../accounts.schemas.ts'
 
-const Provider = Type.String({ minLength: 1, maxLength: 100, description: 'a configured provider name (e.g. "facebook") or its slot, social1 to social4' })
+const Provider = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  description: 'a configured provider name (e.g. "facebook") or its slot, social1 to social4',
+})
 const AccessToken = Type.String({ minLength: 1, maxLength: 4096, description: 'an access token the provider issued to the user' })
 
 export const AccessTokenBody = Type.Object({ provider: Provider, access_token: AccessToken })
@@ -18,7 +22,9 @@ export const TokenOrCodeBody = Type.Object({
 export type TokenOrCodeBody = Static<typeof TokenOrCodeBody>
 
 export const CallbackQuery = Type.Object({
-  next: Type.Optional(Type.String({ maxLength: 2000, description: 'where to send the browser afterwards, with #auth_token=...; a page of the web app' })),
+  next: Type.Optional(
+    Type.String({ maxLength: 2000, description: 'where to send the browser afterwards, with #auth_token=...; a page of the web app' }),
+  ),
   code: Type.Optional(Type.String({ maxLength: 4096 })),
   state: Type.Optional(Type.String({ maxLength: 512 })),
   error: Type.Optional(Type.String({ maxLength: 200 })),

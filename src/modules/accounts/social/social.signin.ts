@@ -55,7 +55,10 @@ async function resolveUser(db: Kysely<Database>, slot: Slot, identity: SocialIde
       .where('subject', '=', identity.subject)
       .execute()
   } else {
-    await db.insertInto('social_accounts').values({ user_id: user.id, provider: slot, subject: identity.subject, email: identity.email }).execute()
+    await db
+      .insertInto('social_accounts')
+      .values({ user_id: user.id, provider: slot, subject: identity.subject, email: identity.email })
+      .execute()
   }
 
   const values: Updateable<Users> = { [`is_${slot}_verified`]: true, is_active: true, last_login: new Date() }

@@ -34,7 +34,13 @@ export function invitesRepository(db: Kysely<Database>) {
     },
 
     async pendingOf(groupId: number, userId: number): Promise<InviteRow | undefined> {
-      return db.selectFrom('group_invites').selectAll().where('group_id', '=', groupId).where('user_id', '=', userId).where('status', '=', 'pending').executeTakeFirst()
+      return db
+        .selectFrom('group_invites')
+        .selectAll()
+        .where('group_id', '=', groupId)
+        .where('user_id', '=', userId)
+        .where('status', '=', 'pending')
+        .executeTakeFirst()
     },
 
     async insert(values: { group_id: number; user_id: number; invited_by_id: number }): Promise<InviteRow> {

@@ -42,12 +42,27 @@ export function inviteRoutes(app: App): void {
   }
 
   app.get('/api/group_invites/', {
-    schema: { summary: "Your invitations and those of the groups you administer", querystring: InviteListQuery, response: { 200: Page(Invite), ...readErrors } },
-    config: { access: 'signed-in', resource: { name: 'Group Invite List', description: "Invitations to join groups: yours, and those of the groups you administer. Administrators invite with {group, user}." } },
+    schema: {
+      summary: 'Your invitations and those of the groups you administer',
+      querystring: InviteListQuery,
+      response: { 200: Page(Invite), ...readErrors },
+    },
+    config: {
+      access: 'signed-in',
+      resource: {
+        name: 'Group Invite List',
+        description: 'Invitations to join groups: yours, and those of the groups you administer. Administrators invite with {group, user}.',
+      },
+    },
     handler: async (request) => {
       const filters = request.query
       const ordering = orderingTerms(filters.ordering, INVITE_ORDERING, ['-created_at'], column('group_invites.id'))
-      const result = await pageOfRows<InviteRow>(request, invitesRepository(app.db).filtered(filters, signedIn(request)), (q) => q.selectAll('group_invites'), ordering)
+      const result = await pageOfRows<InviteRow>(
+        request,
+        invitesRepository(app.db).filtered(filters, signedIn(request)),
+        (q) => q.selectAll('group_invites'),
+        ordering,
+      )
       return listing(request, result, (rows) => invitesFromRows(groupViewContext(app, request), rows))
     },
   })
@@ -55,12 +70,17 @@ export function inviteRoutes(app: App): void {
   app.post('/api/group_invites/', {
     schema: { summary: 'Invite someone to a group you administer', body: InviteCreate, response: { 201: Invite, ...writeErrors } },
     config: { access: 'signed-in' },
-    handler: async (request, reply) => reply.code(201).send(await one(request, await createInvite(app.db, signedIn(request), request.body))),
+    handler: async (request, reply) =>
+      reply.code(201).send(await one(request, await createInvite(app.db, signedIn(request), request.body))),
   })
 
   app.get('/api/group_invites/:id/', {
     schema: { summary: 'One invitation', params: IdParams, response: { 200: Invite, ...readErrors } },
-    config: { access: 'owner', owner: inviteController(app, 'either'), resource: { name: 'Group Invite Instance', description: "An invitation, seen by the invitee and the group's administrators." } },
+    config: {
+      access: 'owner',
+      owner: inviteController(app, 'either'),
+      resource: { name: 'Group Invite Instance', description: "An invitation, seen by the invitee and the group's administrators." },
+    },
     handler: async (request) => one(request, await invitesRepository(app.db).find(request.params.id)),
   })
 
@@ -68,7 +88,11 @@ export function inviteRoutes(app: App): void {
     const name = answer.charAt(0).toUpperCase() + answer.slice(1)
     app.post(`/api/group_invites/:id/${answer}/`, {
       schema: { summary, params: IdParams, body: EmptyBody, response: { 200: Invite, ...writeErrors } },
-      config: { access: 'owner', owner: inviteController(app, party), resource: { name: `Group Invite ${name}`, description: `${summary}. The body may be empty.` } },
+      config: {
+        access: 'owner',
+        owner: inviteController(app, party),
+        resource: { name: `Group Invite ${name}`, description: `${summary}. The body may be empty.` },
+      },
       handler: async (request) => one(request, await answerInvite(app.db, request.params.id, answer)),
     })
   }

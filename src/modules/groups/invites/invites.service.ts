@@ -31,7 +31,10 @@ export function toInvite(row: InviteRow, context: GroupViewContext, users: Await
 }
 
 export async function invitesFromRows(context: GroupViewContext, rows: InviteRow[]): Promise<Invite[]> {
-  const users = await loadUserSummaries(context, rows.map((row) => row.user_id).filter((id): id is number => id !== null))
+  const users = await loadUserSummaries(
+    context,
+    rows.map((row) => row.user_id).filter((id): id is number => id !== null),
+  )
   return rows.map((row) => toInvite(row, context, users))
 }
 
@@ -42,14 +45,17 @@ export async function createInvite(db: Kysely<Database>, caller: Caller, body: I
       db.transaction().execute(async (trx) => {
         const group = await trx.selectFrom('groups').select('id').where('id', '=', body.group).executeTakeFirst()
         if (!group) throw fieldError('group', invalidPk(body.group))
-        if (!(await groupAccess(trx).administers(caller, body.group))) throw PermissionDenied("Only the group's administrators can invite people.")
+        if (!(await groupAccess(trx).administers(caller, body.group)))
+          throw PermissionDenied("Only the group's administrators can invite people.")
         if (!(await activeUserExists(trx, body.user))) throw fieldError('user', invalidPk(body.user))
-        if (await membershipsRepository(trx).findOf(body.group, body.user)) throw fieldError('user', 'This user is already a member of the group.')
+        if (await membershipsRepository(trx).findOf(body.group, body.user))
+          throw fieldError('user', 'This user is already a member of the group.')
         return invitesRepository(trx).insert({ group_id: body.group, user_id: body.user, invited_by_id: caller.id })
       }),
     {
       unique: { non_field_errors: ['This user already has a pending invitation to the group.'] },
-      missing: (constraint): FieldErrors => (constraint.includes('group') ? { group: [invalidPk(body.group)] } : { user: [invalidPk(body.user)] }),
+      missing: (constraint): FieldErrors =>
+        constraint.includes('group') ? { group: [invalidPk(body.group)] } : { user: [invalidPk(body.user)] },
     },
   )
 }
@@ -64,7 +70,9 @@ export async function answerInvite(db: Kysely<Database>, id: number, answer: Inv
     const invite = await repository.find(id)
     if (!invite) throw NotFound()
     if (answer === 'accept' && invite.user_id === null) {
-      throw ValidationFailed({ non_field_errors: ['This invitation went to an e-mail address: sign up with it and ask for a new invitation.'] })
+      throw ValidationFailed({
+        non_field_errors: ['This invitation went to an e-mail address: sign up with it and ask for a new invitation.'],
+      })
     }
     // The group first: a concurrent deletion of the group then waits for this answer, or this answer for it.
     if (!(await groupsRepository(trx).lock(invite.group_id, 'members'))) throw NotFound()

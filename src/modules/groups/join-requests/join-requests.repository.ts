@@ -20,7 +20,9 @@ export function joinRequestsRepository(db: Kysely<Database>) {
       let query = db.selectFrom('group_join_requests')
       if (!caller.isStaff) {
         const administered = groupAccess(db).administeredBy(caller.id)
-        query = query.where((eb) => eb.or([eb('group_join_requests.user_id', '=', caller.id), eb('group_join_requests.group_id', 'in', administered)]))
+        query = query.where((eb) =>
+          eb.or([eb('group_join_requests.user_id', '=', caller.id), eb('group_join_requests.group_id', 'in', administered)]),
+        )
       }
       if (filters.id !== undefined) query = query.where('group_join_requests.id', '=', filters.id)
       if (filters.group !== undefined) query = query.where('group_join_requests.group_id', '=', filters.group)

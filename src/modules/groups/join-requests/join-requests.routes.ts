@@ -42,12 +42,27 @@ export function joinRequestRoutes(app: App): void {
   }
 
   app.get('/api/group_join_requests/', {
-    schema: { summary: 'Your join requests and those to the groups you administer', querystring: JoinRequestListQuery, response: { 200: Page(JoinRequest), ...readErrors } },
-    config: { access: 'signed-in', resource: { name: 'Group Join Request List', description: 'Requests to join groups that take them: yours, and those to the groups you administer. Ask with {group, message}.' } },
+    schema: {
+      summary: 'Your join requests and those to the groups you administer',
+      querystring: JoinRequestListQuery,
+      response: { 200: Page(JoinRequest), ...readErrors },
+    },
+    config: {
+      access: 'signed-in',
+      resource: {
+        name: 'Group Join Request List',
+        description: 'Requests to join groups that take them: yours, and those to the groups you administer. Ask with {group, message}.',
+      },
+    },
     handler: async (request) => {
       const filters = request.query
       const ordering = orderingTerms(filters.ordering, JOIN_REQUEST_ORDERING, ['-created_at'], column('group_join_requests.id'))
-      const result = await pageOfRows<JoinRequestRow>(request, joinRequestsRepository(app.db).filtered(filters, signedIn(request)), (q) => q.selectAll('group_join_requests'), ordering)
+      const result = await pageOfRows<JoinRequestRow>(
+        request,
+        joinRequestsRepository(app.db).filtered(filters, signedIn(request)),
+        (q) => q.selectAll('group_join_requests'),
+        ordering,
+      )
       return listing(request, result, (rows) => joinRequestsFromRows(groupViewContext(app, request), rows))
     },
   })
@@ -55,12 +70,20 @@ export function joinRequestRoutes(app: App): void {
   app.post('/api/group_join_requests/', {
     schema: { summary: 'Ask to join a group that takes requests', body: JoinRequestCreate, response: { 201: JoinRequest, ...writeErrors } },
     config: { access: 'signed-in' },
-    handler: async (request, reply) => reply.code(201).send(await one(request, await createJoinRequest(app.db, signedIn(request), request.body))),
+    handler: async (request, reply) =>
+      reply.code(201).send(await one(request, await createJoinRequest(app.db, signedIn(request), request.body))),
   })
 
   app.get('/api/group_join_requests/:id/', {
     schema: { summary: 'One join request', params: IdParams, response: { 200: JoinRequest, ...readErrors } },
-    config: { access: 'owner', owner: requestController(app, 'either'), resource: { name: 'Group Join Request Instance', description: "A request to join a group, seen by the requester and the group's administrators." } },
+    config: {
+      access: 'owner',
+      owner: requestController(app, 'either'),
+      resource: {
+        name: 'Group Join Request Instance',
+        description: "A request to join a group, seen by the requester and the group's administrators.",
+      },
+    },
     handler: async (request) => one(request, await joinRequestsRepository(app.db).find(request.params.id)),
   })
 
@@ -68,7 +91,11 @@ export function joinRequestRoutes(app: App): void {
     const name = answer.charAt(0).toUpperCase() + answer.slice(1)
     app.post(`/api/group_join_requests/:id/${answer}/`, {
       schema: { summary, params: IdParams, body: EmptyBody, response: { 200: JoinRequest, ...writeErrors } },
-      config: { access: 'owner', owner: requestController(app, party), resource: { name: `Group Join Request ${name}`, description: `${summary}. The body may be empty.` } },
+      config: {
+        access: 'owner',
+        owner: requestController(app, party),
+        resource: { name: `Group Join Request ${name}`, description: `${summary}. The body may be empty.` },
+      },
       handler: async (request) => one(request, await answerJoinRequest(app.db, request.params.id, answer)),
     })
   }

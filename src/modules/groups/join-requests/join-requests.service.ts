@@ -13,7 +13,10 @@ import { joinRequestsRepository, type JoinRequestRow } from './join-requests.rep
 import type { JoinRequest, JoinRequestCreate } from './join-requests.schemas.ts'
 
 export async function joinRequestsFromRows(context: GroupViewContext, rows: JoinRequestRow[]): Promise<JoinRequest[]> {
-  const users = await loadUserSummaries(context, rows.map((row) => row.user_id))
+  const users = await loadUserSummaries(
+    context,
+    rows.map((row) => row.user_id),
+  )
   return rows.map((row) => ({
     id: row.id,
     url: context.urls.detail('group_join_requests', row.id),
@@ -34,7 +37,8 @@ export async function createJoinRequest(db: Kysely<Database>, caller: Caller, bo
       db.transaction().execute(async (trx) => {
         const group = await trx.selectFrom('groups').select(['id', 'join_policy']).where('id', '=', body.group).executeTakeFirst()
         if (!group) throw fieldError('group', invalidPk(body.group))
-        if (await membershipsRepository(trx).findOf(body.group, caller.id)) throw fieldError('group', 'You are a member of this group already.')
+        if (await membershipsRepository(trx).findOf(body.group, caller.id))
+          throw fieldError('group', 'You are a member of this group already.')
         if (group.join_policy === 'open') throw fieldError('group', 'Anyone may join this group: join it directly.')
         if (group.join_policy === 'invite') throw fieldError('group', 'This group can only be joined by invitation.')
         return joinRequestsRepository(trx).insert({ group_id: body.group, user_id: caller.id, message: body.message?.trim() ?? '' })

@@ -23,7 +23,11 @@ export function toMyMembership(row: MembershipRow): MyMembership {
 }
 
 /** A member's address is for the group's administrators (and the member), and only when the member shares it. */
-export function visibleEmail(row: MembershipRow, email: string | null, viewer: { id: number | null; isStaff: boolean; administers: boolean }): string | null {
+export function visibleEmail(
+  row: MembershipRow,
+  email: string | null,
+  viewer: { id: number | null; isStaff: boolean; administers: boolean },
+): string | null {
   if (!row.share_email || email === null) return null
   return viewer.isStaff || viewer.administers || viewer.id === row.user_id ? email : null
 }

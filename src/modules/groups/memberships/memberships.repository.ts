@@ -33,11 +33,21 @@ export function membershipsRepository(db: Kysely<Database>) {
     /** The user's memberships among these groups. */
     async ofUser(userId: number, groupIds: number[]): Promise<MembershipRow[]> {
       if (groupIds.length === 0) return []
-      return db.selectFrom('group_memberships').selectAll().where('user_id', '=', userId).where('group_id', 'in', [...new Set(groupIds)]).execute()
+      return db
+        .selectFrom('group_memberships')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('group_id', 'in', [...new Set(groupIds)])
+        .execute()
     },
 
     /** Inserts unless the user is a member already; answers the new row, or undefined. */
-    async insert(values: { group_id: number; user_id: number; role?: 'member' | 'admin'; share_email?: boolean }): Promise<MembershipRow | undefined> {
+    async insert(values: {
+      group_id: number
+      user_id: number
+      role?: 'member' | 'admin'
+      share_email?: boolean
+    }): Promise<MembershipRow | undefined> {
       return db
         .insertInto('group_memberships')
         .values(values)
@@ -57,8 +67,16 @@ export function membershipsRepository(db: Kysely<Database>) {
 
     /** The group's member_count and the user's count_group_memberships follow every membership change. */
     async count(groupId: number, userId: number, delta: 1 | -1): Promise<void> {
-      await db.updateTable('groups').set((eb) => ({ member_count: eb('member_count', '+', delta) })).where('id', '=', groupId).execute()
-      await db.updateTable('users').set((eb) => ({ count_group_memberships: eb('count_group_memberships', '+', delta) })).where('id', '=', userId).execute()
+      await db
+        .updateTable('groups')
+        .set((eb) => ({ member_count: eb('member_count', '+', delta) }))
+        .where('id', '=', groupId)
+        .execute()
+      await db
+        .updateTable('users')
+        .set((eb) => ({ count_group_memberships: eb('count_group_memberships', '+', delta) }))
+        .where('id', '=', userId)
+        .execute()
     },
 
     /** Before a group goes (its memberships cascade): each member counts one membership fewer. */
@@ -75,8 +93,20 @@ export function membershipsRepository(db: Kysely<Database>) {
 
     /** Once someone is a member, their pending invitation and join request to the group are settled. */
     async settlePending(groupId: number, userId: number): Promise<void> {
-      await db.updateTable('group_invites').set({ status: 'accepted', modified_at: sql`now()` }).where('group_id', '=', groupId).where('user_id', '=', userId).where('status', '=', 'pending').execute()
-      await db.updateTable('group_join_requests').set({ status: 'accepted', modified_at: sql`now()` }).where('group_id', '=', groupId).where('user_id', '=', userId).where('status', '=', 'pending').execute()
+      await db
+        .updateTable('group_invites')
+        .set({ status: 'accepted', modified_at: sql`now()` })
+        .where('group_id', '=', groupId)
+        .where('user_id', '=', userId)
+        .where('status', '=', 'pending')
+        .execute()
+      await db
+        .updateTable('group_join_requests')
+        .set({ status: 'accepted', modified_at: sql`now()` })
+        .where('group_id', '=', groupId)
+        .where('user_id', '=', userId)
+        .where('status', '=', 'pending')
+        .execute()
     },
   }
 }

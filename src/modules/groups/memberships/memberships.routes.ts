@@ -33,29 +33,57 @@ export function membershipRoutes(app: App): void {
 
   app.get('/api/group_memberships/', {
     schema: { summary: 'Who belongs to which group', querystring: MembershipListQuery, response: { 200: Page(Membership), ...readErrors } },
-    config: { access: 'anyone', resource: { name: 'Group Membership List', description: "Members of groups, with their roles. Filter by group or user; e-mail addresses only reach a group's administrators, and only when the member shares them." } },
+    config: {
+      access: 'anyone',
+      resource: {
+        name: 'Group Membership List',
+        description:
+          "Members of groups, with their roles. Filter by group or user; e-mail addresses only reach a group's administrators, and only when the member shares them.",
+      },
+    },
     handler: async (request) => {
       const filters = request.query
       const ordering = orderingTerms(filters.ordering, MEMBERSHIP_ORDERING, ['created_at'], column('group_memberships.id'))
-      const result = await pageOfRows<MembershipRow>(request, membershipsRepository(app.db).filtered(filters), (q) => q.selectAll('group_memberships'), ordering)
+      const result = await pageOfRows<MembershipRow>(
+        request,
+        membershipsRepository(app.db).filtered(filters),
+        (q) => q.selectAll('group_memberships'),
+        ordering,
+      )
       return listing(request, result, (rows) => membershipsFromRows(groupViewContext(app, request), rows))
     },
   })
 
   app.get('/api/group_memberships/:id/', {
     schema: { summary: 'One membership', params: IdParams, response: { 200: Membership, ...readErrors } },
-    config: { access: 'anyone', resource: { name: 'Group Membership Instance', description: 'One person in one group. The member may leave (DELETE) or change share_email; administrators change roles and remove members.' } },
+    config: {
+      access: 'anyone',
+      resource: {
+        name: 'Group Membership Instance',
+        description:
+          'One person in one group. The member may leave (DELETE) or change share_email; administrators change roles and remove members.',
+      },
+    },
     handler: async (request) => one(request, await membershipsRepository(app.db).find(request.params.id)),
   })
 
   app.patch('/api/group_memberships/:id/', {
-    schema: { summary: 'Change a role (administrators) or share_email (the member)', params: IdParams, body: MembershipPatch, response: { 200: Membership, ...writeErrors } },
+    schema: {
+      summary: 'Change a role (administrators) or share_email (the member)',
+      params: IdParams,
+      body: MembershipPatch,
+      response: { 200: Membership, ...writeErrors },
+    },
     config: { access: 'owner', owner },
     handler: async (request) => one(request, await updateMembership(app.db, signedIn(request), request.params.id, request.body)),
   })
 
   app.delete('/api/group_memberships/:id/', {
-    schema: { summary: 'Leave the group, or remove a member (administrators)', params: IdParams, response: { 204: NoContent, ...writeErrors } },
+    schema: {
+      summary: 'Leave the group, or remove a member (administrators)',
+      params: IdParams,
+      response: { 204: NoContent, ...writeErrors },
+    },
     config: { access: 'owner', owner },
     handler: async (request, reply) => {
       await deleteMembership(app.db, request.params.id)

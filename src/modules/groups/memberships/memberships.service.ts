@@ -55,7 +55,8 @@ export async function updateMembership(db: Kysely<Database>, caller: Caller, id:
   const changes: { role?: Role; share_email?: boolean } = {}
   if (patch.role !== undefined && patch.role !== membership.role) {
     if (!(ROLES as readonly string[]).includes(patch.role)) throw ValidationFailed({ role: [`"${patch.role}" is not a valid choice.`] })
-    if (!(await groupAccess(db).administers(caller, membership.group_id))) throw PermissionDenied("Only the group's administrators can change roles.")
+    if (!(await groupAccess(db).administers(caller, membership.group_id)))
+      throw PermissionDenied("Only the group's administrators can change roles.")
     const group = await db.selectFrom('groups').select('owner_id').where('id', '=', membership.group_id).executeTakeFirst()
     if (group?.owner_id === membership.user_id) throw ValidationFailed({ role: ["The group's owner stays an administrator."] })
     changes.role = patch.role as Role
@@ -73,8 +74,14 @@ export async function membershipsFromRows(context: GroupViewContext, rows: Membe
   if (rows.length === 0) return []
   const callerId = context.caller?.id ?? null
   const [users, administered] = await Promise.all([
-    loadUserSummaries(context, rows.map((row) => row.user_id)),
-    groupAccess(context.db).administered(callerId, rows.filter((row) => row.share_email).map((row) => row.group_id)),
+    loadUserSummaries(
+      context,
+      rows.map((row) => row.user_id),
+    ),
+    groupAccess(context.db).administered(
+      callerId,
+      rows.filter((row) => row.share_email).map((row) => row.group_id),
+    ),
   ])
   return rows.map((row) => {
     const user = users.get(row.user_id)

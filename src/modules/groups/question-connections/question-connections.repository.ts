@@ -32,17 +32,20 @@ function questionVisible(eb: ExpressionBuilder<Database, 'questions'>, caller: C
 export function questionConnectionsRepository(db: Kysely<Database>) {
   return {
     filtered(filters: QuestionConnectionListQuery, caller: Caller | null) {
-      let query = db
-        .selectFrom('group_question_connections')
-        .where((eb) =>
-          eb.exists(
-            eb.selectFrom('questions').select('questions.id').whereRef('questions.id', '=', 'group_question_connections.question_id').where((q) => questionVisible(q, caller)),
-          ),
-        )
+      let query = db.selectFrom('group_question_connections').where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('questions')
+            .select('questions.id')
+            .whereRef('questions.id', '=', 'group_question_connections.question_id')
+            .where((q) => questionVisible(q, caller)),
+        ),
+      )
       if (filters.id !== undefined) query = query.where('group_question_connections.id', '=', filters.id)
       if (filters.group !== undefined) query = query.where('group_question_connections.group_id', '=', filters.group)
       if (filters.question !== undefined) query = query.where('group_question_connections.question_id', '=', filters.question)
-      if (filters.active !== undefined && filters.active !== '') query = query.where('group_question_connections.active', '=', booleanFilter(filters.active, 'active'))
+      if (filters.active !== undefined && filters.active !== '')
+        query = query.where('group_question_connections.active', '=', booleanFilter(filters.active, 'active'))
       return query
     },
 
@@ -55,7 +58,12 @@ export function questionConnectionsRepository(db: Kysely<Database>) {
     },
 
     async questionVisibleTo(questionId: number, caller: Caller): Promise<boolean> {
-      const row = await db.selectFrom('questions').select('id').where('id', '=', questionId).where((eb) => questionVisible(eb, caller)).executeTakeFirst()
+      const row = await db
+        .selectFrom('questions')
+        .select('id')
+        .where('id', '=', questionId)
+        .where((eb) => questionVisible(eb, caller))
+        .executeTakeFirst()
       return row !== undefined
     },
 
@@ -64,7 +72,12 @@ export function questionConnectionsRepository(db: Kysely<Database>) {
     },
 
     async setActive(id: number, active: boolean): Promise<QuestionConnectionRow | undefined> {
-      return db.updateTable('group_question_connections').set({ active, modified_at: sql`now()` }).where('id', '=', id).returningAll().executeTakeFirst()
+      return db
+        .updateTable('group_question_connections')
+        .set({ active, modified_at: sql`now()` })
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirst()
     },
 
     async remove(id: number): Promise<void> {

@@ -7,7 +7,11 @@ import { Page, readErrors } from '../../../http/schemas.ts'
 import { UrlBuilder } from '../../../http/urls.ts'
 import { groupAccess } from '../group-access.ts'
 import { callerIdOf } from '../http.ts'
-import { QUESTION_CONNECTION_ORDERING, questionConnectionsRepository, type QuestionConnectionRow } from './question-connections.repository.ts'
+import {
+  QUESTION_CONNECTION_ORDERING,
+  questionConnectionsRepository,
+  type QuestionConnectionRow,
+} from './question-connections.repository.ts'
 import {
   QuestionConnection,
   QuestionConnectionCreate,
@@ -30,19 +34,43 @@ export function questionConnectionRoutes(app: App): void {
   }
 
   app.get('/api/group_question_connections/', {
-    schema: { summary: 'Which questions are in which group, active or disabled', querystring: QuestionConnectionListQuery, response: { 200: Page(QuestionConnection), ...readErrors } },
-    config: { access: 'anyone', resource: { name: 'Group Question Connection List', description: "Questions of groups. Administrators add questions with {group, question} and disable or enable them with {active}." } },
+    schema: {
+      summary: 'Which questions are in which group, active or disabled',
+      querystring: QuestionConnectionListQuery,
+      response: { 200: Page(QuestionConnection), ...readErrors },
+    },
+    config: {
+      access: 'anyone',
+      resource: {
+        name: 'Group Question Connection List',
+        description: 'Questions of groups. Administrators add questions with {group, question} and disable or enable them with {active}.',
+      },
+    },
     handler: async (request) => {
       const filters = request.query
       const urls = UrlBuilder.for(request)
-      const ordering = orderingTerms(filters.ordering, QUESTION_CONNECTION_ORDERING, ['created_at'], column('group_question_connections.id'))
-      const result = await pageOfRows<QuestionConnectionRow>(request, repository().filtered(filters, request.caller), (q) => q.selectAll('group_question_connections'), ordering)
+      const ordering = orderingTerms(
+        filters.ordering,
+        QUESTION_CONNECTION_ORDERING,
+        ['created_at'],
+        column('group_question_connections.id'),
+      )
+      const result = await pageOfRows<QuestionConnectionRow>(
+        request,
+        repository().filtered(filters, request.caller),
+        (q) => q.selectAll('group_question_connections'),
+        ordering,
+      )
       return listing(request, result, (rows) => rows.map((row) => toQuestionConnection(row, urls)))
     },
   })
 
   app.post('/api/group_question_connections/', {
-    schema: { summary: 'Add a question to a group you administer', body: QuestionConnectionCreate, response: { 201: QuestionConnection, ...writeErrors } },
+    schema: {
+      summary: 'Add a question to a group you administer',
+      body: QuestionConnectionCreate,
+      response: { 201: QuestionConnection, ...writeErrors },
+    },
     config: { access: 'signed-in' },
     handler: async (request, reply) => {
       const row = await createQuestionConnection(app.db, signedIn(request), request.body)
@@ -52,7 +80,13 @@ export function questionConnectionRoutes(app: App): void {
 
   app.get('/api/group_question_connections/:id/', {
     schema: { summary: 'One question of a group', params: IdParams, response: { 200: QuestionConnection, ...readErrors } },
-    config: { access: 'anyone', resource: { name: 'Group Question Connection Instance', description: "A question in a group; the group's administrators change active or remove it." } },
+    config: {
+      access: 'anyone',
+      resource: {
+        name: 'Group Question Connection Instance',
+        description: "A question in a group; the group's administrators change active or remove it.",
+      },
+    },
     handler: async (request) => {
       const row = await repository().findVisible(request.params.id, request.caller)
       if (!row) throw NotFound()
@@ -60,11 +94,19 @@ export function questionConnectionRoutes(app: App): void {
     },
   })
 
-  for (const [method, body] of [['PUT', QuestionConnectionReplace], ['PATCH', QuestionConnectionPatch]] as const) {
+  for (const [method, body] of [
+    ['PUT', QuestionConnectionReplace],
+    ['PATCH', QuestionConnectionPatch],
+  ] as const) {
     app.route({
       method,
       url: '/api/group_question_connections/:id/',
-      schema: { summary: 'Disable or enable a question in the group', params: IdParams, body, response: { 200: QuestionConnection, ...writeErrors } },
+      schema: {
+        summary: 'Disable or enable a question in the group',
+        params: IdParams,
+        body,
+        response: { 200: QuestionConnection, ...writeErrors },
+      },
       config: { access: 'owner', owner },
       handler: async (request: FastifyRequest) => {
         const { id } = request.params as { id: number }

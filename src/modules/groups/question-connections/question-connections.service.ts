@@ -23,24 +23,38 @@ export function toQuestionConnection(row: QuestionConnectionRow, urls: UrlBuilde
 }
 
 /** A group's administrator adds a question they can see to the group; a question is in a group once. */
-export async function createQuestionConnection(db: Kysely<Database>, caller: Caller, body: QuestionConnectionCreate): Promise<QuestionConnectionRow> {
+export async function createQuestionConnection(
+  db: Kysely<Database>,
+  caller: Caller,
+  body: QuestionConnectionCreate,
+): Promise<QuestionConnectionRow> {
   return refusingConstraintViolations(
     async () => {
       const group = await db.selectFrom('groups').select('id').where('id', '=', body.group).executeTakeFirst()
       if (!group) throw fieldError('group', invalidPk(body.group))
-      if (!(await groupAccess(db).administers(caller, body.group))) throw PermissionDenied("Only the group's administrators can add questions to it.")
+      if (!(await groupAccess(db).administers(caller, body.group)))
+        throw PermissionDenied("Only the group's administrators can add questions to it.")
       const repository = questionConnectionsRepository(db)
       if (!(await repository.questionVisibleTo(body.question, caller))) throw fieldError('question', invalidPk(body.question))
-      return repository.insert({ group_id: body.group, question_id: body.question, ...(body.active !== undefined ? { active: body.active } : {}) })
+      return repository.insert({
+        group_id: body.group,
+        question_id: body.question,
+        ...(body.active !== undefined ? { active: body.active } : {}),
+      })
     },
     {
       unique: uniqueSet('group', 'question'),
-      missing: (constraint): FieldErrors => (constraint.includes('group') ? { group: [invalidPk(body.group)] } : { question: [invalidPk(body.question)] }),
+      missing: (constraint): FieldErrors =>
+        constraint.includes('group') ? { group: [invalidPk(body.group)] } : { question: [invalidPk(body.question)] },
     },
   )
 }
 
-export async function updateQuestionConnection(db: Kysely<Database>, id: number, body: QuestionConnectionChanges): Promise<QuestionConnectionRow> {
+export async function updateQuestionConnection(
+  db: Kysely<Database>,
+  id: number,
+  body: QuestionConnectionChanges,
+): Promise<QuestionConnectionRow> {
   const repository = questionConnectionsRepository(db)
   const current = await repository.find(id)
   if (!current) throw NotFound()

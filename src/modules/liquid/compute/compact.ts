@@ -72,7 +72,8 @@ export class CompactResolver {
         const priority = list.priorities[j]
         const id = list.ids[j]
         if (this.bestStamp[user] === stamp) {
-          const better = rank - this.bestRank[user] || priority - this.bestPriority[user] || position - this.bestPosition[user] || id - this.bestId[user]
+          const better =
+            rank - this.bestRank[user] || priority - this.bestPriority[user] || position - this.bestPosition[user] || id - this.bestId[user]
           if (better >= 0) continue
         } else {
           this.bestStamp[user] = stamp
@@ -132,4 +133,9 @@ function grow(array: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
   return bigger
 }
 
-export const EMPTY_LIST: DelegationList = { users: new Int32Array(0), trustees: new Int32Array(0), priorities: new Int32Array(0), ids: new Int32Array(0) }
+export const EMPTY_LIST: DelegationList = {
+  users: new Int32Array(0),
+  trustees: new Int32Array(0),
+  priorities: new Int32Array(0),
+  ids: new Int32Array(0),
+}

@@ -16,12 +16,14 @@ export function connectionsRepository(db: Kysely<Database>) {
   return {
     /** Connections whose two questions the caller may both see. */
     filtered(filters: ConnectionListQuery, caller: Caller | null) {
-      let query = db.selectFrom('question_question_connections')
+      let query = db
+        .selectFrom('question_question_connections')
         .innerJoin('questions as question_from', 'question_from.id', 'question_question_connections.from_question_id')
         .innerJoin('questions as question_to', 'question_to.id', 'question_question_connections.to_question_id')
         .where(questionVisibleSql(caller, 'question_from'))
         .where(questionVisibleSql(caller, 'question_to'))
-      if (filters.question_from !== undefined) query = query.where('question_question_connections.from_question_id', '=', filters.question_from)
+      if (filters.question_from !== undefined)
+        query = query.where('question_question_connections.from_question_id', '=', filters.question_from)
       if (filters.question_to !== undefined) query = query.where('question_question_connections.to_question_id', '=', filters.question_to)
       if (filters.user !== undefined) query = query.where('question_question_connections.user_id', '=', filters.user)
       if (filters.id !== undefined) query = query.where('question_question_connections.id', '=', filters.id)

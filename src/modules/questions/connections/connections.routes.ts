@@ -13,7 +13,6 @@ import { CONNECTION_ORDERING, connectionsRepository, toConnectionItem, type Conn
 import { ConnectionCreateBody, ConnectionItem, ConnectionListQuery } from './connections.schemas.ts'
 import { IdParams, NoContent } from '../../../http/route-schemas.ts'
 
-
 /** question_question_connections: anyone signed in may point from a question to a related one; the creator or staff remove it. */
 export function connectionRoutes(app: App): void {
   const repository = () => connectionsRepository(app.db)
@@ -24,26 +23,57 @@ export function connectionRoutes(app: App): void {
   }
 
   app.get('/api/question_question_connections/', {
-    schema: { summary: 'Connections between related questions', querystring: ConnectionListQuery, response: { 200: Page(ConnectionItem), ...readErrors } },
-    config: { access: 'anyone', resource: { name: 'Question Question Connection List', description: 'Links from a question to related questions, with votes on how related they are.' } },
+    schema: {
+      summary: 'Connections between related questions',
+      querystring: ConnectionListQuery,
+      response: { 200: Page(ConnectionItem), ...readErrors },
+    },
+    config: {
+      access: 'anyone',
+      resource: {
+        name: 'Question Question Connection List',
+        description: 'Links from a question to related questions, with votes on how related they are.',
+      },
+    },
     handler: async (request) => {
       const urls = UrlBuilder.for(request)
-      const ordering = orderingTerms(request.query.ordering, CONNECTION_ORDERING, ['id'], column('question_question_connections.id'), (name) =>
-        name === 'question_from' ? column('question_question_connections.from_question_id') : name === 'question_to' ? column('question_question_connections.to_question_id') : null,
+      const ordering = orderingTerms(
+        request.query.ordering,
+        CONNECTION_ORDERING,
+        ['id'],
+        column('question_question_connections.id'),
+        (name) =>
+          name === 'question_from'
+            ? column('question_question_connections.from_question_id')
+            : name === 'question_to'
+              ? column('question_question_connections.to_question_id')
+              : null,
       )
-      const result = await pageOfRows<ConnectionRow>(request, repository().filtered(request.query, request.caller), (q) => q.selectAll('question_question_connections'), ordering)
+      const result = await pageOfRows<ConnectionRow>(
+        request,
+        repository().filtered(request.query, request.caller),
+        (q) => q.selectAll('question_question_connections'),
+        ordering,
+      )
       return listing(request, result, (rows) => rows.map((row) => toConnectionItem(row, urls)))
     },
   })
 
   app.post('/api/question_question_connections/', {
-    schema: { summary: 'Connect a question to a related one: 201 with the connection', body: ConnectionCreateBody, response: { 201: ConnectionItem, ...questionWriteErrors } },
+    schema: {
+      summary: 'Connect a question to a related one: 201 with the connection',
+      body: ConnectionCreateBody,
+      response: { 201: ConnectionItem, ...questionWriteErrors },
+    },
     config: { access: 'signed-in' },
     handler: async (request, reply) => {
       const caller = signedIn(request)
       const { question_from: from, question_to: to } = request.body
       const errors: FieldErrors = {}
-      for (const [field, id] of [['question_from', from], ['question_to', to]] as const) {
+      for (const [field, id] of [
+        ['question_from', from],
+        ['question_to', to],
+      ] as const) {
         if (!(await visibleQuestion(app.db, caller, id))) errors[field] = [`Invalid pk "${id}" - object does not exist.`]
       }
       if (Object.keys(errors).length) throw ValidationFailed(errors)
@@ -60,7 +90,10 @@ export function connectionRoutes(app: App): void {
 
   app.get('/api/question_question_connections/:id/', {
     schema: { summary: 'One connection between questions', params: IdParams, response: { 200: ConnectionItem, ...readErrors } },
-    config: { access: 'anyone', resource: { name: 'Question Question Connection Instance', description: 'One connection between related questions.' } },
+    config: {
+      access: 'anyone',
+      resource: { name: 'Question Question Connection Instance', description: 'One connection between related questions.' },
+    },
     handler: async (request) => {
       const row = await repository().find(request.params.id, request.caller)
       if (!row) throw NotFound()
@@ -69,7 +102,11 @@ export function connectionRoutes(app: App): void {
   })
 
   app.delete('/api/question_question_connections/:id/', {
-    schema: { summary: 'Remove a connection you made (its votes go with it)', params: IdParams, response: { 204: NoContent, ...questionWriteErrors } },
+    schema: {
+      summary: 'Remove a connection you made (its votes go with it)',
+      params: IdParams,
+      response: { 204: NoContent, ...questionWriteErrors },
+    },
     config: { access: 'owner', owner },
     handler: async (request, reply) => {
       await repository().remove(request.params.id)

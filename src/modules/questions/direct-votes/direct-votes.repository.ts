@@ -20,7 +20,8 @@ export const LINK_VOTES: DirectVoteKind = {
   resource: 'question_link_votes',
   target: 'question_links',
   key: 'link_id',
-  visibleTargets: (caller) => sql`SELECT question_links.id FROM question_links JOIN questions ON questions.id = question_links.question_id WHERE ${questionVisibleSql(caller)}`,
+  visibleTargets: (caller) =>
+    sql`SELECT question_links.id FROM question_links JOIN questions ON questions.id = question_links.question_id WHERE ${questionVisibleSql(caller)}`,
 }
 
 export const CONNECTION_VOTES: DirectVoteKind = {
@@ -41,7 +42,8 @@ export interface DirectVoteRow {
   modified_at: Date
 }
 
-export const directVoteOrdering = (kind: DirectVoteKind): OrderingFields => orderingFieldsOf(['id', 'value', 'created_at', 'modified_at'], kind.resource)
+export const directVoteOrdering = (kind: DirectVoteKind): OrderingFields =>
+  orderingFieldsOf(['id', 'value', 'created_at', 'modified_at'], kind.resource)
 
 export function directVotesRepository(db: Kysely<Database>, kind: DirectVoteKind) {
   // The two vote tables differ only in their names, so the SQL is written once against either.
@@ -57,7 +59,14 @@ export function directVotesRepository(db: Kysely<Database>, kind: DirectVoteKind
     },
 
     selectVote: <TB extends string, O>(query: SelectQueryBuilder<UntypedTables, TB, O>) =>
-      query.select([`${table}.id`, `${table}.${kind.key} as object_id`, `${table}.value`, `${table}.user_id`, `${table}.created_at`, `${table}.modified_at`]),
+      query.select([
+        `${table}.id`,
+        `${table}.${kind.key} as object_id`,
+        `${table}.value`,
+        `${table}.user_id`,
+        `${table}.created_at`,
+        `${table}.modified_at`,
+      ]),
 
     async find(id: number, caller: Caller | null): Promise<DirectVoteRow | undefined> {
       return (await this.selectVote(this.filtered({ id }, caller)).executeTakeFirst()) as DirectVoteRow | undefined
@@ -77,11 +86,29 @@ export function directVotesRepository(db: Kysely<Database>, kind: DirectVoteKind
         const t = untyped(trx)
         const target = await t.selectFrom(kind.target).selectAll().where('id', '=', targetId).forNoKeyUpdate().executeTakeFirst()
         if (!target) return undefined
-        const previous = await t.selectFrom(table).select(['id', 'value']).where('user_id', '=', userId).where(kind.key, '=', targetId).executeTakeFirst()
+        const previous = await t
+          .selectFrom(table)
+          .select(['id', 'value'])
+          .where('user_id', '=', userId)
+          .where(kind.key, '=', targetId)
+          .executeTakeFirst()
         const saved = previous
-          ? await t.updateTable(table).set({ value, modified_at: sql`now()` }).where('id', '=', previous.id).returning('id').executeTakeFirstOrThrow()
-          : await t.insertInto(table).values({ user_id: userId, [kind.key]: targetId, value }).returning('id').executeTakeFirstOrThrow()
-        await t.updateTable(kind.target).set(directFamilyAfter(target, (previous?.value as number | null | undefined) ?? null, value)).where('id', '=', targetId).execute()
+          ? await t
+              .updateTable(table)
+              .set({ value, modified_at: sql`now()` })
+              .where('id', '=', previous.id)
+              .returning('id')
+              .executeTakeFirstOrThrow()
+          : await t
+              .insertInto(table)
+              .values({ user_id: userId, [kind.key]: targetId, value })
+              .returning('id')
+              .executeTakeFirstOrThrow()
+        await t
+          .updateTable(kind.target)
+          .set(directFamilyAfter(target, (previous?.value as number | null | undefined) ?? null, value))
+          .where('id', '=', targetId)
+          .execute()
         const row = await this.selectVote(t.selectFrom(table).where(`${table}.id`, '=', saved.id)).executeTakeFirstOrThrow()
         return { row: row as DirectVoteRow, created: !previous }
       })
@@ -96,7 +123,11 @@ export function directVotesRepository(db: Kysely<Database>, kind: DirectVoteKind
         const target = await t.selectFrom(kind.target).selectAll().where('id', '=', named[kind.key]).forNoKeyUpdate().executeTakeFirst()
         const vote = await t.deleteFrom(table).where('id', '=', voteId).returning('value').executeTakeFirst()
         if (!target || !vote) return false
-        await t.updateTable(kind.target).set(directFamilyAfter(target, vote.value as number | null, null)).where('id', '=', target.id).execute()
+        await t
+          .updateTable(kind.target)
+          .set(directFamilyAfter(target, vote.value as number | null, null))
+          .where('id', '=', target.id)
+          .execute()
         return true
       })
     },

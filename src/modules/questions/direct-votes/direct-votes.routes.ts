@@ -7,10 +7,16 @@ import { idParam, signedIn } from '../../../http/permissions.ts'
 import { iso, Page, readErrors } from '../../../http/schemas.ts'
 import { UrlBuilder } from '../../../http/urls.ts'
 import { questionWriteErrors } from '../question-writes.schemas.ts'
-import { CONNECTION_VOTES, directVoteOrdering, directVotesRepository, LINK_VOTES, type DirectVoteKind, type DirectVoteRow } from './direct-votes.repository.ts'
+import {
+  CONNECTION_VOTES,
+  directVoteOrdering,
+  directVotesRepository,
+  LINK_VOTES,
+  type DirectVoteKind,
+  type DirectVoteRow,
+} from './direct-votes.repository.ts'
 import { DirectVote, DirectVoteBody, DirectVoteListQuery } from './direct-votes.schemas.ts'
 import { IdParams, NoContent } from '../../../http/route-schemas.ts'
-
 
 function toDirectVote(row: DirectVoteRow, kind: DirectVoteKind, urls: UrlBuilder): DirectVote {
   return {
@@ -39,14 +45,26 @@ function directVoteResource(app: App, kind: DirectVoteKind, name: string, what: 
   }
 
   app.get(base, {
-    schema: { summary: `Ratings (1 to 5) of each ${what}`, querystring: DirectVoteListQuery, response: { 200: Page(DirectVote), ...readErrors } },
-    config: { access: 'anyone', resource: { name: `${name} List`, description: `Ratings from 1 to 5 of each ${what}; one per person, a new one replaces it.` } },
+    schema: {
+      summary: `Ratings (1 to 5) of each ${what}`,
+      querystring: DirectVoteListQuery,
+      response: { 200: Page(DirectVote), ...readErrors },
+    },
+    config: {
+      access: 'anyone',
+      resource: { name: `${name} List`, description: `Ratings from 1 to 5 of each ${what}; one per person, a new one replaces it.` },
+    },
     handler: async (request) => {
       const urls = UrlBuilder.for(request)
       const ordering = orderingTerms(request.query.ordering, directVoteOrdering(kind), ['id'], column(`${kind.resource}.id`), (field) =>
         field === 'object_id' ? column(`${kind.resource}.${kind.key}`) : field === 'user' ? column(`${kind.resource}.user_id`) : null,
       )
-      const result = await pageOfRows<DirectVoteRow>(request, repository().filtered(request.query, request.caller) as never, repository().selectVote as never, ordering)
+      const result = await pageOfRows<DirectVoteRow>(
+        request,
+        repository().filtered(request.query, request.caller) as never,
+        repository().selectVote as never,
+        ordering,
+      )
       return listing(request, result, (rows) => rows.map((row) => toDirectVote(row, kind, urls)))
     },
   })

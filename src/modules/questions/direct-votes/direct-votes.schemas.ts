@@ -13,7 +13,11 @@ export const DirectVote = Type.Object({
 })
 export type DirectVote = Static<typeof DirectVote>
 
-export const DirectVoteListQuery = ListQuery({ object_id: Type.Optional(IdFilter), user: Type.Optional(IdFilter), id: Type.Optional(IdFilter) })
+export const DirectVoteListQuery = ListQuery({
+  object_id: Type.Optional(IdFilter),
+  user: Type.Optional(IdFilter),
+  id: Type.Optional(IdFilter),
+})
 export type DirectVoteListQuery = Static<typeof DirectVoteListQuery>
 
 export const DirectVoteBody = Type.Object({ object_id: Id, value: Type.Integer({ minimum: 1, maximum: 5 }) })

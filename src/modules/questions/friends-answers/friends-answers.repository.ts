@@ -8,14 +8,42 @@ export const FRIEND_ANSWER_TIE_BREAK = sql`(answers.kind, answers.id)`
 
 /** Public current answers to one question by the user's accepted friends, in either direction of the friendship. */
 export function friendsAnswers(db: Kysely<Database>, userId: number, questionId: number) {
-  const friends = db.selectFrom('friendships').select('friend_id as id').where('user_id', '=', userId).where('accepted_at', 'is not', null)
+  const friends = db
+    .selectFrom('friendships')
+    .select('friend_id as id')
+    .where('user_id', '=', userId)
+    .where('accepted_at', 'is not', null)
     .union(db.selectFrom('friendships').select('user_id as id').where('friend_id', '=', userId).where('accepted_at', 'is not', null))
-  const likert = db.selectFrom('question_votes')
-    .select(['id', 'user_id', 'question_id as object_id', 'value', 'skipped', 'created_at', 'modified_at', sql<'likert' | 'choice'>`'likert'`.as('kind')])
-    .where('question_id', '=', questionId).where('private', '=', false).where('user_id', 'in', friends)
-  const choices = db.selectFrom('question_choice_votes')
-    .select(['id', 'user_id', 'choice_id as object_id', 'value', 'skipped', 'created_at', 'modified_at', sql<'likert' | 'choice'>`'choice'`.as('kind')])
-    .where('question_id', '=', questionId).where('private', '=', false).where('user_id', 'in', friends)
+  const likert = db
+    .selectFrom('question_votes')
+    .select([
+      'id',
+      'user_id',
+      'question_id as object_id',
+      'value',
+      'skipped',
+      'created_at',
+      'modified_at',
+      sql<'likert' | 'choice'>`'likert'`.as('kind'),
+    ])
+    .where('question_id', '=', questionId)
+    .where('private', '=', false)
+    .where('user_id', 'in', friends)
+  const choices = db
+    .selectFrom('question_choice_votes')
+    .select([
+      'id',
+      'user_id',
+      'choice_id as object_id',
+      'value',
+      'skipped',
+      'created_at',
+      'modified_at',
+      sql<'likert' | 'choice'>`'choice'`.as('kind'),
+    ])
+    .where('question_id', '=', questionId)
+    .where('private', '=', false)
+    .where('user_id', 'in', friends)
   return db.selectFrom(likert.unionAll(choices).as('answers'))
 }
 

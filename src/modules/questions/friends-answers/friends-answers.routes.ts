@@ -20,14 +20,25 @@ export function friendsAnswersRoutes(app: App): void {
       querystring: FriendAnswersQuery,
       response: { 200: Page(FriendAnswer), ...readErrors },
     },
-    config: { access: 'signed-in', resource: { name: 'Question Friends Answers', description: "The caller's friends' public answers to one question." } },
+    config: {
+      access: 'signed-in',
+      resource: { name: 'Question Friends Answers', description: "The caller's friends' public answers to one question." },
+    },
     handler: async (request) => {
       const caller = signedIn(request)
       if (!(await visibleQuestion(app.db, caller, request.params.id))) throw NotFound()
       const ordering = orderingTerms(request.query.ordering, FRIEND_ANSWER_ORDERING, ['-modified_at'], FRIEND_ANSWER_TIE_BREAK)
-      const result = await pageOfRows<FriendAnswerRow>(request, friendsAnswers(app.db, caller.id, request.params.id), (q) => q.selectAll('answers'), ordering)
+      const result = await pageOfRows<FriendAnswerRow>(
+        request,
+        friendsAnswers(app.db, caller.id, request.params.id),
+        (q) => q.selectAll('answers'),
+        ordering,
+      )
       return listing(request, result, async (rows) => {
-        const users = await loadFullUsers(userViewContext(app, request), rows.map((row) => row.user_id))
+        const users = await loadFullUsers(
+          userViewContext(app, request),
+          rows.map((row) => row.user_id),
+        )
         return rows.map((row) => ({
           id: row.id,
           kind: row.kind,

@@ -16,7 +16,10 @@ export function linksRepository(db: Kysely<Database>) {
   return {
     /** Links of the questions the caller may see. */
     filtered(filters: LinkListQuery, caller: Caller | null) {
-      let query = db.selectFrom('question_links').innerJoin('questions', 'questions.id', 'question_links.question_id').where(questionVisibleSql(caller))
+      let query = db
+        .selectFrom('question_links')
+        .innerJoin('questions', 'questions.id', 'question_links.question_id')
+        .where(questionVisibleSql(caller))
       if (filters.question !== undefined) query = query.where('question_links.question_id', '=', filters.question)
       if (filters.id !== undefined) query = query.where('question_links.id', '=', filters.id)
       return query
@@ -37,7 +40,12 @@ export function linksRepository(db: Kysely<Database>) {
     },
 
     async update(id: number, values: { link?: string; title?: string }): Promise<LinkRow | undefined> {
-      return db.updateTable('question_links').set({ ...values, modified_at: sql`now()` }).where('id', '=', id).returningAll().executeTakeFirst()
+      return db
+        .updateTable('question_links')
+        .set({ ...values, modified_at: sql`now()` })
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirst()
     },
 
     async remove(id: number): Promise<void> {

@@ -13,7 +13,6 @@ import { LINK_ORDERING, linksRepository, toLinkItem, type LinkRow } from './link
 import { LinkCreateBody, LinkListQuery, LinkPutBody, LinkUpdateBody, QuestionLinkItem } from './links.schemas.ts'
 import { IdParams, NoContent } from '../../../http/route-schemas.ts'
 
-
 function webLink(text: string): string {
   const link = text.trim()
   if (!isWebLink(link)) throw fieldError('link', 'Enter a valid URL.')
@@ -30,23 +29,43 @@ export function linkRoutes(app: App): void {
 
   app.get('/api/question_links/', {
     schema: { summary: 'Links of questions', querystring: LinkListQuery, response: { 200: Page(QuestionLinkItem), ...readErrors } },
-    config: { access: 'anyone', resource: { name: 'Question Link List', description: 'Further reading attached to questions, with the votes on how useful each link is.' } },
+    config: {
+      access: 'anyone',
+      resource: {
+        name: 'Question Link List',
+        description: 'Further reading attached to questions, with the votes on how useful each link is.',
+      },
+    },
     handler: async (request) => {
       const urls = UrlBuilder.for(request)
       const ordering = orderingTerms(request.query.ordering, LINK_ORDERING, ['id'], column('question_links.id'))
-      const result = await pageOfRows<LinkRow>(request, repository().filtered(request.query, request.caller), (q) => q.selectAll('question_links'), ordering)
+      const result = await pageOfRows<LinkRow>(
+        request,
+        repository().filtered(request.query, request.caller),
+        (q) => q.selectAll('question_links'),
+        ordering,
+      )
       return listing(request, result, (rows) => rows.map((row) => toLinkItem(row, urls)))
     },
   })
 
   app.post('/api/question_links/', {
-    schema: { summary: "Add a link to one of your questions: 201 with the link", body: LinkCreateBody, response: { 201: QuestionLinkItem, ...questionWriteErrors } },
+    schema: {
+      summary: 'Add a link to one of your questions: 201 with the link',
+      body: LinkCreateBody,
+      response: { 201: QuestionLinkItem, ...questionWriteErrors },
+    },
     config: { access: 'signed-in' },
     handler: async (request, reply) => {
       const caller = signedIn(request)
       const link = webLink(request.body.link)
       await authoredQuestion(app.db, caller, request.body.question)
-      const row = await repository().insert({ question_id: request.body.question, user_id: caller.id, link, title: (request.body.title ?? '').trim() })
+      const row = await repository().insert({
+        question_id: request.body.question,
+        user_id: caller.id,
+        link,
+        title: (request.body.title ?? '').trim(),
+      })
       const item = toLinkItem(row, UrlBuilder.for(request))
       return reply.code(201).header('location', item.url).send(item)
     },
@@ -62,11 +81,19 @@ export function linkRoutes(app: App): void {
     },
   })
 
-  for (const [method, body] of [['PATCH', LinkUpdateBody], ['PUT', LinkPutBody]] as const) {
+  for (const [method, body] of [
+    ['PATCH', LinkUpdateBody],
+    ['PUT', LinkPutBody],
+  ] as const) {
     app.route({
       method,
       url: '/api/question_links/:id/',
-      schema: { summary: 'Change a link of your question', params: IdParams, body, response: { 200: QuestionLinkItem, ...questionWriteErrors } },
+      schema: {
+        summary: 'Change a link of your question',
+        params: IdParams,
+        body,
+        response: { 200: QuestionLinkItem, ...questionWriteErrors },
+      },
       config: { access: 'owner', owner },
       handler: async (request: FastifyRequest<{ Params: { id: number }; Body: LinkUpdateBody }>) => {
         const values: { link?: string; title?: string } = {}
@@ -80,7 +107,11 @@ export function linkRoutes(app: App): void {
   }
 
   app.delete('/api/question_links/:id/', {
-    schema: { summary: 'Remove a link from your question (its votes go with it)', params: IdParams, response: { 204: NoContent, ...questionWriteErrors } },
+    schema: {
+      summary: 'Remove a link from your question (its votes go with it)',
+      params: IdParams,
+      response: { 204: NoContent, ...questionWriteErrors },
+    },
     config: { access: 'owner', owner },
     handler: async (request, reply) => {
       await repository().remove(request.params.id)

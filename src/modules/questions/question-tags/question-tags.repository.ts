@@ -16,7 +16,8 @@ export function questionTagsRepository(db: Kysely<Database>) {
   return {
     /** Tags of the questions the caller may see, each with its tag. */
     filtered(filters: QuestionTagListQuery, caller: Caller | null) {
-      let query = db.selectFrom('question_tags')
+      let query = db
+        .selectFrom('question_tags')
         .innerJoin('questions', 'questions.id', 'question_tags.question_id')
         .innerJoin('tags', 'tags.id', 'question_tags.tag_id')
         .where(questionVisibleSql(caller))
@@ -36,10 +37,12 @@ export function questionTagsRepository(db: Kysely<Database>) {
   }
 }
 
-export type QuestionTagRow = Selectable<QuestionTags> & Pick<Selectable<Tags>, 'text' | 'followers_count' | 'questions_count' | 'votes_count'>
+export type QuestionTagRow = Selectable<QuestionTags> &
+  Pick<Selectable<Tags>, 'text' | 'followers_count' | 'questions_count' | 'votes_count'>
 
 /** The columns of a listing row: the question-tag and its tag. */
-export const selectQuestionTag = (query: SelectQueryBuilder<Database, 'question_tags' | 'tags', object>) => query.selectAll('question_tags').select([...TAG_COLUMNS])
+export const selectQuestionTag = (query: SelectQueryBuilder<Database, 'question_tags' | 'tags', object>) =>
+  query.selectAll('question_tags').select([...TAG_COLUMNS])
 
 /** Writes on one question's tags inside the caller's transaction (the question row locked). */
 export function questionTagWrites(trx: Kysely<Database>) {
@@ -55,13 +58,17 @@ export function questionTagWrites(trx: Kysely<Database>) {
     /** A new tag goes last; on a question without a topic it becomes the topic. */
     async add(question: { id: number; topic_id: number | null }, tagId: number): Promise<number> {
       const becomesTopic = question.topic_id === null || question.topic_id === tagId
-      const row = await trx.insertInto('question_tags')
+      const row = await trx
+        .insertInto('question_tags')
         .values({
           question_id: question.id,
           tag_id: tagId,
-          position: becomesTopic ? 0 : sql<number>`(SELECT coalesce(max(position), 0) + 1 FROM question_tags WHERE question_id = ${question.id})`,
+          position: becomesTopic
+            ? 0
+            : sql<number>`(SELECT coalesce(max(position), 0) + 1 FROM question_tags WHERE question_id = ${question.id})`,
         })
-        .returning('id').executeTakeFirstOrThrow()
+        .returning('id')
+        .executeTakeFirstOrThrow()
       if (question.topic_id === null) await trx.updateTable('questions').set({ topic_id: tagId }).where('id', '=', question.id).execute()
       return row.id
     },
@@ -70,10 +77,20 @@ export function questionTagWrites(trx: Kysely<Database>) {
     async remove(question: { id: number; topic_id: number | null }, questionTag: { id: number; tag_id: number }): Promise<void> {
       await trx.deleteFrom('question_tags').where('id', '=', questionTag.id).execute()
       if (question.topic_id !== questionTag.tag_id) return
-      const next = await trx.selectFrom('question_tags').select(['id', 'tag_id']).where('question_id', '=', question.id)
-        .orderBy('position').orderBy('id').limit(1).executeTakeFirst()
+      const next = await trx
+        .selectFrom('question_tags')
+        .select(['id', 'tag_id'])
+        .where('question_id', '=', question.id)
+        .orderBy('position')
+        .orderBy('id')
+        .limit(1)
+        .executeTakeFirst()
       if (next) await trx.updateTable('question_tags').set({ position: 0 }).where('id', '=', next.id).execute()
-      await trx.updateTable('questions').set({ topic_id: next?.tag_id ?? null }).where('id', '=', question.id).execute()
+      await trx
+        .updateTable('questions')
+        .set({ topic_id: next?.tag_id ?? null })
+        .where('id', '=', question.id)
+        .execute()
     },
   }
 }
@@ -84,7 +101,13 @@ export function toQuestionTagItem(row: QuestionTagRow, urls: UrlBuilder): Questi
     id: row.id,
     url: urls.detail('question_tags', row.id),
     question: row.question_id,
-    tag: { id: row.tag_id, text: row.text, followers_count: row.followers_count, questions_count: row.questions_count, votes_count: row.votes_count },
+    tag: {
+      id: row.tag_id,
+      text: row.text,
+      followers_count: row.followers_count,
+      questions_count: row.questions_count,
+      votes_count: row.votes_count,
+    },
     position: row.position,
     ...statistics,
     created_at: iso(row.created_at),

@@ -12,7 +12,12 @@ import { authoredQuestion } from '../question-access.ts'
 import { questionCounters } from '../question-counters.repository.ts'
 import { questionWriteErrors } from '../question-writes.schemas.ts'
 import {
-  QUESTION_TAG_ORDERING, questionTagsRepository, questionTagWrites, selectQuestionTag, toQuestionTagItem, type QuestionTagRow,
+  QUESTION_TAG_ORDERING,
+  questionTagsRepository,
+  questionTagWrites,
+  selectQuestionTag,
+  toQuestionTagItem,
+  type QuestionTagRow,
 } from './question-tags.repository.ts'
 import { QuestionTagCreateBody, QuestionTagItem, QuestionTagListQuery } from './question-tags.schemas.ts'
 import { IdParams, NoContent } from '../../../http/route-schemas.ts'
@@ -29,19 +34,38 @@ export function questionTagRoutes(app: App): void {
 
   app.get('/api/question_tags/', {
     schema: { summary: 'Tags of questions', querystring: QuestionTagListQuery, response: { 200: Page(QuestionTagItem), ...readErrors } },
-    config: { access: 'anyone', resource: { name: 'Question Tag List', description: 'The tags questions carry, the topic first, with the votes on how well each fits.' } },
+    config: {
+      access: 'anyone',
+      resource: {
+        name: 'Question Tag List',
+        description: 'The tags questions carry, the topic first, with the votes on how well each fits.',
+      },
+    },
     handler: async (request) => {
       const urls = UrlBuilder.for(request)
-      const ordering = orderingTerms(request.query.ordering, QUESTION_TAG_ORDERING, ['question', 'position'], column('question_tags.id'), (name) =>
-        name === 'question' ? column('question_tags.question_id') : name === 'tag' ? column('question_tags.tag_id') : null,
+      const ordering = orderingTerms(
+        request.query.ordering,
+        QUESTION_TAG_ORDERING,
+        ['question', 'position'],
+        column('question_tags.id'),
+        (name) => (name === 'question' ? column('question_tags.question_id') : name === 'tag' ? column('question_tags.tag_id') : null),
       )
-      const result = await pageOfRows<QuestionTagRow>(request, repository().filtered(request.query, request.caller), selectQuestionTag, ordering)
+      const result = await pageOfRows<QuestionTagRow>(
+        request,
+        repository().filtered(request.query, request.caller),
+        selectQuestionTag,
+        ordering,
+      )
       return listing(request, result, (rows) => rows.map((row) => toQuestionTagItem(row, urls)))
     },
   })
 
   app.post('/api/question_tags/', {
-    schema: { summary: 'Tag one of your questions: 201 with the question-tag', body: QuestionTagCreateBody, response: { 201: QuestionTagItem, ...questionWriteErrors } },
+    schema: {
+      summary: 'Tag one of your questions: 201 with the question-tag',
+      body: QuestionTagCreateBody,
+      response: { 201: QuestionTagItem, ...questionWriteErrors },
+    },
     config: { access: 'signed-in' },
     handler: async (request, reply) => {
       const { question: questionId, tag: tagId } = request.body
@@ -80,7 +104,11 @@ export function questionTagRoutes(app: App): void {
   })
 
   app.delete('/api/question_tags/:id/', {
-    schema: { summary: 'Untag your question; removing the topic makes the next tag the topic', params: IdParams, response: { 204: NoContent, ...questionWriteErrors } },
+    schema: {
+      summary: 'Untag your question; removing the topic makes the next tag the topic',
+      params: IdParams,
+      response: { 204: NoContent, ...questionWriteErrors },
+    },
     config: { access: 'owner', owner },
     handler: async (request, reply) => {
       await app.db.transaction().execute(async (trx) => {

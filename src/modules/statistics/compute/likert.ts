@@ -71,7 +71,11 @@ export function proportions(counts: LevelCounts): LevelProportions {
 }
 
 export function meanRating(p: LevelProportions): number {
-  return clamp(p.reduce((total, pi, i) => total + pi * RATINGS[i], 0), 1, 5)
+  return clamp(
+    p.reduce((total, pi, i) => total + pi * RATINGS[i], 0),
+    1,
+    5,
+  )
 }
 
 /** Index of the only non-empty level, or -1 when zero or several levels hold votes. */
