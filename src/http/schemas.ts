@@ -44,24 +44,6 @@ export function Page<T extends TSchema>(item: T) {
 /** Responses every read route may give besides its success body. */
 export const readErrors = { 400: FieldErrorsBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody }
 
-export const STATISTIC_LEVELS = ['minimum', 'low', 'medium', 'high', 'maximum'] as const
-export const STATISTIC_FIELDS = ['vote_count', 'value', 'sum', 'heat', 'consensus', 'skipped', ...STATISTIC_LEVELS] as const
-const INTEGER_STATISTICS = new Set(['vote_count', 'skipped', ...STATISTIC_LEVELS])
-
-/** The statistics family of spec 2.8 under a prefix. */
-export function statisticsProperties(prefix: 'direct' | 'liquid'): TProperties {
-  const properties: TProperties = {}
-  for (const field of STATISTIC_FIELDS) {
-    properties[`${prefix}_${field}`] = INTEGER_STATISTICS.has(field) ? Type.Integer() : Type.Number()
-  }
-  return properties
-}
-
-/** Every column name of a statistics family, for selects and ordering. */
-export function statisticsColumns(prefix: 'direct' | 'liquid'): string[] {
-  return STATISTIC_FIELDS.map((field) => `${prefix}_${field}`)
-}
-
 export const GeoPoint = Type.Object({
   type: Type.Literal('Point'),
   coordinates: Type.Array(Type.Number(), { minItems: 2, maxItems: 2, description: '[longitude, latitude]' }),

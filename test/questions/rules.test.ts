@@ -1,6 +1,5 @@
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { directFamilyAfter } from '../../src/modules/questions/direct-votes/direct-family.ts'
 import {
   isWebLink,
   orderedTags,
@@ -10,7 +9,6 @@ import {
   windowErrors,
 } from '../../src/modules/questions/question-rules.ts'
 import { nextFreeSlug, slugify } from '../../src/modules/questions/slug.ts'
-import { likertFigures } from '../../src/modules/statistics/compute/likert.ts'
 
 describe('slugs', () => {
   test('from titles', () => {
@@ -112,18 +110,4 @@ describe('choice plans', () => {
       ['Invalid pk "1" - object does not exist.', 'Invalid pk "9" - object does not exist.'],
     )
   })
-})
-
-test('a rating moves the direct family exactly as a recomputation from its counts', () => {
-  const stored = { direct_minimum: 1, direct_low: 0, direct_medium: 2, direct_high: 0, direct_maximum: 3 }
-  const after = directFamilyAfter(stored, 3, 5)
-  const figures = likertFigures([1, 0, 1, 0, 4])
-  assert.deepEqual([after.direct_medium, after.direct_maximum, after.direct_vote_count], [1, 4, 6])
-  assert.equal(after.direct_consensus, figures.consensus)
-  assert.equal(after.direct_heat, figures.heat)
-  assert.equal(after.direct_value, figures.value)
-  assert.equal(
-    directFamilyAfter({ direct_minimum: 0, direct_low: 1, direct_medium: 0, direct_high: 0, direct_maximum: 0 }, 2, null).direct_vote_count,
-    0,
-  )
 })

@@ -1,4 +1,4 @@
-import { withAnswer, type FamilyTally } from '../statistics/compute/tally.ts'
+import { withMoves, type WeightMove } from '../statistics/compute/tally.ts'
 import { liquidRepository, type Slot, type Standing } from './liquid.repository.ts'
 import type { Db } from '../../db/types.ts'
 
@@ -82,12 +82,12 @@ function sameSlot(a: Slot, b: Slot): boolean {
 const key = (slot: Slot) => `${slot.target}:${slot.targetId}`
 
 async function applyMoves(db: Db, moves: { minus: Contribution[]; plus: Contribution[]; own: Contribution | null }[]): Promise<void> {
-  const histogram = new Map<string, { slot: Slot; changes: [number | null, number][] }>()
+  const histogram = new Map<string, { slot: Slot; changes: WeightMove[] }>()
   const weightDeltas = { question_votes: new Map<number, number>(), question_choice_votes: new Map<number, number>() }
   const ownWeights = { question_votes: new Map<number, number>(), question_choice_votes: new Map<number, number>() }
   const addHistogram = (slot: Slot, amount: number) => {
     const entry = histogram.get(key(slot)) ?? { slot, changes: [] }
-    entry.changes.push([slot.value, amount])
+    entry.changes.push({ value: slot.value, amount })
     histogram.set(key(slot), entry)
   }
   for (const { minus, plus, own } of moves) {
@@ -117,11 +117,7 @@ async function applyMoves(db: Db, moves: { minus: Contribution[]; plus: Contribu
       entries.map((entry) => entry.slot.targetId),
     )
     for (const entry of entries) {
-      let family: FamilyTally = locked.get(entry.slot.targetId)!
-      // Additions first, so that moving weight within one row never passes through a negative count.
-      const ordered = [...entry.changes].sort((a, b) => b[1] - a[1])
-      for (const [value, amount] of ordered) family = withAnswer(family, value, Math.abs(amount), amount > 0 ? 1 : -1)
-      await repository.storeLiquid(target, entry.slot.targetId, family)
+      await repository.storeLiquid(target, entry.slot.targetId, withMoves(locked.get(entry.slot.targetId)!, entry.changes))
     }
   }
 }

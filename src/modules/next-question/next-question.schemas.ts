@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox'
-import { IdFilter, statisticsProperties, IdList } from '../../http/schemas.ts'
+import { IdFilter, IdList } from '../../http/schemas.ts'
+import { statisticsProperties } from '../statistics/statistics.schemas.ts'
 import { Choice, VoteSummary } from '../questions/questions.schemas.ts'
 import { INT4_MAX } from '../../http/integers.ts'
 

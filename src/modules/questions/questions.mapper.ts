@@ -1,4 +1,5 @@
-import { iso, isoOrNull, statisticsColumns } from '../../http/schemas.ts'
+import { iso, isoOrNull } from '../../http/schemas.ts'
+import { statisticsColumns } from '../statistics/statistics.schemas.ts'
 import type { UrlBuilder } from '../../http/urls.ts'
 import type { Area } from '../areas/areas.schemas.ts'
 import { toTagInfo, type TagRow } from '../tags/tags.repository.ts'

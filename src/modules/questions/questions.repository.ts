@@ -1,7 +1,7 @@
 import { sql, type ExpressionBuilder, type Kysely, type RawBuilder, type Selectable, type SelectQueryBuilder } from 'kysely'
 import type { Database, Questions } from '../../db/database.ts'
 import { column, orderingFieldsOf, type OrderingFields } from '../../http/ordering.ts'
-import { statisticsColumns } from '../../http/schemas.ts'
+import { statisticsColumns } from '../statistics/statistics.schemas.ts'
 import type { Caller } from '../../http/authentication.ts'
 import { parseIdList } from '../../http/integers.ts'
 import type { QuestionListQuery } from './questions.schemas.ts'

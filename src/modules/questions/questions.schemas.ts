@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox'
-import { IdFilter, ListQuery, Nullable, Timestamp, Url, statisticsProperties, IdList } from '../../http/schemas.ts'
+import { IdFilter, ListQuery, Nullable, Timestamp, Url, IdList } from '../../http/schemas.ts'
+import { statisticsProperties } from '../statistics/statistics.schemas.ts'
 import { Area } from '../areas/areas.schemas.ts'
 import { TagInfo } from '../tags/tags.schemas.ts'
 import { FullUser } from '../users/users.schemas.ts'

@@ -1,12 +1,12 @@
 import {
-  changeTally,
   countColumns,
+  directAfter,
   storedColumns,
   tallyFromRow,
-  withAnswer,
+  withMoves,
   type Answer,
-  type FamilyTally,
   type Tally,
+  type WeightMove,
 } from './compute/tally.ts'
 import { untyped, type Db } from '../../db/types.ts'
 
@@ -50,11 +50,8 @@ export async function storeTally(db: Db, target: LikertTarget, id: number, tally
   await untyped(db).updateTable(target).set(storedColumns(tally)).where('id', '=', id).execute()
 }
 
-/** Weight moved on a liquid family: added (positive) or taken away (negative) at a level (null: a skip). */
-export interface LiquidMove {
-  value: number | null
-  amount: number
-}
+/** Weight moved on a liquid family. */
+export type LiquidMove = WeightMove
 
 /**
  * Replaces `removed` by `added` in the direct counts of a row already locked (its tally read under that
@@ -71,15 +68,9 @@ export async function applyAnswerChange(
   added: Answer | null,
   liquidMoves?: LiquidMove[],
 ): Promise<Tally> {
-  const next = changeTally({ direct: locked.direct, liquid: null }, removed, added)
-  let liquid: FamilyTally | null = null
-  if (liquidMoves && locked.liquid) {
-    liquid = locked.liquid
-    // Additions first, so that weight moving within the row never passes through a negative count.
-    for (const move of [...liquidMoves].sort((a, b) => b.amount - a.amount))
-      liquid = withAnswer(liquid, move.value, Math.abs(move.amount), move.amount > 0 ? 1 : -1)
-  }
-  const stored = { direct: next.direct, liquid }
+  // Without moves the liquid columns are left as they are (a tag, link or connection has none).
+  const liquid = liquidMoves && locked.liquid ? withMoves(locked.liquid, liquidMoves) : null
+  const stored = { direct: directAfter(locked.direct, removed, added), liquid }
   await storeTally(db, target, id, stored)
   return stored
 }

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import { untyped, type Db } from '../../db/types.ts'
-import { statisticsColumns } from '../../http/schemas.ts'
+import { statisticsColumns } from './statistics.schemas.ts'
 import { recomputeStatistics } from './recompute.ts'
 
 /**

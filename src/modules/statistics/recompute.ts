@@ -1,12 +1,12 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { Database } from '../../db/database.ts'
-import { likertFigures, type LevelCounts } from './compute/likert.ts'
+import { emptyFamily, storedColumns, type FamilyTally } from './compute/tally.ts'
 
 /**
  * Rebuilds every stored figure and counter from the raw rows: the likert families of questions,
  * choices, question-tags, links and question connections; comment counts and comment vote tallies;
  * the counters of users, tags, areas, groups and collections. Counting happens in SQL (one GROUP BY
- * per source table); the likert floats come from `likertFigures` and are written back in chunks.
+ * per source table); the likert floats come from `storedColumns` (as on every write) and are written back in chunks.
  * Only rows whose stored values differ from the recomputed ones are written.
  *
  * Liquid counts add up each vote's `liquid_weight`; while no delegation is resolved every weight
@@ -33,7 +33,6 @@ async function recomputeAll(db: Kysely<Database>, options: RecomputeOptions): Pr
   }
 }
 
-const LEVELS = ['minimum', 'low', 'medium', 'high', 'maximum'] as const
 const CHUNK = 20_000
 
 interface LikertTarget {
@@ -72,23 +71,16 @@ function likertTargets(): LikertTarget[] {
 
 type CountRow = Record<string, number>
 
-function familyColumns(prefix: 'direct' | 'liquid'): string[] {
-  return [...LEVELS, 'skipped', 'vote_count', 'sum', 'value', 'consensus', 'heat'].map((n) => `${prefix}_${n}`)
-}
-
-function familyValues(row: CountRow, short: 'd' | 'l'): { values: number[]; polarisation: number } {
-  const counts = [1, 2, 3, 4, 5].map((v) => Number(row[`${short}${v}`])) as unknown as LevelCounts
-  const f = likertFigures(counts)
-  return {
-    values: [...counts, Number(row[`${short}skip`]), f.vote_count, f.sum, f.value, f.consensus, f.heat],
-    polarisation: f.polarisation,
-  }
+function familyOfRow(row: CountRow, short: 'd' | 'l'): FamilyTally {
+  const [c1, c2, c3, c4, c5] = [1, 2, 3, 4, 5].map((v) => Number(row[`${short}${v}`]))
+  return { counts: [c1, c2, c3, c4, c5], skipped: Number(row[`${short}skip`]) }
 }
 
 /** Reads the counts behind every row of the target, computes its figures and writes back the rows that differ. */
 async function recomputeLikert(db: Kysely<Database>, target: LikertTarget): Promise<void> {
   const shorts: ('d' | 'l')[] = target.liquid ? ['d', 'l'] : ['d']
-  const columns = [...familyColumns('direct'), ...(target.liquid ? [...familyColumns('liquid'), 'polarisation'] : [])]
+  // The write path's own function gives the stored columns, so a recomputation agrees with it to the bit.
+  const columns = Object.keys(storedColumns({ direct: emptyFamily(), liquid: target.liquid ? emptyFamily() : null }))
   const selected = [
     ...shorts.flatMap((s) => [1, 2, 3, 4, 5, 'skip'].map((suffix) => `coalesce(s.${s}${suffix}, 0) AS ${s}${suffix}`)),
     ...columns.map((c) => `t.${c} AS stored_${c}`),
@@ -100,11 +92,8 @@ async function recomputeLikert(db: Kysely<Database>, target: LikertTarget): Prom
   const ids: number[] = []
   const arrays: number[][] = columns.map(() => [])
   for (const row of rows) {
-    const values = familyValues(row, 'd').values
-    if (target.liquid) {
-      const liquid = familyValues(row, 'l')
-      values.push(...liquid.values, liquid.polarisation)
-    }
+    const stored = storedColumns({ direct: familyOfRow(row, 'd'), liquid: target.liquid ? familyOfRow(row, 'l') : null })
+    const values = columns.map((column) => stored[column])
     if (values.every((v, i) => v === Number(row[`stored_${columns[i]}`]))) continue
     ids.push(Number(row.id))
     values.forEach((v, i) => arrays[i].push(v))

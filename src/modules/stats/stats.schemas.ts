@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox'
-import { Nullable, statisticsProperties, Timestamp, Url } from '../../http/schemas.ts'
+import { Nullable, Timestamp, Url } from '../../http/schemas.ts'
+import { statisticsProperties } from '../statistics/statistics.schemas.ts'
 import { Choice, QuestionListQuery, QuestionTag } from '../questions/questions.schemas.ts'
 
 /** One question's figures: the stored families of spec 2.8, its choices' and tags', and who answered when. */

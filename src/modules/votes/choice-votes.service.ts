@@ -1,11 +1,12 @@
 import type { Kysely, Transaction } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { Caller } from '../../http/authentication.ts'
-import { fieldError, NotFound } from '../../http/errors.ts'
+import { NotFound } from '../../http/errors.ts'
 import { applyAnswerChange, lockTallies, type LiquidMove } from '../statistics/apply.ts'
 import type { Answer, Tally } from '../statistics/compute/tally.ts'
 import { countAnswerDeleted, countAnswerWritten } from '../statistics/counters.ts'
-import { answerMoves, editedAnswerWeight, ownAnswerWeight, readBlock, shiftRepresentative } from '../liquid/liquid.answers.ts'
+import { answerMoves, ownAnswerWeight, readBlock, shiftRepresentative } from '../liquid/liquid.answers.ts'
+import { editAnswer, type LockedAnswer } from './answer-edit.ts'
 import { choiceVotesRepository, type ChoiceVoteRow } from './choice-votes.repository.ts'
 import { refusingConflicts } from './constraints.ts'
 import { checkCollection, raceRefusals } from './vote-checks.ts'
@@ -98,7 +99,7 @@ async function castIn(trx: Transaction<Database>, caller: Caller, choiceId: numb
 }
 
 /** The question of a vote and then the vote and its choice, locked in that order (404 when gone). */
-async function lockVote(trx: Transaction<Database>, voteId: number) {
+async function lockVote(trx: Transaction<Database>, voteId: number): Promise<LockedAnswer<ChoiceVoteRow>> {
   const repository = choiceVotesRepository(trx)
   const found = await repository.findById(voteId)
   if (!found) throw NotFound()
@@ -107,37 +108,16 @@ async function lockVote(trx: Transaction<Database>, voteId: number) {
   if (!question || !vote) throw NotFound()
   const tally = (await lockTallies(trx, 'question_choices', [vote.choice_id])).get(vote.choice_id)
   if (!tally) throw NotFound()
-  return { question, vote, tally, now: await voteContextRepository(trx).now() }
+  const target = { table: 'question_choices' as const, id: vote.choice_id }
+  return { question, vote, tally, target, now: await voteContextRepository(trx).now() }
 }
 
-/** Edits a pick's value or skip (inside the voting window), its privacy or collection (at any time). */
+/** Edits a pick (see `editAnswer`). */
 export async function editChoiceVote(db: Kysely<Database>, voteId: number, patch: ChoiceVotePatch): Promise<ChoiceVoteRow> {
   const answer = answerOf(patch, 'edit')
-  const work = async (trx: Transaction<Database>) => {
-    const repository = choiceVotesRepository(trx)
-    const { question, vote, tally, now } = await lockVote(trx, voteId)
-    if (answer === undefined && patch.skipped === false && vote.skipped) throw fieldError('value', 'This field is required.')
-    if (answer !== undefined) {
-      const refusal = windowRefusal(question, now, 'value')
-      if (refusal) throw refusal
-      await repository.archive(vote, now)
-    }
-    await checkCollection(voteContextRepository(trx), patch.collection)
-    const weight = await editedAnswerWeight(trx, vote, patch.private)
-    const updated = await repository.update(vote.id, {
-      ...(answer !== undefined ? { value: answer, skipped: answer === null } : {}),
-      ...(patch.private !== undefined ? { private: patch.private } : {}),
-      ...(patch.collection !== undefined ? { collection_id: patch.collection } : {}),
-      liquid_weight: weight,
-      modified_at: now,
-    })
-    if (answer !== undefined || weight !== vote.liquid_weight) {
-      const [removed, added] = answer !== undefined ? [answerOfRow(vote), answerOfRow(updated)] : [null, null]
-      await applyAnswerChange(trx, 'question_choices', vote.choice_id, tally, removed, added, answerMoves(vote, updated))
-    }
-    await countAnswerWritten(trx, vote.user_id, 'choice', 0, now)
-    return updated
-  }
+  const work = async (trx: Transaction<Database>) =>
+    // A pick has no importance, whatever the body says.
+    editAnswer(trx, choiceVotesRepository(trx), await lockVote(trx, voteId), answer, { ...patch, importance: undefined }, 'choice')
   return refusingConflicts(() => db.transaction().execute(work), raceRefusals('question, choice', null, patch.collection))
 }
 

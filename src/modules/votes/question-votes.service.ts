@@ -1,11 +1,12 @@
 import type { Kysely, Transaction } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { Caller } from '../../http/authentication.ts'
-import { fieldError, NotFound } from '../../http/errors.ts'
+import { NotFound } from '../../http/errors.ts'
 import { applyAnswerChange, type LiquidMove } from '../statistics/apply.ts'
 import { countAnswerDeleted, countAnswerWritten, countTagVotes } from '../statistics/counters.ts'
+import { editAnswer, type LockedAnswer } from './answer-edit.ts'
 import { refusingConflicts } from './constraints.ts'
-import { answerMoves, editedAnswerWeight, ownAnswerWeight, readBlock, shiftRepresentative } from '../liquid/liquid.answers.ts'
+import { answerMoves, ownAnswerWeight, readBlock, shiftRepresentative } from '../liquid/liquid.answers.ts'
 import { questionVotesRepository, type QuestionVoteRow } from './question-votes.repository.ts'
 import { checkCollection, raceRefusals } from './vote-checks.ts'
 import { voteContextRepository } from './vote-context.repository.ts'
@@ -84,48 +85,22 @@ async function castIn(trx: Transaction<Database>, caller: Caller, questionId: nu
 }
 
 /** The question of a vote, locked, then the vote itself under that lock (404 when either is gone). */
-async function lockVote(trx: Transaction<Database>, voteId: number) {
+async function lockVote(trx: Transaction<Database>, voteId: number): Promise<LockedAnswer<QuestionVoteRow>> {
   const repository = questionVotesRepository(trx)
   const found = await repository.findById(voteId)
   if (!found) throw NotFound()
   const locked = await repository.lockQuestion(found.question_id)
   const vote = locked && (await repository.lockById(voteId))
   if (!locked || !vote) throw NotFound()
-  return { locked, vote, now: await voteContextRepository(trx).now() }
+  const target = { table: 'questions' as const, id: vote.question_id }
+  return { question: locked.question, vote, tally: locked.tally, target, now: await voteContextRepository(trx).now() }
 }
 
-/**
- * Edits a vote. A new value or skip is a new answer: the old one moves to the history and the figures
- * change, inside the voting window only. Privacy, importance and collection change at any time.
- */
+/** Edits a vote (see `editAnswer`); importance is the question answers' own field. */
 export async function editQuestionVote(db: Kysely<Database>, voteId: number, patch: QuestionVotePatch): Promise<QuestionVoteRow> {
   const answer = answerOf(patch, 'edit')
-  const work = async (trx: Transaction<Database>) => {
-    const repository = questionVotesRepository(trx)
-    const { locked, vote, now } = await lockVote(trx, voteId)
-    if (answer === undefined && patch.skipped === false && vote.skipped) throw fieldError('value', 'This field is required.')
-    if (answer !== undefined) {
-      const refusal = windowRefusal(locked.question, now, 'value')
-      if (refusal) throw refusal
-      await repository.archive(vote, now)
-    }
-    await checkCollection(voteContextRepository(trx), patch.collection)
-    const weight = await editedAnswerWeight(trx, vote, patch.private)
-    const updated = await repository.update(vote.id, {
-      ...(answer !== undefined ? { value: answer, skipped: answer === null } : {}),
-      ...(patch.importance !== undefined ? { importance: patch.importance } : {}),
-      ...(patch.private !== undefined ? { private: patch.private } : {}),
-      ...(patch.collection !== undefined ? { collection_id: patch.collection } : {}),
-      liquid_weight: weight,
-      modified_at: now,
-    })
-    if (answer !== undefined || weight !== vote.liquid_weight) {
-      const [removed, added] = answer !== undefined ? [answerOfRow(vote), answerOfRow(updated)] : [null, null]
-      await applyAnswerChange(trx, 'questions', vote.question_id, locked.tally, removed, added, answerMoves(vote, updated))
-    }
-    await countAnswerWritten(trx, vote.user_id, 'question', 0, now)
-    return updated
-  }
+  const work = async (trx: Transaction<Database>) =>
+    editAnswer(trx, questionVotesRepository(trx), await lockVote(trx, voteId), answer, patch, 'question')
   return refusingConflicts(() => db.transaction().execute(work), raceRefusals('question', null, patch.collection))
 }
 
@@ -133,8 +108,8 @@ export async function editQuestionVote(db: Kysely<Database>, voteId: number, pat
 export async function withdrawQuestionVote(db: Kysely<Database>, voteId: number): Promise<void> {
   await db.transaction().execute(async (trx) => {
     const repository = questionVotesRepository(trx)
-    const { locked, vote, now } = await lockVote(trx, voteId)
-    const refusal = windowRefusal(locked.question, now, 'non_field_errors')
+    const { question, vote, tally, now } = await lockVote(trx, voteId)
+    const refusal = windowRefusal(question, now, 'non_field_errors')
     if (refusal) throw refusal
     // The block the answer carried (or just the user, for a private one) goes where their chain leads now.
     const block = await readBlock(trx, vote.question_id, vote.user_id)
@@ -143,7 +118,7 @@ export async function withdrawQuestionVote(db: Kysely<Database>, voteId: number)
     const moves = answerMoves(vote, null)
     const joined = await shiftRepresentative(trx, block, 1)
     if (joined) moves.push(joined.move)
-    await applyAnswerChange(trx, 'questions', vote.question_id, locked.tally, answerOfRow(vote), null, moves)
+    await applyAnswerChange(trx, 'questions', vote.question_id, tally, answerOfRow(vote), null, moves)
     await countAnswerDeleted(trx, vote.user_id, 'question')
     await countTagVotes(trx, vote.question_id, -1)
   })

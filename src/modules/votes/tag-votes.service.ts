@@ -19,7 +19,7 @@ import type { TagVoteBody, TagVotePatch } from './votes.schemas.ts'
  * rate the tagging, not the question, so the question's voting window does not apply to them.
  */
 
-const counted = (value: number): Answer => ({ value, liquidWeight: 1 })
+const counted = (value: number): Answer => ({ value })
 
 export async function castTagVote(
   db: Kysely<Database>,

@@ -10,9 +10,9 @@ export const QUESTION_VOTES_RESOURCE = 'question_votes_light'
 export const CHOICE_VOTES_RESOURCE = 'question_choice_votes_light'
 export const TAG_VOTES_RESOURCE = 'question_tag_votes'
 
-/** How a stored vote counts in the figures: its rating (null for a skip) and its liquid weight. */
-export function answerOfRow(row: { value: number | null; liquid_weight?: number }): Answer {
-  return { value: row.value, liquidWeight: row.liquid_weight ?? 1 }
+/** How a stored vote counts in the direct figures: its rating, null for a skip. */
+export function answerOfRow(row: { value: number | null }): Answer {
+  return { value: row.value }
 }
 
 export function toQuestionVote(row: Selectable<QuestionVotes>, urls: UrlBuilder): QuestionVote {

@@ -4,7 +4,7 @@ import { untyped, type UntypedTables } from '../../../db/types.ts'
 import type { Caller } from '../../../http/authentication.ts'
 import { orderingFieldsOf, type OrderingFields } from '../../../http/ordering.ts'
 import { questionVisibleSql } from '../question-access.ts'
-import { directFamilyAfter } from './direct-family.ts'
+import { directAfter, familyColumns, familyFromRow } from '../../statistics/compute/tally.ts'
 import type { DirectVoteListQuery } from './direct-votes.schemas.ts'
 
 /** What is rated: links of questions or connections between questions, each vote table beside its target. */
@@ -106,7 +106,7 @@ export function directVotesRepository(db: Kysely<Database>, kind: DirectVoteKind
               .executeTakeFirstOrThrow()
         await t
           .updateTable(kind.target)
-          .set(directFamilyAfter(target, (previous?.value as number | null | undefined) ?? null, value))
+          .set(directColumnsAfter(target, previous ? (previous.value as number) : null, value))
           .where('id', '=', targetId)
           .execute()
         const row = await this.selectVote(t.selectFrom(table).where(`${table}.id`, '=', saved.id)).executeTakeFirstOrThrow()
@@ -125,11 +125,21 @@ export function directVotesRepository(db: Kysely<Database>, kind: DirectVoteKind
         if (!target || !vote) return false
         await t
           .updateTable(kind.target)
-          .set(directFamilyAfter(target, vote.value as number | null, null))
+          .set(directColumnsAfter(target, vote.value as number, null))
           .where('id', '=', target.id)
           .execute()
         return true
       })
     },
   }
+}
+
+/** The target's direct columns after one rating is replaced, by the arithmetic every vote uses. */
+function directColumnsAfter(target: Record<string, unknown>, removed: number | null, added: number | null): Record<string, number> {
+  const family = directAfter(
+    familyFromRow(target, 'direct'),
+    removed === null ? null : { value: removed },
+    added === null ? null : { value: added },
+  )
+  return familyColumns('direct', family)
 }

@@ -25,6 +25,8 @@ export interface LikertFigures {
   polarisation: number
 }
 
+/** The five levels' names, as the stored count columns and the API's statistics fields spell them. */
+export const LEVEL_NAMES = ['minimum', 'low', 'medium', 'high', 'maximum'] as const
 export const LEVEL_COUNT = 5
 export const RATINGS = [1, 2, 3, 4, 5] as const
 export const NEUTRAL_RATING = 3

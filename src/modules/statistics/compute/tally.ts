@@ -1,4 +1,4 @@
-import { likertFigures, type LevelCounts } from './likert.ts'
+import { LEVEL_NAMES, likertFigures, type LevelCounts } from './likert.ts'
 
 /**
  * The stored counts behind one family of figures, and how one answer changes them. Pure: the write
@@ -18,13 +18,16 @@ export interface Tally {
   liquid: FamilyTally | null
 }
 
-/** One answer as it counts: a rating 1..5, or null for a skip, with the voter's liquid weight. */
+/** One answer as it counts directly: a rating 1..5, or null for a skip. */
 export interface Answer {
   value: number | null
-  liquidWeight: number
 }
 
-export const LEVEL_NAMES = ['minimum', 'low', 'medium', 'high', 'maximum'] as const
+/** Weight added (positive amount) or taken away (negative) at a level (null: a skip). */
+export interface WeightMove {
+  value: number | null
+  amount: number
+}
 
 /** The stored count columns of a family, in the order of FamilyTally. */
 export function countColumns(prefix: 'direct' | 'liquid'): string[] {
@@ -60,20 +63,23 @@ export function withAnswer(family: FamilyTally, value: number | null, weight: nu
 }
 
 /**
- * The tally after one answer is taken away and another put in its place (either may be absent).
- * Direct counts move by one, liquid counts by the answer's liquid weight.
+ * A family after weight moves: the one arithmetic of every write, direct or liquid. Additions come
+ * first, so weight moving within one row never passes through a negative count.
  */
-export function changeTally(tally: Tally, removed: Answer | null, added: Answer | null): Tally {
-  let { direct, liquid } = tally
-  if (removed) {
-    direct = withAnswer(direct, removed.value, 1, -1)
-    if (liquid) liquid = withAnswer(liquid, removed.value, removed.liquidWeight, -1)
+export function withMoves(family: FamilyTally, moves: readonly WeightMove[]): FamilyTally {
+  let next = family
+  for (const { value, amount } of [...moves].sort((a, b) => b.amount - a.amount)) {
+    next = withAnswer(next, value, Math.abs(amount), amount > 0 ? 1 : -1)
   }
-  if (added) {
-    direct = withAnswer(direct, added.value, 1, 1)
-    if (liquid) liquid = withAnswer(liquid, added.value, added.liquidWeight, 1)
-  }
-  return { direct, liquid }
+  return next
+}
+
+/** The direct family after one answer is taken away and another put in its place (either may be absent). */
+export function directAfter(direct: FamilyTally, removed: Answer | null, added: Answer | null): FamilyTally {
+  const moves: WeightMove[] = []
+  if (removed) moves.push({ value: removed.value, amount: -1 })
+  if (added) moves.push({ value: added.value, amount: 1 })
+  return withMoves(direct, moves)
 }
 
 /** Every stored column of a family: the counts and the figures computed from them. */
