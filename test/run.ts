@@ -58,11 +58,21 @@ function testFiles(dir: string): string[] {
   })
 }
 
+/**
+ * The files that take longest (measured with TEST_TIMES, docs/testing.md) start first, so that the run does not
+ * end waiting on one of them while the other worker is idle.
+ */
+const SLOW_FIRST = ['test/fuzz/fuzz.test.ts', 'test/cli/', 'test/reliability/crash', 'test/reliability/', 'test/http/permissions']
+const slowRank = (file: string) => {
+  const rank = SLOW_FIRST.findIndex((prefix) => file.startsWith(prefix))
+  return rank === -1 ? SLOW_FIRST.length : rank
+}
+
 const started = Date.now()
 const filter = process.argv.slice(2)
 const files = testFiles('test')
   .filter((file) => filter.length === 0 || filter.some((f) => file.includes(f)))
-  .sort()
+  .sort((a, b) => slowRank(a) - slowRank(b) || a.localeCompare(b))
 const dropTemplates = await buildTemplates()
 console.error(
   `templates ready in ${((Date.now() - started) / 1000).toFixed(1)}s on ${serverUrl() ? 'PostgreSQL' : 'PGlite'}; ${files.length} test files`,
@@ -77,6 +87,9 @@ const child = spawn(
     '--test-force-exit',
     `--test-timeout=${process.env.TEST_TIMEOUT_MS ?? 600000}`,
     '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    // TEST_TIMES=<file>: also write each file's time there, slowest first.
+    ...(process.env.TEST_TIMES ? ['--test-reporter=./test/helpers/file-times.reporter.js', '--test-reporter-destination=stdout'] : []),
     ...files,
   ],
   {

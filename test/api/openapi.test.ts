@@ -53,6 +53,13 @@ test('every route the service registers is in the document with a summary, and n
       if (!METHODS.includes(method)) continue
       documented.add(`${method.toUpperCase()} ${path}`)
       assert.ok(operation.summary && operation.summary.trim().length > 3, `${method} ${path} has no summary`)
+      for (const [status, response] of Object.entries(operation.responses)) {
+        const description = (response as { description?: string }).description ?? ''
+        assert.ok(
+          description.length > 8 && !['Default Response', 'OK', 'Created'].includes(description),
+          `${method} ${path} ${status} says only "${description}"`,
+        )
+      }
     }
   }
   const registered = new Set<string>()

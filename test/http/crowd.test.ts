@@ -1,13 +1,12 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { lowerPasswordHashCostForTests } from '../../src/modules/accounts/passwords.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 
 /**
  * A town-hall meeting: 200 people on one Wi-Fi address sign up the way the web app does (check_email, register,
  * sign in, read their profile, then answer), at the service's default limits. The rate-limit clock is the test's,
- * so simulated minutes pass without waiting, and scrypt runs at a lower cost (the gate in front of it is the
- * default one): 400 hashes at full cost take minutes of CPU, which docs/auth.md reports measured.
+ * so simulated minutes pass without waiting, and scrypt runs at the tests' lower cost (the gate in front of it is
+ * the default one): 400 hashes at full cost take minutes of CPU, which docs/auth.md reports measured.
  */
 const PEOPLE = 200
 const PER_MINUTE = 40 // twice the pace of 200 people in ten minutes
@@ -16,7 +15,6 @@ const MINUTE = 60_000
 let t: TestApp
 let now = Date.parse('2030-01-01T09:00:00Z')
 before(async () => {
-  lowerPasswordHashCostForTests(2 ** 12)
   t = await createTestApp('tiny', {}, undefined, { defaultLimits: true, rateLimitClock: () => now })
 })
 after(() => t.close())

@@ -7,7 +7,8 @@ import { insertUser } from '../helpers/fixtures.ts'
 /** One hash at a time and one waiting: a burst of sign-ins beyond that is turned away at once instead of piling up. */
 let t: TestApp
 before(async () => {
-  t = await createTestApp('empty', { PASSWORD_HASH_CONCURRENCY: '1', PASSWORD_HASH_QUEUE: '1' })
+  // Real cost: the burst must still be hashing when the later sign-ins arrive.
+  t = await createTestApp('empty', { PASSWORD_HASH_CONCURRENCY: '1', PASSWORD_HASH_QUEUE: '1' }, undefined, { realPasswordCost: true })
   await insertUser(t.database.db, { username: 'ada', password_hash: await hashPassword('the right passphrase 1') })
 })
 after(() => t.close())

@@ -28,7 +28,8 @@ const REDIS_PREFIX = `civic-survey-test:rate-limits:${process.pid}-${Date.now()}
 
 const opened: TestApp[] = []
 after(async () => {
-  for (const t of opened) await t.close()
+  // The first app owns the database the others share: it closes last.
+  for (const t of opened.reverse()) await t.close()
   if (redisSkip) return
   const redis = new Redis(REDIS_URL)
   const keys = await redis.keys(`${REDIS_PREFIX}*`)
@@ -36,9 +37,12 @@ after(async () => {
   await redis.quit()
 })
 
-/** An app whose client addresses come from X-Forwarded-For, with small limits (the others stay at the test default). */
+/**
+ * An app whose client addresses come from X-Forwarded-For, with small limits (the others stay at the test default).
+ * Each has counters of its own; all share one database, as the rows they write never meet.
+ */
 async function limitedApp(env: Record<string, string>): Promise<TestApp> {
-  const t = await createTestApp('empty', { TRUST_PROXY: 'true', ...env })
+  const t = await createTestApp('empty', { TRUST_PROXY: 'true', ...env }, undefined, { database: opened[0]?.database })
   opened.push(t)
   return t
 }
@@ -304,9 +308,14 @@ test('health probes (routes flagged probe) are neither counted nor refused', asy
 })
 
 test('a route may declare an extra limit of its own, counted apart and answered the same way', async () => {
-  const t = await createTestApp('empty', { TRUST_PROXY: 'true' }, (app) => {
-    app.get('/test/limited/', { config: { access: 'anyone', rateLimit: { max: 1 } } }, async () => ({ ok: true }))
-  })
+  const t = await createTestApp(
+    'empty',
+    { TRUST_PROXY: 'true' },
+    (app) => {
+      app.get('/test/limited/', { config: { access: 'anyone', rateLimit: { max: 1 } } }, async () => ({ ok: true }))
+    },
+    { database: opened[0]?.database },
+  )
   opened.push(t)
   const ip = newIp()
   assert.equal((await get(t, '/test/limited/', ip)).statusCode, 200)

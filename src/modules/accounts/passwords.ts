@@ -8,11 +8,12 @@ import { ApiError } from '../../http/errors.ts'
 
 /** scrypt at one of OWASP's recommended settings (64 MiB, p=2): memory-hard, a few hundred ms per hash. */
 const SCRYPT = { N: 2 ** 16, r: 8, p: 2, keyLength: 32 }
+export const SCRYPT_COST = SCRYPT.N
 let scryptCost = SCRYPT.N
 
 /**
- * For test files that sign hundreds of people up (in their own process): a cheaper cost, as Django's test
- * settings swap in a fast hasher. The service itself never calls it.
+ * For tests (each file in its own process): a cheaper cost, as Django's test settings swap in a fast hasher,
+ * or `SCRYPT_COST` back for the tests of hashing itself. The service itself never calls it.
  */
 export function lowerPasswordHashCostForTests(N: number): void {
   scryptCost = N

@@ -100,7 +100,7 @@ export function describeRoute(route: RouteOptions, schema: FastifySchema, requir
     description: [own.description, ACCESS_TEXT[access]].filter(Boolean).join('\n\n'),
     tags: own.tags ?? [tagOf(route.url)],
     security: own.security ?? securityFor(access, requireAppKey),
-    response: byStatus(responses(sharedErrors(access, own.body !== undefined), own.response ?? {})),
+    response: byStatus(responses(sharedErrors(access, own.body !== undefined), own.response ?? {}, successText(route, own.summary))),
   }
   if (own.body !== undefined && !own.consumes) described.consumes = ['application/json', 'application/x-www-form-urlencoded']
   if (methods.includes('GET')) described.querystring = withFormat(own.querystring)
@@ -108,18 +108,40 @@ export function describeRoute(route: RouteOptions, schema: FastifySchema, requir
 }
 
 const STATUS_TEXT: Record<string, string> = {
-  200: 'OK',
-  201: 'Created',
-  204: 'No content',
   302: 'A redirect to the address in `Location`',
   502: 'The provider could not be reached',
 }
 
+const isPage = (schema: unknown) => {
+  const properties = (schema as { properties?: Record<string, unknown> }).properties
+  return Boolean(properties?.results && properties.count && properties.next)
+}
+
+/** A success answer's description, where the route gives none: what the method returns, from the resource. */
+function successText(route: RouteOptions, summary: string | undefined): (status: string, schema: unknown) => string | undefined {
+  const methods = Array.isArray(route.method) ? route.method : [route.method]
+  const about = route.config?.resource?.description ?? summary ?? ''
+  const lower = about.charAt(0).toLowerCase() + about.slice(1)
+  return (status, schema) => {
+    if (status === '204') return 'Done; no body.'
+    if (status === '201') return 'Created: the new object, as a read of it shows it.'
+    if (status !== '200') return undefined
+    if (methods.includes('GET')) return isPage(schema) ? `A page (\`count\`, \`next\`, \`previous\`, \`results\`) of ${lower}` : about
+    if (methods.includes('PATCH') || methods.includes('PUT')) return 'The object after the change.'
+    return about || undefined
+  }
+}
+
 /**
  * The route's own answers over the shared ones; where a route names a shared body (ErrorBody, FieldErrorsBody)
- * the shared, status-specific description is kept, and an answer without a description gets its status text.
+ * the shared, status-specific description is kept, and an answer without a description gets one from its method
+ * and resource.
  */
-function responses(shared: Record<string, unknown>, own: Record<string, unknown>): Record<string, unknown> {
+function responses(
+  shared: Record<string, unknown>,
+  own: Record<string, unknown>,
+  success: (status: string, schema: unknown) => string | undefined,
+): Record<string, unknown> {
   const sharedBodies = new Set<unknown>([ErrorBody, FieldErrorsBody])
   const sharedTexts = new Set([
     (ErrorBody as { description?: string }).description,
@@ -129,7 +151,8 @@ function responses(shared: Record<string, unknown>, own: Record<string, unknown>
   for (const [status, schema] of Object.entries(own)) {
     const body = schema as { description?: string }
     if (status in shared && (sharedBodies.has(schema) || sharedTexts.has(body.description))) continue
-    const text = (shared[status] as Record<string, unknown> | undefined)?.['x-response-description'] ?? STATUS_TEXT[status]
+    const text =
+      (shared[status] as Record<string, unknown> | undefined)?.['x-response-description'] ?? success(status, schema) ?? STATUS_TEXT[status]
     merged[status] = body.description || !text ? schema : { ...body, 'x-response-description': text }
   }
   return merged
