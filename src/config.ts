@@ -35,6 +35,9 @@ export interface Config {
   paymentCheckoutUrl: string | null
   rateLimits: RateLimits
   passwordHashing: PasswordHashing
+  /** Results: cells with fewer respondents are suppressed in exports; weights are capped at this multiple of their mean. */
+  minCellSize: number
+  weightCap: number
 }
 
 /** An OpenID Connect provider in one of the four social slots of spec 2.2. */
@@ -190,5 +193,7 @@ export function loadConfig(env: Env = process.env): Config {
       concurrency: integer(env, 'PASSWORD_HASH_CONCURRENCY', availableParallelism(), 1, 1024),
       queue: integer(env, 'PASSWORD_HASH_QUEUE', 64, 0, 100_000),
     },
+    minCellSize: integer(env, 'MIN_CELL_SIZE', 5, 1, 1_000_000),
+    weightCap: integer(env, 'WEIGHT_CAP', 5, 1, 1_000),
   })
 }

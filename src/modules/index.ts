@@ -11,6 +11,7 @@ import { echoRoutes } from './auth/echo.routes.ts'
 import { censusRoutes } from './census/census.routes.ts'
 import { commentRoutes } from './comments/comments.routes.ts'
 import { delegationRoutes } from './delegations/delegations.routes.ts'
+import { demographicsRoutes } from './demographics/demographics.routes.ts'
 import { followingRoutes } from './following/following.routes.ts'
 import { groupRoutes } from './groups/groups.routes.ts'
 import { healthRoutes } from './health/health.routes.ts'
@@ -27,6 +28,7 @@ import { tagRoutes } from './tags/tags.routes.ts'
 import { userRoutes } from './users/users.routes.ts'
 import { userGeoRoutes } from './user-geos/user-geos.routes.ts'
 import { voteRoutes } from './votes/votes.routes.ts'
+import { weightingRoutes } from './weighting/weighting.routes.ts'
 
 export function registerModules(app: App): void {
   healthRoutes(app)
@@ -56,5 +58,7 @@ export function registerModules(app: App): void {
   censusRoutes(app)
   statsRoutes(app)
   userGeoRoutes(app)
+  demographicsRoutes(app)
+  weightingRoutes(app)
   apiDocsRoutes(app)
 }
