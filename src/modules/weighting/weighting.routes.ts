@@ -1,6 +1,101 @@
 import type { App } from '../../http/app-type.ts'
+import type { Caller } from '../../http/authentication.ts'
+import { fieldError, NotFound } from '../../http/errors.ts'
+import { IdParams } from '../../http/route-schemas.ts'
+import { readErrors } from '../../http/schemas.ts'
+import { weightingRepository } from './weighting.repository.ts'
+import { AgeBreakdown, AreaBreakdown, AreaQuery, LegacyQuery } from './weighting.schemas.ts'
+import { ageBreakdown, areaBreakdown, loadQuestion, overallResult, type WeightingOptions } from './weighting.service.ts'
 
-/** Results weighted to the census population (question_weighted_demographics). */
+/**
+ * Results weighted to the census population (question_weighted_demographics): by single year of age, by
+ * region, and overall. Anyone may read them (public results, aggregates only); a question the caller may not
+ * see answers 404. Three statements per request: the question, its answers with their authors, the census.
+ */
 export function weightingRoutes(app: App): void {
-  void app
+  const options = (extra: Partial<WeightingOptions> = {}): WeightingOptions => ({
+    weightCap: app.config.weightCap,
+    minCellSize: app.config.minCellSize,
+    ...extra,
+  })
+
+  /** The question's answers by age, or undefined when the caller may not see it. */
+  const byAge = async (caller: Caller | null, questionId: number) => {
+    const question = await weightingRepository(app.db).visibleQuestion(caller, questionId)
+    if (!question) return undefined
+    const loaded = await loadQuestion(app.db, questionId)
+    return { qid: questionId, data: ageBreakdown(loaded, options()), overall: overallResult(loaded, options()) }
+  }
+
+  const ageDescription =
+    'One point per single year of age (when answering) with ratings: the plain mean, the mean weighted to the census ' +
+    'population of the respondents’ regions at that age, the weighted shares of levels 1..5 (percent) and the largest ' +
+    '95 % margin among the shares (percentage points), unweighted and weighted. `overall` is the whole question, weighted on ' +
+    'age band x region.'
+
+  app.get('/api/question_weighted_demographics/', {
+    schema: {
+      summary: 'Census-weighted results of a question by age (older clients)',
+      description: `The same answer as /api/question_weighted_demographics/{id}/age/ for ?question=<id>. ${ageDescription}`,
+      querystring: LegacyQuery,
+      response: { 200: AgeBreakdown, ...readErrors },
+    },
+    config: {
+      access: 'anyone',
+      resource: { name: 'Question Weighted Demographics', description: 'Results of a question weighted to the census population.' },
+    },
+    handler: async (request) => {
+      const { question } = request.query as LegacyQuery
+      const answer = await byAge(request.caller, question)
+      if (!answer) throw fieldError('question', `Invalid pk "${question}" - object does not exist.`)
+      return answer
+    },
+  })
+
+  app.get('/api/question_weighted_demographics/:id/age/', {
+    schema: {
+      summary: 'Census-weighted results of a question by single year of age',
+      description: ageDescription,
+      params: IdParams,
+      response: { 200: AgeBreakdown, ...readErrors },
+    },
+    config: {
+      access: 'anyone',
+      resource: { name: 'Question Weighted Demographics By Age', description: 'A question’s results by age, weighted to the census.' },
+    },
+    handler: async (request) => {
+      const answer = await byAge(request.caller, request.params.id)
+      if (!answer) throw NotFound()
+      return answer
+    },
+  })
+
+  app.get('/api/question_weighted_demographics/:id/area/', {
+    schema: {
+      summary: 'Census-weighted results of a question by region',
+      description:
+        'One entry per region with a census record and rated respondents of known age: the shares of levels 1..5 weighted ' +
+        'by age band to the region’s census (`percentage`, and `weighted_raw` the people they stand for) and the largest 95 % ' +
+        'margin among them (percentage points). voter_age__gte and voter_age__lte (0..150) keep the respondents of those ' +
+        'ages when answering. `overall` is the whole question in that age range, weighted on age band x region.',
+      params: IdParams,
+      querystring: AreaQuery,
+      response: { 200: AreaBreakdown, ...readErrors },
+    },
+    config: {
+      access: 'anyone',
+      resource: { name: 'Question Weighted Demographics By Area', description: 'A question’s results by region, weighted to the census.' },
+    },
+    handler: async (request) => {
+      const query = request.query as AreaQuery
+      if (query.voter_age__gte !== undefined && query.voter_age__lte !== undefined && query.voter_age__gte > query.voter_age__lte)
+        throw fieldError('voter_age__gte', 'Ensure this value is less than or equal to voter_age__lte.')
+      const questionId = request.params.id
+      const question = await weightingRepository(app.db).visibleQuestion(request.caller, questionId)
+      if (!question) throw NotFound()
+      const loaded = await loadQuestion(app.db, questionId)
+      const ages = { voterAgeGte: query.voter_age__gte, voterAgeLte: query.voter_age__lte }
+      return { qid: questionId, data: areaBreakdown(loaded, options(ages)), overall: overallResult(loaded, options(ages)) }
+    },
+  })
 }

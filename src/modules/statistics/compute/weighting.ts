@@ -261,7 +261,8 @@ export function designMean(values: readonly number[], weights: readonly number[]
   )
   const zBar = z.reduce((s, v) => s + v, 0) / n
   const variance = (n / (n - 1)) * z.reduce((s, v) => s + (v - zBar) ** 2, 0)
-  const se = Math.sqrt(Math.max(variance, 0))
+  // Rounding leaves about 1e-16 where the variance is zero (every cell unanimous): report that as 0.
+  const se = variance > 1e-26 ? Math.sqrt(variance) : 0
   return { estimate: mean, se, margin: Z95 * se }
 }
 

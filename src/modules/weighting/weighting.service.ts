@@ -1,0 +1,429 @@
+import type { Kysely } from 'kysely'
+import type { Database } from '../../db/database.ts'
+import { AGE_BANDS, ageAt, ageBandIndex, bandPopulations } from '../demographics/age-bands.ts'
+import {
+  kishSummary,
+  largestShareMargin,
+  LEVEL_KEYS,
+  postStratificationWeights,
+  rakeWeights,
+  ratingEstimates,
+  trimWeights,
+  unweightedRatingEstimates,
+  type Calibration,
+  type LevelKey,
+} from '../statistics/compute/weighting.ts'
+import { weightingRepository, type AreaCensusRow, type RespondentRow } from './weighting.repository.ts'
+
+/**
+ * Census-weighted results of a likert question (docs/statistics.md, "Weighting to the census"). The SQL loads
+ * the answers with their authors' date of birth and region, and the newest census of those regions, in two
+ * statements; everything else is the pure arithmetic of compute/weighting.ts.
+ */
+
+export interface WeightingOptions {
+  /** Weights are trimmed to at most this multiple of their mean (config.weightCap, WEIGHT_CAP). */
+  weightCap: number
+  /** Post-stratify on age band x area only when every cell holds at least this many respondents (config.minCellSize). */
+  minCellSize: number
+  /** Only respondents whose age when answering is at least this (whole years). */
+  voterAgeGte?: number
+  /** Only respondents whose age when answering is at most this. */
+  voterAgeLte?: number
+}
+
+export interface ShareResult {
+  /** Unweighted share of the ratings at this level, 0..100; null without ratings. */
+  percentage: number | null
+  /** 95 % margin of the unweighted share, in percentage points (simple random sampling). */
+  margin: number | null
+  /** Census-weighted share, 0..100. */
+  weighted_percentage: number | null
+  /** 95 % margin of the weighted share, in percentage points (design-based, crediting the calibration). */
+  weighted_margin: number | null
+  /** Ratings at this level. */
+  count: number
+  /** Sum of the weights of the weighted respondents at this level: the population they stand for. */
+  weighted_count: number
+}
+
+export interface WeightedQuestionResult {
+  /** Ratings given (skips not included). */
+  sample_size: number
+  /** Explicit skips, counted apart: no mean or share includes them. */
+  skipped: number
+  /** Ratings behind the weighted figures: sample_size minus excluded. */
+  weighted_sample_size: number
+  /** Ratings left out of the weighted figures: unknown age (no date of birth), no region with a census record, or a census cell of no people. */
+  excluded: number
+  /** Kish: (Σw)² / Σw² of the final weights; 0 without weighted respondents. */
+  effective_sample_size: number
+  /** weighted_sample_size / effective_sample_size; null without weighted respondents. */
+  design_effect: number | null
+  /** Null when nobody could be weighted. */
+  method: 'post-stratified' | 'raked' | null
+  /**
+   * Post-stratified on the age band x region cells that have respondents only, because raking could not meet both
+   * margins: the weighted figures then stand for the people of those cells, not of every band and region present.
+   */
+  partial: boolean
+  /** Whether trimming capped any weight (the weighted margins then take the weights as fixed). */
+  trimmed: boolean
+  average_vote: number | null
+  /** 95 % margin of the mean rating, in rating points. */
+  average_vote_margin: number | null
+  weighted_average_vote: number | null
+  weighted_average_vote_margin: number | null
+  shares: Record<LevelKey, ShareResult>
+}
+
+/** One answer ready for weighting. */
+export interface Respondent {
+  /** 1..5; null for a skip. */
+  rating: number | null
+  /** Whole years when answering; null when unknown. */
+  age: number | null
+  region: number | null
+}
+
+export interface LoadedQuestion {
+  respondents: Respondent[]
+  /** Newest census ages (0..90) by region id. */
+  census: Map<number, number[]>
+}
+
+export function toRespondent(row: RespondentRow): Respondent {
+  const age = ageAt(row.dob, row.created_at)
+  return {
+    rating: row.skipped || row.value === null ? null : Number(row.value),
+    age: ageBandIndex(age) === null ? null : age,
+    region: row.region_id === null ? null : Number(row.region_id),
+  }
+}
+
+/** Two statements: the answers with their authors' age and region, and the newest census of those regions. */
+export async function loadQuestion(db: Kysely<Database>, questionId: number): Promise<LoadedQuestion> {
+  const repository = weightingRepository(db)
+  const [rows, census] = await Promise.all([repository.respondents(questionId), repository.regionCensus(questionId)])
+  return { respondents: rows.map(toRespondent), census: new Map(census.map((row: AreaCensusRow) => [row.area_id, row.ages])) }
+}
+
+/** Population at one single year of age in a census record (ages past 90 share the "90 and over" count). */
+export function populationAtAge(ages: readonly number[], age: number): number {
+  return Number(ages[Math.min(age, 90)] ?? 0)
+}
+
+/**
+ * Population of each age band within the ages [lo, hi]: bandPopulations when the range is whole; otherwise each
+ * band clipped to the range (the "90 and over" count stands for every age from 90).
+ */
+export function bandPopulationsWithin(ages: readonly number[], lo = 0, hi = Infinity): number[] {
+  if (lo <= 0 && hi === Infinity) return bandPopulations(ages)
+  return AGE_BANDS.map((band) => {
+    const from = Math.max(band.from, lo)
+    const to = Math.min(band.to, hi)
+    if (from > to) return 0
+    let total = 0
+    for (let age = from; age <= Math.min(to, 89); age++) total += Number(ages[age] ?? 0)
+    if (to >= 90) total += Number(ages[90] ?? 0)
+    return total
+  })
+}
+
+function inAgeRange(age: number | null, options: Pick<WeightingOptions, 'voterAgeGte' | 'voterAgeLte'>): boolean {
+  if (options.voterAgeGte === undefined && options.voterAgeLte === undefined) return true
+  if (age === null) return false
+  return (
+    (options.voterAgeGte === undefined || age >= options.voterAgeGte) && (options.voterAgeLte === undefined || age <= options.voterAgeLte)
+  )
+}
+
+const percent = (share: number | null) => (share === null ? null : share * 100)
+
+export interface WeightedGroup {
+  weights: number[]
+  calibration: Calibration
+  trimmed: boolean
+  method: 'post-stratified' | 'raked'
+  /** Post-stratified on the cells with respondents only, leaving out people of the census cells nobody answered from. */
+  partial: boolean
+}
+
+/** Post-stratified weights over the given cells, trimmed; the calibration the variance credits (none once trimmed). */
+export function postStratifiedGroup(cells: number[], population: Map<number, number>, weightCap: number): WeightedGroup {
+  const trimmed = trimWeights(postStratificationWeights(cells, population), weightCap)
+  return {
+    weights: trimmed.weights,
+    calibration: trimmed.trimmed ? { type: 'none' } : { type: 'post-stratified', cells },
+    trimmed: trimmed.trimmed,
+    method: 'post-stratified',
+    partial: false,
+  }
+}
+
+/** What the overall result weights: the ratings behind the weighted figures, their cells, targets and weights. */
+export interface OverallDesign {
+  /** Ratings chosen (age range), skips left out. */
+  ratings: number[]
+  skipped: number
+  /** The ratings that can be weighted, with each one's age band, region and cell (region x band key). */
+  eligible: number[]
+  bandOf: number[]
+  regionOf: number[]
+  cells: number[]
+  /** Census population of each cell of the bands x regions present (cells of no people left out). */
+  population: Map<number, number>
+  bandTargets: Map<number, number>
+  regionTargets: Map<number, number>
+  /** Null without eligible ratings. */
+  group: WeightedGroup | null
+}
+
+/**
+ * The weights of the overall result: respondents of known age and a region with a census record fall in cells
+ * age band x region. When every cell of the bands and regions present that has people holds at least
+ * minCellSize respondents, post-stratified (w = N_h / n_h); otherwise raked to the age-band and region margins
+ * of the same cells' census populations, or, when raking cannot meet both margins, post-stratified on the cells
+ * that have respondents. Then trimmed at weightCap times the mean weight.
+ */
+export function overallDesign(loaded: LoadedQuestion, options: WeightingOptions): OverallDesign {
+  const lo = options.voterAgeGte ?? 0
+  const hi = options.voterAgeLte ?? Infinity
+  const chosen = loaded.respondents.filter((r) => inAgeRange(r.age, options))
+  const rated = chosen.filter((r) => r.rating !== null)
+  const bands = new Map<number, number[]>()
+  for (const [region, ages] of loaded.census) bands.set(region, bandPopulationsWithin(ages, lo, hi))
+  const eligible = rated.filter((r) => {
+    if (r.age === null || r.region === null) return false
+    const populations = bands.get(r.region)
+    return populations !== undefined && populations[ageBandIndex(r.age)!] > 0
+  })
+  const bandOf = eligible.map((r) => ageBandIndex(r.age)!)
+  const regionOf = eligible.map((r) => r.region!)
+  const cellKey = (band: number, region: number) => region * AGE_BANDS.length + band
+  const cells = eligible.map((_, i) => cellKey(bandOf[i], regionOf[i]))
+  const counts = new Map<number, number>()
+  for (const cell of cells) counts.set(cell, (counts.get(cell) ?? 0) + 1)
+  const population = new Map<number, number>()
+  const bandTargets = new Map<number, number>()
+  const regionTargets = new Map<number, number>()
+  let enough = true
+  for (const band of new Set(bandOf))
+    for (const region of new Set(regionOf)) {
+      const N = bands.get(region)![band]
+      if (N <= 0) continue
+      population.set(cellKey(band, region), N)
+      bandTargets.set(band, (bandTargets.get(band) ?? 0) + N)
+      regionTargets.set(region, (regionTargets.get(region) ?? 0) + N)
+      if ((counts.get(cellKey(band, region)) ?? 0) < options.minCellSize) enough = false
+    }
+  let group: WeightedGroup | null = null
+  if (eligible.length > 0) {
+    const raked = enough ? null : rakeWeights([bandOf, regionOf], [bandTargets, regionTargets])
+    if (raked?.converged) {
+      const trimmed = trimWeights(raked.weights, options.weightCap)
+      group = {
+        weights: trimmed.weights,
+        calibration: trimmed.trimmed ? { type: 'none' } : { type: 'raked', margins: [bandOf, regionOf] },
+        trimmed: trimmed.trimmed,
+        method: 'raked',
+        partial: false,
+      }
+    } else {
+      // Every cell full enough; or no weights meet both margins (the respondents' cells do not link every band
+      // to every region): post-stratify on the cells that have respondents, leaving the empty ones out.
+      group = { ...postStratifiedGroup(cells, population, options.weightCap), partial: raked !== null }
+    }
+  }
+  return {
+    ratings: rated.map((r) => r.rating!),
+    skipped: chosen.length - rated.length,
+    eligible: eligible.map((r) => r.rating!),
+    bandOf,
+    regionOf,
+    cells,
+    population,
+    bandTargets,
+    regionTargets,
+    group,
+  }
+}
+
+/** The overall weighted result from loaded answers (overallDesign's weights; unweighted figures over every rating). */
+export function overallResult(loaded: LoadedQuestion, options: WeightingOptions): WeightedQuestionResult {
+  const design = overallDesign(loaded, options)
+  const { group, ratings, skipped, eligible } = design
+  const plain = unweightedRatingEstimates(ratings)
+  const weighted = group ? ratingEstimates(eligible, group.weights, group.calibration) : unweightedRatingEstimates([])
+  const kish = kishSummary(group?.weights ?? [])
+  return {
+    sample_size: ratings.length,
+    skipped,
+    weighted_sample_size: eligible.length,
+    excluded: ratings.length - eligible.length,
+    effective_sample_size: kish.effective_sample_size,
+    design_effect: kish.design_effect,
+    method: group?.method ?? null,
+    partial: group?.partial ?? false,
+    trimmed: group?.trimmed ?? false,
+    average_vote: plain.mean.estimate,
+    average_vote_margin: plain.mean.margin,
+    weighted_average_vote: weighted.mean.estimate,
+    weighted_average_vote_margin: weighted.mean.margin,
+    shares: Object.fromEntries(
+      LEVEL_KEYS.map((key) => [
+        key,
+        {
+          percentage: percent(plain.shares[key].estimate),
+          margin: percent(plain.shares[key].margin),
+          weighted_percentage: percent(weighted.shares[key].estimate),
+          weighted_margin: percent(weighted.shares[key].margin),
+          count: plain.shares[key].count,
+          weighted_count: weighted.shares[key].weighted_count,
+        },
+      ]),
+    ) as Record<LevelKey, ShareResult>,
+  }
+}
+
+/**
+ * The overall census-weighted result of a likert question: all its current ratings (public and private),
+ * post-stratified on age band (age when answering) x region where every cell holds at least
+ * `options.minCellSize` respondents, else raked on the two margins; weights trimmed at `options.weightCap`
+ * times their mean. Respondents of unknown age or without a region with a census record are left out of the
+ * weighted figures and counted in `excluded`. Skips are counted in `skipped` and nowhere else. A question
+ * without ratings gives sample sizes 0 and null means, shares and margins.
+ *
+ * It does not check that the caller may see the question: callers do (questionVisibleSql). Two SQL statements.
+ * Stable signature: survey_results builds on it.
+ */
+export async function weightedQuestionResult(
+  db: Kysely<Database>,
+  questionId: number,
+  options: WeightingOptions,
+): Promise<WeightedQuestionResult> {
+  return overallResult(await loadQuestion(db, questionId), options)
+}
+
+export interface AgePoint {
+  age: number
+  /** Ratings given at this age. */
+  sample_size: number
+  /** Of those, the respondents with a region with a census record: those behind the weighted figures. */
+  weighted_sample_size: number
+  effective_sample_size: number
+  average_vote: number | null
+  weighted_average_vote: number | null
+  /** Largest 95 % margin among the five unweighted shares, percentage points (simple random sampling). */
+  error_margin: number | null
+  /** Largest 95 % margin among the five weighted shares, percentage points (post-stratified on region). */
+  error_margin_weighted: number | null
+  weighted_vote_breakdown: Record<LevelKey, number | null>
+}
+
+function groupBy<T>(items: T[], key: (item: T) => number): Map<number, T[]> {
+  const groups = new Map<number, T[]>()
+  for (const item of items) {
+    const k = key(item)
+    const members = groups.get(k)
+    if (members) members.push(item)
+    else groups.set(k, [item])
+  }
+  return new Map([...groups].sort((a, b) => a[0] - b[0]))
+}
+
+/**
+ * One point per single year of age (when answering) that has ratings. Within an age, the respondents are
+ * post-stratified on their region: a region's weight is its census population at that age over its respondents
+ * of that age, trimmed like every weight.
+ */
+export function ageBreakdown(loaded: LoadedQuestion, options: WeightingOptions): AgePoint[] {
+  const rated = loaded.respondents.filter((r) => r.rating !== null && r.age !== null)
+  return [...groupBy(rated, (r) => r.age!)].map(([age, members]) => {
+    const plain = unweightedRatingEstimates(members.map((r) => r.rating!))
+    const eligible = members.filter(
+      (r) => r.region !== null && loaded.census.has(r.region) && populationAtAge(loaded.census.get(r.region)!, age) > 0,
+    )
+    let weighted = unweightedRatingEstimates([])
+    let weights: number[] = []
+    if (eligible.length > 0) {
+      const cells = eligible.map((r) => r.region!)
+      const population = new Map(cells.map((region) => [region, populationAtAge(loaded.census.get(region)!, age)]))
+      const group = postStratifiedGroup(cells, population, options.weightCap)
+      weights = group.weights
+      weighted = ratingEstimates(
+        eligible.map((r) => r.rating!),
+        weights,
+        group.calibration,
+      )
+    }
+    return {
+      age,
+      sample_size: members.length,
+      weighted_sample_size: eligible.length,
+      effective_sample_size: kishSummary(weights).effective_sample_size,
+      average_vote: plain.mean.estimate,
+      weighted_average_vote: weighted.mean.estimate,
+      error_margin: largestShareMargin(plain),
+      error_margin_weighted: largestShareMargin(weighted),
+      weighted_vote_breakdown: Object.fromEntries(LEVEL_KEYS.map((key) => [key, percent(weighted.shares[key].estimate)])) as Record<
+        LevelKey,
+        number | null
+      >,
+    }
+  })
+}
+
+export interface AreaPoint {
+  region_id: number
+  /** Ratings of the region's respondents of known age (in the age range asked): those behind every figure. */
+  sample_size: number
+  effective_sample_size: number
+  average_vote: number | null
+  weighted_average_vote: number | null
+  /** Largest 95 % margin among the five weighted shares, percentage points (post-stratified on age band). */
+  error_margin: number | null
+  /** The same for the unweighted shares (simple random sampling). */
+  error_margin_unweighted: number | null
+  weighted_vote_breakdown: Record<LevelKey, { percentage: number | null; weighted_raw: number }>
+}
+
+/**
+ * One entry per region with a census record that has rated respondents of known age (in the age range asked):
+ * post-stratified on age band (age when answering) to that region's census, bands clipped to the age range.
+ */
+export function areaBreakdown(loaded: LoadedQuestion, options: WeightingOptions): AreaPoint[] {
+  const lo = options.voterAgeGte ?? 0
+  const hi = options.voterAgeLte ?? Infinity
+  const eligible = loaded.respondents.filter(
+    (r) => r.rating !== null && r.age !== null && r.region !== null && loaded.census.has(r.region) && inAgeRange(r.age, options),
+  )
+  const points: AreaPoint[] = []
+  for (const [region, members] of groupBy(eligible, (r) => r.region!)) {
+    const populations = bandPopulationsWithin(loaded.census.get(region)!, lo, hi)
+    const weightedMembers = members.filter((r) => populations[ageBandIndex(r.age)!] > 0)
+    if (weightedMembers.length === 0) continue
+    const cells = weightedMembers.map((r) => ageBandIndex(r.age)!)
+    const population = new Map(cells.map((band) => [band, populations[band]]))
+    const group = postStratifiedGroup(cells, population, options.weightCap)
+    const ratings = weightedMembers.map((r) => r.rating!)
+    const weighted = ratingEstimates(ratings, group.weights, group.calibration)
+    const plain = unweightedRatingEstimates(ratings)
+    points.push({
+      region_id: region,
+      sample_size: weightedMembers.length,
+      effective_sample_size: kishSummary(group.weights).effective_sample_size,
+      average_vote: plain.mean.estimate,
+      weighted_average_vote: weighted.mean.estimate,
+      error_margin: largestShareMargin(weighted),
+      error_margin_unweighted: largestShareMargin(plain),
+      weighted_vote_breakdown: Object.fromEntries(
+        LEVEL_KEYS.map((key) => [
+          key,
+          { percentage: percent(weighted.shares[key].estimate), weighted_raw: weighted.shares[key].weighted_count },
+        ]),
+      ) as AreaPoint['weighted_vote_breakdown'],
+    })
+  }
+  return points
+}

@@ -1,0 +1,261 @@
+/**
+ * The weighting arithmetic against R's survey package (svydesign, postStratify, rake, svymean): random data sets
+ * and the tiny demo data, through test/statistics/weighting-check.R. Agreement: weights to 1e-9 relative,
+ * estimates to 1e-9 absolute, standard errors to 1e-6 absolute (shares are 0..1 and ratings 1..5, so absolute
+ * and relative tolerances are of the same order). Skipped, saying so, without Rscript or the survey package,
+ * unless REQUIRE_R is set (CI), where that fails.
+ */
+import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { after, test } from 'node:test'
+import { sql } from 'kysely'
+import {
+  postStratificationWeights,
+  rakeWeights,
+  ratingEstimates,
+  trimWeights,
+  type Calibration,
+  LEVEL_KEYS,
+} from '../../src/modules/statistics/compute/weighting.ts'
+import { loadQuestion, overallDesign, overallResult } from '../../src/modules/weighting/weighting.service.ts'
+import { createTestApp } from '../helpers/app.ts'
+
+const SCRIPT = path.resolve('test/statistics/weighting-check.R')
+const ESTIMATE_TOLERANCE = 1e-9
+const SE_TOLERANCE = 1e-6
+const WEIGHT_TOLERANCE = 1e-9
+
+function rAvailable(): boolean {
+  const probe = spawnSync('Rscript', ['-e', 'suppressPackageStartupMessages(library(survey))'], { encoding: 'utf8' })
+  return probe.status === 0
+}
+const skip: string | false =
+  rAvailable() || process.env.REQUIRE_R ? false : 'Rscript or its survey package is missing (CI installs r-cran-survey)'
+
+const folders: string[] = []
+after(() => folders.forEach((folder) => rmSync(folder, { recursive: true, force: true })))
+
+/** A small seeded generator (mulberry32), so every run tests the same data sets. */
+function random(seed: number): () => number {
+  let state = seed >>> 0
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+interface DataSet {
+  band: number[]
+  area: number[]
+  rating: number[]
+  /** Census population of every cell band x area (key band * 100 + area). */
+  population: Map<number, number>
+  bands: number
+  areas: number
+}
+
+/**
+ * n respondents over bands x areas: `empty` cells get nobody, `small` ones one or two respondents, the rest
+ * are drawn with uneven probabilities; ratings lean by band and area so weighting moves the results.
+ */
+function dataSet(seed: number, n: number, bands: number, areas: number, empty: number[] = [], small: number[] = []): DataSet {
+  const rng = random(seed)
+  const population = new Map<number, number>()
+  const open: number[] = []
+  const chance: number[] = []
+  for (let b = 0; b < bands; b++)
+    for (let a = 0; a < areas; a++) {
+      const key = b * 100 + a
+      population.set(key, Math.round(1000 + rng() * 60000))
+      if (!empty.includes(key) && !small.includes(key)) {
+        open.push(key)
+        chance.push(0.2 + rng() * 2)
+      }
+    }
+  const cells: number[] = []
+  for (const key of small) for (let k = 0; k < 1 + Math.floor(rng() * 2); k++) cells.push(key)
+  for (const key of open) cells.push(key) // at least one in every open cell
+  const total = chance.reduce((s, v) => s + v, 0)
+  while (cells.length < n) {
+    let pick = rng() * total
+    let i = 0
+    while (pick > chance[i] && i < chance.length - 1) pick -= chance[i++]
+    cells.push(open[i])
+  }
+  const band = cells.map((key) => Math.floor(key / 100))
+  const area = cells.map((key) => key % 100)
+  const rating = cells.map((key) => {
+    const lean = (Math.floor(key / 100) / bands) * 2 + (key % 100) / areas
+    return Math.min(5, Math.max(1, Math.round(1 + rng() * 3 + lean - 0.5)))
+  })
+  return { band, area, rating, population, bands, areas }
+}
+
+interface RFigures {
+  estimates: Map<string, { estimate: number; se: number }>
+  weights: number[]
+}
+
+function csv(rows: (string | number)[][]): string {
+  return rows.map((row) => row.join(',')).join('\n') + '\n'
+}
+
+/** Runs the R script on the respondents and the totals of a mode. */
+function runR(
+  data: { band: number[]; area: number[]; rating: number[]; w?: number[] },
+  mode: 'post' | 'rake' | 'fixed' | 'none',
+  totals: { cells?: { band: number; area: number; N: number }[]; band?: Map<number, number>; area?: Map<number, number> } = {},
+): RFigures {
+  const folder = mkdtempSync(path.join(tmpdir(), 'weighting-r-'))
+  folders.push(folder)
+  const header = data.w ? ['band', 'area', 'rating', 'w'] : ['band', 'area', 'rating']
+  const rows = data.rating.map((rating, i) => {
+    const row: (string | number)[] = [`b${data.band[i]}`, `a${data.area[i]}`, rating]
+    if (data.w) row.push(data.w[i].toPrecision(17))
+    return row
+  })
+  writeFileSync(path.join(folder, 'data.csv'), csv([header, ...rows]))
+  if (totals.cells)
+    writeFileSync(
+      path.join(folder, 'cells.csv'),
+      csv([['band', 'area', 'Freq'], ...totals.cells.map(({ band, area, N }) => [`b${band}`, `a${area}`, N])]),
+    )
+  if (totals.band) writeFileSync(path.join(folder, 'band.csv'), csv([['band', 'Freq'], ...[...totals.band].map(([b, N]) => [`b${b}`, N])]))
+  if (totals.area) writeFileSync(path.join(folder, 'area.csv'), csv([['area', 'Freq'], ...[...totals.area].map(([a, N]) => [`a${a}`, N])]))
+  const run = spawnSync('Rscript', [SCRIPT, folder, mode], { encoding: 'utf8' })
+  assert.equal(run.status, 0, `Rscript failed: ${run.stderr}`)
+  const parse = (file: string) =>
+    readFileSync(path.join(folder, file), 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((line) => line.split(',').map((field) => field.replace(/"/g, '')))
+  const estimates = new Map(parse('estimates.csv').map(([name, estimate, se]) => [name, { estimate: Number(estimate), se: Number(se) }]))
+  return { estimates, weights: parse('weights.csv').map(([w]) => Number(w)) }
+}
+
+let worstSe = 0
+let worstEstimate = 0
+
+/** Our figures on the same weights and calibration, against R's. */
+function compare(label: string, rating: number[], weights: number[], calibration: Calibration, r: RFigures): void {
+  assert.equal(r.weights.length, weights.length, `${label}: one weight per respondent`)
+  weights.forEach((w, i) =>
+    assert.ok(
+      Math.abs(w - r.weights[i]) <= WEIGHT_TOLERANCE * Math.abs(r.weights[i]),
+      `${label}: weight ${i} ${w} against R's ${r.weights[i]}`,
+    ),
+  )
+  const ours = ratingEstimates(rating, weights, calibration)
+  const pairs: [string, number | null, number | null][] = [
+    ['mean', ours.mean.estimate, ours.mean.se],
+    ...LEVEL_KEYS.map((key): [string, number | null, number | null] => [`share${key}`, ours.shares[key].estimate, ours.shares[key].se]),
+  ]
+  for (const [name, estimate, se] of pairs) {
+    const reference = r.estimates.get(name)!
+    assert.ok(reference, `${label}: R printed ${name}`)
+    worstEstimate = Math.max(worstEstimate, Math.abs(estimate! - reference.estimate))
+    worstSe = Math.max(worstSe, Math.abs(se! - reference.se))
+    assert.ok(
+      Math.abs(estimate! - reference.estimate) <= ESTIMATE_TOLERANCE,
+      `${label} ${name}: ${estimate} against R's ${reference.estimate}`,
+    )
+    assert.ok(Math.abs(se! - reference.se) <= SE_TOLERANCE, `${label} ${name} SE: ${se} against R's ${reference.se}`)
+  }
+}
+
+const cellOf = (data: DataSet) => data.band.map((b, i) => b * 100 + data.area[i])
+const cellList = (data: DataSet) => [...data.population].map(([key, N]) => ({ band: Math.floor(key / 100), area: key % 100, N }))
+
+function margins(data: DataSet): { band: Map<number, number>; area: Map<number, number> } {
+  const band = new Map<number, number>()
+  const area = new Map<number, number>()
+  for (const [key, N] of data.population) {
+    band.set(Math.floor(key / 100), (band.get(Math.floor(key / 100)) ?? 0) + N)
+    area.set(key % 100, (area.get(key % 100) ?? 0) + N)
+  }
+  return { band, area }
+}
+
+test('post-stratified on full cells: weights, mean and shares with their standard errors as R gives them', { skip }, () => {
+  for (const seed of [11, 12, 13]) {
+    const data = dataSet(seed, 300, 5, 3)
+    const cells = cellOf(data)
+    const weights = postStratificationWeights(cells, data.population)
+    compare(`post ${seed}`, data.rating, weights, { type: 'post-stratified', cells }, runR(data, 'post', { cells: cellList(data) }))
+  }
+})
+
+test('post-stratified with empty cells left out (R: partial = TRUE)', { skip }, () => {
+  const data = dataSet(21, 250, 4, 4, [0, 102, 303], [201])
+  const cells = cellOf(data)
+  const weights = postStratificationWeights(cells, data.population)
+  compare('post partial', data.rating, weights, { type: 'post-stratified', cells }, runR(data, 'post', { cells: cellList(data) }))
+})
+
+test('raked on the band and area margins, with empty and small cells', { skip }, () => {
+  const cases = [dataSet(31, 250, 6, 4, [0, 103, 302, 501], [1, 203, 400]), dataSet(32, 400, 8, 5, [4, 100, 204, 703], [2, 301, 602, 700])]
+  cases.forEach((data, k) => {
+    const { band, area } = margins(data)
+    const raked = rakeWeights([data.band, data.area], [band, area])
+    assert.equal(raked.converged, true)
+    compare(`rake ${k}`, data.rating, raked.weights, { type: 'raked', margins: [data.band, data.area] }, runR(data, 'rake', { band, area }))
+  })
+})
+
+test('trimmed weights, taken as fixed (svydesign with those weights, no calibration), and unweighted', { skip }, () => {
+  const data = dataSet(41, 300, 6, 4, [0, 103], [1, 203])
+  const { band, area } = margins(data)
+  const trimmed = trimWeights(rakeWeights([data.band, data.area], [band, area]).weights, 1.5)
+  assert.equal(trimmed.trimmed, true)
+  compare('fixed', data.rating, trimmed.weights, { type: 'none' }, runR({ ...data, w: trimmed.weights }, 'fixed'))
+  const ones = data.rating.map(() => 1)
+  compare('unweighted', data.rating, ones, { type: 'none' }, runR(data, 'none'))
+})
+
+test(
+  'the demo data: the most-answered question, loaded by the routes’ SQL, weighted as the overall result weights it',
+  { skip },
+  async () => {
+    const app = await createTestApp('tiny')
+    try {
+      const { rows } = await sql<{ question_id: number }>`
+      SELECT question_id FROM question_votes WHERE NOT skipped AND value IS NOT NULL
+      GROUP BY question_id ORDER BY count(*) DESC, question_id LIMIT 1`.execute(app.database.db)
+      const loaded = await loadQuestion(app.database.db, rows[0].question_id)
+      const options = { weightCap: 5, minCellSize: 5 }
+      const design = overallDesign(loaded, options)
+      const group = design.group!
+      assert.ok(group, 'the demo question has weighted respondents')
+      const data = { band: design.bandOf, area: design.regionOf, rating: design.eligible }
+      // The service keys a cell region * 9 + band (9 age bands).
+      const cells = [...design.population].map(([key, N]) => ({ band: key % 9, area: Math.floor(key / 9), N }))
+      const r = group.trimmed
+        ? runR({ ...data, w: group.weights }, 'fixed')
+        : group.method === 'raked'
+          ? runR(data, 'rake', { band: design.bandTargets, area: design.regionTargets })
+          : runR(data, 'post', { cells })
+      console.log(
+        `demo question ${rows[0].question_id}: ${design.eligible.length} weighted ratings, ${group.method}${group.partial ? ' (partial)' : ''}${group.trimmed ? ', trimmed' : ''}`,
+      )
+      compare('demo', design.eligible, group.weights, group.calibration, r)
+      // And the result the routes report is those same figures.
+      const result = overallResult(loaded, options)
+      const mean = r.estimates.get('mean')!
+      assert.ok(Math.abs(result.weighted_average_vote! - mean.estimate) <= ESTIMATE_TOLERANCE)
+    } finally {
+      await app.close()
+    }
+  },
+)
+
+test('report the largest differences seen', { skip }, () => {
+  assert.ok(worstEstimate <= ESTIMATE_TOLERANCE && worstSe <= SE_TOLERANCE)
+  console.log(`largest difference from R: estimates ${worstEstimate.toExponential(2)}, standard errors ${worstSe.toExponential(2)}`)
+})
