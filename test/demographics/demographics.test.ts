@@ -592,3 +592,21 @@ describe('question_geographics', () => {
     assert.equal(small.headers['x-query-count'], likertLarge.headers['x-query-count'])
   })
 })
+
+describe('statements per breakdown', () => {
+  test('anonymous callers: the question, the filters named, one grouped statement (and the choices of a multiple-choice map)', async () => {
+    const count = async (url: string) => Number((await t.get(url)).headers['x-query-count'])
+    assert.equal(await count(`/api/question_demographics/?question=${likert}`), 2)
+    assert.equal(
+      await count(
+        `/api/question_demographics/?question=${likert}&user__group_memberships__group=${group}&user__locations__geo=${areas.north.id}`,
+      ),
+      3,
+    )
+    assert.equal(await count(`/api/question_demographics/?question=${mcq}&format=csv`), 2)
+    assert.equal(await count('/api/users/demographics/'), 1)
+    assert.equal(await count(`/api/users/demographics/?locations__geo=${areas.north.id}`), 2)
+    assert.equal(await count(`/api/question_geographics/?question=${likert}&format=geojson`), 2)
+    assert.equal(await count(`/api/question_geographics/?question=${mcq}&format=csv`), 3)
+  })
+})
