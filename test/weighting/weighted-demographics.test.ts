@@ -1,0 +1,276 @@
+import { after, before, test } from 'node:test'
+import assert from 'node:assert/strict'
+import type { Kysely } from 'kysely'
+import type { Database } from '../../src/db/database.ts'
+import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { insertQuestion, insertUser } from '../helpers/fixtures.ts'
+
+/**
+ * question_weighted_demographics through HTTP, on data inserted here and small enough that every weighted
+ * figure is worked out by hand below (the arithmetic itself is checked against R in test/statistics).
+ */
+
+const Z = 1.959963984540054 // qnorm(0.975)
+const ANSWERED_AT = new Date('2024-06-01T12:00:00Z')
+const close = (actual: number | null, expected: number, label: string) =>
+  assert.ok(
+    actual !== null && Math.abs(actual - expected) <= 1e-9 * Math.max(1, Math.abs(expected)),
+    `${label}: expected ${expected}, got ${actual}`,
+  )
+
+let t: TestApp
+let post: TestApp
+let capped: TestApp
+let db: Kysely<Database>
+let question: number
+let empty: number
+let draft: number
+let author: number
+let r1: number
+let r2: number
+
+/** A census record: people at the given single years of age, nobody elsewhere. */
+function ages(people: Record<number, number>): number[] {
+  return Array.from({ length: 91 }, (_, age) => people[age] ?? 0)
+}
+
+before(async () => {
+  t = await createTestApp('empty')
+  db = t.database.db
+  // The same database seen with every cell large enough to post-stratify, and with weights capped at their mean.
+  post = await createTestApp('empty', { MIN_CELL_SIZE: '1' }, undefined, { database: t.database })
+  capped = await createTestApp('empty', { WEIGHT_CAP: '1' }, undefined, { database: t.database })
+  const area = (code: string) =>
+    db
+      .insertInto('areas')
+      .values({ code, name: `Region ${code}`, m_type: 'region' })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+  r1 = (await area('WT-R1')).id
+  r2 = (await area('WT-R2')).id
+  const r3 = (await area('WT-R3')).id // a region without census
+  const census = (area_id: number, date: string | null, people: Record<number, number>) => {
+    const list = ages(people)
+    return db
+      .insertInto('census_data')
+      .values({ area_id, code: `C${area_id}`, name: 'census', date, ages: list, all_ages: list.reduce((s, v) => s + v, 0) })
+      .execute()
+  }
+  // R1: an older record that must be ignored, and the newest: 600 aged 16 and 2000 aged 24 (band 15-25: 2600),
+  // 500 aged 40 (band 35-45), 7000 aged 60.
+  await census(r1, '2011-03-27', { 24: 99999, 40: 1 })
+  await census(r1, '2021-03-21', { 16: 600, 24: 2000, 40: 500, 60: 7000 })
+  // R2: 3000 aged 24, nobody aged 35 to 44.
+  await census(r2, '2021-03-21', { 24: 3000 })
+  author = (await insertUser(db)).id
+  question = (await insertQuestion(db, author, { publish: true })).id
+  empty = (await insertQuestion(db, author, { publish: true })).id
+  draft = (await insertQuestion(db, author, { publish: false })).id
+  const vote = async (values: { dob: string | null; region: number | null }, value: number | null, questionId = question) => {
+    const user = await insertUser(db, { dob: values.dob, region_id: values.region })
+    await db
+      .insertInto('question_votes')
+      .values({ user_id: user.id, question_id: questionId, value, skipped: value === null, created_at: ANSWERED_AT, private: value === 3 })
+      .execute()
+  }
+  const aged24 = '2000-01-01' // 24 on 2024-06-01
+  const aged40 = '1984-01-01'
+  await vote({ dob: aged24, region: r1 }, 5) // u1
+  await vote({ dob: aged24, region: r1 }, 3) // u2, a private answer: it counts like any other
+  await vote({ dob: aged24, region: r2 }, 1) // u3
+  await vote({ dob: aged40, region: r1 }, 4) // u4
+  await vote({ dob: null, region: r1 }, 2) // u5: unknown age
+  await vote({ dob: aged24, region: null }, 2) // u6: no region
+  await vote({ dob: aged24, region: r3 }, 2) // u7: a region without census
+  await vote({ dob: aged24, region: r1 }, null) // u8: a skip
+  await vote({ dob: aged24, region: r1 }, 4, draft)
+})
+after(async () => {
+  await capped.close()
+  await post.close()
+  await t.close()
+})
+
+test('by age: one point per age with ratings, post-stratified on region within the age, margins in percentage points', async () => {
+  const body = await t.json(`/api/question_weighted_demographics/${question}/age/`)
+  assert.equal(body.qid, question)
+  assert.deepEqual(
+    body.data.map((point: { age: number }) => point.age),
+    [24, 40],
+  )
+  const [a24, a40] = body.data
+  // Age 24: ratings 5, 3 (R1), 1 (R2), 2 (no region), 2 (region without census); the skip is not a rating.
+  assert.equal(a24.sample_size, 5)
+  assert.equal(a24.weighted_sample_size, 3)
+  close(a24.average_vote, (5 + 3 + 1 + 2 + 2) / 5, 'average')
+  // Weights: R1 has 2000 people aged 24 for two respondents (1000 each), R2 3000 for one.
+  close(a24.weighted_average_vote, (1000 * 5 + 1000 * 3 + 3000 * 1) / 5000, 'weighted average')
+  close(a24.weighted_vote_breakdown['1'], 60, 'share 1')
+  close(a24.weighted_vote_breakdown['3'], 20, 'share 3')
+  close(a24.weighted_vote_breakdown['5'], 20, 'share 5')
+  assert.equal(a24.weighted_vote_breakdown['2'], 0)
+  assert.equal(a24.weighted_vote_breakdown['4'], 0)
+  // Unweighted: the largest share is 2/5 (level 2): SE √(p(1−p)/(n−1)).
+  close(a24.error_margin, 100 * Z * Math.sqrt((0.4 * 0.6) / 4), 'error margin')
+  // Weighted, post-stratified on region: the level-5 and level-3 indicators differ only inside R1's cell, whose
+  // within-cell residuals are ±1000·0.5/5000 = ±0.1; R2's single respondent has none: var = 3/2·(0.1² + 0.1²).
+  close(a24.error_margin_weighted, 100 * Z * Math.sqrt(1.5 * 0.02), 'weighted error margin')
+  close(a24.effective_sample_size, 5000 ** 2 / (1000 ** 2 + 1000 ** 2 + 3000 ** 2), 'n_eff')
+  // Age 40: one respondent, no margin.
+  assert.equal(a40.sample_size, 1)
+  assert.equal(a40.average_vote, 4)
+  assert.equal(a40.weighted_average_vote, 4)
+  assert.equal(a40.error_margin, null)
+  assert.equal(a40.error_margin_weighted, null)
+  assert.deepEqual(a40.weighted_vote_breakdown, { '1': 0, '2': 0, '3': 0, '4': 100, '5': 0 })
+})
+
+test('overall: raked on age band and region when a cell is small, excluded and skipped counted apart', async () => {
+  const { overall } = await t.json(`/api/question_weighted_demographics/${question}/age/`)
+  // Ratings 5, 3, 1, 4, 2, 2, 2; weighted: u1, u2 (15-25, R1), u3 (15-25, R2), u4 (35-45, R1).
+  assert.equal(overall.sample_size, 7)
+  assert.equal(overall.skipped, 1)
+  assert.equal(overall.weighted_sample_size, 4)
+  assert.equal(overall.excluded, 3)
+  assert.equal(overall.method, 'raked')
+  assert.equal(overall.trimmed, false)
+  close(overall.average_vote, 19 / 7, 'average')
+  // Targets: band 15-25 2600 + 3000, band 35-45 500 (R2 has nobody there); R1 2600 + 500, R2 3000. The only
+  // weights meeting them: u4 500, u3 3000, u1 = u2 = 1300.
+  const w = [1300, 1300, 3000, 500]
+  const total = 6100
+  close(overall.weighted_average_vote, (1300 * 5 + 1300 * 3 + 3000 * 1 + 500 * 4) / total, 'weighted average')
+  close(overall.effective_sample_size, total ** 2 / w.reduce((s, v) => s + v * v, 0), 'n_eff')
+  close(overall.design_effect, 4 / (total ** 2 / w.reduce((s, v) => s + v * v, 0)), 'design effect')
+  close(overall.shares['5'].weighted_percentage, (100 * 1300) / total, 'weighted share 5')
+  close(overall.shares['5'].weighted_count, 1300, 'weighted count 5')
+  close(overall.shares['2'].percentage, (100 * 3) / 7, 'share 2')
+  assert.equal(overall.shares['2'].count, 3)
+  assert.equal(overall.shares['2'].weighted_percentage, 0)
+  close(overall.shares['2'].margin, 100 * Z * Math.sqrt(((3 / 7) * (4 / 7)) / 6), 'share 2 margin')
+  close(overall.average_vote_margin, Z * Math.sqrt([5, 3, 1, 4, 2, 2, 2].reduce((s, y) => s + (y - 19 / 7) ** 2, 0) / 6 / 7), 'mean margin')
+})
+
+test('overall post-stratified when every cell is large enough (MIN_CELL_SIZE=1): within-cell residuals', async () => {
+  const { overall } = await post.json(`/api/question_weighted_demographics/${question}/age/`)
+  assert.equal(overall.method, 'post-stratified')
+  close(overall.weighted_average_vote, 15400 / 6100, 'weighted average')
+  // Only the cell 15-25 x R1 has two respondents (5 and 3, mean 4): residuals ±1 · 1300 / 6100.
+  close(overall.weighted_average_vote_margin, Z * Math.sqrt((4 / 3) * 2 * (1300 / 6100) ** 2), 'mean margin')
+})
+
+test('trimming: with WEIGHT_CAP=1 every weight is the mean weight', async () => {
+  const body = await capped.json(`/api/question_weighted_demographics/${question}/age/`)
+  assert.equal(body.overall.trimmed, true)
+  close(body.overall.weighted_average_vote, (5 + 3 + 1 + 4) / 4, 'overall')
+  close(body.overall.effective_sample_size, 4, 'n_eff')
+  close(body.data[0].weighted_average_vote, (5 + 3 + 1) / 3, 'age 24')
+  close(body.overall.shares['5'].weighted_count, 6100 / 4, 'the total is kept')
+})
+
+test('by area: post-stratified on age band to each region’s newest census; weighted_raw the people', async () => {
+  const body = await t.json(`/api/question_weighted_demographics/${question}/area/`)
+  assert.equal(body.qid, question)
+  assert.deepEqual(
+    body.data.map((point: { region_id: number }) => point.region_id),
+    [r1, r2],
+  )
+  const [one, two] = body.data
+  // R1: band 15-25 has 600 + 2000 people for u1 and u2 (1300 each), band 35-45 500 for u4.
+  assert.equal(one.sample_size, 3)
+  close(one.weighted_vote_breakdown['5'].weighted_raw, 1300, 'raw 5')
+  close(one.weighted_vote_breakdown['3'].weighted_raw, 1300, 'raw 3')
+  close(one.weighted_vote_breakdown['4'].weighted_raw, 500, 'raw 4')
+  assert.equal(one.weighted_vote_breakdown['1'].weighted_raw, 0)
+  close(one.weighted_vote_breakdown['5'].percentage, (100 * 1300) / 3100, 'percentage 5')
+  close(one.weighted_vote_breakdown['4'].percentage, (100 * 500) / 3100, 'percentage 4')
+  // Levels 5 and 3 vary only inside the 15-25 cell: residuals ±1300·0.5/3100; var = 3/2 · 2 · (650/3100)².
+  close(one.error_margin, 100 * Z * Math.sqrt(3) * (650 / 3100), 'error margin')
+  close(one.weighted_average_vote, (1300 * 5 + 1300 * 3 + 500 * 4) / 3100, 'weighted average')
+  assert.equal(two.sample_size, 1)
+  assert.deepEqual(two.weighted_vote_breakdown['1'], { percentage: 100, weighted_raw: 3000 })
+  assert.equal(two.error_margin, null)
+})
+
+test('by area with voter_age__gte / voter_age__lte: respondents of those ages, bands clipped to them', async () => {
+  const older = await t.json(`/api/question_weighted_demographics/${question}/area/?voter_age__gte=30`)
+  assert.deepEqual(
+    older.data.map((point: { region_id: number }) => point.region_id),
+    [r1],
+  )
+  assert.deepEqual(older.data[0].weighted_vote_breakdown['4'], { percentage: 100, weighted_raw: 500 })
+  assert.equal(older.overall.sample_size, 1)
+  // 20 to 24: band 15-25 clipped to 20-24 holds R1's 2000 people aged 24, not the 600 aged 16.
+  const young = await t.json(`/api/question_weighted_demographics/${question}/area/?voter_age__gte=20&voter_age__lte=24`)
+  const [one, two] = young.data
+  assert.deepEqual(one.weighted_vote_breakdown['5'], { percentage: 50, weighted_raw: 1000 })
+  assert.deepEqual(two.weighted_vote_breakdown['1'], { percentage: 100, weighted_raw: 3000 })
+  const none = await t.json(`/api/question_weighted_demographics/${question}/area/?voter_age__gte=100`)
+  assert.deepEqual(none.data, [])
+  assert.equal(none.overall.sample_size, 0)
+})
+
+test('a question without answers: empty data, null means, zero counts', async () => {
+  const age = await t.json(`/api/question_weighted_demographics/${empty}/age/`)
+  assert.deepEqual(age.data, [])
+  assert.equal(age.overall.sample_size, 0)
+  assert.equal(age.overall.average_vote, null)
+  assert.equal(age.overall.weighted_average_vote, null)
+  assert.equal(age.overall.method, null)
+  assert.equal(age.overall.design_effect, null)
+  assert.equal(age.overall.shares['1'].percentage, null)
+  const area = await t.json(`/api/question_weighted_demographics/${empty}/area/`)
+  assert.deepEqual(area.data, [])
+})
+
+test('the older ?question= form answers as /age/; question missing, malformed or unknown answers 400 naming it', async () => {
+  const legacy = await t.json(`/api/question_weighted_demographics/?question=${question}`)
+  assert.deepEqual(legacy, await t.json(`/api/question_weighted_demographics/${question}/age/`))
+  for (const url of [
+    '/api/question_weighted_demographics/',
+    '/api/question_weighted_demographics/?question=abc',
+    '/api/question_weighted_demographics/?question=99999999',
+    `/api/question_weighted_demographics/?question=${draft}`,
+  ]) {
+    const response = await t.get(url)
+    assert.equal(response.statusCode, 400, url)
+    assert.ok(Array.isArray(response.json().question), `${url}: ${response.body}`)
+  }
+})
+
+test('unknown and unseen questions answer 404; the author and staff see their draft', async () => {
+  for (const path of ['age', 'area']) {
+    const unknown = await t.get(`/api/question_weighted_demographics/99999999/${path}/`)
+    assert.equal(unknown.statusCode, 404)
+    assert.deepEqual(unknown.json(), { detail: 'Not found.' })
+    assert.equal((await t.get(`/api/question_weighted_demographics/${draft}/${path}/`)).statusCode, 404)
+    const token = await t.tokenFor(author)
+    const mine = await t.get(`/api/question_weighted_demographics/${draft}/${path}/`, { authorization: `Token ${token}` })
+    assert.equal(mine.statusCode, 200)
+    assert.equal(mine.json().overall.sample_size, 1)
+  }
+})
+
+test('bad age filters answer 400 naming the field', async () => {
+  for (const [query, field] of [
+    ['voter_age__gte=abc', 'voter_age__gte'],
+    ['voter_age__lte=1.5', 'voter_age__lte'],
+    ['voter_age__gte=-1', 'voter_age__gte'],
+    ['voter_age__lte=151', 'voter_age__lte'],
+    ['voter_age__gte=40&voter_age__lte=30', 'voter_age__gte'],
+  ]) {
+    const response = await t.get(`/api/question_weighted_demographics/${question}/area/?${query}`)
+    assert.equal(response.statusCode, 400, query)
+    assert.ok(Array.isArray(response.json()[field]), `${query}: ${response.body}`)
+  }
+})
+
+test('a constant number of statements, whatever the number of answers', async () => {
+  for (const path of ['age', 'area']) {
+    const small = await t.get(`/api/question_weighted_demographics/${empty}/${path}/`)
+    const large = await t.get(`/api/question_weighted_demographics/${question}/${path}/`)
+    assert.ok(Number(large.headers['x-query-count']) > 0)
+    assert.ok(Number(large.headers['x-query-count']) <= 3, `${large.headers['x-query-count']} statements`)
+    assert.equal(small.headers['x-query-count'], large.headers['x-query-count'])
+  }
+})
