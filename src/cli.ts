@@ -7,6 +7,9 @@ import { sql } from 'kysely'
 import { appKeysRepository } from './modules/app-keys/app-keys.repository.ts'
 import { tokensRepository } from './modules/accounts/tokens.repository.ts'
 import { startServer } from './server.ts'
+import { ImportError } from './import/errors.ts'
+import { checkReadable, fileProgress } from './import/progress.ts'
+import { parseIsoDate } from './import/values.ts'
 
 const USAGE = `Usage: civic-survey <command> [options]
 
@@ -23,12 +26,77 @@ Commands:
                                            --liquid first resolves every delegation again
   check                                    report every stored figure that differs from a recomputation
                                            (exit status 1 when any does)
+  import-census FILE [--date YYYY-MM-DD]   import population by single year of age (ONS mid-year estimates
+                                           CSV); replaces the records of that date
+  import-areas FILE                        create or update areas from a GeoJSON FeatureCollection
+  import-politicians FILE                  create or update politicians from a CSV file
   serve                                    migrate, then serve the API on HOST:PORT
   demo                                     migrate, seed the demo data if empty, create a key and serve
 
 Configuration comes from the environment: see README.md.`
 
 class UsageError extends Error {}
+
+/** The one FILE argument of an import command, and its options. */
+function importArgs<O extends Record<string, { type: 'string' | 'boolean' }>>(command: string, args: string[], options: O) {
+  let parsed
+  try {
+    parsed = parseArgs({ args, options, allowPositionals: true })
+  } catch (error) {
+    throw new UsageError(`${command}: ${(error as Error).message}`)
+  }
+  if (parsed.positionals.length !== 1) throw new UsageError(`${command} needs one FILE`)
+  checkReadable(parsed.positionals[0])
+  return { file: parsed.positionals[0], values: parsed.values }
+}
+
+function seconds(since: number): string {
+  return `${((performance.now() - since) / 1000).toFixed(1)} s`
+}
+
+async function importCensusCommand(config: Config, args: string[]): Promise<void> {
+  const { file, values } = importArgs('import-census', args, { date: { type: 'string' } })
+  const date = values.date === undefined ? null : parseIsoDate(String(values.date))
+  if (values.date !== undefined && date === null) throw new UsageError(`--date must be a date YYYY-MM-DD, not "${values.date}"`)
+  const { importCensus } = await import('./modules/census/census.import.ts')
+  await withDatabase(config, async ({ db }) => {
+    await migrateToLatest(db)
+    const started = performance.now()
+    const progress = fileProgress(file, 'census')
+    let result
+    try {
+      result = await importCensus(db, file, { date, onBytes: progress.update, onStage: progress.stage })
+    } finally {
+      progress.stop()
+    }
+    const rate = Math.round(result.records / Math.max(0.001, (performance.now() - started) / 1000))
+    console.error(
+      `imported ${result.records} census records dated ${date ?? 'none'} (${result.replaced} replaced, ${result.linked} linked to areas) in ${seconds(started)}, ${rate} records/s`,
+    )
+  })
+}
+
+async function importAreasCommand(config: Config, args: string[]): Promise<void> {
+  const { file } = importArgs('import-areas', args, {})
+  const { importAreas } = await import('./modules/areas/areas.import.ts')
+  await withDatabase(config, async ({ db }) => {
+    await migrateToLatest(db)
+    const started = performance.now()
+    const result = await importAreas(db, file)
+    console.error(`imported ${result.features} areas (${result.created} created, ${result.updated} updated) in ${seconds(started)}`)
+  })
+}
+
+async function importPoliticiansCommand(config: Config, args: string[]): Promise<void> {
+  const { file } = importArgs('import-politicians', args, {})
+  const { importPoliticians } = await import('./modules/politicians/politicians.import.ts')
+  await withDatabase(config, async ({ db }) => {
+    await migrateToLatest(db)
+    const started = performance.now()
+    const result = await importPoliticians(db, file)
+    console.error(`imported ${result.records} politicians (${result.created} created, ${result.updated} updated) in ${seconds(started)}`)
+  })
+}
 
 async function withDatabase<T>(config: Config, work: (handle: DatabaseHandle) => Promise<T>): Promise<T> {
   const handle = await connectDatabase({
@@ -209,6 +277,15 @@ export async function main(argv: string[]): Promise<number> {
         return 0
       case 'check':
         return await checkCommand(config)
+      case 'import-census':
+        await importCensusCommand(config, args)
+        return 0
+      case 'import-areas':
+        await importAreasCommand(config, args)
+        return 0
+      case 'import-politicians':
+        await importPoliticiansCommand(config, args)
+        return 0
       case 'serve':
         await startServer(config)
         return -1
@@ -221,6 +298,11 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     if (error instanceof UsageError) {
       console.error(`${error.message}\n\n${USAGE}`)
+      return 2
+    }
+    if (error instanceof ImportError) {
+      // Bad input in the file: one line, and the transaction has left the database as it was.
+      console.error(`${command}: ${error.message}; nothing was imported`)
       return 2
     }
     if ((error as Error).name === 'DatabaseNotEmpty') {

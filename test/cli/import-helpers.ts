@@ -1,0 +1,53 @@
+import { spawnSync } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { connectDatabase } from '../../src/db/connect.ts'
+import type { Database } from '../../src/db/database.ts'
+import type { Kysely } from 'kysely'
+import { scratchDatabase } from '../helpers/scratch.ts'
+
+export const FIXTURES = path.resolve('test/fixtures/import')
+
+type Scratch = Awaited<ReturnType<typeof scratchDatabase>>
+
+/** A scratch database the real command line runs on, in another process, as an operator would run it. */
+export async function importScratch() {
+  const scratch: Scratch = await scratchDatabase()
+  const files = fs.mkdtempSync(path.join(os.tmpdir(), 'civic-import-'))
+  return {
+    run(args: string[]) {
+      const result = spawnSync(process.execPath, ['bin/civic-survey.js', ...args], {
+        env: { ...process.env, LOG_LEVEL: 'warn', ...scratch.env },
+        encoding: 'utf8',
+        timeout: 180_000,
+      })
+      return { code: result.status, stdout: result.stdout, stderr: result.stderr }
+    },
+    /** Opens the scratch database for a look (the command must not run meanwhile: PGlite has one owner). */
+    async query<T>(work: (db: Kysely<Database>) => Promise<T>): Promise<T> {
+      const handle = await connectDatabase({ databaseUrl: scratch.env.DATABASE_URL || null, dataDir: scratch.env.DATA_DIR ?? '' })
+      try {
+        return await work(handle.db)
+      } finally {
+        await handle.close()
+      }
+    },
+    /** Writes a file for a command to read; returns its path. */
+    file(name: string, text: string): string {
+      const file = path.join(files, name)
+      fs.writeFileSync(file, text)
+      return file
+    },
+    async cleanup() {
+      fs.rmSync(files, { recursive: true, force: true })
+      await scratch.cleanup()
+    },
+  }
+}
+
+/** Every row of a table in id order, without the timestamps a re-import may move. */
+export async function snapshot(db: Kysely<Database>, table: 'census_data' | 'areas' | 'politicians'): Promise<unknown[]> {
+  const rows = await db.selectFrom(table).selectAll().orderBy('id').execute()
+  return rows.map((row) => ({ ...row, created_at: undefined, modified_at: undefined }))
+}
