@@ -515,6 +515,8 @@ describe('question_geographics', () => {
       const here = choiceAnswers.filter((a) => placesOf(a.person).includes(result.area.id))
       assert.equal(result.count, here.length)
       assert.equal(result.skipped, here.filter((a) => a.value === null).length)
+      // As on the question itself, choice answers count for their choices, not for the question's direct family.
+      assert.deepEqual([result.direct_vote_count, result.direct_skipped], [0, 0])
       assert.deepEqual(
         result.choices.map((c: { id: number; text: string; count: number }) => [c.id, c.text, c.count]),
         choices.map((c) => [c.id, c.text, here.filter((a) => a.choice === c.id).length]),
