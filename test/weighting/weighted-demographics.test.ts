@@ -148,6 +148,9 @@ test('overall: raked on age band and region when a cell is small, excluded and s
   assert.equal(overall.shares['2'].count, 3)
   assert.equal(overall.shares['2'].weighted_percentage, 0)
   close(overall.shares['2'].margin, 100 * Z * Math.sqrt(((3 / 7) * (4 / 7)) / 6), 'share 2 margin')
+  // Here the three cells with respondents are exactly what the two margins can tell apart, so residualising over
+  // the margins leaves the within-cell residuals: only 15-25 x R1 varies (5 and 3 around 4), ±1300/6100.
+  close(overall.weighted_average_vote_margin, Z * Math.sqrt((4 / 3) * 2 * (1300 / 6100) ** 2), 'weighted mean margin')
   close(overall.average_vote_margin, Z * Math.sqrt([5, 3, 1, 4, 2, 2, 2].reduce((s, y) => s + (y - 19 / 7) ** 2, 0) / 6 / 7), 'mean margin')
 })
 
