@@ -77,13 +77,36 @@ function tilt(age: number, amount: number): number {
   return Math.max(0.2, 1 + amount * weight)
 }
 
-function regionAges(rng: Random, shape: readonly number[], code: string, population: number): number[] {
-  const amount = AGE_TILT[code] ?? 0
+function regionAges(rng: Random, shape: readonly number[], code: string, population: number, amount = AGE_TILT[code] ?? 0): number[] {
   const tilted = shape.map((v, age) => v * tilt(age, amount) * (1 + rng.normal() * 0.006))
   const smooth = tilted.map((v, a) => (a === 0 || a >= 89 ? v : (tilted[a - 1] + 2 * v + tilted[a + 1]) / 4))
   const total = smooth.reduce((s, v) => s + v, 0)
   return smooth.map((v) => Math.round((v * population) / total))
 }
+
+/**
+ * The other countries seeded people live in (OTHER_COUNTRY_CODES): name, rounded 2021 population and how
+ * much younger (positive) or older (negative) than the UK. Synthetic records of the same UK shape, tilted.
+ */
+const OTHER_COUNTRIES: readonly { code: string; name: string; population: number; tilt: number }[] = [
+  { code: 'IE', name: 'Ireland', population: 5_030_000, tilt: 0.08 },
+  { code: 'US', name: 'United States', population: 331_900_000, tilt: 0.05 },
+  { code: 'FR', name: 'France', population: 67_750_000, tilt: -0.05 },
+  { code: 'DE', name: 'Germany', population: 83_200_000, tilt: -0.15 },
+  { code: 'ES', name: 'Spain', population: 47_400_000, tilt: -0.1 },
+  { code: 'IN', name: 'India', population: 1_408_000_000, tilt: 0.6 },
+  { code: 'PL', name: 'Poland', population: 37_750_000, tilt: -0.05 },
+  { code: 'NG', name: 'Nigeria', population: 213_400_000, tilt: 1 },
+  { code: 'AU', name: 'Australia', population: 25_690_000, tilt: 0.05 },
+  { code: 'CA', name: 'Canada', population: 38_250_000, tilt: 0 },
+  { code: 'NL', name: 'Netherlands', population: 17_530_000, tilt: -0.05 },
+  { code: 'IT', name: 'Italy', population: 59_110_000, tilt: -0.2 },
+  { code: 'PT', name: 'Portugal', population: 10_330_000, tilt: -0.15 },
+  { code: 'PK', name: 'Pakistan', population: 231_400_000, tilt: 0.9 },
+  { code: 'ZA', name: 'South Africa', population: 59_390_000, tilt: 0.6 },
+  { code: 'NZ', name: 'New Zealand', population: 5_120_000, tilt: 0.05 },
+  { code: 'SE', name: 'Sweden', population: 10_420_000, tilt: -0.03 },
+]
 
 const CENSUS_SPEC = {
   id: 'int',
@@ -107,6 +130,13 @@ export async function seedCensus(ctx: SeedContext, areas: AreaIds): Promise<numb
   const records = [
     { areaId: areas.gb, code: UK_COUNTRY_CODE, name: 'United Kingdom', ages: uk },
     ...UK_REGIONS.map((region, r) => ({ areaId: areas.regions[r], code: region.code, name: region.name, ages: regions[r] })),
+    // Every other country a seeded person lives in, after the UK's records (whose draws stay as they were).
+    ...OTHER_COUNTRIES.filter((country) => areas.countries.has(country.code)).map((country) => ({
+      areaId: areas.countries.get(country.code)!,
+      code: country.code,
+      name: country.name,
+      ages: regionAges(rng, shape, country.code, country.population, country.tilt),
+    })),
   ]
   const rows = records.map((record, i) => ({
     id: i + 1,

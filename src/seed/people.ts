@@ -77,20 +77,88 @@ function username(rng: Random, first: string, last: string, taken: Set<string>):
   return name
 }
 
-/** Age in whole years: shaped like the adult population, fewer of the very young and very old online. */
-function drawAge(rng: Random, table: AliasTable): number {
-  const age = 16 + table.draw(rng)
-  return age === 90 ? 90 + rng.int(0, 5) : age
+/**
+ * Age in whole years. One draw from the adult population's shape (as the seed always drew it, so every
+ * later draw of the seed stays where it was), then moved along the quantiles to the shape of an online
+ * panel: many more people in their twenties and thirties, far fewer past 65 than the census has. The
+ * weighting of results (docs/statistics.md) is there to correct exactly this.
+ */
+function drawAge(rng: Random, table: AliasTable, toPanel: readonly number[]): number {
+  const drawn = 16 + table.draw(rng)
+  const oldest = drawn === 90 ? 90 + rng.int(0, 5) : 90
+  const age = toPanel[drawn - 16]
+  return age === 90 ? oldest : age
+}
+
+const ADULT_AGES = 75 // 16 to 89, and 90 and over
+
+function populationAgeWeights(): number[] {
+  const shape = ukAgeShape()
+  return Array.from({ length: ADULT_AGES }, (_, i) => (i + 16 === 90 ? shape[90] / 6 : shape[i + 16]))
+}
+
+/** How much more (or less) likely than the census an age is to join the online panel. */
+function panelPropensity(age: number): number {
+  if (age < 18) return 0.5
+  if (age < 25) return 1.6
+  if (age < 35) return 1.7
+  if (age < 45) return 1.3
+  if (age < 55) return 1
+  if (age < 65) return 0.75
+  if (age < 75) return 0.5
+  if (age < 85) return 0.22
+  return 0.08
 }
 
 function adultAgeTable(): AliasTable {
-  const shape = ukAgeShape()
-  const weights: number[] = []
-  for (let age = 16; age <= 90; age++) {
-    const online = age < 18 ? 0.4 : age < 65 ? 1 : age < 80 ? 0.6 : 0.25
-    weights.push((age === 90 ? shape[90] / 6 : shape[age]) * online)
+  return new AliasTable(populationAgeWeights())
+}
+
+/** For each age the population draws (16..90), the panel's age at the same quantile. */
+function panelAges(): number[] {
+  const population = populationAgeWeights()
+  const panel = population.map((w, i) => w * panelPropensity(i + 16))
+  const cumulative = (weights: number[]) => {
+    const total = weights.reduce((s, w) => s + w, 0)
+    let sum = 0
+    return weights.map((w) => (sum += w) / total)
   }
-  return new AliasTable(weights)
+  const from = cumulative(population)
+  const to = cumulative(panel)
+  return from.map((upper, i) => {
+    const middle = ((i === 0 ? 0 : from[i - 1]) + upper) / 2
+    const j = to.findIndex((c) => c >= middle)
+    return 16 + (j < 0 ? ADULT_AGES - 1 : j)
+  })
+}
+
+/**
+ * How much more (or less) likely than its population share a region is to be where a panel member lives:
+ * London and the regions of the big cities over-represented, rural regions and the smaller nations under.
+ */
+const REGION_PROPENSITY: Readonly<Record<string, number>> = {
+  E12000007: 2, // London
+  E12000002: 1.15, // North West: Manchester, Liverpool
+  E12000005: 1.1, // West Midlands: Birmingham
+  E12000003: 1,
+  S92000003: 0.95,
+  E12000008: 0.95,
+  E12000001: 0.85,
+  E12000004: 0.85,
+  E12000006: 0.85,
+  E12000009: 0.8,
+  W92000004: 0.75,
+  N92000002: 0.7,
+}
+
+/**
+ * Answers lean with age and place as they do in opinion polls: younger people and Londoners one way, older
+ * people the other, so that weighting the panel back to the census visibly moves the results.
+ */
+function leanShift(age: number | null, region: number): number {
+  const byAge = age === null ? 0 : age < 30 ? -0.35 : age < 45 ? -0.15 : age < 60 ? 0.05 : age < 75 ? 0.25 : 0.35
+  const london = region >= 0 && UK_REGIONS[region].code === 'E12000007' ? -0.15 : 0
+  return byAge + london
 }
 
 function dateOfBirth(rng: Random, age: number): string {
@@ -108,8 +176,9 @@ export async function seedPeople(ctx: SeedContext, areas: AreaIds): Promise<Peop
   const rng = ctx.rng.stream('people')
   const n = ctx.scale.users
   const staffCount = n < 100 ? 2 : n < 10_000 ? 3 : 10
-  const regionTable = new AliasTable(UK_REGIONS.map((r) => r.population))
+  const regionTable = new AliasTable(UK_REGIONS.map((r) => r.population * (REGION_PROPENSITY[r.code] ?? 1)))
   const ageTable = adultAgeTable()
+  const toPanel = panelAges()
 
   // Sign-up times, ascending with the id: staff at launch, then most people early on.
   const createdAt = new Float64Array(n)
@@ -150,6 +219,12 @@ export async function seedPeople(ctx: SeedContext, areas: AreaIds): Promise<Peop
   ctx.progress('users', 0, n)
 
   const taken = new Set<string>()
+  // Each person's age, once drawn (null: no date of birth); the date of birth is drawn right after it.
+  const ageOf = new Array<number | null>(n).fill(null)
+  const bornAt = (i: number, age: number) => {
+    ageOf[i] = age
+    return dateOfBirth(rng, age)
+  }
   const rows: Record<string, unknown>[] = []
   const geos: Record<string, unknown>[] = []
   for (let i = 0; i < n; i++) {
@@ -171,7 +246,7 @@ export async function seedPeople(ctx: SeedContext, areas: AreaIds): Promise<Peop
       last_name: rng.chance(0.05) ? '' : person.last,
       bio: rng.chance(0.3) || politicianOf.has(i) ? rng.pick(BIO_PHRASES) : '',
       photo: rng.chance(0.06) ? `https://images.example.org/avatars/${id}.jpg` : null,
-      dob: rng.chance(0.9) ? dateOfBirth(rng, drawAge(rng, ageTable)) : null,
+      dob: rng.chance(0.9) ? bornAt(i, drawAge(rng, ageTable, toPanel)) : null,
       gender: person.gender,
       address: located && rng.chance(0.5) ? rng.pick(home.places) : '',
       longitude: located ? Math.round((home.longitude + rng.normal() * 0.4) * 1e5) / 1e5 : null,
@@ -194,6 +269,7 @@ export async function seedPeople(ctx: SeedContext, areas: AreaIds): Promise<Peop
       created_at: createdAt[i],
       modified_at: Math.max(createdAt[i], lastLogin - rng.int(0, 30) * DAY),
     })
+    lean[i] = Math.max(-1, Math.min(1, lean[i] + leanShift(ageOf[i], region[i])))
     geos.push({ id: geos.length + 1, user_id: id, area_id: countryId, created_at: createdAt[i] })
     if (regionId !== null) geos.push({ id: geos.length + 1, user_id: id, area_id: regionId, created_at: createdAt[i] })
   }
