@@ -135,7 +135,9 @@ async function resolveAreas(trx: Db, rows: Row[], hasAreaName: boolean): Promise
 function columnParams(rows: readonly Row[], columns: readonly string[]) {
   return columns.map((name) => {
     if (name === 'area_id') return sql`${rows.map((r) => r.areaId)}::int4[]`
-    return sql`${rows.map((r) => r.values[name] ?? null)}::text[]`
+    // A column the line leaves out is empty text, or null where the table allows it.
+    const missing = COLUMNS[name] === 'text' ? '' : null
+    return sql`${rows.map((r) => r.values[name] ?? missing)}::text[]`
   })
 }
 
