@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { after, test } from 'node:test'
+import { after, before, test } from 'node:test'
 import { sql } from 'kysely'
 import {
   postStratificationWeights,
@@ -106,12 +106,12 @@ function csv(rows: (string | number)[][]): string {
   return rows.map((row) => row.join(',')).join('\n') + '\n'
 }
 
-/** Runs the R script on the respondents and the totals of a mode. */
-function runR(
+/** Writes the respondents and the totals of a mode into a folder of their own, for one R run over many. */
+function prepareR(
   data: { band: number[]; area: number[]; rating: number[]; w?: number[] },
   mode: 'post' | 'rake' | 'fixed' | 'none',
   totals: { cells?: { band: number; area: number; N: number }[]; band?: Map<number, number>; area?: Map<number, number> } = {},
-): RFigures {
+): RJob {
   const folder = mkdtempSync(path.join(tmpdir(), 'weighting-r-'))
   folders.push(folder)
   const header = data.w ? ['band', 'area', 'rating', 'w'] : ['band', 'area', 'rating']
@@ -128,8 +128,22 @@ function runR(
     )
   if (totals.band) writeFileSync(path.join(folder, 'band.csv'), csv([['band', 'Freq'], ...[...totals.band].map(([b, N]) => [`b${b}`, N])]))
   if (totals.area) writeFileSync(path.join(folder, 'area.csv'), csv([['area', 'Freq'], ...[...totals.area].map(([a, N]) => [`a${a}`, N])]))
-  const run = spawnSync('Rscript', [SCRIPT, folder, mode], { encoding: 'utf8' })
+  return { folder, mode }
+}
+
+interface RJob {
+  folder: string
+  mode: string
+}
+
+/** One Rscript for all the jobs (loading the survey package is most of R's time), then each job's figures. */
+function runR(jobs: RJob[]): RFigures[] {
+  const run = spawnSync('Rscript', [SCRIPT, ...jobs.flatMap(({ folder, mode }) => [folder, mode])], { encoding: 'utf8' })
   assert.equal(run.status, 0, `Rscript failed: ${run.stderr}`)
+  return jobs.map(({ folder }) => readFigures(folder))
+}
+
+function readFigures(folder: string): RFigures {
   const parse = (file: string) =>
     readFileSync(path.join(folder, file), 'utf8')
       .trim()
@@ -183,41 +197,90 @@ function margins(data: DataSet): { band: Map<number, number>; area: Map<number, 
   return { band, area }
 }
 
-test('post-stratified on full cells: weights, mean and shares with their standard errors as R gives them', { skip }, () => {
-  for (const seed of [11, 12, 13]) {
+interface Case {
+  label: string
+  rating: number[]
+  weights: number[]
+  calibration: Calibration
+  job: RJob
+}
+
+/** Every synthetic data set with our weights and R's job, grouped by the test that checks them. */
+function syntheticCases(): Record<'post' | 'partial' | 'rake' | 'fixed', Case[]> {
+  const post = [11, 12, 13].map((seed): Case => {
     const data = dataSet(seed, 300, 5, 3)
     const cells = cellOf(data)
     const weights = postStratificationWeights(cells, data.population)
-    compare(`post ${seed}`, data.rating, weights, { type: 'post-stratified', cells }, runR(data, 'post', { cells: cellList(data) }))
+    return {
+      label: `post ${seed}`,
+      rating: data.rating,
+      weights,
+      calibration: { type: 'post-stratified', cells },
+      job: prepareR(data, 'post', { cells: cellList(data) }),
+    }
+  })
+  const partialData = dataSet(21, 250, 4, 4, [0, 102, 303], [201])
+  const partialCells = cellOf(partialData)
+  const partial: Case = {
+    label: 'post partial',
+    rating: partialData.rating,
+    weights: postStratificationWeights(partialCells, partialData.population),
+    calibration: { type: 'post-stratified', cells: partialCells },
+    job: prepareR(partialData, 'post', { cells: cellList(partialData) }),
   }
-})
-
-test('post-stratified with empty cells left out (R: partial = TRUE)', { skip }, () => {
-  const data = dataSet(21, 250, 4, 4, [0, 102, 303], [201])
-  const cells = cellOf(data)
-  const weights = postStratificationWeights(cells, data.population)
-  compare('post partial', data.rating, weights, { type: 'post-stratified', cells }, runR(data, 'post', { cells: cellList(data) }))
-})
-
-test('raked on the band and area margins, with empty and small cells', { skip }, () => {
-  const cases = [dataSet(31, 250, 6, 4, [0, 103, 302, 501], [1, 203, 400]), dataSet(32, 400, 8, 5, [4, 100, 204, 703], [2, 301, 602, 700])]
-  cases.forEach((data, k) => {
+  const rake = [
+    dataSet(31, 250, 6, 4, [0, 103, 302, 501], [1, 203, 400]),
+    dataSet(32, 400, 8, 5, [4, 100, 204, 703], [2, 301, 602, 700]),
+  ].map((data, k): Case => {
     const { band, area } = margins(data)
     const raked = rakeWeights([data.band, data.area], [band, area])
-    assert.equal(raked.converged, true)
-    compare(`rake ${k}`, data.rating, raked.weights, { type: 'raked', margins: [data.band, data.area] }, runR(data, 'rake', { band, area }))
+    assert.equal(raked.converged, true, `rake ${k} converges`)
+    const calibration: Calibration = { type: 'raked', margins: [data.band, data.area] }
+    return { label: `rake ${k}`, rating: data.rating, weights: raked.weights, calibration, job: prepareR(data, 'rake', { band, area }) }
   })
-})
-
-test('trimmed weights, taken as fixed (svydesign with those weights, no calibration), and unweighted', { skip }, () => {
   const data = dataSet(41, 300, 6, 4, [0, 103], [1, 203])
   const { band, area } = margins(data)
   const trimmed = trimWeights(rakeWeights([data.band, data.area], [band, area]).weights, 1.5)
-  assert.equal(trimmed.trimmed, true)
-  compare('fixed', data.rating, trimmed.weights, { type: 'none' }, runR({ ...data, w: trimmed.weights }, 'fixed'))
-  const ones = data.rating.map(() => 1)
-  compare('unweighted', data.rating, ones, { type: 'none' }, runR(data, 'none'))
+  assert.equal(trimmed.trimmed, true, 'the cap bites')
+  const fixed: Case[] = [
+    {
+      label: 'fixed',
+      rating: data.rating,
+      weights: trimmed.weights,
+      calibration: { type: 'none' },
+      job: prepareR({ ...data, w: trimmed.weights }, 'fixed'),
+    },
+    {
+      label: 'unweighted',
+      rating: data.rating,
+      weights: data.rating.map(() => 1),
+      calibration: { type: 'none' },
+      job: prepareR(data, 'none'),
+    },
+  ]
+  return { post, partial: [partial], rake, fixed }
+}
+
+let cases: ReturnType<typeof syntheticCases>
+const figures = new Map<Case, RFigures>()
+before(() => {
+  if (skip) return
+  cases = syntheticCases()
+  const all = Object.values(cases).flat()
+  runR(all.map((c) => c.job)).forEach((r, i) => figures.set(all[i], r))
 })
+
+const check = (group: keyof ReturnType<typeof syntheticCases>) => {
+  for (const c of cases[group]) compare(c.label, c.rating, c.weights, c.calibration, figures.get(c)!)
+}
+
+test('post-stratified on full cells: weights, mean and shares with their standard errors as R gives them', { skip }, () => check('post'))
+
+test('post-stratified with empty cells left out (R: partial = TRUE)', { skip }, () => check('partial'))
+
+test('raked on the band and area margins, with empty and small cells', { skip }, () => check('rake'))
+
+test('trimmed weights, taken as fixed (svydesign with those weights, no calibration), and unweighted', { skip }, () => check('fixed'))
 
 test(
   'the demo data: the most-answered question, loaded by the routes’ SQL, weighted as the overall result weights it',
@@ -236,11 +299,12 @@ test(
       const data = { band: design.bandOf, area: design.regionOf, rating: design.eligible }
       // The service keys a cell region * 9 + band (9 age bands).
       const cells = [...design.population].map(([key, N]) => ({ band: key % 9, area: Math.floor(key / 9), N }))
-      const r = group.trimmed
-        ? runR({ ...data, w: group.weights }, 'fixed')
+      const job = group.trimmed
+        ? prepareR({ ...data, w: group.weights }, 'fixed')
         : group.method === 'raked'
-          ? runR(data, 'rake', { band: design.bandTargets, area: design.regionTargets })
-          : runR(data, 'post', { cells })
+          ? prepareR(data, 'rake', { band: design.bandTargets, area: design.regionTargets })
+          : prepareR(data, 'post', { cells })
+      const [r] = runR([job])
       console.log(
         `demo question ${rows[0].question_id}: ${design.eligible.length} weighted ratings, ${group.method}${group.partial ? ' (partial)' : ''}${group.trimmed ? ', trimmed' : ''}`,
       )
