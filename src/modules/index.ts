@@ -29,6 +29,7 @@ import { userRoutes } from './users/users.routes.ts'
 import { userGeoRoutes } from './user-geos/user-geos.routes.ts'
 import { voteRoutes } from './votes/votes.routes.ts'
 import { weightingRoutes } from './weighting/weighting.routes.ts'
+import { surveyResultsRoutes } from './survey-results/survey-results.routes.ts'
 
 export function registerModules(app: App): void {
   healthRoutes(app)
@@ -60,5 +61,6 @@ export function registerModules(app: App): void {
   userGeoRoutes(app)
   demographicsRoutes(app)
   weightingRoutes(app)
+  surveyResultsRoutes(app)
   apiDocsRoutes(app)
 }

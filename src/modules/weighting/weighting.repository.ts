@@ -61,3 +61,39 @@ export function weightingRepository(db: Kysely<Database>) {
     },
   }
 }
+
+/** One current likert answer of one of several questions (weightingBatchRepository). */
+export interface QuestionRespondentRow extends RespondentRow {
+  question_id: number
+}
+
+/**
+ * The same loading as weightingRepository's respondents and regionCensus for many questions at once: two
+ * statements whatever the number of questions or answers (survey_results).
+ */
+export function weightingBatchRepository(db: Kysely<Database>) {
+  return {
+    /** Every current likert answer of the questions with its author's date of birth and region, by question then answer id. */
+    async respondentsOf(questionIds: number[]): Promise<QuestionRespondentRow[]> {
+      const { rows } = await sql<QuestionRespondentRow>`
+        SELECT question_votes.question_id, question_votes.value, question_votes.skipped, question_votes.created_at,
+          users.dob, users.region_id
+        FROM question_votes JOIN users ON users.id = question_votes.user_id
+        WHERE question_votes.question_id = ANY(${questionIds}::int4[])
+        ORDER BY question_votes.question_id, question_votes.id`.execute(db)
+      return rows
+    },
+
+    /** The newest census record (by date, then id; undated last) of each region the questions' respondents live in. */
+    async regionCensusOf(questionIds: number[]): Promise<AreaCensusRow[]> {
+      const { rows } = await sql<AreaCensusRow>`
+        SELECT DISTINCT ON (census_data.area_id) census_data.area_id, census_data.ages
+        FROM census_data
+        WHERE census_data.area_id IN (
+          SELECT users.region_id FROM question_votes JOIN users ON users.id = question_votes.user_id
+          WHERE question_votes.question_id = ANY(${questionIds}::int4[]) AND users.region_id IS NOT NULL)
+        ORDER BY census_data.area_id, census_data.date DESC NULLS LAST, census_data.id DESC`.execute(db)
+      return rows.map((row) => ({ area_id: Number(row.area_id), ages: (row.ages ?? []).map(Number) }))
+    },
+  }
+}

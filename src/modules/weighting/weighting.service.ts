@@ -13,7 +13,7 @@ import {
   type Calibration,
   type LevelKey,
 } from '../statistics/compute/weighting.ts'
-import { weightingRepository, type AreaCensusRow, type RespondentRow } from './weighting.repository.ts'
+import { weightingBatchRepository, weightingRepository, type AreaCensusRow, type RespondentRow } from './weighting.repository.ts'
 
 /**
  * Census-weighted results of a likert question (docs/statistics.md, "Weighting to the census"). The SQL loads
@@ -106,6 +106,24 @@ export async function loadQuestion(db: Kysely<Database>, questionId: number): Pr
   const repository = weightingRepository(db)
   const [rows, census] = await Promise.all([repository.respondents(questionId), repository.regionCensus(questionId)])
   return { respondents: rows.map(toRespondent), census: new Map(census.map((row: AreaCensusRow) => [row.area_id, row.ages])) }
+}
+
+/**
+ * loadQuestion for many questions in two statements (the answers of all of them, the census of all their
+ * regions), whatever their number: a Map from each question id to the LoadedQuestion overallResult takes. A
+ * question without answers gets no respondents. The census map is shared by every question and holds the regions of
+ * all their respondents; overallResult only looks up the regions of a question's own respondents, so the result is
+ * the same as loadQuestion's. No statement for an empty list.
+ */
+export async function loadQuestions(db: Kysely<Database>, questionIds: number[]): Promise<Map<number, LoadedQuestion>> {
+  const ids = [...new Set(questionIds)]
+  if (ids.length === 0) return new Map()
+  const repository = weightingBatchRepository(db)
+  const [rows, censusRows] = await Promise.all([repository.respondentsOf(ids), repository.regionCensusOf(ids)])
+  const census = new Map(censusRows.map((row: AreaCensusRow) => [row.area_id, row.ages]))
+  const loaded = new Map<number, LoadedQuestion>(ids.map((id) => [id, { respondents: [], census }]))
+  for (const row of rows) loaded.get(Number(row.question_id))?.respondents.push(toRespondent(row))
+  return loaded
 }
 
 /** Population at one single year of age in a census record (ages past 90 share the "90 and over" count). */

@@ -1,0 +1,81 @@
+import { sql, type Kysely } from 'kysely'
+import type { Database } from '../../db/database.ts'
+import type { Caller } from '../../http/authentication.ts'
+import { column, type OrderingFields } from '../../http/ordering.ts'
+import { questionVisibleSql } from '../questions/question-access.ts'
+
+/** A question as survey_results shows it. */
+export interface SurveyQuestionRow {
+  id: number
+  question: string
+  subtype: string
+}
+
+/** One choice of a multiple-choice question with its current picks. */
+export interface ChoiceCountRow {
+  id: number
+  question_id: number
+  text: string
+  count: number
+  skipped: number
+}
+
+/** Current answers of a question, likert or choice, skips included: "most answered". */
+const ANSWER_COUNT = sql<number>`((SELECT count(*) FROM question_votes WHERE question_votes.question_id = questions.id)
+  + (SELECT count(*) FROM question_choice_votes WHERE question_choice_votes.question_id = questions.id))`
+
+export const SURVEY_ORDERING: OrderingFields = {
+  id: column('questions.id'),
+  created_at: column('questions.created_at'),
+  answer_count: ANSWER_COUNT as never,
+}
+
+/** All the SQL of survey_results: one statement each, whatever the number of questions or answers. */
+export function surveyResultsRepository(db: Kysely<Database>) {
+  return {
+    /** Any collection: collections have no draft state; the questions inside them follow the question rule. */
+    async collection(id: number) {
+      return db.selectFrom('question_collections').select(['id', 'name']).where('id', '=', id).executeTakeFirst()
+    },
+
+    /** The collection's questions the caller may see (others' drafts left out, as the items listing does), in item order. */
+    async collectionQuestions(caller: Caller | null, collectionId: number): Promise<SurveyQuestionRow[]> {
+      return db
+        .selectFrom('question_collection_items')
+        .innerJoin('questions', 'questions.id', 'question_collection_items.question_id')
+        .select(['questions.id', 'questions.question', 'questions.subtype'])
+        .where('question_collection_items.parent_id', '=', collectionId)
+        .where('question_collection_items.type', '=', 'Q')
+        .where(questionVisibleSql(caller))
+        .orderBy('question_collection_items.order')
+        .orderBy('question_collection_items.id')
+        .execute()
+    },
+
+    /** Every question the caller may see, for pageOfRows (nothing selected yet). */
+    visibleQuestions(caller: Caller | null) {
+      return db.selectFrom('questions').where(questionVisibleSql(caller))
+    },
+
+    /** Every choice of the questions in their order, with its current picks (skips apart). */
+    async choiceCounts(questionIds: number[]): Promise<ChoiceCountRow[]> {
+      if (questionIds.length === 0) return []
+      const { rows } = await sql<ChoiceCountRow>`
+        SELECT question_choices.id, question_choices.question_id, question_choices.text,
+          count(question_choice_votes.id) FILTER (WHERE NOT question_choice_votes.skipped)::int AS count,
+          count(question_choice_votes.id) FILTER (WHERE question_choice_votes.skipped)::int AS skipped
+        FROM question_choices
+        LEFT JOIN question_choice_votes ON question_choice_votes.choice_id = question_choices.id
+        WHERE question_choices.question_id = ANY(${questionIds}::int4[])
+        GROUP BY question_choices.id
+        ORDER BY question_choices.question_id, question_choices.store_number, question_choices.id`.execute(db)
+      return rows.map((row) => ({
+        ...row,
+        id: Number(row.id),
+        question_id: Number(row.question_id),
+        count: Number(row.count),
+        skipped: Number(row.skipped),
+      }))
+    },
+  }
+}

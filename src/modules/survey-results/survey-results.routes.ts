@@ -1,0 +1,102 @@
+import { Type } from 'typebox'
+import type { App } from '../../http/app-type.ts'
+import { NotFound } from '../../http/errors.ts'
+import { pageOfRows } from '../../http/listing.ts'
+import { orderingTerms, column } from '../../http/ordering.ts'
+import { envelope } from '../../http/pagination.ts'
+import { readErrors } from '../../http/schemas.ts'
+import { UrlBuilder } from '../../http/urls.ts'
+import type { WeightingOptions } from '../weighting/weighting.service.ts'
+import { CSV_TYPE, surveyResultsCsv } from './survey-results.mapper.ts'
+import { SURVEY_ORDERING, surveyResultsRepository, type SurveyQuestionRow } from './survey-results.repository.ts'
+import { AllResults, AllResultsQuery, CollectionResults, CollectionResultsQuery, withMediaTypes } from './survey-results.schemas.ts'
+import { surveyResults } from './survey-results.service.ts'
+
+const CsvText = Type.String({
+  description: 'RFC 4180 CSV with a header line, one row per (question, level or choice); rows under MIN_CELL_SIZE answers suppressed',
+})
+
+const figures =
+  'Per question: `sample_size` and `skipped`; for a likert question `direct` (mean and shares of levels 1..5 with 95 % ' +
+  'margins) and `weighted` (the census-weighted result of /api/question_weighted_demographics/{id}/age/ `overall`: ' +
+  'method, partial, trimmed, excluded, effective sample size, design effect, weighted mean and shares with margins); ' +
+  'for a multiple-choice question `choices` (picks and share of each choice, unweighted) and `direct`, `weighted` null. ' +
+  '`?format=csv` gives the open-data table, in which rows of fewer than MIN_CELL_SIZE answers are suppressed. See docs/results.md.'
+
+/**
+ * Survey results: every question of a collection (survey_results) or every question the caller may see
+ * (survey_results_all), direct and census-weighted, in JSON or as an open-data CSV. Anyone may read them
+ * (aggregates only). A constant number of statements per request, whatever the number of questions.
+ */
+export function surveyResultsRoutes(app: App): void {
+  const options = (): WeightingOptions => ({ weightCap: app.config.weightCap, minCellSize: app.config.minCellSize })
+
+  app.get('/api/survey_results/', {
+    schema: {
+      summary: "Direct and census-weighted results of a collection's questions",
+      description:
+        `The questions of the collection ?collection=<id> the caller may see, in the collection's order; not paginated. ${figures} ` +
+        'Five statements: the collection, its questions, their answers, the census of their regions, their choices.',
+      querystring: CollectionResultsQuery,
+      response: {
+        200: withMediaTypes('The results, in JSON or (with `?format=csv`) CSV.', CollectionResults, { 'text/csv': CsvText }),
+        ...readErrors,
+      },
+    },
+    config: {
+      access: 'anyone',
+      formats: ['csv'],
+      resource: { name: 'Survey Results', description: "The results of a collection's questions, direct and weighted to the census." },
+    },
+    handler: async (request, reply) => {
+      const query = request.query as CollectionResultsQuery
+      const repository = surveyResultsRepository(app.db)
+      const collection = await repository.collection(query.collection)
+      if (!collection) throw NotFound()
+      const questions = await repository.collectionQuestions(request.caller, collection.id)
+      const urls = UrlBuilder.for(request)
+      const results = await surveyResults(app.db, questions, options(), urls)
+      if (query.format === 'csv') return reply.type(CSV_TYPE).send(surveyResultsCsv(results, app.config.minCellSize))
+      return {
+        collection: { id: collection.id, name: collection.name, url: urls.detail('question_collections', collection.id) },
+        count: results.length,
+        results,
+      }
+    },
+  })
+
+  app.get('/api/survey_results_all/', {
+    schema: {
+      summary: 'Direct and census-weighted results of every question',
+      description:
+        `Every question the caller may see (published, their own, or every one for staff), paginated; most answered first ` +
+        '(current answers, likert and choice, skips included), then by id. `ordering`: `answer_count`, `id`, `created_at` ' +
+        `(a leading - reverses). ${figures} The CSV holds the rows of the page asked for.`,
+      querystring: AllResultsQuery,
+      response: {
+        200: withMediaTypes('A page of results, in JSON or (with `?format=csv`) CSV.', AllResults, { 'text/csv': CsvText }),
+        ...readErrors,
+      },
+    },
+    config: {
+      access: 'anyone',
+      formats: ['csv'],
+      resource: { name: 'Survey Results All', description: 'The results of every question, direct and weighted to the census.' },
+    },
+    handler: async (request, reply) => {
+      const query = request.query as AllResultsQuery
+      const ordering = orderingTerms(query.ordering, SURVEY_ORDERING, ['-answer_count'], column('questions.id'))
+      const filtered = surveyResultsRepository(app.db).visibleQuestions(request.caller)
+      const page = await pageOfRows<SurveyQuestionRow>(
+        request,
+        filtered,
+        (q) => q.select(['questions.id', 'questions.question', 'questions.subtype']),
+        ordering,
+      )
+      const results = await surveyResults(app.db, page.rows, options(), UrlBuilder.for(request))
+      const body = envelope(request, page.page, page.count, results)
+      if (query.format === 'csv') return reply.type(CSV_TYPE).send(surveyResultsCsv(body.results, app.config.minCellSize))
+      return body
+    },
+  })
+}

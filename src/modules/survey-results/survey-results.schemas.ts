@@ -1,0 +1,95 @@
+import { Type, type Static, type TSchema } from 'typebox'
+import { IdFilter, ListQuery, Nullable, Page, Url } from '../../http/schemas.ts'
+export { withMediaTypes } from '../demographics/demographics.schemas.ts'
+
+/** Answers of survey_results and survey_results_all (docs/results.md, "Survey results"). */
+
+const format = Type.Optional(
+  Type.Union(
+    ['json', 'api', 'csv'].map((name) => Type.Literal(name)),
+    { description: '`csv` for the open-data table (small cells suppressed); JSON by default' },
+  ),
+)
+
+const levels = <T extends TSchema>(schema: T) => Type.Object({ '1': schema, '2': schema, '3': schema, '4': schema, '5': schema })
+const Margin = (what: string) => Nullable(Type.Number({ description: `${what}; null with fewer than two respondents` }))
+const Mean = Nullable(Type.Number({ description: 'mean rating 1..5; null without ratings' }))
+
+export const DirectShare = Type.Object({
+  count: Type.Integer({ description: 'ratings at this level' }),
+  percentage: Nullable(Type.Number({ description: 'share of the ratings, 0..100; null without ratings' })),
+  margin: Margin('95 % margin of the share, percentage points (simple random sampling)'),
+})
+
+export const DirectResult = Type.Object(
+  {
+    average_vote: Mean,
+    average_vote_margin: Margin('95 % margin of the mean rating, rating points'),
+    shares: levels(DirectShare),
+  },
+  { description: 'every rating as given, unweighted' },
+)
+
+export const WeightedShare = Type.Object({
+  weighted_percentage: Nullable(Type.Number({ description: 'census-weighted share, 0..100' })),
+  weighted_margin: Margin('95 % margin of the weighted share, percentage points (design-based)'),
+  weighted_count: Type.Number({ description: 'sum of the weights at this level: the population it stands for' }),
+})
+
+export const WeightedResult = Type.Object(
+  {
+    method: Nullable(
+      Type.Union([Type.Literal('post-stratified'), Type.Literal('raked')], { description: 'null when nobody could be weighted' }),
+    ),
+    partial: Type.Boolean({ description: 'post-stratified on the cells with respondents only, as raking could not meet both margins' }),
+    trimmed: Type.Boolean({ description: 'a weight was capped at WEIGHT_CAP times the mean' }),
+    weighted_sample_size: Type.Integer({ description: 'ratings behind the weighted figures' }),
+    excluded: Type.Integer({ description: 'ratings left out of the weighted figures: unknown age or no region with census' }),
+    effective_sample_size: Type.Number({ description: "Kish's (Σw)² / Σw²" }),
+    design_effect: Nullable(Type.Number({ description: 'weighted_sample_size / effective_sample_size' })),
+    weighted_average_vote: Mean,
+    weighted_average_vote_margin: Margin('95 % margin of the weighted mean rating, rating points'),
+    shares: levels(WeightedShare),
+  },
+  { description: 'weighted to the census (weightedQuestionResult): age band x region, post-stratified or raked, trimmed' },
+)
+
+export const ChoiceResult = Type.Object({
+  id: Type.Integer(),
+  text: Type.String(),
+  count: Type.Integer({ description: 'current picks of this choice, skips not included' }),
+  percentage: Nullable(Type.Number({ description: 'share of the question’s picks, 0..100; null without picks' })),
+})
+
+export const SurveyResult = Type.Object({
+  id: Type.Integer(),
+  url: Url,
+  question: Type.String({ description: 'the question’s text' }),
+  subtype: Type.String({ description: '`likert` or `mcq`' }),
+  sample_size: Type.Integer({ description: 'ratings (likert) or picks (multiple choice) given, skips not included' }),
+  skipped: Type.Integer({ description: 'explicit skips, counted apart' }),
+  direct: Nullable(DirectResult),
+  weighted: Nullable(WeightedResult),
+  choices: Nullable(Type.Array(ChoiceResult, { description: 'multiple choice: every choice in its order; null for likert' })),
+})
+export type SurveyResult = Static<typeof SurveyResult>
+
+export const CollectionSummary = Type.Object({ id: Type.Integer(), name: Type.String(), url: Url })
+
+export const CollectionResults = Type.Object({
+  collection: CollectionSummary,
+  count: Type.Integer({ description: 'questions in results' }),
+  results: Type.Array(SurveyResult, { description: 'the collection’s questions the caller may see, in the collection’s order' }),
+})
+export type CollectionResults = Static<typeof CollectionResults>
+
+export const AllResults = Page(SurveyResult)
+
+export const CollectionResultsQuery = Type.Object({
+  collection: IdFilter,
+  format,
+})
+export type CollectionResultsQuery = Static<typeof CollectionResultsQuery>
+
+export const AllResultsQuery = ListQuery({ format })
+export type AllResultsQuery = Static<typeof AllResultsQuery>
