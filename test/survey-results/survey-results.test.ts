@@ -2,6 +2,7 @@ import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { Kysely } from 'kysely'
 import type { Database } from '../../src/db/database.ts'
+import { recomputeStatistics } from '../../src/modules/statistics/recompute.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { insertQuestion, insertUser } from '../helpers/fixtures.ts'
 
@@ -109,6 +110,8 @@ before(async () => {
       .values({ user_id: users[next++], question_id: mcq, choice_id: choices[0].id, value: null, skipped: true })
       .execute()
 
+  // The answers were inserted as rows: the stored figures (behind the listing's order) are rebuilt from them.
+  await recomputeStatistics(db)
   collection = (
     await db.insertInto('question_collections').values({ user_id: author, name: 'Transport' }).returning('id').executeTakeFirstOrThrow()
   ).id

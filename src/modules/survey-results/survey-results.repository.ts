@@ -20,9 +20,14 @@ export interface ChoiceCountRow {
   skipped: number
 }
 
-/** Current answers of a question, likert or choice, skips included: "most answered". */
-const ANSWER_COUNT = sql<number>`((SELECT count(*) FROM question_votes WHERE question_votes.question_id = questions.id)
-  + (SELECT count(*) FROM question_choice_votes WHERE question_choice_votes.question_id = questions.id))`
+/**
+ * Current answers of a question, likert and choice, skips included: "most answered". From the stored figures the
+ * write path keeps exact (the question's own family for likert answers, its choices' families for picks), so that
+ * ordering every question costs no scan of the answers.
+ */
+const ANSWER_COUNT = sql<number>`(questions.direct_vote_count + questions.direct_skipped + COALESCE((
+  SELECT sum(question_choices.direct_vote_count + question_choices.direct_skipped) FROM question_choices
+  WHERE question_choices.question_id = questions.id), 0))`
 
 export const SURVEY_ORDERING: OrderingFields = {
   id: column('questions.id'),
