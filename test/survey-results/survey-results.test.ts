@@ -303,7 +303,7 @@ test('every question: paginated, most answered first, the same figures as the co
     [few, given.get(few)!.length],
     [small, 0],
   ])
-  const expected = [...answers].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([id]) => id)
+  const expected = [...answers].sort((a, b) => b[1] - a[1] || b[0] - a[0]).map(([id]) => id)
   assert.equal(body.count, 4)
   assert.deepEqual(
     body.results.map((r: { id: number }) => r.id),

@@ -70,7 +70,7 @@ export function surveyResultsRoutes(app: App): void {
       summary: 'Direct and census-weighted results of every question',
       description:
         `Every question the caller may see (published, their own, or every one for staff), paginated; most answered first ` +
-        '(current answers, likert and choice, skips included), then by id. `ordering`: `answer_count`, `id`, `created_at` ' +
+        '(current answers, likert and choice, skips included), ties by larger id first. `ordering`: `answer_count`, `id`, `created_at` ' +
         `(a leading - reverses). ${figures} The CSV holds the rows of the page asked for.`,
       querystring: AllResultsQuery,
       response: {

@@ -1,0 +1,64 @@
+import { after, before, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { createTestApp, type TestApp } from '../helpers/app.ts'
+
+/**
+ * survey_results_all on the seeded data (many regions, census records, likert and choice questions): every likert
+ * question of a page, loaded in one batch, has the figures question_weighted_demographics gives it alone, and the
+ * page is in the order of the answers counted from the raw rows.
+ */
+
+let t: TestApp
+before(async () => {
+  t = await createTestApp('tiny')
+})
+after(async () => {
+  await t?.close()
+})
+
+test('a page of the seeded questions: each as weighted alone, most answered first', async () => {
+  const page = await t.json('/api/survey_results_all/?page_size=100')
+  assert.ok(page.results.length > 0)
+  const likert = page.results.filter((r: { subtype: string }) => r.subtype === 'likert')
+  assert.ok(
+    likert.some((r: { weighted: { method: string | null } }) => r.weighted.method !== null),
+    'something weighted',
+  )
+  for (const result of likert.slice(0, 25)) {
+    const { overall } = await t.json(`/api/question_weighted_demographics/${result.id}/age/`)
+    assert.equal(result.sample_size, overall.sample_size)
+    assert.equal(result.skipped, overall.skipped)
+    for (const key of ['method', 'partial', 'trimmed', 'excluded', 'effective_sample_size', 'design_effect', 'weighted_average_vote'])
+      assert.deepEqual(result.weighted[key], overall[key], `${result.id} ${key}`)
+    for (const level of ['1', '2', '3', '4', '5']) {
+      assert.equal(result.direct.shares[level].count, overall.shares[level].count)
+      assert.deepEqual(result.weighted.shares[level].weighted_percentage, overall.shares[level].weighted_percentage)
+    }
+  }
+  // The order: answers counted from the raw rows, likert and choice, skips included; ties by id in the same direction, as every listing breaks them.
+  const db = t.database.db
+  const counts = new Map<number, number>()
+  for (const table of ['question_votes', 'question_choice_votes'] as const) {
+    const rows = await db
+      .selectFrom(table)
+      .select(['question_id', (eb) => eb.fn.countAll<string>().as('n')])
+      .groupBy('question_id')
+      .execute()
+    for (const row of rows) counts.set(row.question_id, (counts.get(row.question_id) ?? 0) + Number(row.n))
+  }
+  const ids = page.results.map((r: { id: number }) => r.id)
+  const answers = ids.map((id: number) => counts.get(id) ?? 0)
+  for (let i = 1; i < ids.length; i++)
+    assert.ok(answers[i - 1] > answers[i] || (answers[i - 1] === answers[i] && ids[i - 1] > ids[i]), `order at ${i}`)
+  // A multiple-choice question's picks are its choice votes, skips apart.
+  for (const result of page.results.filter((r: { subtype: string }) => r.subtype === 'mcq').slice(0, 5)) {
+    const rows = await db
+      .selectFrom('question_choice_votes')
+      .select(['choice_id', 'skipped'])
+      .where('question_id', '=', result.id)
+      .execute()
+    assert.equal(result.skipped, rows.filter((row) => row.skipped).length)
+    for (const choice of result.choices)
+      assert.equal(choice.count, rows.filter((row) => row.choice_id === choice.id && !row.skipped).length)
+  }
+})
