@@ -3,6 +3,7 @@ import assert from 'node:assert/strict'
 import type { Kysely } from 'kysely'
 import type { Database } from '../../src/db/database.ts'
 import { recomputeStatistics } from '../../src/modules/statistics/recompute.ts'
+import { loadQuestions, overallResult, weightedQuestionResult } from '../../src/modules/weighting/weighting.service.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { insertQuestion, insertUser } from '../helpers/fixtures.ts'
 
@@ -359,4 +360,15 @@ test('a constant number of statements, whatever the number of questions', async 
   const withMore = await t.get('/api/survey_results_all/?page_size=3')
   assert.equal(withMore.headers['x-query-count'], pageOfAll.headers['x-query-count'])
   assert.ok(Number(pageOfOne.headers['x-query-count']) <= Number(pageOfAll.headers['x-query-count']))
+})
+
+test('loadQuestions: one batch gives each question the result loadQuestion gives it alone; nothing for no questions', async () => {
+  const ids = [big, few, small, draft, mcq]
+  const batch = await loadQuestions(db, ids)
+  assert.deepEqual([...batch.keys()], ids)
+  const options = { weightCap: 5, minCellSize: 5 }
+  for (const id of ids)
+    assert.deepEqual(overallResult(batch.get(id)!, options), await weightedQuestionResult(db, id, options), `question ${id}`)
+  assert.equal(batch.get(mcq)!.respondents.length, 0)
+  assert.equal((await loadQuestions(db, [])).size, 0)
 })
