@@ -6,10 +6,12 @@ import { DataDirInUse } from './db/data-dir-lock.ts'
 import { sql } from 'kysely'
 import { appKeysRepository } from './modules/app-keys/app-keys.repository.ts'
 import { tokensRepository } from './modules/accounts/tokens.repository.ts'
-import { startServer } from './server.ts'
 import { ImportError } from './import/errors.ts'
 import { checkReadable, fileProgress } from './import/progress.ts'
 import { parseIsoDate } from './import/values.ts'
+
+/** The HTTP app (every route module) loads only for the commands that serve: the others start in a fraction of the time. */
+const serverModule = () => import('./server.ts')
 
 const USAGE = `Usage: civic-survey <command> [options]
 
@@ -235,7 +237,7 @@ async function demoCommand(config: Config): Promise<void> {
   const { key } = await appKeysRepository(handle.db).create('demo')
   // On a server, serve opens its own pool, with the requests' statement timeout the seeding above must not have.
   if (handle.kind === 'postgres') await handle.close()
-  const server = await startServer(config, handle.kind === 'pglite' ? handle : undefined)
+  const server = await serverModule().then(({ startServer }) => startServer(config, handle.kind === 'pglite' ? handle : undefined))
   const root = `${config.publicUrl ?? server.url.replace('0.0.0.0', '127.0.0.1')}/api/?AppAuthorization=${key}`
   console.log(`\nCivic Survey API is running.\n  API root: ${root}\n  Browsable: ${root}&format=api\nPress Ctrl+C to stop.\n`)
 }
@@ -287,7 +289,7 @@ export async function main(argv: string[]): Promise<number> {
         await importPoliticiansCommand(config, args)
         return 0
       case 'serve':
-        await startServer(config)
+        await (await serverModule()).startServer(config)
         return -1
       case 'demo':
         await demoCommand(config)
