@@ -78,27 +78,40 @@ async function importCensusCommand(config: Config, args: string[]): Promise<void
   })
 }
 
-async function importAreasCommand(config: Config, args: string[]): Promise<void> {
-  const { file } = importArgs('import-areas', args, {})
-  const { importAreas } = await import('./modules/areas/areas.import.ts')
+/** An import whose whole work is one call on the file: migrate, import, report in one line. */
+async function importFileCommand<R>(
+  config: Config,
+  command: string,
+  args: string[],
+  load: () => Promise<(db: DatabaseHandle['db'], file: string) => Promise<R>>,
+  report: (result: R) => string,
+): Promise<void> {
+  const { file } = importArgs(command, args, {})
+  const importFile = await load()
   await withDatabase(config, async ({ db }) => {
     await migrateToLatest(db)
     const started = performance.now()
-    const result = await importAreas(db, file)
-    console.error(`imported ${result.features} areas (${result.created} created, ${result.updated} updated) in ${seconds(started)}`)
+    console.error(`${report(await importFile(db, file))} in ${seconds(started)}`)
   })
 }
 
-async function importPoliticiansCommand(config: Config, args: string[]): Promise<void> {
-  const { file } = importArgs('import-politicians', args, {})
-  const { importPoliticians } = await import('./modules/politicians/politicians.import.ts')
-  await withDatabase(config, async ({ db }) => {
-    await migrateToLatest(db)
-    const started = performance.now()
-    const result = await importPoliticians(db, file)
-    console.error(`imported ${result.records} politicians (${result.created} created, ${result.updated} updated) in ${seconds(started)}`)
-  })
-}
+const importAreasCommand = (config: Config, args: string[]) =>
+  importFileCommand(
+    config,
+    'import-areas',
+    args,
+    async () => (await import('./modules/areas/areas.import.ts')).importAreas,
+    (result) => `imported ${result.features} areas (${result.created} created, ${result.updated} updated)`,
+  )
+
+const importPoliticiansCommand = (config: Config, args: string[]) =>
+  importFileCommand(
+    config,
+    'import-politicians',
+    args,
+    async () => (await import('./modules/politicians/politicians.import.ts')).importPoliticians,
+    (result) => `imported ${result.records} politicians (${result.created} created, ${result.updated} updated)`,
+  )
 
 async function withDatabase<T>(config: Config, work: (handle: DatabaseHandle) => Promise<T>): Promise<T> {
   const handle = await connectDatabase({
