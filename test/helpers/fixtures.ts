@@ -30,3 +30,8 @@ export async function insertQuestion(db: Kysely<Database>, userId: number, value
 export async function insertGroup(db: Kysely<Database>, name = unique('Group')) {
   return db.insertInto('groups').values({ name, slug: name.toLowerCase() }).returningAll().executeTakeFirstOrThrow()
 }
+
+/** A census record's `ages`: the given people at single years of age 0..90, nobody elsewhere. */
+export function censusAges(people: Record<number, number>): number[] {
+  return Array.from({ length: 91 }, (_, age) => people[age] ?? 0)
+}

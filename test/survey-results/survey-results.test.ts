@@ -5,7 +5,7 @@ import type { Database } from '../../src/db/database.ts'
 import { recomputeStatistics } from '../../src/modules/statistics/recompute.ts'
 import { loadQuestions, overallResult, weightedQuestionResult } from '../../src/modules/weighting/weighting.service.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
-import { insertQuestion, insertUser } from '../helpers/fixtures.ts'
+import { insertQuestion, insertUser, censusAges } from '../helpers/fixtures.ts'
 
 /**
  * survey_results and survey_results_all through HTTP on data inserted here: each likert question's figures
@@ -48,7 +48,7 @@ before(async () => {
   const r1 = (await area('SR-R1')).id
   const r2 = (await area('SR-R2')).id
   const census = (area_id: number, people: Record<number, number>) => {
-    const ages = Array.from({ length: 91 }, (_, age) => people[age] ?? 0)
+    const ages = censusAges(people)
     return db
       .insertInto('census_data')
       .values({ area_id, code: `SR${area_id}`, name: 'census', date: '2021-03-21', ages, all_ages: ages.reduce((s, v) => s + v, 0) })

@@ -2,10 +2,11 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { bandPopulations } from '../../src/modules/demographics/age-bands.ts'
 import { bandPopulationsWithin, overallResult, type LoadedQuestion } from '../../src/modules/weighting/weighting.service.ts'
+import { censusAges } from '../helpers/fixtures.ts'
 
 /** weightedQuestionResult's arithmetic on answers given here (the HTTP tests cover loading them). */
 
-const census = (people: Record<number, number>) => Array.from({ length: 91 }, (_, age) => people[age] ?? 0)
+const census = censusAges
 const options = { weightCap: 5, minCellSize: 5 }
 
 test('raking that cannot meet both margins falls back to post-stratifying the cells that have respondents', () => {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import type { Kysely } from 'kysely'
 import type { Database } from '../../src/db/database.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
-import { insertQuestion, insertUser } from '../helpers/fixtures.ts'
+import { insertQuestion, insertUser, censusAges } from '../helpers/fixtures.ts'
 
 /**
  * question_weighted_demographics through HTTP, on data inserted here and small enough that every weighted
@@ -29,10 +29,7 @@ let author: number
 let r1: number
 let r2: number
 
-/** A census record: people at the given single years of age, nobody elsewhere. */
-function ages(people: Record<number, number>): number[] {
-  return Array.from({ length: 91 }, (_, age) => people[age] ?? 0)
-}
+const ages = censusAges
 
 before(async () => {
   t = await createTestApp('empty')
