@@ -6,10 +6,17 @@ import { migrateToLatest } from '../src/db/migrate.ts'
 import { LIQUID_SCALES } from './liquid/generate.ts'
 import { benchLiquid } from './liquid/liquid.bench.ts'
 
-// npm run bench -- next-question [--regenerate] [--samples N]: the next-question suite, with its own options.
-if (process.argv[2] === 'next-question') {
-  const { runNextQuestionBench } = await import('./next-question/next-question.bench.ts')
-  await runNextQuestionBench(process.argv.slice(3))
+/** `npm run bench -- <suite> [options]`: the suites with their own options; without one, the liquid suite. */
+const SUITES: Record<string, () => Promise<(argv: string[]) => Promise<void>>> = {
+  'next-question': async () => (await import('./next-question/next-question.bench.ts')).runNextQuestionBench,
+  population: async () => (await import('./population/population.bench.ts')).runPopulationBench,
+  import: async () => (await import('./import/import.bench.ts')).runImportBench,
+}
+const suite = SUITES[process.argv[2]]
+if (suite) {
+  await (
+    await suite()
+  )(process.argv.slice(3))
   process.exit(0)
 }
 

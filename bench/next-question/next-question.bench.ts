@@ -9,6 +9,7 @@ import { connectDatabase } from '../../src/db/connect.ts'
 import { migrateToLatest } from '../../src/db/migrate.ts'
 import { hashSecret, newToken } from '../../src/http/authentication.ts'
 import { column } from '../../src/http/ordering.ts'
+import { percentile, round } from '../shared.ts'
 import { COLLECTION_ID, generateNextQuestionScale, NQ_SCALE, USERS } from './generate.ts'
 
 /**
@@ -17,11 +18,6 @@ import { COLLECTION_ID, generateNextQuestionScale, NQ_SCALE, USERS } from './gen
  * present), for a new user and two heavy ones, against floors measured in the same run. Cases are
  * measured round-robin, so machine noise spreads over all of them alike.
  */
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
-}
-const round = (value: number) => Math.round(value * 1000) / 1000
 
 export async function runNextQuestionBench(argv: string[]): Promise<void> {
   const { values } = parseArgs({

@@ -8,6 +8,7 @@ import { lockDataDir } from './data-dir-lock.ts'
 import type { Database } from './database.ts'
 import { countQuery } from './query-counter.ts'
 import { isConnectionBroken, isDatabaseUnavailable } from './availability.ts'
+import { copyThroughPg, isCopy } from './copy-in.ts'
 
 // int8 (count(*), bigint sums) as JS numbers: every figure we count fits in 2^53.
 pg.types.setTypeParser(20, (value) => Number(value))
@@ -119,7 +120,7 @@ function droppingBrokenClients(pool: pg.Pool): PostgresPool {
       if (!wrapper) {
         const query = async (text: string, parameters: ReadonlyArray<unknown>) => {
           try {
-            return await client.query(text, [...parameters])
+            return isCopy(parameters) ? await copyThroughPg(client, text, parameters[0]) : await client.query(text, [...parameters])
           } catch (error) {
             if (isConnectionBroken(error)) wrapper!.broken = error as Error
             throw error

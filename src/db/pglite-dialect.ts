@@ -10,6 +10,7 @@ import {
   type QueryResult,
 } from 'kysely'
 import type { PGlite } from '@electric-sql/pglite'
+import { copyThroughPglite, isCopy } from './copy-in.ts'
 
 /**
  * PGlite has one session. Kysely's transactions are BEGIN ... COMMIT on a connection, so the
@@ -32,6 +33,10 @@ class PGliteConnection implements DatabaseConnection {
   constructor(private readonly client: PGlite) {}
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    if (isCopy(compiled.parameters)) {
+      await copyThroughPglite(this.client, compiled.sql, compiled.parameters[0])
+      return { rows: [] }
+    }
     const result = await this.client.query<R>(compiled.sql, [...compiled.parameters])
     const affected = result.affectedRows
     return {

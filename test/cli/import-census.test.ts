@@ -158,10 +158,12 @@ test('headers in other spellings, spreadsheet-grouped numbers, no geography colu
   const grouped = (n: number) => (n >= 1000 ? `"${n.toLocaleString('en-GB')}"` : String(n))
   const text =
     `\uFEFFAREA CODE,area name,ALL_AGES,${Array.from({ length: 90 }, (_, a) => `Age ${a}`).join(',')},90 and over\r\n` +
-    `S92000003,"Scotland, the nation",${grouped(total)},${ages.map(grouped).join(',')}\r\n`
+    `S92000003,"Scotland, the nation",${grouped(total)},${ages.map(grouped).join(',')}\r\n` +
+    // Characters that COPY's text format escapes arrive as written.
+    `S92000004,"Back\\slash\tand tab",${grouped(total)},${ages.map(grouped).join(',')}\r\n`
   const result = scratch.run(['import-census', scratch.file('spelling.csv', text)])
   assert.equal(result.code, 0, result.stderr)
-  assert.match(result.stderr, /imported 1 census records dated none/)
+  assert.match(result.stderr, /imported 2 census records dated none/)
   await scratch.query(async (db) => {
     const row = await db.selectFrom('census_data').selectAll().where('code', '=', 'S92000003').executeTakeFirstOrThrow()
     assert.deepEqual(
@@ -169,7 +171,9 @@ test('headers in other spellings, spreadsheet-grouped numbers, no geography colu
       { name: 'Scotland, the nation', date: null, all_ages: total, ages },
     )
     const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM census_data WHERE date IS NULL`.execute(db)
-    assert.equal(rows[0].n, 1)
+    assert.equal(rows[0].n, 2)
+    const escaped = await db.selectFrom('census_data').select('name').where('code', '=', 'S92000004').executeTakeFirstOrThrow()
+    assert.equal(escaped.name, 'Back\\slash\tand tab')
   })
 })
 

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
-import type { Db } from '../../db/types.ts'
+import { copyIn } from '../../db/copy-in.ts'
 import { INT4_MAX } from '../../http/integers.ts'
 import { headerKey, readCsvLines, type CsvLine, type CsvRecord } from '../../import/csv.ts'
 import { ImportError } from '../../import/errors.ts'
@@ -16,7 +16,7 @@ import { CENSUS_AGES } from './census.schemas.ts'
  * Headers are matched case-insensitively; the Geography (level) column is optional; the last age may be
  * written 90 or 90+ (it counts everyone aged 90 and over). Title or note lines before the header (a
  * spreadsheet's first rows) are skipped. The whole file is one transaction: the records of the date are
- * deleted, the file's inserted in batches, then linked to the areas of the same code; any bad row rolls
+ * deleted, the file's streamed in with COPY, then linked to the areas of the same code; any bad row rolls
  * everything back and is reported as one line naming its line number.
  */
 
@@ -41,7 +41,6 @@ const LEVEL_HEADERS = new Set(['geography', 'geography1', 'geography 1', 'level'
 const ALL_AGES_HEADERS = new Set(['all ages', 'all', 'all persons', 'total', 'allages'])
 /** Title lines tolerated before the header. */
 const MAX_PREAMBLE = 20
-const BATCH = 5_000
 
 interface Layout {
   /** Column of All ages; the 91 ages follow it. */
@@ -84,15 +83,9 @@ function isTitleLine(record: CsvRecord): boolean {
   return !CODE_HEADERS.has(headerKey(record.fields[0])) && record.fields.filter((cell) => cell.trim() !== '').length <= 2
 }
 
-interface Batch {
-  codes: string[]
-  names: string[]
-  allAges: number[]
-  /** Each record's 91 counts as an array literal `{n,n,…}`. */
-  ages: string[]
-}
-
-const emptyBatch = (): Batch => ({ codes: [], names: [], allAges: [], ages: [] })
+/** A value in COPY's text format: backslash, tab and line breaks escaped. */
+const copyText = (value: string): string => (/[\\\t\n\r]/.test(value) ? value.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]) : value)
+const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' }
 
 /**
  * The counts of an unquoted record read straight from its text: the All ages total, then the ages as the
@@ -125,8 +118,8 @@ function scanCounts(text: string, from: number): { total: number; sum: number; a
   return fields === CENSUS_AGES + 1 ? { total, sum, ages: text.slice(agesFrom) } : null
 }
 
-/** Checks one data record and adds it to the batch. */
-function addRecord(record: CsvLine, layout: Layout, batch: Batch, seen: Map<string, number>): void {
+/** Checks one data record and returns it as a line of COPY text (code, name, date, all ages, ages). */
+function copyLine(record: CsvLine, layout: Layout, date: string, seen: Map<string, number>): string {
   const { line, text } = record
   let code: string
   let name: string
@@ -180,67 +173,48 @@ function addRecord(record: CsvLine, layout: Layout, batch: Batch, seen: Map<stri
   if (counts.sum !== counts.total) {
     throw new ImportError(`line ${line}: ages 0 to 90+ add up to ${counts.sum}, but All ages is ${counts.total}`)
   }
-  batch.codes.push(code)
-  batch.names.push(name)
-  batch.allAges.push(counts.total)
-  batch.ages.push(`{${counts.ages}}`)
+  return `${copyText(code)}\t${copyText(name)}\t${date}\t${counts.total}\t{${counts.ages}}\n`
 }
 
-/** One statement per batch: each column travels as one array, the ages as each record's array literal. */
-async function insertBatch(trx: Db, batch: Batch, date: string | null): Promise<void> {
-  if (batch.codes.length === 0) return
-  await sql`INSERT INTO census_data (code, name, date, all_ages, ages)
-    SELECT u.code, u.name, ${date}::date, u.all_ages, u.ages::int4[]
-    FROM unnest(${batch.codes}::text[], ${batch.names}::text[], ${batch.allAges}::int4[], ${batch.ages}::text[])
-      AS u(code, name, all_ages, ages)`.execute(trx)
+/**
+ * The file's records as COPY text, a block of the file at a time; the header and the title lines before it are
+ * read here too. An ImportError thrown while reading ends the COPY, and with it the transaction.
+ */
+async function* copyChunks(file: string, options: CensusImportOptions, counted: { records: number }): AsyncGenerator<string> {
+  const date = options.date ?? '\\N'
+  let layout: Layout | null = null
+  let preamble = 0
+  const seen = new Map<string, number>()
+  for await (const block of readCsvLines(file, { onBytes: options.onBytes })) {
+    let chunk = ''
+    for (const line of block) {
+      if (!layout) {
+        const record = { line: line.line, fields: line.fields ?? line.text.split(',') }
+        if (isTitleLine(record) && ++preamble <= MAX_PREAMBLE) continue
+        layout = readHeader(record)
+        continue
+      }
+      chunk += copyLine(line, layout, date, seen)
+      counted.records++
+    }
+    if (chunk !== '') yield chunk
+  }
+  if (!layout) throw new ImportError(`the file has no header line (${EXPECTED_HEADER})`)
+  if (counted.records === 0) throw new ImportError('the file has a header but no records')
 }
 
 export async function importCensus(db: Kysely<Database>, file: string, options: CensusImportOptions): Promise<CensusImportResult> {
   const { date } = options
   return db.transaction().execute(async (trx) => {
     const deleted = await sql`DELETE FROM census_data WHERE date IS NOT DISTINCT FROM ${date}::date`.execute(trx)
-    let layout: Layout | null = null
-    let records = 0
-    let preamble = 0
-    let batch = emptyBatch()
-    const seen = new Map<string, number>()
-    // One batch is written while the next is read: the database and the parsing overlap.
-    let writing: Promise<void> = Promise.resolve()
-    const send = async (full: Batch) => {
-      await writing
-      writing = insertBatch(trx, full, date)
-      writing.catch(() => {})
-    }
-    try {
-      for await (const block of readCsvLines(file, { onBytes: options.onBytes })) {
-        for (const line of block) {
-          if (!layout) {
-            const record = { line: line.line, fields: line.fields ?? line.text.split(',') }
-            if (isTitleLine(record) && ++preamble <= MAX_PREAMBLE) continue
-            layout = readHeader(record)
-            continue
-          }
-          addRecord(line, layout, batch, seen)
-          records++
-          if (batch.codes.length >= BATCH) {
-            await send(batch)
-            batch = emptyBatch()
-          }
-        }
-      }
-      if (!layout) throw new ImportError(`the file has no header line (${EXPECTED_HEADER})`)
-      if (records === 0) throw new ImportError('the file has a header but no records')
-      await send(batch)
-    } finally {
-      // The transaction ends only once its last statement has: it commits or rolls back after this.
-      await writing.catch(() => {})
-    }
-    await writing
+    const counted = { records: 0 }
+    // COPY streams the rows as the file is read: the database parses one block while the next is checked here.
+    await copyIn(trx, 'COPY census_data (code, name, date, all_ages, ages) FROM STDIN', copyChunks(file, options, counted))
     options.onStage?.('linking')
     // An area is linked when it is the only one with the record's code (codes repeat only across levels).
     const linked = await sql`UPDATE census_data c SET area_id = a.id
       FROM (SELECT code, min(id) AS id FROM areas GROUP BY code HAVING count(*) = 1) a
       WHERE c.code = a.code AND c.date IS NOT DISTINCT FROM ${date}::date`.execute(trx)
-    return { records, replaced: Number(deleted.numAffectedRows ?? 0), linked: Number(linked.numAffectedRows ?? 0) }
+    return { records: counted.records, replaced: Number(deleted.numAffectedRows ?? 0), linked: Number(linked.numAffectedRows ?? 0) }
   })
 }

@@ -28,20 +28,10 @@ export function ageBandIndex(age: number | null): number | null {
   return AGE_BANDS.findIndex((band) => age >= band.from && age <= band.to)
 }
 
-/** Whole years between a date of birth and a moment, as a birthday counts them (UTC dates). */
-export function ageAt(dob: Date | string | null, at: Date | string): number | null {
-  if (dob === null) return null
-  const birth = new Date(dob)
-  const moment = new Date(at)
-  if (Number.isNaN(birth.getTime()) || Number.isNaN(moment.getTime())) return null
-  let age = moment.getUTCFullYear() - birth.getUTCFullYear()
-  const beforeBirthday =
-    moment.getUTCMonth() < birth.getUTCMonth() || (moment.getUTCMonth() === birth.getUTCMonth() && moment.getUTCDate() < birth.getUTCDate())
-  if (beforeBirthday) age -= 1
-  return age >= 0 ? age : null
-}
-
-/** The same age in SQL, for set-based breakdowns: whole years from `dob` to `at` (both column expressions). */
+/**
+ * Whole years from a date of birth to a moment, as a birthday counts them (`dob` and `at` are column expressions;
+ * `at` a UTC timestamp). The one definition of an age: breakdowns and weighting compute it where the rows are.
+ */
 export const AGE_SQL = (dob: string, at: string) => `date_part('year', age((${at})::date, ${dob}))::int`
 
 /**

@@ -47,7 +47,7 @@ export function demographicsRoutes(app: App): void {
       const filters = { group: query.user__group_memberships__group, geo: query.user__locations__geo }
       await checkFilterTargets(app.db, filters, { group: 'user__group_memberships__group', geo: 'user__locations__geo' })
       const question = await questionFor(app.db, request.caller, query.question)
-      const breakdown = await answerBreakdown(app.db, question.id, filters)
+      const breakdown = await answerBreakdown(app.db, question, filters)
       if (query.format === 'csv') return reply.type(CSV_TYPE).send(demographicsCsv(breakdown, app.config.minCellSize))
       return toQuestionDemographics(breakdown)
     },

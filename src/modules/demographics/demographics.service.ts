@@ -5,7 +5,13 @@ import { NotFound, ValidationFailed, type FieldErrors } from '../../http/errors.
 import { canSee } from '../questions/question-access.ts'
 import { emptyFamily, familyColumns, type FamilyTally } from '../statistics/compute/tally.ts'
 import { AGE_BANDS, ageBandIndex, ageGroupOf } from './age-bands.ts'
-import { demographicsRepository, type AnswerFilters, type AreaCellRow, type QuestionLookup } from './demographics.repository.ts'
+import {
+  demographicsRepository,
+  type AnsweredQuestion,
+  type AnswerFilters,
+  type AreaCellRow,
+  type QuestionLookup,
+} from './demographics.repository.ts'
 import type { AreaResult, QuestionGeographics } from './demographics.schemas.ts'
 
 const INVALID_CHOICE = 'Select a valid choice. That choice is not one of the available choices.'
@@ -46,8 +52,8 @@ export async function checkFilterTargets(db: Kysely<Database>, filters: AnswerFi
 }
 
 /** Answers per (age band at answering, gender, value, choice): SQL groups by single year, the bands are folded here. */
-export async function answerBreakdown(db: Kysely<Database>, questionId: number, filters: AnswerFilters): Promise<AnswerBreakdown> {
-  const rows = await demographicsRepository(db).answerCells(questionId, filters)
+export async function answerBreakdown(db: Kysely<Database>, question: AnsweredQuestion, filters: AnswerFilters): Promise<AnswerBreakdown> {
+  const rows = await demographicsRepository(db).answerCells(question, filters)
   const cells = new Map<string, AnswerCell>()
   let totalVotes = 0
   for (const row of rows) {
@@ -95,7 +101,7 @@ export async function areaBreakdown(
 ): Promise<{ cells: AreaCellRow[]; geographics: QuestionGeographics; coordinates: Map<number, [number, number]> }> {
   const repository = demographicsRepository(db)
   const mcq = question.subtype === 'mcq'
-  const [cells, choices] = await Promise.all([repository.areaCells(question.id), mcq ? repository.choices(question.id) : []])
+  const [cells, choices] = await Promise.all([repository.areaCells(question), mcq ? repository.choices(question.id) : []])
   type AreaTally = {
     row: AreaCellRow
     count: number

@@ -1,15 +1,23 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { Caller } from '../../http/authentication.ts'
+import { AGE_SQL } from '../demographics/age-bands.ts'
 import { questionVisibleSql } from '../questions/question-access.ts'
 
-/** One current likert answer of a question with what weighting needs of its author. */
+/** Age when answering, in whole years, computed where the rows are (no date travels to be parsed). */
+const AGE_AT_ANSWER = sql.raw(AGE_SQL('users.dob', "question_votes.created_at AT TIME ZONE 'UTC'"))
+
+/**
+ * The current likert answers of a question that share a rating, an age when answering and a region: weighting
+ * tells such respondents apart by nothing else, so the rows are these groups, not the answers one by one.
+ */
 export interface RespondentRow {
   /** 1..5, null for a skip. */
   value: number | null
-  skipped: boolean
-  created_at: Date
-  dob: string | null
+  /** Respondents in the group. */
+  count: number
+  /** Whole years when answering (AGE_SQL); null without a date of birth. */
+  age: number | null
   region_id: number | null
 }
 
@@ -19,7 +27,10 @@ export interface AreaCensusRow {
   ages: number[]
 }
 
-/** All the SQL of the weighted results: three set-based statements per request, whatever the number of answers. */
+/**
+ * All the SQL of the weighted results: three set-based statements per request (the question, its answers, then the
+ * census of their regions), whatever the number of answers.
+ */
 export function weightingRepository(db: Kysely<Database>) {
   return {
     /** The question if the caller may see it (published, theirs, or staff): the question visibility rule. */
@@ -34,66 +45,50 @@ export function weightingRepository(db: Kysely<Database>) {
 
     /**
      * Every current likert answer of the question (public and private alike: only aggregates leave the
-     * service), with its author's date of birth and region.
+     * service), grouped by rating, its author's age when answering and region.
      */
     async respondents(questionId: number): Promise<RespondentRow[]> {
       const { rows } = await sql<RespondentRow>`
-        SELECT question_votes.value, question_votes.skipped, question_votes.created_at, users.dob, users.region_id
+        SELECT question_votes.value, ${AGE_AT_ANSWER} AS age, users.region_id, count(*)::int AS count
         FROM question_votes JOIN users ON users.id = question_votes.user_id
         WHERE question_votes.question_id = ${questionId}
-        ORDER BY question_votes.id`.execute(db)
+        GROUP BY 1, 2, 3
+        ORDER BY 1, 2, 3`.execute(db)
       return rows
     },
 
-    /**
-     * The newest census record (by date, then id; undated records last) of each region the question's
-     * respondents live in.
-     */
-    async regionCensus(questionId: number): Promise<AreaCensusRow[]> {
+    /** The newest census record (by date, then id; undated records last) of each of the regions. */
+    async regionCensus(regionIds: number[]): Promise<AreaCensusRow[]> {
       const { rows } = await sql<AreaCensusRow>`
         SELECT DISTINCT ON (census_data.area_id) census_data.area_id, census_data.ages
         FROM census_data
-        WHERE census_data.area_id IN (
-          SELECT users.region_id FROM question_votes JOIN users ON users.id = question_votes.user_id
-          WHERE question_votes.question_id = ${questionId} AND users.region_id IS NOT NULL)
+        WHERE census_data.area_id = ANY(${regionIds}::int4[])
         ORDER BY census_data.area_id, census_data.date DESC NULLS LAST, census_data.id DESC`.execute(db)
       return rows.map((row) => ({ area_id: Number(row.area_id), ages: (row.ages ?? []).map(Number) }))
     },
   }
 }
 
-/** One current likert answer of one of several questions (weightingBatchRepository). */
+/** A group of respondents (RespondentRow) of one of several questions (weightingBatchRepository). */
 export interface QuestionRespondentRow extends RespondentRow {
   question_id: number
 }
 
 /**
- * The same loading as weightingRepository's respondents and regionCensus for many questions at once: two
- * statements whatever the number of questions or answers (survey_results).
+ * The same loading as weightingRepository's respondents for many questions at once: one statement whatever the
+ * number of questions or answers (survey_results); their regions' census comes from regionCensus.
  */
 export function weightingBatchRepository(db: Kysely<Database>) {
   return {
-    /** Every current likert answer of the questions with its author's date of birth and region, by question then answer id. */
+    /** The respondent groups of each of the questions, by question. */
     async respondentsOf(questionIds: number[]): Promise<QuestionRespondentRow[]> {
       const { rows } = await sql<QuestionRespondentRow>`
-        SELECT question_votes.question_id, question_votes.value, question_votes.skipped, question_votes.created_at,
-          users.dob, users.region_id
+        SELECT question_votes.question_id, question_votes.value, ${AGE_AT_ANSWER} AS age, users.region_id, count(*)::int AS count
         FROM question_votes JOIN users ON users.id = question_votes.user_id
         WHERE question_votes.question_id = ANY(${questionIds}::int4[])
-        ORDER BY question_votes.question_id, question_votes.id`.execute(db)
+        GROUP BY 1, 2, 3, 4
+        ORDER BY 1, 2, 3, 4`.execute(db)
       return rows
-    },
-
-    /** The newest census record (by date, then id; undated last) of each region the questions' respondents live in. */
-    async regionCensusOf(questionIds: number[]): Promise<AreaCensusRow[]> {
-      const { rows } = await sql<AreaCensusRow>`
-        SELECT DISTINCT ON (census_data.area_id) census_data.area_id, census_data.ages
-        FROM census_data
-        WHERE census_data.area_id IN (
-          SELECT users.region_id FROM question_votes JOIN users ON users.id = question_votes.user_id
-          WHERE question_votes.question_id = ANY(${questionIds}::int4[]) AND users.region_id IS NOT NULL)
-        ORDER BY census_data.area_id, census_data.date DESC NULLS LAST, census_data.id DESC`.execute(db)
-      return rows.map((row) => ({ area_id: Number(row.area_id), ages: (row.ages ?? []).map(Number) }))
     },
   }
 }

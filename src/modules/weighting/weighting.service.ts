@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
-import { AGE_BANDS, ageAt, ageBandIndex, bandPopulations } from '../demographics/age-bands.ts'
+import { AGE_BANDS, ageBandIndex, bandPopulations } from '../demographics/age-bands.ts'
 import {
   kishSummary,
   largestShareMargin,
@@ -92,20 +92,30 @@ export interface LoadedQuestion {
   census: Map<number, number[]>
 }
 
-export function toRespondent(row: RespondentRow): Respondent {
-  const age = ageAt(row.dob, row.created_at)
-  return {
-    rating: row.skipped || row.value === null ? null : Number(row.value),
+/** Adds a group's respondents, one entry each (the arithmetic is per respondent, as R's on the same rows). */
+function addRespondents(row: RespondentRow, to: Respondent[]): void {
+  const age = row.age === null ? null : Number(row.age)
+  const respondent: Respondent = {
+    rating: row.value === null ? null : Number(row.value),
     age: ageBandIndex(age) === null ? null : age,
     region: row.region_id === null ? null : Number(row.region_id),
   }
+  for (let i = 0; i < row.count; i++) to.push(respondent)
 }
 
-/** Two statements: the answers with their authors' age and region, and the newest census of those regions. */
+/** The distinct regions the respondents live in. */
+const regionsOf = (rows: RespondentRow[]): number[] => [
+  ...new Set(rows.flatMap((row) => (row.region_id === null ? [] : [Number(row.region_id)]))),
+]
+
+/** Two statements: the answers with their authors' age and region, then the newest census of those regions. */
 export async function loadQuestion(db: Kysely<Database>, questionId: number): Promise<LoadedQuestion> {
   const repository = weightingRepository(db)
-  const [rows, census] = await Promise.all([repository.respondents(questionId), repository.regionCensus(questionId)])
-  return { respondents: rows.map(toRespondent), census: new Map(census.map((row: AreaCensusRow) => [row.area_id, row.ages])) }
+  const rows = await repository.respondents(questionId)
+  const census = await repository.regionCensus(regionsOf(rows))
+  const respondents: Respondent[] = []
+  for (const row of rows) addRespondents(row, respondents)
+  return { respondents, census: new Map(census.map((row: AreaCensusRow) => [row.area_id, row.ages])) }
 }
 
 /**
@@ -118,11 +128,14 @@ export async function loadQuestion(db: Kysely<Database>, questionId: number): Pr
 export async function loadQuestions(db: Kysely<Database>, questionIds: number[]): Promise<Map<number, LoadedQuestion>> {
   const ids = [...new Set(questionIds)]
   if (ids.length === 0) return new Map()
-  const repository = weightingBatchRepository(db)
-  const [rows, censusRows] = await Promise.all([repository.respondentsOf(ids), repository.regionCensusOf(ids)])
+  const rows = await weightingBatchRepository(db).respondentsOf(ids)
+  const censusRows = await weightingRepository(db).regionCensus(regionsOf(rows))
   const census = new Map(censusRows.map((row: AreaCensusRow) => [row.area_id, row.ages]))
   const loaded = new Map<number, LoadedQuestion>(ids.map((id) => [id, { respondents: [], census }]))
-  for (const row of rows) loaded.get(Number(row.question_id))?.respondents.push(toRespondent(row))
+  for (const row of rows) {
+    const question = loaded.get(Number(row.question_id))
+    if (question) addRespondents(row, question.respondents)
+  }
   return loaded
 }
 

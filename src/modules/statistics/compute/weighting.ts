@@ -41,14 +41,20 @@ function checkWeights(weights: readonly number[]): void {
   for (const w of weights) if (!Number.isFinite(w) || w < 0) throw new RangeError(`a weight is finite and not negative, got ${w}`)
 }
 
+/** Groups of each key array already seen: the mean and every share of one result residualise over the same cells. */
+const groupsSeen = new WeakMap<readonly number[], Map<number, number[]>>()
+
 /** Groups indexes by key. */
 function groupsOf(keys: readonly number[]): Map<number, number[]> {
+  const seen = groupsSeen.get(keys)
+  if (seen) return seen
   const groups = new Map<number, number[]>()
   keys.forEach((key, i) => {
     const members = groups.get(key)
     if (members) members.push(i)
     else groups.set(key, [i])
   })
+  groupsSeen.set(keys, groups)
   return groups
 }
 
@@ -204,9 +210,10 @@ export function kishSummary(weights: readonly number[]): KishSummary {
  * post-stratified, each value loses its cell's mean (of z·b/w over Σb), scaled back by w; raked, the same with
  * plain means per category, over each margin in turn, RAKE_VARIANCE_PASSES times.
  */
+/** Works on `z` in place and returns it. */
 function residualise(z: number[], weights: readonly number[], calibration: Calibration): number[] {
   if (calibration.type === 'none') return z
-  const out = [...z]
+  const out = z
   if (calibration.type === 'post-stratified') {
     const base = calibration.baseWeights ?? weights.map(() => 1)
     for (const members of groupsOf(calibration.cells).values()) {
@@ -247,20 +254,23 @@ export interface Estimate {
  * var = n/(n−1) · Σ (z_i − z̄)². With equal weights and no calibration this is the simple random sampling
  * formula s²/n (for a share: p(1−p)/(n−1)).
  */
-export function designMean(values: readonly number[], weights: readonly number[], calibration: Calibration = { type: 'none' }): Estimate {
+export function designMean(values: ArrayLike<number>, weights: readonly number[], calibration: Calibration = { type: 'none' }): Estimate {
   const n = values.length
-  const total = weights.reduce((s, w) => s + w, 0)
+  let total = 0
+  for (let i = 0; i < n; i++) total += weights[i]
   if (n === 0 || !(total > 0)) return { estimate: null, se: null, margin: null }
   let mean = 0
   for (let i = 0; i < n; i++) mean += (weights[i] * values[i]) / total
   if (n < 2) return { estimate: mean, se: null, margin: null }
-  const z = residualise(
-    values.map((y, i) => ((y - mean) * weights[i]) / total),
-    weights,
-    calibration,
-  )
-  const zBar = z.reduce((s, v) => s + v, 0) / n
-  const variance = (n / (n - 1)) * z.reduce((s, v) => s + (v - zBar) ** 2, 0)
+  const influence = new Array<number>(n)
+  for (let i = 0; i < n; i++) influence[i] = ((values[i] - mean) * weights[i]) / total
+  const z = residualise(influence, weights, calibration)
+  let zSum = 0
+  for (let i = 0; i < n; i++) zSum += z[i]
+  const zBar = zSum / n
+  let squares = 0
+  for (let i = 0; i < n; i++) squares += (z[i] - zBar) ** 2
+  const variance = (n / (n - 1)) * squares
   // Rounding leaves about 1e-16 where the variance is zero (every cell unanimous): report that as 0.
   const se = variance > 1e-26 ? Math.sqrt(variance) : 0
   return { estimate: mean, se, margin: Z95 * se }
@@ -290,11 +300,17 @@ export function ratingEstimates(
   for (const r of ratings) if (!Number.isInteger(r) || r < 1 || r > 5) throw new RangeError(`a rating is 1..5, got ${r}`)
   checkWeights(weights)
   const total = weights.reduce((s, w) => s + w, 0)
+  const indicator = new Uint8Array(ratings.length)
   const shares = Object.fromEntries(
     LEVEL_KEYS.map((key, level) => {
-      const indicator = ratings.map((r) => (r === level + 1 ? 1 : 0))
-      const count = indicator.reduce<number>((s, v) => s + v, 0)
-      const weighted = weights.reduce((s, w, i) => s + w * indicator[i], 0)
+      let count = 0
+      let weighted = 0
+      for (let i = 0; i < ratings.length; i++) {
+        const at = ratings[i] === level + 1 ? 1 : 0
+        indicator[i] = at
+        count += at
+        weighted += weights[i] * at
+      }
       return [key, { ...designMean(indicator, weights, calibration), count, weighted_count: weighted }]
     }),
   ) as RatingEstimates['shares']
