@@ -615,6 +615,17 @@ export interface Tags {
   votes_count: Generated<number>;
 }
 
+export interface UserCompares {
+  created_at: Generated<Timestamp>;
+  difference_distances: number[];
+  difference_percent: number | null;
+  id: Generated<number>;
+  modified_at: Generated<Timestamp>;
+  other_id: number;
+  questions_counted: number;
+  user_id: number;
+}
+
 export interface UserGeos {
   area_id: number;
   created_at: Generated<Timestamp>;
@@ -727,6 +738,7 @@ export interface DB {
   social_login_states: SocialLoginStates;
   tag_delegations: TagDelegations;
   tags: Tags;
+  user_compares: UserCompares;
   user_geos: UserGeos;
   users: Users;
   vote_comments: VoteComments;

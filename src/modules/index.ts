@@ -30,6 +30,11 @@ import { userGeoRoutes } from './user-geos/user-geos.routes.ts'
 import { voteRoutes } from './votes/votes.routes.ts'
 import { weightingRoutes } from './weighting/weighting.routes.ts'
 import { surveyResultsRoutes } from './survey-results/survey-results.routes.ts'
+import { compareRoutes } from './compare/compare.routes.ts'
+import { politicianRoutes } from './politicians/politicians.routes.ts'
+import { compareQuestionsRoutes } from './compare-questions/compare-questions.routes.ts'
+import { friendRoutes } from './friends/friends.routes.ts'
+import { analyticsRoutes } from './analytics/analytics.routes.ts'
 
 export function registerModules(app: App): void {
   healthRoutes(app)
@@ -62,5 +67,10 @@ export function registerModules(app: App): void {
   demographicsRoutes(app)
   weightingRoutes(app)
   surveyResultsRoutes(app)
+  compareRoutes(app)
+  politicianRoutes(app)
+  compareQuestionsRoutes(app)
+  friendRoutes(app)
+  analyticsRoutes(app)
   apiDocsRoutes(app)
 }

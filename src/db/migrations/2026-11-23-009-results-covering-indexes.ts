@@ -4,14 +4,15 @@ import { runScript } from '../script.ts'
 /**
  * Breakdowns and weighted results read every answer of a question with its author's age, gender and areas.
  * These indexes carry those columns, so a settled table answers from the indexes alone, in user order (a merge
- * with the users), instead of one heap page per answer.
+ * with the users), instead of one heap page per answer. Comparisons probe the same indexes for other people's
+ * public answers to a person's questions, hence `private`.
  */
 const schema = `
 DROP INDEX question_votes_question_idx;
-CREATE INDEX question_votes_question_idx ON question_votes (question_id, user_id) INCLUDE (id, value, created_at);
+CREATE INDEX question_votes_question_idx ON question_votes (question_id, user_id) INCLUDE (id, value, created_at, private);
 DROP INDEX question_choice_votes_one_per_question;
 CREATE UNIQUE INDEX question_choice_votes_one_per_question ON question_choice_votes (question_id, user_id)
-  INCLUDE (id, choice_id, value, created_at);
+  INCLUDE (id, choice_id, value, created_at, private);
 CREATE INDEX users_demographics_idx ON users (id) INCLUDE (dob, gender, country_id, region_id, district_id);
 `
 

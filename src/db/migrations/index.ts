@@ -8,6 +8,7 @@ import * as liquidResolution from './2026-11-23-006-liquid-resolution.ts'
 import * as nextQuestionIndexes from './2026-11-23-007-next-question-indexes.ts'
 import * as liquidIntreeProbe from './2026-11-23-008-liquid-intree-probe.ts'
 import * as resultsCoveringIndexes from './2026-11-23-009-results-covering-indexes.ts'
+import * as comparisons from './2026-11-23-010-comparisons.ts'
 
 /** Every migration in the order it applies; names never change once released. */
 export const migrations: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-23-007-next-question-indexes': nextQuestionIndexes,
   '2026-11-23-008-liquid-intree-probe': liquidIntreeProbe,
   '2026-11-23-009-results-covering-indexes': resultsCoveringIndexes,
+  '2026-11-23-010-comparisons': comparisons,
 }
