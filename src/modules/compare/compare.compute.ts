@@ -40,3 +40,49 @@ export function differencePercent(d: readonly number[]): number | null {
 export function quickDifferencePercent(d: readonly number[]): number | null {
   return questionsCounted(d) < MIN_COMMON_QUESTIONS ? null : differencePercent(d)
 }
+
+/** The histogram of a list of distances (each 0..MAX_DISTANCE). */
+export function histogramOf(distances: Iterable<number>): Distances {
+  const d = noDistances()
+  for (const distance of distances) d[distance] += 1
+  return d
+}
+
+/** Per tag of the common questions: its id and the histogram of the common questions carrying it, keyed by tag name. */
+export function topicHistograms(
+  distanceOf: ReadonlyMap<number, number>,
+  tags: readonly { question_id: number; tag_id: number; name: string }[],
+): Record<string, { id: number; diffs: Distances }> {
+  const out: Record<string, { id: number; diffs: Distances }> = {}
+  for (const tag of tags) {
+    const distance = distanceOf.get(tag.question_id)
+    if (distance === undefined) continue
+    const topic = (out[tag.name] ??= { id: tag.tag_id, diffs: noDistances() })
+    topic.diffs[distance] += 1
+  }
+  return out
+}
+
+/** How many questions each of the detail page's lists shows. */
+export const SHOWN_QUESTIONS = 5
+
+/**
+ * The questions that separate two people most: distance 2 or more (at least half the scale apart), largest
+ * first, then lowest question id; and those they agree on most: distance 0 or 1, smallest first, then lowest id.
+ * The two lists never share a question.
+ */
+export function separatingAndAgreeing<T extends { question_id: number; distance: number }>(
+  common: readonly T[],
+  size = SHOWN_QUESTIONS,
+): { most_different: T[]; most_agreed: T[] } {
+  const byId = (x: T, y: T) => x.question_id - y.question_id
+  const most_different = common
+    .filter((c) => c.distance >= 2)
+    .sort((x, y) => y.distance - x.distance || byId(x, y))
+    .slice(0, size)
+  const most_agreed = common
+    .filter((c) => c.distance <= 1)
+    .sort((x, y) => x.distance - y.distance || byId(x, y))
+    .slice(0, size)
+  return { most_different, most_agreed }
+}
