@@ -234,8 +234,14 @@ describe('bad input', () => {
       [`/api/compare_n_users_quick/?usera=${a.id}`, { users: ['This field is required.'] }],
       [`/api/compare_n_users_quick/?usera=${a.id}&users=${b.id},abc`, { users: ['Enter a whole number.'] }],
       [`/api/compare_n_users_quick/?usera=${a.id}&users=${b.id},999999`, { users: ['Invalid pk "999999" - object does not exist.'] }],
-      [`/api/compare_n_users_quick/?usera=${a.id}&users=${people.gone.id}`, { users: [`Invalid pk "${people.gone.id}" - object does not exist.`] }],
-      [`/api/compare_n_users_quick/?usera=${a.id}&users=${b.id},99999999999`, { users: ['Invalid pk "99999999999" - object does not exist.'] }],
+      [
+        `/api/compare_n_users_quick/?usera=${a.id}&users=${people.gone.id}`,
+        { users: [`Invalid pk "${people.gone.id}" - object does not exist.`] },
+      ],
+      [
+        `/api/compare_n_users_quick/?usera=${a.id}&users=${b.id},99999999999`,
+        { users: ['Invalid pk "99999999999" - object does not exist.'] },
+      ],
       [
         `/api/compare_n_users_quick/?usera=${a.id}&users=${Array.from({ length: 1001 }, (_, i) => 1_000_000 + i).join(',')}`,
         { users: ['Ensure this field has no more than 1000 elements.'] },

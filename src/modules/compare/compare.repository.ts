@@ -196,4 +196,3 @@ export function compareRepository(db: Kysely<Database>) {
     },
   }
 }
-

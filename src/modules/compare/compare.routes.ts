@@ -17,7 +17,10 @@ import {
 } from './compare.schemas.ts'
 import { compareFriendsAndTrustees, compareMany, comparePair, comparePairQuick } from './compare.service.ts'
 
-const USER_COMPARE_ORDERING = orderingFieldsOf(['id', 'created_at', 'modified_at', 'questions_counted', 'difference_percent'], 'user_compares')
+const USER_COMPARE_ORDERING = orderingFieldsOf(
+  ['id', 'created_at', 'modified_at', 'questions_counted', 'difference_percent'],
+  'user_compares',
+)
 
 const RULES =
   'Over the questions both answered (skips never count; a private answer counts only in comparisons its author makes), ' +

@@ -3,7 +3,15 @@ import type { Database } from '../../db/database.ts'
 import type { Caller } from '../../http/authentication.ts'
 import { NotFound, fieldError } from '../../http/errors.ts'
 import { INT4_MAX, isIntegerText } from '../../http/integers.ts'
-import { differencePercent, histogramOf, noDistances, questionsCounted, separatingAndAgreeing, topicHistograms, type Distances } from './compare.compute.ts'
+import {
+  differencePercent,
+  histogramOf,
+  noDistances,
+  questionsCounted,
+  separatingAndAgreeing,
+  topicHistograms,
+  type Distances,
+} from './compare.compute.ts'
 import { toComparedQuestion, toKeptFigures, toQuickFigures } from './compare.mapper.ts'
 import { compareRepository } from './compare.repository.ts'
 import { MAX_COMPARED_USERS, type CompareMany, type CompareUsers, type CompareUsersQuick, type FriendsCompare } from './compare.schemas.ts'
@@ -56,7 +64,12 @@ export async function comparePair(db: Kysely<Database>, caller: Caller | null, u
 }
 
 /** compare_users_quick: the quick figures of one pair. */
-export async function comparePairQuick(db: Kysely<Database>, caller: Caller | null, usera: number, userb: number): Promise<CompareUsersQuick> {
+export async function comparePairQuick(
+  db: Kysely<Database>,
+  caller: Caller | null,
+  usera: number,
+  userb: number,
+): Promise<CompareUsersQuick> {
   refuseSelf(usera, userb)
   await requirePeople(db, [usera, userb])
   const [row] = await compareRepository(db).distanceHistograms(caller?.id ?? null, usera, [userb])

@@ -1,6 +1,7 @@
 import { iso } from '../../http/schemas.ts'
 import type { UrlBuilder } from '../../http/urls.ts'
 import type { Area } from '../areas/areas.schemas.ts'
+import type { LatestCompare } from '../compare/compare.schemas.ts'
 import { toPolitician, type PoliticianRow } from '../politicians/politicians.repository.ts'
 import type { UserRow } from './users.repository.ts'
 import { USER_COUNTERS, VERIFICATION_FLAGS, type FullUser, type ReducedUser } from './users.schemas.ts'
@@ -49,6 +50,8 @@ export interface UserRelations {
   region: Area | undefined
   locationIds: number[]
   follow: { id: number; following_id: number; created_at: Date }[]
+  /** The user's newest comparisons: loaded for the caller's own row only. */
+  latestCompare?: LatestCompare[]
 }
 
 export function toFullUser(
@@ -71,7 +74,7 @@ export function toFullUser(
     url: urls.detail('users', row.id),
     photo: photoUrl(row, urls, defaultAvatar),
     age: row.is_deleted ? null : ageOn(row.dob, today),
-    latest_compare: [],
+    latest_compare: related.latestCompare ?? [],
     follow: related.follow.map((link) => ({ id: link.id, following: link.following_id, created_at: iso(link.created_at) })),
     locations: related.locationIds.map((id) => urls.detail('user_geos', id)),
     bio: row.bio,

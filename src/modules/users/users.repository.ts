@@ -3,6 +3,7 @@ import type { Database, Users } from '../../db/database.ts'
 import { parseIdList } from '../../http/integers.ts'
 import { orderingFieldsOf } from '../../http/ordering.ts'
 import { escapeLike } from '../areas/areas.repository.ts'
+import type { CompareCheck } from '../compare/compare-check.ts'
 import type { UserListQuery } from './users.schemas.ts'
 
 export type UserRow = Selectable<Users>
@@ -34,8 +35,20 @@ export function usersRepository(db: Kysely<Database>) {
     },
 
     /** Deactivated accounts leave listings; deleted ones stay, anonymised (their answers still count). */
-    filtered(filters: UserListQuery) {
+    filtered(filters: UserListQuery, compareCheck: CompareCheck | null = null) {
       let query = db.selectFrom('users').where((eb) => eb.or([eb('users.is_active', '=', true), eb('users.is_deleted', '=', true)]))
+      if (compareCheck) {
+        // One kept comparison per (user, other): the join adds no rows, and lets the listing order by its figures.
+        const { userId, minimum, visible } = compareCheck
+        query = query
+          .innerJoin('user_compares', (join) =>
+            join
+              .onRef('user_compares.other_id', '=', 'users.id')
+              .on('user_compares.user_id', '=', userId)
+              .on('user_compares.questions_counted', '>=', minimum),
+          )
+          .where((eb) => eb.lit(visible))
+      }
       if (filters.id !== undefined) query = query.where('users.id', '=', filters.id)
       if (filters.id__in !== undefined) {
         const ids = parseIdList(filters.id__in)

@@ -7,6 +7,7 @@ import { USER_ORDERING, usersRepository, type UserRow } from './users.repository
 import { FullUser, UserListQuery, type UserListQuery as UserFilters } from './users.schemas.ts'
 import { fullUsersFromRows, userViewContext } from './users.service.ts'
 import { IdParams } from '../../http/route-schemas.ts'
+import { readCompareCheck } from '../compare/compare-check.ts'
 
 /** `users` and `user_politician` are one resource under two names (spec 4.4); the clients call `users`. */
 export function userRoutes(app: App): void {
@@ -24,8 +25,11 @@ export function userRoutes(app: App): void {
       handler: async (request) => {
         const context = userViewContext(app, request)
         const filters = request.query as UserFilters
+        const compareCheck = readCompareCheck(filters.compare_check, request.caller)
         const ordering = orderingTerms(filters.ordering, USER_ORDERING, ['id'], column('users.id'))
-        const result = await pageOfRows<UserRow>(request, usersRepository(app.db).filtered(filters), (q) => q.selectAll('users'), ordering)
+        if (compareCheck) ordering.unshift(compareCheck.order)
+        const filtered = usersRepository(app.db).filtered(filters, compareCheck)
+        const result = await pageOfRows<UserRow>(request, filtered, (q) => q.selectAll('users'), ordering)
         return listing(request, result, async (rows) => {
           const users = await fullUsersFromRows(context, rows)
           return rows.map((row) => users.get(row.id)!)

@@ -2,6 +2,7 @@ import { Type, type Static } from 'typebox'
 import { IdFilter, ListQuery, Nullable, Timestamp, Url, IdList } from '../../http/schemas.ts'
 import { Area } from '../areas/areas.schemas.ts'
 import { Politician } from '../politicians/politicians.schemas.ts'
+import { LatestCompare } from '../compare/compare.schemas.ts'
 
 export const VERIFICATION_FLAGS = [
   'is_email_verified',
@@ -62,7 +63,9 @@ export const FollowLink = Type.Object({ id: Type.Integer(), following: Type.Inte
 /** The full user of spec 2.2 (questions, comment votes, users and user_politician). */
 export const FullUser = Type.Object({
   ...reducedUserProperties,
-  latest_compare: Type.Array(Type.Unknown()),
+  latest_compare: Type.Array(LatestCompare, {
+    description: 'the newest comparisons this user made (at most 10), shown to that user only; [] for anyone else',
+  }),
   follow: Type.Array(FollowLink, { description: "the caller's following_users link to this user, if any" }),
   locations: Type.Array(Url, { description: 'user-area links (user_geos)' }),
   country: Nullable(Type.Integer()),
@@ -80,5 +83,13 @@ export const UserListQuery = ListQuery({
   username__iexact: Type.Optional(Type.String({ maxLength: 150 })),
   politician__type: Type.Optional(Type.String({ maxLength: 50 })),
   locations__geo: Type.Optional(IdFilter),
+  compare_check: Type.Optional(
+    Type.String({
+      maxLength: 200,
+      description:
+        '"<user id>,<minimum common questions>,<field>": the people that user (the caller) compared themselves with, ordered by ' +
+        'compares__difference_percent, compares__questions_counted or compares__modified_at (- reverses)',
+    }),
+  ),
 })
 export type UserListQuery = Static<typeof UserListQuery>

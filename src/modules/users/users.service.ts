@@ -8,6 +8,9 @@ import { politiciansRepository } from '../politicians/politicians.repository.ts'
 import { toFullUser, toReducedUser } from './users.mapper.ts'
 import { usersRepository, type UserRow } from './users.repository.ts'
 import type { FullUser, ReducedUser } from './users.schemas.ts'
+import { compareRepository } from '../compare/compare.repository.ts'
+import { toLatestCompare } from '../compare/compare.mapper.ts'
+import { LATEST_COMPARE_SIZE } from '../compare/compare.service.ts'
 
 export interface UserViewContext {
   db: Kysely<Database>
@@ -24,7 +27,9 @@ export async function fullUsersFromRows(context: UserViewContext, rows: UserRow[
   const { db, urls, callerId } = context
   const repository = usersRepository(db)
   const ids = rows.map((row) => row.id)
-  const [areas, politicians, locations, follows] = await Promise.all([
+  // latest_compare is the caller's own: one statement, only when the caller is among the rows.
+  const withCaller = callerId !== null && ids.includes(callerId)
+  const [areas, politicians, locations, follows, latest] = await Promise.all([
     loadAreas(
       db,
       rows.flatMap((row) => [row.country_id, row.region_id]),
@@ -33,6 +38,7 @@ export async function fullUsersFromRows(context: UserViewContext, rows: UserRow[
     politiciansRepository(db).findByIds(rows.map((row) => row.politician_id).filter((id): id is number => id !== null)),
     repository.locationIds(ids),
     callerId === null ? Promise.resolve([]) : repository.followLinks(callerId, ids),
+    withCaller ? compareRepository(db).latest(callerId, LATEST_COMPARE_SIZE) : Promise.resolve([]),
   ])
   const out = new Map<number, FullUser>()
   for (const row of rows) {
@@ -46,6 +52,7 @@ export async function fullUsersFromRows(context: UserViewContext, rows: UserRow[
           region: row.region_id === null ? undefined : areas.get(row.region_id),
           locationIds: locations.get(row.id) ?? [],
           follow: follows.filter((link) => link.following_id === row.id),
+          latestCompare: row.id === callerId ? latest.map(toLatestCompare) : [],
         },
         urls,
         context.defaultAvatar,
