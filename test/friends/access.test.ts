@@ -1,0 +1,17 @@
+import { after, before, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { owned } from '../helpers/owned/friends.ts'
+import { walkAccess } from '../groups/access-walk.ts'
+
+let t: TestApp
+before(async () => {
+  t = await createTestApp('tiny')
+})
+after(() => t.close())
+
+test('every friends and analytics route refuses exactly whom its rule refuses, and never fails', async () => {
+  const { failures, cells } = await walkAccess(t, owned, (path) => /^\/api\/(friends|analytics_event)\//.test(path))
+  assert.deepEqual(failures, [])
+  assert.equal(cells, 14)
+})
