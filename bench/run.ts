@@ -11,6 +11,7 @@ const SUITES: Record<string, () => Promise<(argv: string[]) => Promise<void>>> =
   'next-question': async () => (await import('./next-question/next-question.bench.ts')).runNextQuestionBench,
   population: async () => (await import('./population/population.bench.ts')).runPopulationBench,
   import: async () => (await import('./import/import.bench.ts')).runImportBench,
+  compare: async () => (await import('./compare/compare.bench.ts')).runCompareBench,
 }
 const suite = SUITES[process.argv[2]]
 if (suite) {

@@ -105,7 +105,7 @@ describe('kept comparisons and latest_compare', () => {
 })
 
 describe('users ?compare_check', () => {
-  const check = async (value: string, headers = auth('a')) =>
+  const check = async (value: string, headers: Record<string, string> = auth('a')) =>
     (await t.json(`/api/users/?compare_check=${value}`, headers)).results.map((user: { id: number }) => user.id)
 
   test('the people the caller compared with, with at least that many questions, ordered by the field', async () => {

@@ -68,28 +68,30 @@ export function compareRepository(db: Kysely<Database>) {
 
     /**
      * The distance histogram of `userId` against each of `others`, as `viewer` may see their answers: one
-     * statement whatever the number of others. The person's comparable answers are read once; the others'
-     * answers to the same questions are matched by (question, user) and counted per person and distance.
-     * Others with no common question are absent.
+     * statement whatever the number of others. The person's comparable answers are read once (materialized,
+     * so the planner sees them as the small driving set); the others' answers to those questions come either
+     * from the (question, user) covering index, one range per question with the others' ids as a hashed
+     * filter (many others: no heap access), or from each other person's rows (a few others). Others with no
+     * common question are absent.
      */
     async distanceHistograms(viewer: number | null, userId: number, others: readonly number[]): Promise<DistanceRow[]> {
       if (others.length === 0) return []
+      const ids = [...new Set(others)]
       const { rows } = await sql<{ user_id: number; d0: number; d1: number; d2: number; d3: number; d4: number }>`
-        WITH others AS (SELECT DISTINCT unnest(${[...others]}::int4[]) AS user_id),
-        mine_likert AS (
+        WITH mine_likert AS MATERIALIZED (
           SELECT a.question_id, a.value FROM question_votes a WHERE a.user_id = ${userId} AND ${comparable('a', viewer)}
         ),
-        mine_choice AS (
+        mine_choice AS MATERIALIZED (
           SELECT a.question_id, a.choice_id FROM question_choice_votes a WHERE a.user_id = ${userId} AND ${comparable('a', viewer)}
         ),
         distances AS (
           SELECT b.user_id, abs(b.value - m.value) AS distance
           FROM mine_likert m JOIN question_votes b ON b.question_id = m.question_id
-          WHERE b.user_id IN (SELECT user_id FROM others) AND b.user_id <> ${userId} AND ${comparable('b', viewer)}
+          WHERE b.user_id = ANY(${ids}::int4[]) AND b.user_id <> ${userId} AND ${comparable('b', viewer)}
           UNION ALL
           SELECT b.user_id, CASE WHEN b.choice_id = m.choice_id THEN 0 ELSE 4 END
           FROM mine_choice m JOIN question_choice_votes b ON b.question_id = m.question_id
-          WHERE b.user_id IN (SELECT user_id FROM others) AND b.user_id <> ${userId} AND ${comparable('b', viewer)}
+          WHERE b.user_id = ANY(${ids}::int4[]) AND b.user_id <> ${userId} AND ${comparable('b', viewer)}
         )
         SELECT user_id,
           count(*) FILTER (WHERE distance = 0)::int AS d0, count(*) FILTER (WHERE distance = 1)::int AS d1,

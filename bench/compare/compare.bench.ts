@@ -1,0 +1,169 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import { parseArgs } from 'node:util'
+import { sql, type Kysely } from 'kysely'
+import { buildApp } from '../../src/app.ts'
+import { loadConfig } from '../../src/config.ts'
+import { connectDatabase } from '../../src/db/connect.ts'
+import type { Database } from '../../src/db/database.ts'
+import { migrateToLatest } from '../../src/db/migrate.ts'
+import { hashSecret, newToken } from '../../src/http/authentication.ts'
+import { compareRepository } from '../../src/modules/compare/compare.repository.ts'
+import { seedDatabase } from '../../src/seed/seed.ts'
+import { benchDatabase, percentile, round, sampleRoundRobin, type BenchCase } from '../shared.ts'
+
+/**
+ * The covering indexes comparisons probe, as migration 009 defines them now. A database migrated before 009
+ * gained `private` keeps the older definition (a migration that has run does not run again): rebuilt here so
+ * the bench measures the schema a new database gets.
+ */
+const COVERING_INDEXES = [
+  {
+    name: 'question_votes_question_idx',
+    create: 'CREATE INDEX question_votes_question_idx ON question_votes (question_id, user_id) INCLUDE (id, value, created_at, private)',
+  },
+  {
+    name: 'question_choice_votes_one_per_question',
+    create:
+      'CREATE UNIQUE INDEX question_choice_votes_one_per_question ON question_choice_votes (question_id, user_id) INCLUDE (id, choice_id, value, created_at, private)',
+  },
+]
+
+async function matchCoveringIndexes(db: Kysely<Database>): Promise<string[]> {
+  const rebuilt: string[] = []
+  for (const index of COVERING_INDEXES) {
+    const { rows } = await sql<{ indexdef: string }>`SELECT indexdef FROM pg_indexes WHERE indexname = ${index.name}`.execute(db)
+    if (rows[0]?.indexdef.includes('private')) continue
+    await sql.raw(`DROP INDEX IF EXISTS ${index.name}`).execute(db)
+    await sql.raw(index.create).execute(db)
+    rebuilt.push(index.name)
+  }
+  return rebuilt
+}
+
+/**
+ * npm run bench -- compare [--regenerate] [--samples N] [--others N]
+ * compare_n_users_quick on the large seed (PostgreSQL, database civic_bench_population, shared with the population
+ * suite): the heaviest voter against the 1,000 people who answered most, through the whole HTTP layer (Fastify's
+ * inject), anonymous and signed in as that voter (who then also keeps the 1,000 figures), and the statement alone;
+ * each against the floor measured in the same rounds: one statement reading those people's answers to the
+ * voter's questions once (a count of the matching rows of both answer tables).
+ */
+export async function runCompareBench(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      regenerate: { type: 'boolean', default: false },
+      samples: { type: 'string', default: '30' },
+      others: { type: 'string', default: '1000' },
+    },
+  })
+  const samples = Number(values.samples)
+  const othersWanted = Number(values.others)
+  const { url, generate } = await benchDatabase('civic_bench_population', values.regenerate!)
+  const handle = await connectDatabase({ databaseUrl: url, dataDir: '', poolSize: 4 })
+  const db = handle.db
+  const report: Record<string, unknown> = {
+    date: new Date().toISOString(),
+    node: process.version,
+    cpus: `${os.cpus().length} × ${os.cpus()[0]?.model}`,
+  }
+  try {
+    await migrateToLatest(db)
+    if (generate) {
+      console.error('seeding the large scale (several minutes)')
+      const started = performance.now()
+      await seedDatabase(db, { scale: 'large', seed: 1, force: false })
+      await sql`CREATE TABLE bench_complete ()`.execute(db)
+      report.seed_s = round((performance.now() - started) / 1000, 1)
+    }
+    const rebuilt = await matchCoveringIndexes(db)
+    if (rebuilt.length) report.indexes_rebuilt = rebuilt
+    // As autovacuum leaves a settled database: visibility maps set (index-only scans), statistics fresh.
+    await sql`VACUUM (ANALYZE) question_votes, question_choice_votes, user_compares, users`.execute(db)
+
+    // The heaviest voter, and the people who answered most (hundreds of answers each).
+    const answerCounts = sql`(SELECT user_id FROM question_votes WHERE value IS NOT NULL
+      UNION ALL SELECT user_id FROM question_choice_votes WHERE value IS NOT NULL)`
+    const {
+      rows: [voter],
+    } = await sql<{ user_id: number; answers: number }>`
+      SELECT user_id, count(*)::int AS answers FROM ${answerCounts} a GROUP BY user_id ORDER BY count(*) DESC, user_id LIMIT 1`.execute(db)
+    const { rows: top } = await sql<{ user_id: number; answers: number }>`
+      SELECT user_id, count(*)::int AS answers FROM ${answerCounts} a WHERE user_id <> ${voter.user_id}
+      GROUP BY user_id ORDER BY count(*) DESC, user_id LIMIT ${othersWanted}`.execute(db)
+    const others = top.map((row) => row.user_id)
+    const floorStatement = () => sql<{ answers: number }>`
+      SELECT (SELECT count(*) FROM question_votes b
+              WHERE b.user_id = ANY(${others}::int4[])
+                AND b.question_id IN (SELECT question_id FROM question_votes WHERE user_id = ${voter.user_id}))::int
+           + (SELECT count(*) FROM question_choice_votes b
+              WHERE b.user_id = ANY(${others}::int4[])
+                AND b.question_id IN (SELECT question_id FROM question_choice_votes WHERE user_id = ${voter.user_id}))::int AS answers`
+    const {
+      rows: [floorRows],
+    } = await floorStatement().execute(db)
+    report.counts = (
+      await sql`SELECT (SELECT count(*) FROM users)::int AS users, (SELECT count(*) FROM question_votes)::int AS likert_answers,
+        (SELECT count(*) FROM question_choice_votes)::int AS choice_answers`.execute(db)
+    ).rows[0]
+    report.compared = {
+      usera: voter,
+      others: others.length,
+      others_answers: { most: top[0]?.answers, least: top.at(-1)?.answers },
+      answers_read_by_the_floor: floorRows.answers,
+    }
+
+    const app = await buildApp({
+      config: loadConfig({
+        LOG_LEVEL: 'silent',
+        DATA_DIR: os.tmpdir(),
+        RATE_LIMIT_ANONYMOUS: '10000000',
+        RATE_LIMIT_IP: '10000000',
+        RATE_LIMIT_USER: '10000000',
+      }),
+      db,
+    })
+    await app.ready()
+    const token = newToken()
+    await db
+      .insertInto('auth_tokens')
+      .values({ user_id: voter.user_id, key_hash: hashSecret(token), name: 'bench' })
+      .execute()
+
+    const cases: BenchCase[] = []
+    const add = (label: string, run: () => Promise<unknown>) => cases.push({ label, run, times: [] })
+    add('floor: read those answers once', () => floorStatement().execute(db))
+    add('the statement (distance histograms)', () => compareRepository(db).distanceHistograms(null, voter.user_id, others))
+    const get = (label: string, path: string, headers: Record<string, string> = {}) =>
+      add(label, async () => {
+        const response = await app.inject({ method: 'GET', url: path, headers })
+        if (response.statusCode !== 200) throw new Error(`${label}: ${response.statusCode} ${response.body.slice(0, 300)}`)
+      })
+    const many = `/api/compare_n_users_quick/?usera=${voter.user_id}&users=${others.join(',')}`
+    get(`compare_n_users_quick, ${others.length} people, anonymous`, many)
+    get(`compare_n_users_quick, ${others.length} people, signed in (keeps them)`, many, { authorization: `Token ${token}` })
+    get('compare_users (one pair, full)', `/api/compare_users/?usera=${voter.user_id}&userb=${others[0]}`)
+    get('compare_users_quick (one pair)', `/api/compare_users_quick/?usera=${voter.user_id}&userb=${others[0]}`)
+
+    console.error(`${cases.length} cases, ${samples} samples each, round-robin`)
+    await sampleRoundRobin(cases, samples, 3)
+    const floor = percentile(cases[0].times, 50)
+    const results: Record<string, unknown> = {}
+    for (const c of cases) {
+      const p50 = percentile(c.times, 50)
+      results[c.label] = { p50_ms: round(p50), p99_ms: round(percentile(c.times, 99)), over_floor_p50: round(p50 / floor, 2) }
+    }
+    report.samples = samples
+    report.results = results
+    await db.deleteFrom('auth_tokens').where('user_id', '=', voter.user_id).where('name', '=', 'bench').execute()
+    await app.close()
+    fs.mkdirSync('bench/results', { recursive: true })
+    const file = `bench/results/compare-${String(report.date).slice(0, 10)}.json`
+    fs.writeFileSync(file, JSON.stringify(report, null, 2) + '\n')
+    console.log(JSON.stringify(report, null, 2))
+    console.error(`written to ${file}`)
+  } finally {
+    await handle.close()
+  }
+}
