@@ -1,11 +1,114 @@
-import type { Kysely, Selectable } from 'kysely'
+import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely'
 import type { Database, Politicians } from '../../db/database.ts'
-import type { Politician } from './politicians.schemas.ts'
+import { parseIdList } from '../../http/integers.ts'
+import { column, orderingFieldsOf, type OrderingFields } from '../../http/ordering.ts'
+import { escapeLike } from '../areas/areas.repository.ts'
+import type { Politician, SimplePoliticianListQuery } from './politicians.schemas.ts'
 
 export type PoliticianRow = Selectable<Politicians>
+/** A politician with the id of the user account linked to it (null without one). */
+export type LinkedPoliticianRow = PoliticianRow & { user_id: number | null }
+export type PoliticianFilters = SimplePoliticianListQuery
+
+/** What the listings sort by: the API's field names; group and area are the party and the area's name. */
+export const POLITICIAN_ORDERING: OrderingFields = {
+  ...orderingFieldsOf(
+    ['id', 'name', 'sort_name', 'chamber', 'term', 'start_date', 'end_date', 'type', 'created_at', 'modified_at'],
+    'politicians',
+  ),
+  group: column('politicians.party'),
+  area: column('politicians.area_name'),
+}
+export const POLITICIAN_DEFAULT_ORDER = ['sort_name', 'name']
+
+/** A linked account counts while the users listing shows it (active, or deleted and anonymised). */
+const linkedUser = sql<number | null>`(SELECT u.id FROM users u
+  WHERE u.politician_id = politicians.id AND (u.is_active OR u.is_deleted))`
+
+/** The linked user's id as a selection, for listings' select step. */
+export const linkedUserId = linkedUser.as('user_id')
+
+/** The areas of a user (country, region, district, user_geos) and every area above them: one recursive subquery. */
+function areasOfUser(userId: number): RawBuilder<unknown> {
+  return sql`(WITH RECURSIVE mine(id) AS (
+    SELECT seed.id FROM (
+      SELECT unnest(ARRAY[u.country_id, u.region_id, u.district_id]) AS id FROM users u WHERE u.id = ${userId}::int
+      UNION SELECT g.area_id FROM user_geos g WHERE g.user_id = ${userId}::int
+    ) seed WHERE seed.id IS NOT NULL
+    UNION
+    SELECT a.parent_id FROM mine m JOIN areas a ON a.id = m.id WHERE a.parent_id IS NOT NULL
+  ) SELECT id FROM mine)`
+}
 
 export function politiciansRepository(db: Kysely<Database>) {
   return {
+    /** The listings' filters (FROM and WHERE; nothing selected yet). `areaIds` narrows to politicians of those areas. */
+    filtered(filters: PoliticianFilters, areaIds?: readonly number[]) {
+      let query = db.selectFrom('politicians')
+      if (filters.area !== undefined) query = query.where('politicians.area_id', '=', filters.area)
+      if (filters.area__in !== undefined) query = query.where('politicians.area_id', 'in', [...parseIdList(filters.area__in), -1])
+      if (areaIds !== undefined) query = query.where('politicians.area_id', 'in', [...areaIds, -1])
+      for (const party of [filters.party, filters.group]) if (party !== undefined) query = query.where('politicians.party', '=', party)
+      for (const id of [filters.party_id, filters.group_id]) if (id !== undefined) query = query.where('politicians.party_id', '=', id)
+      if (filters.type !== undefined) query = query.where('politicians.type', '=', filters.type)
+      if (filters.search) {
+        // DRF SearchFilter: terms split on whitespace and commas; every term matches the name or the sort name.
+        for (const term of filters.search.split(/[\s,]+/).filter(Boolean)) {
+          const pattern = `%${escapeLike(term)}%`
+          query = query.where((eb) => eb.or([eb('politicians.name', 'ilike', pattern), eb('politicians.sort_name', 'ilike', pattern)]))
+        }
+      }
+      return query
+    },
+
+    async findById(id: number): Promise<LinkedPoliticianRow | undefined> {
+      return db
+        .selectFrom('politicians')
+        .selectAll('politicians')
+        .select(linkedUser.as('user_id'))
+        .where('politicians.id', '=', id)
+        .executeTakeFirst()
+    },
+
+    /**
+     * The politicians of a user's areas and of every area above them, filtered, in the listing's default order,
+     * with their linked user: one statement.
+     */
+    async ofUserAreas(userId: number, filters: PoliticianFilters): Promise<{ id: number; user_id: number | null }[]> {
+      const rows = await this.filtered(filters)
+        .where(sql<boolean>`politicians.area_id IN ${areasOfUser(userId)}`)
+        .select(['politicians.id', linkedUser.as('user_id')])
+        .orderBy('politicians.sort_name')
+        .orderBy('politicians.name')
+        .orderBy('politicians.id')
+        .execute()
+      return rows.map((row) => ({ id: row.id, user_id: row.user_id === null ? null : Number(row.user_id) }))
+    },
+
+    /**
+     * An area and every area above it, with how many steps up each is (0 for the area itself): one recursive
+     * statement. Empty when there is no such area. The depth bound stops a cycle of parents.
+     */
+    async areaAndAbove(areaId: number): Promise<{ id: number; level: number }[]> {
+      const { rows } = await sql<{ id: number; level: number }>`
+        WITH RECURSIVE chain(id, level) AS (
+          SELECT id, 0 FROM areas WHERE id = ${areaId}::int
+          UNION ALL
+          SELECT a.parent_id, c.level + 1 FROM chain c JOIN areas a ON a.id = c.id
+          WHERE a.parent_id IS NOT NULL AND c.level < 64
+        )
+        SELECT id, min(level)::int AS level FROM chain GROUP BY id ORDER BY level`.execute(db)
+      return rows.map((row) => ({ id: Number(row.id), level: Number(row.level) }))
+    },
+
+    /** Which of these areas exist, and whether the user exists (and is listed): one statement. */
+    async filterTargets(areaIds: readonly number[], userId: number | null): Promise<{ areas: Set<number>; user: boolean }> {
+      const { rows } = await sql<{ areas: number[] | null; user: boolean }>`
+        SELECT (SELECT array_agg(id) FROM areas WHERE id = ANY(${[...areaIds]}::int4[])) AS areas,
+          EXISTS (SELECT 1 FROM users WHERE id = ${userId}::int AND (is_active OR is_deleted)) AS user`.execute(db)
+      return { areas: new Set((rows[0].areas ?? []).map(Number)), user: Boolean(rows[0].user) }
+    },
+
     async findByIds(ids: number[]): Promise<Map<number, PoliticianRow>> {
       if (ids.length === 0) return new Map()
       const rows = await db

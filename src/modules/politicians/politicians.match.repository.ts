@@ -1,0 +1,111 @@
+import { sql, type Kysely } from 'kysely'
+import type { Database } from '../../db/database.ts'
+import type { Caller } from '../../http/authentication.ts'
+import type { DistanceRow } from '../compare/compare.repository.ts'
+import { questionVisibleSql } from '../questions/question-access.ts'
+
+/**
+ * The SQL of matching a person with politicians (docs/politicians.md). It differs from compare.repository.ts in
+ * whose answers count: a politician's answers are public by nature, so every non-skipped answer of a
+ * politician's account counts, private or not; the person's own private answers count only when the caller is
+ * that person.
+ */
+
+/** One question that separates the person (a) from a politician's account (b), with both answers. */
+export interface SeparatingRow {
+  user_id: number
+  question_id: number
+  text: string
+  subtype: string
+  distance: number
+  a_value: number | null
+  a_choice: number | null
+  a_choice_text: string | null
+  b_value: number | null
+  b_choice: number | null
+  b_choice_text: string | null
+}
+
+/** The person's answers that count: not skipped, and public unless the caller wrote them. */
+const personAnswer = (viewer: number | null) => sql`a.value IS NOT NULL AND (NOT a.private OR a.user_id = ${viewer}::int)`
+/** A politician's answers that count: every one not skipped. */
+const politicianAnswer = sql`b.value IS NOT NULL`
+
+export function politicianMatchRepository(db: Kysely<Database>) {
+  return {
+    /**
+     * The distance histogram of `userId` against each politician account of `others`: one statement whatever
+     * their number (compareRepository.distanceHistograms with the politicians' answers all counting). Accounts
+     * with no common question are absent.
+     */
+    async distanceHistograms(viewer: number | null, userId: number, others: readonly number[]): Promise<DistanceRow[]> {
+      if (others.length === 0) return []
+      const { rows } = await sql<{ user_id: number; d0: number; d1: number; d2: number; d3: number; d4: number }>`
+        WITH others AS (SELECT DISTINCT unnest(${[...others]}::int4[]) AS user_id),
+        distances AS (
+          SELECT b.user_id, abs(b.value - a.value) AS distance
+          FROM question_votes a JOIN question_votes b ON b.question_id = a.question_id
+          WHERE a.user_id = ${userId}::int AND ${personAnswer(viewer)}
+            AND b.user_id IN (SELECT user_id FROM others) AND b.user_id <> ${userId}::int AND ${politicianAnswer}
+          UNION ALL
+          SELECT b.user_id, CASE WHEN b.choice_id = a.choice_id THEN 0 ELSE 4 END
+          FROM question_choice_votes a JOIN question_choice_votes b ON b.question_id = a.question_id
+          WHERE a.user_id = ${userId}::int AND ${personAnswer(viewer)}
+            AND b.user_id IN (SELECT user_id FROM others) AND b.user_id <> ${userId}::int AND ${politicianAnswer}
+        )
+        SELECT user_id,
+          count(*) FILTER (WHERE distance = 0)::int AS d0, count(*) FILTER (WHERE distance = 1)::int AS d1,
+          count(*) FILTER (WHERE distance = 2)::int AS d2, count(*) FILTER (WHERE distance = 3)::int AS d3,
+          count(*) FILTER (WHERE distance = 4)::int AS d4
+        FROM distances GROUP BY user_id ORDER BY user_id`.execute(db)
+      return rows.map((row) => ({ user_id: Number(row.user_id), distances: [row.d0, row.d1, row.d2, row.d3, row.d4] }))
+    },
+
+    /**
+     * Per politician account, the `limit` common questions at distance 2 or more that the caller may see, largest
+     * distance first, then lowest question id (the rule of separatingAndAgreeing): one statement for any number
+     * of accounts, cut per account in SQL so that a long shared history never travels whole.
+     */
+    async separatingQuestions(caller: Caller | null, userId: number, others: readonly number[], limit: number): Promise<SeparatingRow[]> {
+      if (others.length === 0 || limit <= 0) return []
+      const viewer = caller?.id ?? null
+      const { rows } = await sql<SeparatingRow>`
+        WITH others AS (SELECT DISTINCT unnest(${[...others]}::int4[]) AS user_id),
+        common AS (
+          SELECT b.user_id, a.question_id, abs(a.value - b.value)::int AS distance, a.value AS a_value,
+            NULL::int AS a_choice, b.value AS b_value, NULL::int AS b_choice
+          FROM question_votes a JOIN question_votes b ON b.question_id = a.question_id
+          WHERE a.user_id = ${userId}::int AND ${personAnswer(viewer)}
+            AND b.user_id IN (SELECT user_id FROM others) AND b.user_id <> ${userId}::int AND ${politicianAnswer}
+            AND abs(a.value - b.value) >= 2
+          UNION ALL
+          SELECT b.user_id, a.question_id, 4, NULL, a.choice_id, NULL, b.choice_id
+          FROM question_choice_votes a JOIN question_choice_votes b ON b.question_id = a.question_id
+          WHERE a.user_id = ${userId}::int AND ${personAnswer(viewer)}
+            AND b.user_id IN (SELECT user_id FROM others) AND b.user_id <> ${userId}::int AND ${politicianAnswer}
+            AND a.choice_id <> b.choice_id
+        ),
+        ranked AS (
+          SELECT c.*, q.question AS text, q.subtype,
+            row_number() OVER (PARTITION BY c.user_id ORDER BY c.distance DESC, c.question_id) AS place
+          FROM common c JOIN questions q ON q.id = c.question_id
+          WHERE ${questionVisibleSql(caller, 'q')}
+        )
+        SELECT r.user_id, r.question_id, r.text, r.subtype, r.distance, r.a_value, r.a_choice, ac.text AS a_choice_text,
+          r.b_value, r.b_choice, bc.text AS b_choice_text
+        FROM ranked r
+        LEFT JOIN question_choices ac ON ac.id = r.a_choice
+        LEFT JOIN question_choices bc ON bc.id = r.b_choice
+        WHERE r.place <= ${limit}::int
+        ORDER BY r.user_id, r.place`.execute(db)
+      return rows.map((row) => ({
+        ...row,
+        user_id: Number(row.user_id),
+        question_id: Number(row.question_id),
+        distance: Number(row.distance),
+        a_value: row.a_value === null ? null : Number(row.a_value),
+        b_value: row.b_value === null ? null : Number(row.b_value),
+      }))
+    },
+  }
+}
