@@ -67,6 +67,8 @@ export async function runCompareBench(argv: string[]): Promise<void> {
     date: new Date().toISOString(),
     node: process.version,
     cpus: `${os.cpus().length} × ${os.cpus()[0]?.model}`,
+    // The machine may be shared: the load says how much the figures can be trusted.
+    load_average_at_start: os.loadavg().map((load) => round(load, 1)),
   }
   try {
     await migrateToLatest(db)
@@ -155,6 +157,7 @@ export async function runCompareBench(argv: string[]): Promise<void> {
       results[c.label] = { p50_ms: round(p50), p99_ms: round(percentile(c.times, 99)), over_floor_p50: round(p50 / floor, 2) }
     }
     report.samples = samples
+    report.load_average_at_end = os.loadavg().map((load) => round(load, 1))
     report.results = results
     await db.deleteFrom('auth_tokens').where('user_id', '=', voter.user_id).where('name', '=', 'bench').execute()
     await app.close()
