@@ -51,7 +51,9 @@ export interface ComparisonFigures {
  * answer counts only in its author's own comparisons). `owner` is the table alias.
  */
 const comparable = (owner: string, viewer: number | null) =>
-  sql`${sql.ref(`${owner}.value`)} IS NOT NULL AND (NOT ${sql.ref(`${owner}.private`)} OR ${sql.ref(`${owner}.user_id`)} = ${viewer}::int)`
+  viewer === null
+    ? sql`${sql.ref(`${owner}.value`)} IS NOT NULL AND NOT ${sql.ref(`${owner}.private`)}`
+    : sql`${sql.ref(`${owner}.value`)} IS NOT NULL AND (NOT ${sql.ref(`${owner}.private`)} OR ${sql.ref(`${owner}.user_id`)} = ${viewer}::int)`
 
 /** Who can be compared: accounts the users listing shows (active, or deleted and anonymised: their answers still count). */
 const listedUser = sql`(users.is_active OR users.is_deleted)`
@@ -76,7 +78,8 @@ export function compareRepository(db: Kysely<Database>) {
      */
     async distanceHistograms(viewer: number | null, userId: number, others: readonly number[]): Promise<DistanceRow[]> {
       if (others.length === 0) return []
-      const ids = [...new Set(others)]
+      const ids = [...new Set(others)].filter((id) => id !== userId)
+      if (ids.length === 0) return []
       const { rows } = await sql<{ user_id: number; d0: number; d1: number; d2: number; d3: number; d4: number }>`
         WITH mine_likert AS MATERIALIZED (
           SELECT a.question_id, a.value FROM question_votes a WHERE a.user_id = ${userId} AND ${comparable('a', viewer)}
@@ -87,11 +90,11 @@ export function compareRepository(db: Kysely<Database>) {
         distances AS (
           SELECT b.user_id, abs(b.value - m.value) AS distance
           FROM mine_likert m JOIN question_votes b ON b.question_id = m.question_id
-          WHERE b.user_id = ANY(${ids}::int4[]) AND b.user_id <> ${userId} AND ${comparable('b', viewer)}
+          WHERE b.user_id = ANY(${ids}::int4[]) AND ${comparable('b', viewer)}
           UNION ALL
           SELECT b.user_id, CASE WHEN b.choice_id = m.choice_id THEN 0 ELSE 4 END
           FROM mine_choice m JOIN question_choice_votes b ON b.question_id = m.question_id
-          WHERE b.user_id = ANY(${ids}::int4[]) AND b.user_id <> ${userId} AND ${comparable('b', viewer)}
+          WHERE b.user_id = ANY(${ids}::int4[]) AND ${comparable('b', viewer)}
         )
         SELECT user_id,
           count(*) FILTER (WHERE distance = 0)::int AS d0, count(*) FILTER (WHERE distance = 1)::int AS d1,
