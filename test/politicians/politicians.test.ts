@@ -204,6 +204,7 @@ describe('politician listing and detail', () => {
       [`${mine()}&party_id=g`, [pol.pd2]],
       [`${mine()}&type=mp`, [pol.pr]],
       ['search=ned+nash', [pol.pn]],
+      ['area__in=&search=ned+nash', [pol.pn]],
       ['search=nash,ned', [pol.pn]],
       [`${mine()}&search=d`, [pol.pd1, pol.pd2, pol.pr]],
       [`${mine()}&search=d&ordering=-name`, [pol.pr, pol.pd2, pol.pd1]],

@@ -46,7 +46,8 @@ export function politiciansRepository(db: Kysely<Database>) {
     filtered(filters: PoliticianFilters, areaIds?: readonly number[]) {
       let query = db.selectFrom('politicians')
       if (filters.area !== undefined) query = query.where('politicians.area_id', '=', filters.area)
-      if (filters.area__in !== undefined) query = query.where('politicians.area_id', 'in', [...parseIdList(filters.area__in), -1])
+      // Sent empty, area__in is not applied (as IdList says); ids past the int4 range name nothing.
+      if (filters.area__in) query = query.where('politicians.area_id', 'in', [...parseIdList(filters.area__in), -1])
       if (areaIds !== undefined) query = query.where('politicians.area_id', 'in', [...areaIds, -1])
       for (const party of [filters.party, filters.group]) if (party !== undefined) query = query.where('politicians.party', '=', party)
       for (const id of [filters.party_id, filters.group_id]) if (id !== undefined) query = query.where('politicians.party_id', '=', id)
