@@ -27,9 +27,22 @@ export interface SeparatingRow {
 }
 
 /** The person's answers that count: not skipped, and public unless the caller wrote them. */
-const personAnswer = (viewer: number | null) => sql`a.value IS NOT NULL AND (NOT a.private OR a.user_id = ${viewer}::int)`
+const personAnswer = (viewer: number | null) =>
+  viewer === null ? sql`a.value IS NOT NULL AND NOT a.private` : sql`a.value IS NOT NULL AND (NOT a.private OR a.user_id = ${viewer}::int)`
 /** A politician's answers that count: every one not skipped. */
 const politicianAnswer = sql`b.value IS NOT NULL`
+
+/** The person's countable answers, read once (MATERIALIZED) and matched with the accounts' answers by question. */
+const personAnswers = (userId: number, viewer: number | null) => sql`
+  mine_likert AS MATERIALIZED (
+    SELECT a.question_id, a.value FROM question_votes a WHERE a.user_id = ${userId}::int AND ${personAnswer(viewer)}
+  ),
+  mine_choice AS MATERIALIZED (
+    SELECT a.question_id, a.choice_id FROM question_choice_votes a WHERE a.user_id = ${userId}::int AND ${personAnswer(viewer)}
+  )`
+
+/** The accounts compared with: distinct, without the person (nobody is compared with themselves). */
+const accountsOf = (userId: number, others: readonly number[]) => [...new Set(others)].filter((id) => id !== userId)
 
 export function politicianMatchRepository(db: Kysely<Database>) {
   return {
@@ -39,19 +52,18 @@ export function politicianMatchRepository(db: Kysely<Database>) {
      * with no common question are absent.
      */
     async distanceHistograms(viewer: number | null, userId: number, others: readonly number[]): Promise<DistanceRow[]> {
-      if (others.length === 0) return []
+      const ids = accountsOf(userId, others)
+      if (ids.length === 0) return []
       const { rows } = await sql<{ user_id: number; d0: number; d1: number; d2: number; d3: number; d4: number }>`
-        WITH others AS (SELECT DISTINCT unnest(${[...others]}::int4[]) AS user_id),
+        WITH ${personAnswers(userId, viewer)},
         distances AS (
           SELECT b.user_id, abs(b.value - a.value) AS distance
-          FROM question_votes a JOIN question_votes b ON b.question_id = a.question_id
-          WHERE a.user_id = ${userId}::int AND ${personAnswer(viewer)}
-            AND b.user_id IN (SELECT user_id FROM others) AND b.user_id <> ${userId}::int AND ${politicianAnswer}
+          FROM mine_likert a JOIN question_votes b ON b.question_id = a.question_id
+          WHERE b.user_id = ANY(${ids}::int4[]) AND ${politicianAnswer}
           UNION ALL
           SELECT b.user_id, CASE WHEN b.choice_id = a.choice_id THEN 0 ELSE 4 END
-          FROM question_choice_votes a JOIN question_choice_votes b ON b.question_id = a.question_id
-          WHERE a.user_id = ${userId}::int AND ${personAnswer(viewer)}
-            AND b.user_id IN (SELECT user_id FROM others) AND b.user_id <> ${userId}::int AND ${politicianAnswer}
+          FROM mine_choice a JOIN question_choice_votes b ON b.question_id = a.question_id
+          WHERE b.user_id = ANY(${ids}::int4[]) AND ${politicianAnswer}
         )
         SELECT user_id,
           count(*) FILTER (WHERE distance = 0)::int AS d0, count(*) FILTER (WHERE distance = 1)::int AS d1,
@@ -67,23 +79,19 @@ export function politicianMatchRepository(db: Kysely<Database>) {
      * of accounts, cut per account in SQL so that a long shared history never travels whole.
      */
     async separatingQuestions(caller: Caller | null, userId: number, others: readonly number[], limit: number): Promise<SeparatingRow[]> {
-      if (others.length === 0 || limit <= 0) return []
-      const viewer = caller?.id ?? null
+      const ids = accountsOf(userId, others)
+      if (ids.length === 0 || limit <= 0) return []
       const { rows } = await sql<SeparatingRow>`
-        WITH others AS (SELECT DISTINCT unnest(${[...others]}::int4[]) AS user_id),
+        WITH ${personAnswers(userId, caller?.id ?? null)},
         common AS (
           SELECT b.user_id, a.question_id, abs(a.value - b.value)::int AS distance, a.value AS a_value,
             NULL::int AS a_choice, b.value AS b_value, NULL::int AS b_choice
-          FROM question_votes a JOIN question_votes b ON b.question_id = a.question_id
-          WHERE a.user_id = ${userId}::int AND ${personAnswer(viewer)}
-            AND b.user_id IN (SELECT user_id FROM others) AND b.user_id <> ${userId}::int AND ${politicianAnswer}
-            AND abs(a.value - b.value) >= 2
+          FROM mine_likert a JOIN question_votes b ON b.question_id = a.question_id
+          WHERE b.user_id = ANY(${ids}::int4[]) AND ${politicianAnswer} AND abs(a.value - b.value) >= 2
           UNION ALL
           SELECT b.user_id, a.question_id, 4, NULL, a.choice_id, NULL, b.choice_id
-          FROM question_choice_votes a JOIN question_choice_votes b ON b.question_id = a.question_id
-          WHERE a.user_id = ${userId}::int AND ${personAnswer(viewer)}
-            AND b.user_id IN (SELECT user_id FROM others) AND b.user_id <> ${userId}::int AND ${politicianAnswer}
-            AND a.choice_id <> b.choice_id
+          FROM mine_choice a JOIN question_choice_votes b ON b.question_id = a.question_id
+          WHERE b.user_id = ANY(${ids}::int4[]) AND ${politicianAnswer} AND a.choice_id <> b.choice_id
         ),
         ranked AS (
           SELECT c.*, q.question AS text, q.subtype,
