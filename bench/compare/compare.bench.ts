@@ -1,45 +1,15 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import { parseArgs } from 'node:util'
-import { sql, type Kysely } from 'kysely'
+import { sql } from 'kysely'
 import { buildApp } from '../../src/app.ts'
 import { loadConfig } from '../../src/config.ts'
 import { connectDatabase } from '../../src/db/connect.ts'
-import type { Database } from '../../src/db/database.ts'
 import { migrateToLatest } from '../../src/db/migrate.ts'
 import { hashSecret, newToken } from '../../src/http/authentication.ts'
 import { compareRepository } from '../../src/modules/compare/compare.repository.ts'
 import { seedDatabase } from '../../src/seed/seed.ts'
 import { benchDatabase, percentile, round, sampleRoundRobin, type BenchCase } from '../shared.ts'
-
-/**
- * The covering indexes comparisons probe, as migration 009 defines them now. A database migrated before 009
- * gained `private` keeps the older definition (a migration that has run does not run again): rebuilt here so
- * the bench measures the schema a new database gets.
- */
-const COVERING_INDEXES = [
-  {
-    name: 'question_votes_question_idx',
-    create: 'CREATE INDEX question_votes_question_idx ON question_votes (question_id, user_id) INCLUDE (id, value, created_at, private)',
-  },
-  {
-    name: 'question_choice_votes_one_per_question',
-    create:
-      'CREATE UNIQUE INDEX question_choice_votes_one_per_question ON question_choice_votes (question_id, user_id) INCLUDE (id, choice_id, value, created_at, private)',
-  },
-]
-
-async function matchCoveringIndexes(db: Kysely<Database>): Promise<string[]> {
-  const rebuilt: string[] = []
-  for (const index of COVERING_INDEXES) {
-    const { rows } = await sql<{ indexdef: string }>`SELECT indexdef FROM pg_indexes WHERE indexname = ${index.name}`.execute(db)
-    if (rows[0]?.indexdef.includes('private')) continue
-    await sql.raw(`DROP INDEX IF EXISTS ${index.name}`).execute(db)
-    await sql.raw(index.create).execute(db)
-    rebuilt.push(index.name)
-  }
-  return rebuilt
-}
 
 /**
  * npm run bench -- compare [--regenerate] [--samples N] [--others N]
@@ -79,8 +49,6 @@ export async function runCompareBench(argv: string[]): Promise<void> {
       await sql`CREATE TABLE bench_complete ()`.execute(db)
       report.seed_s = round((performance.now() - started) / 1000, 1)
     }
-    const rebuilt = await matchCoveringIndexes(db)
-    if (rebuilt.length) report.indexes_rebuilt = rebuilt
     // As autovacuum leaves a settled database: visibility maps set (index-only scans), statistics fresh.
     await sql`VACUUM (ANALYZE) question_votes, question_choice_votes, user_compares, users`.execute(db)
 
