@@ -291,3 +291,30 @@ test('two people asking each other at the same moment end up with one friendship
   assert.notEqual(rows[0].accepted_at, null)
   await assertCountFriendsMatchCheck()
 })
+
+test('deleting an account ends its friendships: its friends’ counters drop, its requests go', async () => {
+  const body = { username: 'fr_leaving', email: 'fr_leaving@example.org', password: 'lantern-orchard-42' }
+  const registered = await t.send('POST', '/auth/register/', body)
+  assert.equal(registered.statusCode, 201, registered.body)
+  const { id, auth_token: token } = registered.json()
+  const [friend, asked, asking] = await Promise.all([insertUser(t.database.db), insertUser(t.database.db), insertUser(t.database.db)])
+  const accepted = (await t.send('POST', '/api/friends/', { friend: friend.id }, token)).json()
+  assert.equal((await t.send('POST', `/api/friends/${accepted.id}/accept/`, undefined, await t.tokenFor(friend.id))).statusCode, 200)
+  assert.equal((await t.send('POST', '/api/friends/', { friend: asked.id }, token)).statusCode, 201)
+  assert.equal((await t.send('POST', '/api/friends/', { friend: id }, await t.tokenFor(asking.id))).statusCode, 201)
+  const before = await t.database.db.selectFrom('users').select('count_friends').where('id', '=', friend.id).executeTakeFirstOrThrow()
+  assert.equal(before.count_friends, 1)
+
+  assert.equal((await t.send('POST', '/auth/delete-account/', { password: body.password }, token)).statusCode, 204)
+  const left = await t.database.db
+    .selectFrom('friendships')
+    .select('id')
+    .where((eb) => eb.or([eb('user_id', '=', id), eb('friend_id', '=', id)]))
+    .execute()
+  assert.deepEqual(left, [])
+  const after = await t.database.db.selectFrom('users').select('count_friends').where('id', '=', friend.id).executeTakeFirstOrThrow()
+  assert.equal(after.count_friends, 0)
+  const friendsList = await t.json(`/api/friends/?user=${friend.id}`, { authorization: `Token ${await t.tokenFor(friend.id)}` })
+  assert.equal(friendsList.count, 0)
+  await assertCountFriendsMatchCheck()
+})

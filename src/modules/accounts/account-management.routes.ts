@@ -8,6 +8,7 @@ import { ChangePasswordBody, PasswordBody, TokenInfo } from './accounts.schemas.
 import { hashPassword, passwordProblems, verifyPassword } from './passwords.ts'
 import { tokensRepository } from './tokens.repository.ts'
 import { IdParams, NoContent } from '../../http/route-schemas.ts'
+import { dropFriendshipsOf } from '../friends/friends.service.ts'
 
 const errors = { 400: FieldErrorsBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody }
 const Detail = Type.Object({ detail: Type.String() })
@@ -79,6 +80,7 @@ export function accountManagementRoutes(app: App): void {
         const caller = signedIn(request)
         await confirmPassword(caller.id, request.body?.password, 'password')
         await app.db.transaction().execute(async (trx) => {
+          await dropFriendshipsOf(trx, caller.id)
           await accountsRepository(trx).anonymise(caller.id)
           await tokensRepository(trx).revokeAllOf(caller.id)
         })

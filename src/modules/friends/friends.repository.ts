@@ -88,6 +88,36 @@ export function friendsRepository(db: Kysely<Database>) {
       return db.deleteFrom('friendships').where('id', '=', id).where('accepted_at', 'is', null).returningAll().executeTakeFirst()
     },
 
+    /** The other person of each of someone's friendships, pending or accepted. */
+    async partiesOf(userId: number): Promise<number[]> {
+      const rows = await db
+        .selectFrom('friendships')
+        .select(sql<number>`CASE WHEN user_id = ${userId} THEN friend_id ELSE user_id END`.as('other'))
+        .where((eb) => eb.or([eb('user_id', '=', userId), eb('friend_id', '=', userId)]))
+        .execute()
+      return rows.map((row) => Number(row.other))
+    },
+
+    /** Locks the users' rows, lower id first, as lockParties does for a pair. */
+    async lockUsers(ids: number[]): Promise<void> {
+      if (ids.length === 0) return
+      await db.selectFrom('users').select('id').where('id', 'in', ids).orderBy('id').forNoKeyUpdate().execute()
+    },
+
+    /**
+     * Deletes all of someone's friendships and takes each accepted one off both people's count_friends. Called
+     * with every party's row locked (lockUsers).
+     */
+    async removeAllOf(userId: number): Promise<void> {
+      await sql`WITH gone AS (
+          DELETE FROM friendships WHERE user_id = ${userId} OR friend_id = ${userId} RETURNING user_id, friend_id, accepted_at
+        ), counted AS (
+          SELECT party, count(*)::int AS n FROM gone CROSS JOIN LATERAL (VALUES (gone.user_id), (gone.friend_id)) AS p(party)
+          WHERE gone.accepted_at IS NOT NULL GROUP BY party
+        )
+        UPDATE users SET count_friends = users.count_friends - counted.n FROM counted WHERE users.id = counted.party`.execute(db)
+    },
+
     async remove(id: number): Promise<FriendshipRow | undefined> {
       return db.deleteFrom('friendships').where('id', '=', id).returningAll().executeTakeFirst()
     },

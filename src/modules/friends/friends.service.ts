@@ -95,3 +95,19 @@ export async function removeFriendship(db: Kysely<Database>, id: number): Promis
     if (removed.accepted_at) await repository.countFriends(removed, -1)
   })
 }
+
+/**
+ * A deleted account leaves every friendship: its friends' counters drop at once. Locks every party, lower id first
+ * like every other friendship write, reading the parties again until no new one appeared while waiting.
+ */
+export async function dropFriendshipsOf(db: Kysely<Database>, userId: number): Promise<void> {
+  const repository = friendsRepository(db)
+  const locked = new Set<number>()
+  for (;;) {
+    const parties = [userId, ...(await repository.partiesOf(userId))].filter((id) => !locked.has(id))
+    if (parties.length === 0) break
+    await repository.lockUsers([...locked, ...parties].sort((a, b) => a - b))
+    for (const id of parties) locked.add(id)
+  }
+  await repository.removeAllOf(userId)
+}
