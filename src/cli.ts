@@ -32,7 +32,8 @@ Commands:
                                            CSV); replaces the records of that date
   import-areas FILE                        create or update areas from a GeoJSON FeatureCollection
   import-politicians FILE                  create or update politicians from a CSV file
-  serve                                    migrate, then serve the API on HOST:PORT
+  serve [--workers N]                      migrate, then serve the API on HOST:PORT; --workers runs N
+                                           processes on the port (PostgreSQL server only)
   demo                                     migrate, seed the demo data if empty, create a key and serve
 
 Configuration comes from the environment: see README.md.`
@@ -235,6 +236,32 @@ async function checkCommand(config: Config): Promise<number> {
   })
 }
 
+async function serveCommand(config: Config, args: string[]): Promise<void> {
+  let workers = 1
+  try {
+    const { values } = parseArgs({ args, options: { workers: { type: 'string' } } })
+    if (values.workers !== undefined) {
+      if (!/^\d+$/.test(values.workers) || Number(values.workers) < 1 || Number(values.workers) > 64)
+        throw new UsageError(`--workers must be a whole number from 1 to 64, not "${values.workers}"`)
+      workers = Number(values.workers)
+    }
+  } catch (error) {
+    throw error instanceof UsageError ? error : new UsageError(`serve: ${(error as Error).message}`)
+  }
+  const start = async () => (await serverModule()).startServer(config)
+  if (workers === 1) {
+    await start()
+    return
+  }
+  // The embedded database is one process's: only a server is shared.
+  if (!config.databaseUrl)
+    throw new UsageError('serve --workers needs a PostgreSQL server (DATABASE_URL): the embedded database has one process')
+  // Each worker waits for the database and migrates as a single serve does; the migrator's lock makes one of
+  // them apply what is pending and the others find it done.
+  const { serveWorkers } = await import('./workers.ts')
+  await serveWorkers(config, workers, start)
+}
+
 async function demoCommand(config: Config): Promise<void> {
   const startup = { timeoutMs: config.dbStartupTimeoutS * 1000, log: (line: string) => console.error(line) }
   const handle = await connectWhenReachable(
@@ -302,7 +329,7 @@ export async function main(argv: string[]): Promise<number> {
         await importPoliticiansCommand(config, args)
         return 0
       case 'serve':
-        await (await serverModule()).startServer(config)
+        await serveCommand(config, args)
         return -1
       case 'demo':
         await demoCommand(config)
