@@ -12,6 +12,7 @@ const SUITES: Record<string, () => Promise<(argv: string[]) => Promise<void>>> =
   population: async () => (await import('./population/population.bench.ts')).runPopulationBench,
   import: async () => (await import('./import/import.bench.ts')).runImportBench,
   compare: async () => (await import('./compare/compare.bench.ts')).runCompareBench,
+  load: async () => (await import('./load/load.bench.ts')).runLoadBench,
 }
 const suite = SUITES[process.argv[2]]
 if (suite) {

@@ -1,0 +1,42 @@
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
+import { round } from '../shared.ts'
+
+/** One load: the URL (path included), its headers, and how hard and how long. */
+export interface LoadRun {
+  url: string
+  connections: number
+  duration: number
+  method?: string
+  headers?: Record<string, string>
+  body?: string
+}
+
+export interface LoadFigures {
+  requests_per_s: number
+  p50_ms: number
+  p99_ms: number
+  max_ms: number
+  total: number
+  errors: number
+  non_2xx: number
+}
+
+/** Runs autocannon in a child process (see autocannon-worker.ts) and keeps the figures the report shows. */
+export async function runLoad(run: LoadRun): Promise<LoadFigures> {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--import', 'tsx', new URL('./autocannon-worker.ts', import.meta.url).pathname, JSON.stringify(run)],
+    { maxBuffer: 64 * 1024 * 1024 },
+  )
+  const result = JSON.parse(stdout)
+  return {
+    requests_per_s: round(result.requests.total / result.duration, 1),
+    p50_ms: result.latency.p50,
+    p99_ms: result.latency.p99,
+    max_ms: result.latency.max,
+    total: result.requests.total,
+    errors: result.errors + result.timeouts,
+    non_2xx: result.non2xx,
+  }
+}

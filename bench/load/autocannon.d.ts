@@ -1,0 +1,40 @@
+/** The part of autocannon's API the load suite uses (the package ships no types). */
+declare module 'autocannon' {
+  interface Histogram {
+    average: number
+    p50: number
+    p99: number
+    max: number
+  }
+  interface Request {
+    method?: string
+    path?: string
+    headers?: Record<string, string>
+    body?: string
+    setupRequest?: (request: Request, context: Record<string, unknown>) => Request
+    onResponse?: (status: number, body: string, context: Record<string, unknown>) => void
+  }
+  interface Options {
+    url: string
+    connections: number
+    duration: number
+    headers?: Record<string, string>
+    method?: string
+    body?: string
+    requests?: Request[]
+    initialContext?: Record<string, unknown>
+    idReplacement?: boolean
+  }
+  interface Result {
+    requests: Histogram & { total: number }
+    latency: Histogram
+    throughput: Histogram
+    errors: number
+    timeouts: number
+    non2xx: number
+    '2xx': number
+    duration: number
+  }
+  function autocannon(options: Options): Promise<Result>
+  export default autocannon
+}

@@ -1,0 +1,142 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import { sql } from 'kysely'
+import { connectDatabase } from '../../src/db/connect.ts'
+import { migrateToLatest } from '../../src/db/migrate.ts'
+import { seedDatabase } from '../../src/seed/seed.ts'
+import { benchDatabase, round } from '../shared.ts'
+import { runLoad, type LoadFigures } from './autocannon-runner.ts'
+import { sampleResidentPeak, startLimitServer, startService, type Running } from './processes.ts'
+import { markdownTable, type ScenarioResult } from './report.ts'
+import { pick, readScenarios, tokensFor, type ReadScenario } from './scenarios.ts'
+
+/**
+ * npm run bench -- load [--duration S] [--connections N] [--scenario NAME] [--embedded] [--port P]
+ * Each read scenario under load from autocannon (its own process) for a fixed time against `civic-survey serve`
+ * (its own process) on the large seed on PostgreSQL (database civic_bench_population, seeded when absent), or on
+ * the demo seed on PGlite with --embedded; and, under the same load, against its limit: a bare node:http server
+ * answering the same bytes from memory. Writes bench/results/load-<date>.json and prints a Markdown table.
+ */
+export async function runLoadBench(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      duration: { type: 'string', default: '10' },
+      connections: { type: 'string', default: '16' },
+      scenario: { type: 'string', multiple: true },
+      embedded: { type: 'boolean', default: false },
+      port: { type: 'string', default: '8731' },
+    },
+  })
+  const duration = Number(values.duration)
+  const connections = Number(values.connections)
+  if (!(duration > 0) || !(connections > 0)) throw new Error('--duration and --connections must be positive numbers')
+
+  const database = values.embedded ? await embeddedDatabase() : await populationDatabase()
+  const handle = await connectDatabase({ databaseUrl: database.url, dataDir: database.dataDir, poolSize: 2 })
+  let picks: Awaited<ReturnType<typeof pick>>
+  let scenarios: ReadScenario[]
+  try {
+    await migrateToLatest(handle.db)
+    if (database.generate) {
+      console.error(`seeding the ${database.scale} scale (several minutes at large)`)
+      await seedDatabase(handle.db, { scale: database.scale, seed: 1, force: false })
+      if (values.embedded) database.done?.()
+      else await sql`CREATE TABLE bench_complete ()`.execute(handle.db)
+    }
+    picks = await pick(handle.db)
+    const [heavyToken, newToken] = await tokensFor(handle.db, [picks.heavyUser.id, picks.newUser.id])
+    scenarios = readScenarios(picks, heavyToken, newToken)
+  } finally {
+    // PGlite's directory takes one process at a time: the service's.
+    await handle.close()
+  }
+  const chosen = values.scenario ? scenarios.filter((s) => values.scenario!.some((name) => s.name.includes(name))) : scenarios
+  if (chosen.length === 0) throw new Error(`no scenario matches ${values.scenario}; they are: ${scenarios.map((s) => s.name).join(', ')}`)
+
+  const report: Record<string, unknown> = {
+    date: new Date().toISOString(),
+    node: process.version,
+    cpus: `${os.cpus().length} × ${os.cpus()[0]?.model}`,
+    database: values.embedded ? 'PGlite, demo seed' : 'PostgreSQL, large seed (civic_bench_population)',
+    duration_s: duration,
+    connections,
+    load_average_start: os.loadavg().map((l) => round(l, 2)),
+    picks,
+  }
+  const service = await startService(database.serviceEnv, Number(values.port))
+  const results: ScenarioResult[] = []
+  try {
+    for (const scenario of chosen) {
+      console.error(`${scenario.name}: ${scenario.path}`)
+      results.push(await measureRead(service, scenario, duration, connections))
+      const last = results.at(-1)!
+      console.error(`  service ${last.service.requests_per_s}/s, limit ${last.limit.requests_per_s}/s, ratio ${last.ratio}`)
+    }
+  } finally {
+    await service.stop()
+  }
+  report.load_average_end = os.loadavg().map((l) => round(l, 2))
+  report.results = results
+  fs.mkdirSync('bench/results', { recursive: true })
+  const file = `bench/results/load-${String(report.date).slice(0, 10)}.json`
+  fs.writeFileSync(file, JSON.stringify(report, null, 2) + '\n')
+  console.log(JSON.stringify(report, null, 2))
+  console.log('\n' + markdownTable(results))
+  console.error(`written to ${file}`)
+}
+
+/** The large seed on PostgreSQL, reused (seeded only when missing or left half-made). */
+async function populationDatabase() {
+  const { url, generate } = await benchDatabase('civic_bench_population', false)
+  return { url, dataDir: '', generate, scale: 'large' as const, serviceEnv: { DATABASE_URL: url }, done: undefined }
+}
+
+/** The demo seed in a PGlite directory of the bench's own, kept between runs. */
+async function embeddedDatabase() {
+  const dataDir = path.resolve('.tmp/bench-load-pglite')
+  const generate = !fs.existsSync(path.join(dataDir, 'seeded'))
+  if (generate) fs.rmSync(dataDir, { recursive: true, force: true })
+  fs.mkdirSync(dataDir, { recursive: true })
+  const done = () => fs.writeFileSync(path.join(dataDir, 'seeded'), '')
+  return {
+    url: null,
+    dataDir,
+    generate,
+    scale: 'demo' as const,
+    serviceEnv: { DATABASE_URL: '', DATA_DIR: dataDir },
+    done,
+  }
+}
+
+/**
+ * The response fetched once (it must be a 200), then the same load on its limit and on the service, the limit
+ * first so the service's caches, if any, are as warm as a fetch makes them and no warmer.
+ */
+async function measureRead(service: Running, scenario: ReadScenario, duration: number, connections: number): Promise<ScenarioResult> {
+  const response = await fetch(service.url + scenario.path, { headers: scenario.headers })
+  const body = Buffer.from(await response.arrayBuffer())
+  if (response.status !== 200) throw new Error(`${scenario.name}: ${response.status} ${body.toString().slice(0, 300)}`)
+  const limit = await startLimitServer(body, response.headers.get('content-type') ?? 'application/json')
+  let limitFigures: LoadFigures
+  try {
+    limitFigures = await runLoad({ url: limit.url + scenario.path, connections, duration, headers: scenario.headers })
+  } finally {
+    await limit.stop()
+  }
+  const peak = sampleResidentPeak(service.process.pid!)
+  const serviceFigures = await runLoad({ url: service.url + scenario.path, connections, duration, headers: scenario.headers })
+  const peakMiB = peak()
+  return {
+    scenario: scenario.name,
+    path: scenario.path,
+    signed_in: scenario.signedIn,
+    bytes: body.length,
+    service: serviceFigures,
+    limit: limitFigures,
+    ratio: round(serviceFigures.requests_per_s / limitFigures.requests_per_s, 4),
+    service_peak_rss_mib: peakMiB === null ? null : round(peakMiB, 1),
+  }
+}

@@ -1,0 +1,104 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import readline from 'node:readline'
+
+/** The child processes a load run talks to: the service itself and the limit servers. */
+export interface Running {
+  url: string
+  process: ChildProcess
+  stop: () => Promise<void>
+}
+
+const stopper = (child: ChildProcess) => () =>
+  new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve()
+    child.once('exit', () => resolve())
+    child.kill('SIGTERM')
+  })
+
+/**
+ * `civic-survey serve` as a separate process on the bench database, quiet, with the rate limits out of the way
+ * (every request of a load comes from one address and a few tokens). Resolves once /healthz answers.
+ */
+export async function startService(env: Record<string, string>, port: number): Promise<Running> {
+  const limit = '10000000'
+  const child = spawn(process.execPath, ['bin/civic-survey.js', 'serve'], {
+    env: {
+      ...process.env,
+      ...env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_ANONYMOUS: limit,
+      RATE_LIMIT_APP_KEY: limit,
+      RATE_LIMIT_USER: limit,
+      RATE_LIMIT_IP: limit,
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  })
+  const url = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + 120_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode} before answering`)
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) break
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGTERM')
+      throw new Error('the service did not answer /healthz within 120 s')
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  }
+  return { url, process: child, stop: stopper(child) }
+}
+
+/** A bare node:http server answering `body` with `contentType` from memory (limit-server.ts), in its own process. */
+export async function startLimitServer(body: Buffer, contentType: string): Promise<Running> {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'civic-load-')), 'body')
+  fs.writeFileSync(file, body)
+  const child = spawn(process.execPath, ['--import', 'tsx', new URL('./limit-server.ts', import.meta.url).pathname, file, contentType], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  const [port] = await readline
+    .createInterface({ input: child.stdout! })
+    [Symbol.asyncIterator]()
+    .next()
+    .then((line) => [line.value])
+  if (!port) throw new Error('the limit server did not start')
+  const stop = stopper(child)
+  return {
+    url: `http://127.0.0.1:${port}`,
+    process: child,
+    stop: async () => {
+      await stop()
+      fs.rmSync(path.dirname(file), { recursive: true, force: true })
+    },
+  }
+}
+
+/** Resident memory of a process in MiB, from /proc (Linux); null elsewhere. */
+export function residentMiB(pid: number): number | null {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))
+    return match ? Number(match[1]) / 1024 : null
+  } catch {
+    return null
+  }
+}
+
+/** Samples a process's resident memory every 100 ms until stopped; returns the peak seen (MiB). */
+export function sampleResidentPeak(pid: number): () => number | null {
+  let peak: number | null = residentMiB(pid)
+  const timer = setInterval(() => {
+    const now = residentMiB(pid)
+    if (now !== null && (peak === null || now > peak)) peak = now
+  }, 100)
+  return () => {
+    clearInterval(timer)
+    return peak
+  }
+}
