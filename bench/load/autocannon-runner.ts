@@ -10,6 +10,8 @@ export interface LoadRun {
   method?: string
   headers?: Record<string, string>
   body?: string
+  /** A write scenario's requests: the answering loop over tags, or the surge over ten questions. */
+  write?: { kind: 'answering'; tokens: string[]; tags: number[] } | { kind: 'surge'; tokens: string[]; questions: number[] }
 }
 
 export interface LoadFigures {

@@ -1,11 +1,75 @@
-import autocannon from 'autocannon'
+import autocannon, { type Request } from 'autocannon'
 import type { LoadRun } from './autocannon-runner.ts'
 
 /**
  * Runs one autocannon load in its own process, so the generator never shares an event loop with a server.
- * Reads the run (JSON) from argv, prints autocannon's result (JSON) on stdout.
+ * Reads the run (JSON) from argv, prints autocannon's result (JSON) on stdout. Write runs build each request from
+ * the one before (autocannon's setupRequest/onResponse hooks, with a context per connection).
  */
 const run = JSON.parse(process.argv[2]) as LoadRun
+const json = { 'content-type': 'application/json' }
+const rating = () => 1 + Math.floor(Math.random() * 5)
+// Shared by every connection: each one takes the next user (or the next (user, question) pair) from it.
+let taken = 0
+
+function answeringLoop(tokens: string[], tags: number[]): Request[] {
+  return [
+    {
+      method: 'GET',
+      setupRequest: (request, context) => {
+        const user = taken++ % tokens.length
+        context.token = tokens[user]
+        // Each user asks within one of many tags: the answers spread over as many questions at once.
+        return {
+          ...request,
+          path: `/api/next_question_light/?tags__tag=${tags[user % tags.length]}`,
+          headers: { authorization: `Token ${tokens[user]}` },
+        }
+      },
+      onResponse: (status, body, context) => {
+        const next = status === 200 ? (JSON.parse(body) as { results: { id: number; choices: { id: number }[] }[] }).results[0] : undefined
+        context.next = next ?? null
+      },
+    },
+    {
+      method: 'POST',
+      setupRequest: (request, context) => {
+        const next = context.next as { id: number; choices: { id: number }[] } | null
+        const headers = { ...json, authorization: `Token ${context.token}` }
+        // A choice question is answered by choosing; the web app sends value 5 with the choice.
+        if (next && next.choices.length > 0)
+          return {
+            ...request,
+            path: '/api/question_choice_votes/',
+            headers,
+            body: JSON.stringify({ object_id: next.choices[0].id, value: 5 }),
+          }
+        return { ...request, path: '/api/question_votes/', headers, body: JSON.stringify({ object_id: next?.id ?? 0, value: rating() }) }
+      },
+    },
+  ]
+}
+
+function surge(tokens: string[], questions: number[]): Request[] {
+  return [
+    {
+      method: 'POST',
+      setupRequest: (request) => {
+        const pair = taken++
+        const token = tokens[Math.floor(pair / questions.length) % tokens.length]
+        const body = JSON.stringify({ object_id: questions[pair % questions.length], value: rating() })
+        return { ...request, path: '/api/question_votes/', headers: { ...json, authorization: `Token ${token}` }, body }
+      },
+    },
+  ]
+}
+
+const requests =
+  run.write?.kind === 'answering'
+    ? answeringLoop(run.write.tokens, run.write.tags)
+    : run.write?.kind === 'surge'
+      ? surge(run.write.tokens, run.write.questions)
+      : undefined
 const result = await autocannon({
   url: run.url,
   connections: run.connections,
@@ -13,5 +77,6 @@ const result = await autocannon({
   method: run.method ?? 'GET',
   headers: run.headers,
   body: run.body,
+  requests,
 })
 console.log(JSON.stringify(result))

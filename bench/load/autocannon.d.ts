@@ -1,12 +1,12 @@
 /** The part of autocannon's API the load suite uses (the package ships no types). */
 declare module 'autocannon' {
-  interface Histogram {
+  export interface Histogram {
     average: number
     p50: number
     p99: number
     max: number
   }
-  interface Request {
+  export interface Request {
     method?: string
     path?: string
     headers?: Record<string, string>
@@ -14,7 +14,7 @@ declare module 'autocannon' {
     setupRequest?: (request: Request, context: Record<string, unknown>) => Request
     onResponse?: (status: number, body: string, context: Record<string, unknown>) => void
   }
-  interface Options {
+  export interface Options {
     url: string
     connections: number
     duration: number
@@ -25,7 +25,7 @@ declare module 'autocannon' {
     initialContext?: Record<string, unknown>
     idReplacement?: boolean
   }
-  interface Result {
+  export interface Result {
     requests: Histogram & { total: number }
     latency: Histogram
     throughput: Histogram

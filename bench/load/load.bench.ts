@@ -11,6 +11,7 @@ import { runLoad, type LoadFigures } from './autocannon-runner.ts'
 import { sampleResidentPeak, startLimitServer, startService, type Running } from './processes.ts'
 import { markdownTable, type ScenarioResult } from './report.ts'
 import { pick, readScenarios, tokensFor, type ReadScenario } from './scenarios.ts'
+import { measureWrite, pickWriters, writeScenarios, type WriteScenario } from './writes.ts'
 
 /**
  * npm run bench -- load [--duration S] [--connections N] [--scenario NAME] [--embedded] [--port P]
@@ -38,6 +39,8 @@ export async function runLoadBench(argv: string[]): Promise<void> {
   const handle = await connectDatabase({ databaseUrl: database.url, dataDir: database.dataDir, poolSize: 2 })
   let picks: Awaited<ReturnType<typeof pick>>
   let scenarios: ReadScenario[]
+  let writes: WriteScenario[] = []
+  const writers: Record<string, number> = {}
   try {
     await migrateToLatest(handle.db)
     if (database.generate) {
@@ -47,14 +50,22 @@ export async function runLoadBench(argv: string[]): Promise<void> {
       else await sql`CREATE TABLE bench_complete ()`.execute(handle.db)
     }
     picks = await pick(handle.db)
-    const [heavyToken, newToken] = await tokensFor(handle.db, [picks.heavyUser.id, picks.newUser.id])
+    // The write scenarios need the pg write limit: PostgreSQL only.
+    const writePicks = values.embedded ? null : await pickWriters(handle.db, [picks.heavyUser.id, picks.newUser.id])
+    const writerIds = writePicks?.users ?? []
+    const [heavyToken, newToken, ...writerTokens] = await tokensFor(handle.db, [picks.heavyUser.id, picks.newUser.id, ...writerIds])
     scenarios = readScenarios(picks, heavyToken, newToken)
+    writerTokens.forEach((token, i) => (writers[token] = writerIds[i]))
+    if (writePicks) writes = writeScenarios(writePicks, writerTokens)
   } finally {
     // PGlite's directory takes one process at a time: the service's.
     await handle.close()
   }
-  const chosen = values.scenario ? scenarios.filter((s) => values.scenario!.some((name) => s.name.includes(name))) : scenarios
-  if (chosen.length === 0) throw new Error(`no scenario matches ${values.scenario}; they are: ${scenarios.map((s) => s.name).join(', ')}`)
+  const matches = (name: string) => !values.scenario || values.scenario.some((wanted) => name.includes(wanted))
+  const chosen = scenarios.filter((s) => matches(s.name))
+  const chosenWrites = writes.filter((s) => matches(s.name))
+  if (chosen.length + chosenWrites.length === 0)
+    throw new Error(`no scenario matches ${values.scenario}; they are: ${[...scenarios, ...writes].map((s) => s.name).join(', ')}`)
 
   const report: Record<string, unknown> = {
     date: new Date().toISOString(),
@@ -74,6 +85,21 @@ export async function runLoadBench(argv: string[]): Promise<void> {
       results.push(await measureRead(service, scenario, duration, connections))
       const last = results.at(-1)!
       console.error(`  service ${last.service.requests_per_s}/s, limit ${last.limit.requests_per_s}/s, ratio ${last.ratio}`)
+    }
+    if (chosenWrites.length > 0) {
+      const writeHandle = await connectDatabase({ databaseUrl: database.url, dataDir: '', poolSize: 1 })
+      try {
+        for (const scenario of chosenWrites) {
+          console.error(`${scenario.name} (${Object.keys(writers).length} people)`)
+          results.push(
+            await measureWrite(writeHandle.db, service, database.serviceEnv, database.url!, writers, scenario, duration, connections),
+          )
+          const last = results.at(-1)!
+          console.error(`  service ${last.service.requests_per_s}/s, limit ${last.limit.requests_per_s}/s, ratio ${last.ratio}`)
+        }
+      } finally {
+        await writeHandle.close()
+      }
     }
   } finally {
     await service.stop()

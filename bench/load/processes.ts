@@ -56,28 +56,40 @@ export async function startService(env: Record<string, string>, port: number): P
   return { url, process: child, stop: stopper(child) }
 }
 
-/** A bare node:http server answering `body` with `contentType` from memory (limit-server.ts), in its own process. */
-export async function startLimitServer(body: Buffer, contentType: string): Promise<Running> {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'civic-load-')), 'body')
-  fs.writeFileSync(file, body)
-  const child = spawn(process.execPath, ['--import', 'tsx', new URL('./limit-server.ts', import.meta.url).pathname, file, contentType], {
+/** A server script of this folder in its own process, once it prints the port it listens on. */
+async function startPortServer(script: string, args: string[], cleanup = () => {}): Promise<Running> {
+  const child = spawn(process.execPath, ['--import', 'tsx', new URL(script, import.meta.url).pathname, ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
   })
-  const [port] = await readline
-    .createInterface({ input: child.stdout! })
-    [Symbol.asyncIterator]()
-    .next()
-    .then((line) => [line.value])
-  if (!port) throw new Error('the limit server did not start')
+  const first = await readline.createInterface({ input: child.stdout! })[Symbol.asyncIterator]().next()
+  if (first.done || !/^\d+$/.test(first.value)) throw new Error(`${script} did not start`)
   const stop = stopper(child)
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${first.value}`,
     process: child,
     stop: async () => {
       await stop()
-      fs.rmSync(path.dirname(file), { recursive: true, force: true })
+      cleanup()
     },
   }
+}
+
+const scratchFile = (content: string | Buffer) => {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'civic-load-')), 'data')
+  fs.writeFileSync(file, content)
+  return { file, remove: () => fs.rmSync(path.dirname(file), { recursive: true, force: true }) }
+}
+
+/** A bare node:http server answering `body` with `contentType` from memory (limit-server.ts). */
+export async function startLimitServer(body: Buffer, contentType: string): Promise<Running> {
+  const scratch = scratchFile(body)
+  return startPortServer('./limit-server.ts', [scratch.file, contentType], scratch.remove)
+}
+
+/** The write limit (write-limit-server.ts): node:http + pg, callers known by their tokens. */
+export async function startWriteLimitServer(databaseUrl: string, users: Record<string, number>, poolSize: number): Promise<Running> {
+  const scratch = scratchFile(JSON.stringify(users))
+  return startPortServer('./write-limit-server.ts', [databaseUrl, scratch.file, String(poolSize)], scratch.remove)
 }
 
 /** Resident memory of a process in MiB, from /proc (Linux); null elsewhere. */

@@ -1,0 +1,96 @@
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
+import { sql, type Kysely } from 'kysely'
+import type { Database } from '../../src/db/database.ts'
+import { round } from '../shared.ts'
+import { runLoad, type LoadRun } from './autocannon-runner.ts'
+import { sampleResidentPeak, startWriteLimitServer, type Running } from './processes.ts'
+import type { ScenarioResult } from './report.ts'
+
+/** Who answers and what: many existing people, the tags that spread them over questions, the surge's ten questions. */
+export interface WritePicks {
+  users: number[]
+  tags: number[]
+  surgeQuestions: number[]
+}
+
+export const WRITERS = 2000
+
+export async function pickWriters(db: Kysely<Database>, leaveOut: number[]): Promise<WritePicks> {
+  const users = await sql<{ id: number }>`
+    SELECT id FROM users WHERE is_active AND NOT is_deleted AND NOT (id = ANY(${leaveOut})) ORDER BY id LIMIT ${WRITERS}`.execute(db)
+  const tags = await sql<{ tag_id: number }>`
+    SELECT tag_id FROM question_tags GROUP BY tag_id ORDER BY count(*) DESC, tag_id LIMIT 50`.execute(db)
+  const surge = await sql<{ id: number }>`
+    SELECT id FROM questions WHERE publish AND subtype = 'likert' AND (start_at IS NULL OR start_at <= now())
+      AND (end_at IS NULL OR end_at > now()) ORDER BY id LIMIT 10`.execute(db)
+  // The write limit's scratch table, shaped as question_votes (its indexes and checks, no foreign keys).
+  await sql`CREATE TABLE IF NOT EXISTS bench_vote_limit (LIKE question_votes INCLUDING ALL)`.execute(db)
+  return { users: users.rows.map((r) => r.id), tags: tags.rows.map((r) => r.tag_id), surgeQuestions: surge.rows.map((r) => r.id) }
+}
+
+export interface WriteScenario {
+  name: string
+  write: NonNullable<LoadRun['write']>
+}
+
+export function writeScenarios(picks: WritePicks, tokens: string[]): WriteScenario[] {
+  return [
+    { name: 'answering loop', write: { kind: 'answering', tokens, tags: picks.tags } },
+    { name: 'surge (ten questions)', write: { kind: 'surge', tokens, questions: picks.surgeQuestions } },
+  ]
+}
+
+/** `civic-survey check` on the database: whether every stored figure equals a recomputation afterwards. */
+async function check(env: Record<string, string>): Promise<{ clean: boolean; summary: string; seconds: number }> {
+  const started = performance.now()
+  try {
+    const { stderr } = await promisify(execFile)(process.execPath, ['bin/civic-survey.js', 'check'], {
+      env: { ...process.env, ...env, LOG_LEVEL: 'warn' },
+      maxBuffer: 256 * 1024 * 1024,
+    })
+    return { clean: true, summary: stderr.trim().split('\n').at(-1) ?? '', seconds: round((performance.now() - started) / 1000, 1) }
+  } catch (error) {
+    const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string }
+    const summary = `${stderr.trim().split('\n').at(-1)}; first: ${stdout.split('\n').slice(0, 3).join(' | ')}`
+    return { clean: false, summary, seconds: round((performance.now() - started) / 1000, 1) }
+  }
+}
+
+/**
+ * The write limit, then the service, under the same load; then the check. The scratch table is emptied before the
+ * limit's run so each run starts alike.
+ */
+export async function measureWrite(
+  db: Kysely<Database>,
+  service: Running,
+  serviceEnv: Record<string, string>,
+  databaseUrl: string,
+  users: Record<string, number>,
+  scenario: WriteScenario,
+  duration: number,
+  connections: number,
+): Promise<ScenarioResult & { check: Awaited<ReturnType<typeof check>> }> {
+  await sql`TRUNCATE bench_vote_limit`.execute(db)
+  const limit = await startWriteLimitServer(databaseUrl, users, 10)
+  let limitFigures
+  try {
+    limitFigures = await runLoad({ url: limit.url, connections, duration, write: scenario.write })
+  } finally {
+    await limit.stop()
+  }
+  const peak = sampleResidentPeak(service.process.pid!)
+  const serviceFigures = await runLoad({ url: service.url, connections, duration, write: scenario.write })
+  const peakMiB = peak()
+  return {
+    scenario: scenario.name,
+    path: scenario.write.kind === 'answering' ? 'GET next_question_light, POST question_votes' : 'POST question_votes',
+    signed_in: true,
+    bytes: 0,
+    service: serviceFigures,
+    limit: limitFigures,
+    ratio: round(serviceFigures.requests_per_s / limitFigures.requests_per_s, 4),
+    service_peak_rss_mib: peakMiB === null ? null : round(peakMiB, 1),
+    check: await check(serviceEnv),
+  }
+}
