@@ -18,7 +18,8 @@ import { measureWrite, pickWriters, writeScenarios, type WriteScenario } from '.
  * Each read scenario under load from autocannon (its own process) for a fixed time against `civic-survey serve`
  * (its own process) on the large seed on PostgreSQL (database civic_bench_population, seeded when absent), or on
  * the demo seed on PGlite with --embedded; and, under the same load, against its limit: a bare node:http server
- * answering the same bytes from memory. Writes bench/results/load-<date>.json and prints a Markdown table.
+ * answering the same bytes from memory. On PostgreSQL, then the write scenarios (writes.ts) against the write limit,
+ * each followed by `civic-survey check`. Writes bench/results/load-<date>.json and prints a Markdown table.
  */
 export async function runLoadBench(argv: string[]): Promise<void> {
   const { values } = parseArgs({
