@@ -5,12 +5,16 @@ import { serverUrl } from '../helpers/databases.ts'
 import { scratchDataDir } from '../helpers/scratch.ts'
 import { cli, freePort, freshDatabase, HIGH_LIMITS, until } from './support.ts'
 
-/** The worker processes of a primary, from the process table. */
+/**
+ * The worker processes of a primary, from the process table: its children running the service (the TypeScript
+ * loader may have a child of its own, an esbuild process, which is not a worker).
+ */
 function childrenOf(pid: number): number[] {
-  const result = spawnSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' })
+  const result = spawnSync('ps', ['-o', 'pid=,args=', '--ppid', String(pid)], { encoding: 'utf8' })
   return result.stdout
     .split('\n')
-    .map((line) => Number(line.trim()))
+    .filter((line) => line.includes('civic-survey.js'))
+    .map((line) => Number.parseInt(line.trim(), 10))
     .filter((child) => child > 0)
 }
 
