@@ -1,4 +1,8 @@
+import { sql } from 'kysely'
 import pg from 'pg'
+import { connectDatabase, type DatabaseHandle } from '../src/db/connect.ts'
+import { migrateToLatest } from '../src/db/migrate.ts'
+import { seedDatabase } from '../src/seed/seed.ts'
 
 /** What the bench scenarios share: percentiles, rounding, their own databases and round-robin sampling. */
 
@@ -57,4 +61,20 @@ export async function sampleRoundRobin(cases: BenchCase[], samples: number, warm
       c.times.push(performance.now() - started)
     }
   }
+}
+
+/**
+ * The large seed in `civic_bench_population` (shared by the population and compare suites), migrated; seeded first
+ * when missing or `regenerate`. Returns the handle and the seeding time in seconds (null when reused).
+ */
+export async function openLargeSeed(regenerate: boolean): Promise<{ handle: DatabaseHandle; seedSeconds: number | null }> {
+  const { url, generate } = await benchDatabase('civic_bench_population', regenerate)
+  const handle = await connectDatabase({ databaseUrl: url, dataDir: '', poolSize: 4 })
+  await migrateToLatest(handle.db)
+  if (!generate) return { handle, seedSeconds: null }
+  console.error('seeding the large scale (several minutes)')
+  const started = performance.now()
+  await seedDatabase(handle.db, { scale: 'large', seed: 1, force: false })
+  await sql`CREATE TABLE bench_complete ()`.execute(handle.db)
+  return { handle, seedSeconds: round((performance.now() - started) / 1000, 1) }
 }

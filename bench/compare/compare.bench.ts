@@ -4,12 +4,9 @@ import { parseArgs } from 'node:util'
 import { sql } from 'kysely'
 import { buildApp } from '../../src/app.ts'
 import { loadConfig } from '../../src/config.ts'
-import { connectDatabase } from '../../src/db/connect.ts'
-import { migrateToLatest } from '../../src/db/migrate.ts'
 import { hashSecret, newToken } from '../../src/http/authentication.ts'
 import { compareRepository } from '../../src/modules/compare/compare.repository.ts'
-import { seedDatabase } from '../../src/seed/seed.ts'
-import { benchDatabase, percentile, round, sampleRoundRobin, type BenchCase } from '../shared.ts'
+import { openLargeSeed, percentile, round, sampleRoundRobin, type BenchCase } from '../shared.ts'
 
 /**
  * npm run bench -- compare [--regenerate] [--samples N] [--others N]
@@ -30,8 +27,7 @@ export async function runCompareBench(argv: string[]): Promise<void> {
   })
   const samples = Number(values.samples)
   const othersWanted = Number(values.others)
-  const { url, generate } = await benchDatabase('civic_bench_population', values.regenerate!)
-  const handle = await connectDatabase({ databaseUrl: url, dataDir: '', poolSize: 4 })
+  const { handle, seedSeconds } = await openLargeSeed(values.regenerate!)
   const db = handle.db
   const report: Record<string, unknown> = {
     date: new Date().toISOString(),
@@ -41,14 +37,7 @@ export async function runCompareBench(argv: string[]): Promise<void> {
     load_average_at_start: os.loadavg().map((load) => round(load, 1)),
   }
   try {
-    await migrateToLatest(db)
-    if (generate) {
-      console.error('seeding the large scale (several minutes)')
-      const started = performance.now()
-      await seedDatabase(db, { scale: 'large', seed: 1, force: false })
-      await sql`CREATE TABLE bench_complete ()`.execute(db)
-      report.seed_s = round((performance.now() - started) / 1000, 1)
-    }
+    if (seedSeconds !== null) report.seed_s = seedSeconds
     // As autovacuum leaves a settled database: visibility maps set (index-only scans), statistics fresh.
     await sql`VACUUM (ANALYZE) question_votes, question_choice_votes, user_compares, users`.execute(db)
 

@@ -4,10 +4,7 @@ import { parseArgs } from 'node:util'
 import { sql } from 'kysely'
 import { buildApp } from '../../src/app.ts'
 import { loadConfig } from '../../src/config.ts'
-import { connectDatabase } from '../../src/db/connect.ts'
-import { migrateToLatest } from '../../src/db/migrate.ts'
-import { seedDatabase } from '../../src/seed/seed.ts'
-import { benchDatabase, percentile, round, sampleRoundRobin, type BenchCase } from '../shared.ts'
+import { openLargeSeed, percentile, round, sampleRoundRobin, type BenchCase } from '../shared.ts'
 
 /**
  * npm run bench -- population [--regenerate] [--samples N]
@@ -22,8 +19,7 @@ export async function runPopulationBench(argv: string[]): Promise<void> {
     options: { regenerate: { type: 'boolean', default: false }, samples: { type: 'string', default: '30' } },
   })
   const samples = Number(values.samples)
-  const { url, generate } = await benchDatabase('civic_bench_population', values.regenerate!)
-  const handle = await connectDatabase({ databaseUrl: url, dataDir: '', poolSize: 4 })
+  const { handle, seedSeconds } = await openLargeSeed(values.regenerate!)
   const db = handle.db
   const report: Record<string, unknown> = {
     date: new Date().toISOString(),
@@ -31,14 +27,7 @@ export async function runPopulationBench(argv: string[]): Promise<void> {
     cpus: `${os.cpus().length} × ${os.cpus()[0]?.model}`,
   }
   try {
-    await migrateToLatest(db)
-    if (generate) {
-      console.error('seeding the large scale (several minutes)')
-      const started = performance.now()
-      await seedDatabase(db, { scale: 'large', seed: 1, force: false })
-      await sql`CREATE TABLE bench_complete ()`.execute(db)
-      report.seed_s = round((performance.now() - started) / 1000, 1)
-    }
+    if (seedSeconds !== null) report.seed_s = seedSeconds
     // As autovacuum leaves a settled database: visibility maps set (index-only counts), statistics fresh.
     await sql`VACUUM (ANALYZE)`.execute(db)
     const {

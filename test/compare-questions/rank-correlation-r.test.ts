@@ -14,6 +14,7 @@ import { after, test } from 'node:test'
 import { cramersV, kendallTauB } from '../../src/modules/statistics/compute/rank-correlation.ts'
 import { createTestApp } from '../helpers/app.ts'
 import { insertQuestion, insertUser } from '../helpers/fixtures.ts'
+import { seededRandom } from '../helpers/random.ts'
 
 const SCRIPT = path.resolve('test/compare-questions/rank-correlation-check.R')
 const TOLERANCE = 1e-12
@@ -24,17 +25,7 @@ const skip: string | false = rAvailable() || process.env.REQUIRE_R ? false : 'Rs
 const folders: string[] = []
 after(() => folders.forEach((folder) => rmSync(folder, { recursive: true, force: true })))
 
-/** A small seeded generator (mulberry32), so every run tests the same data sets. */
-function random(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+const random = seededRandom
 
 interface Pairs {
   label: string

@@ -22,6 +22,7 @@ import {
 } from '../../src/modules/statistics/compute/weighting.ts'
 import { loadQuestion, overallDesign, overallResult } from '../../src/modules/weighting/weighting.service.ts'
 import { createTestApp } from '../helpers/app.ts'
+import { seededRandom } from '../helpers/random.ts'
 
 const SCRIPT = path.resolve('test/statistics/weighting-check.R')
 const ESTIMATE_TOLERANCE = 1e-9
@@ -38,17 +39,7 @@ const skip: string | false =
 const folders: string[] = []
 after(() => folders.forEach((folder) => rmSync(folder, { recursive: true, force: true })))
 
-/** A small seeded generator (mulberry32), so every run tests the same data sets. */
-function random(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+const random = seededRandom
 
 interface DataSet {
   band: number[]
