@@ -4,6 +4,8 @@ import cookie from '@fastify/cookie'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Kysely } from 'kysely'
 import type { Config } from './config.ts'
+import type { DatabaseHandle } from './db/connect.ts'
+import { registerResponseCache, ResponseCache } from './http/response-cache.ts'
 import type { Database } from './db/database.ts'
 import { queryCounter } from './db/query-counter.ts'
 import { registerAuthentication } from './http/authentication.ts'
@@ -45,6 +47,8 @@ export interface AppOptions {
   logStream?: { write(line: string): void }
   /** The clock of in-memory rate-limit windows; tests move it instead of waiting minutes. */
   rateLimitClock?: Clock
+  /** Announces committed changes of the data: without it no answer is kept in memory. */
+  database?: Pick<DatabaseHandle, 'listenForChanges'>
 }
 
 /** Builds the service without listening, so tests can inject requests and close it. */
@@ -55,6 +59,7 @@ export async function buildApp({
   extraRoutes,
   logStream,
   rateLimitClock,
+  database,
 }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     // Every line passes through redactSecrets as written: URLs carry application keys, codes and tokens.
@@ -124,6 +129,12 @@ export async function buildApp({
   registerAuthentication(app)
   registerPermissions(app)
   registerBodyParsers(app)
+  const responseCache = new ResponseCache(config.responseCache)
+  registerResponseCache(app, responseCache)
+  if (database && config.responseCache.maxBytes > 0) {
+    const changes = await database.listenForChanges(responseCache)
+    app.addHook('onClose', async () => changes.close())
+  }
 
   // Before any route: the OpenAPI document is built from the routes added after it.
   await registerOpenApi(app)

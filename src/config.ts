@@ -38,6 +38,8 @@ export interface Config {
   /** Results: cells with fewer respondents are suppressed in exports; weights are capped at this multiple of their mean. */
   minCellSize: number
   weightCap: number
+  /** Anonymous answers kept in memory (src/http/response-cache.ts). */
+  responseCache: { maxBytes: number; graceMs: number; maxAgeMs: number }
 }
 
 /** An OpenID Connect provider in one of the four social slots of spec 2.2. */
@@ -195,5 +197,10 @@ export function loadConfig(env: Env = process.env): Config {
     },
     minCellSize: integer(env, 'MIN_CELL_SIZE', 5, 1, 1_000_000),
     weightCap: integer(env, 'WEIGHT_CAP', 5, 1, 1_000),
+    responseCache: {
+      maxBytes: integer(env, 'RESPONSE_CACHE_MB', 64, 0, 65_536) * 1024 * 1024,
+      graceMs: integer(env, 'RESPONSE_CACHE_GRACE_MS', 250, 0, 1_000),
+      maxAgeMs: integer(env, 'RESPONSE_CACHE_MAX_AGE_MS', 10_000, 0, 3_600_000),
+    },
   })
 }

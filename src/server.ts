@@ -49,7 +49,7 @@ export async function startServer(config: Config, database?: DatabaseHandle): Pr
   } else {
     handle = await openServingDatabase(config, onConnectionError)
   }
-  const app = await buildApp({ config, db: handle.db })
+  const app = await buildApp({ config, db: handle.db, database: handle })
   logger.current = app.log
   const address = await app.listen({ port: config.port, host: config.host })
   let stopping: Promise<void> | null = null

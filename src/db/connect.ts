@@ -9,6 +9,7 @@ import type { Database } from './database.ts'
 import { countQuery } from './query-counter.ts'
 import { isConnectionBroken, isDatabaseUnavailable } from './availability.ts'
 import { copyThroughPg, isCopy } from './copy-in.ts'
+import { listenOnPglite, listenOnServer, type DataChangeListener, type DataChanges } from './data-changes.ts'
 
 // int8 (count(*), bigint sums) as JS numbers: every figure we count fits in 2^53.
 pg.types.setTypeParser(20, (value) => Number(value))
@@ -28,6 +29,8 @@ export interface DatabaseHandle {
   close(): Promise<void>
   /** The embedded database's files as a tarball (PGlite only): tests start from such a template. */
   dumpDataDir?: () => Promise<Blob>
+  /** Tells the listener of every committed change of served data, until the returned handle is closed. */
+  listenForChanges(listener: DataChangeListener): Promise<DataChanges>
 }
 
 export interface ConnectOptions {
@@ -55,7 +58,13 @@ export async function connectDatabase(options: ConnectOptions): Promise<Database
   if (options.databaseUrl) {
     const pool = serverPool(options.databaseUrl, options)
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: droppingBrokenClients(pool) }), log })
-    return { db, kind: 'postgres', close: () => db.destroy() }
+    const databaseUrl = options.databaseUrl
+    return {
+      db,
+      kind: 'postgres',
+      close: () => db.destroy(),
+      listenForChanges: (listener) => listenOnServer(databaseUrl, listener, options.onConnectionError),
+    }
   }
   const dir = options.inMemory ? undefined : path.join(options.dataDir, 'pglite')
   // Two processes on one directory diverge and can corrupt it: the second is refused (DataDirInUse).
@@ -81,6 +90,7 @@ export async function connectDatabase(options: ConnectOptions): Promise<Database
       }
     },
     dumpDataDir: () => pglite.dumpDataDir('none'),
+    listenForChanges: (listener) => listenOnPglite(pglite, listener),
   }
 }
 

@@ -54,9 +54,16 @@ export async function createTestApp(
     RATE_LIMIT_SIGN_UP: '100000',
   }
   const dataDir = scratchDataDir()
-  const config: Config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: dataDir, ...(options.defaultLimits ? {} : limits), ...env })
+  // No grace: a kept answer is rebuilt as soon as a change is announced, so reads after a write are exact.
+  const config: Config = loadConfig({
+    LOG_LEVEL: 'silent',
+    DATA_DIR: dataDir,
+    RESPONSE_CACHE_GRACE_MS: '0',
+    ...(options.defaultLimits ? {} : limits),
+    ...env,
+  })
   const { logStream, rateLimitClock } = options
-  const app = await buildApp({ config, db: database.db, exposeQueryCount: true, extraRoutes, logStream, rateLimitClock })
+  const app = await buildApp({ config, db: database.db, database, exposeQueryCount: true, extraRoutes, logStream, rateLimitClock })
   await app.ready()
   const request = (options: InjectOptions | string) => app.inject(options as InjectOptions)
   return {

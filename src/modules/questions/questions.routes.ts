@@ -25,7 +25,7 @@ export function questionRoutes(app: App): void {
       querystring: QuestionListQuery,
       response: { 200: Page(Question), ...readErrors },
     },
-    config: { access: 'anyone', resource: { name: 'Question List', description: 'Questions people answer, with their statistics.' } },
+    config: { access: 'anyone', cachedForAnyone: true, resource: { name: 'Question List', description: 'Questions people answer, with their statistics.' } },
     handler: async (request, reply) => {
       const filters = request.query as QuestionFilters
       const repository = questionsRepository(app.db)
@@ -56,7 +56,7 @@ export function questionRoutes(app: App): void {
 
   app.get('/api/questions/:id/', {
     schema: { summary: 'One question in its full form', params: IdParams, response: { 200: Question, ...readErrors } },
-    config: { access: 'anyone', resource: { name: 'Question Instance', description: 'One question with its statistics.' } },
+    config: { access: 'anyone', cachedForAnyone: true, resource: { name: 'Question Instance', description: 'One question with its statistics.' } },
     handler: async (request) => {
       const question = await loadQuestion(userViewContext(app, request), request.caller, request.params.id)
       if (!question) throw NotFound()

@@ -1,0 +1,207 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { DataChangeListener } from '../db/data-changes.ts'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route's answer to anonymous GETs depends only on the URL and the data: kept in memory until data changes. */
+    cachedForAnyone?: boolean
+  }
+  interface FastifyInstance {
+    responseCache: ResponseCache
+  }
+}
+
+export interface ResponseCacheOptions {
+  /** Memory for kept answers (bytes of their bodies); 0 keeps none. */
+  maxBytes: number
+  /** How long after a change a kept answer may still be served while the one request rebuilding it runs. */
+  graceMs: number
+  /** Rebuilt at least this often: answers that depend on the clock (ages, closing dates) follow it. */
+  maxAgeMs: number
+}
+
+interface Entry {
+  body: Buffer
+  contentType: string
+  /** The change count when the request that built it started: it shows every change announced before. */
+  generation: number
+  builtAt: number
+}
+
+interface Fill {
+  key: string
+  generation: number
+  promise: Promise<Entry | null>
+  done: ((entry: Entry | null) => void) | null
+}
+
+const CHANGE_TIMES = 4096
+/** A request waits this long at most for another to rebuild an answer, then builds its own. */
+const LONGEST_WAIT_MS = 10_000
+const FILL = Symbol('response cache fill')
+
+/**
+ * Anonymous answers kept in memory, dropped by the data-change notices every process receives (exactness across
+ * processes) and by the process's own writes at once (exactness for their author). Each change bumps a count; an
+ * answer built before the latest change is stale, and one request rebuilds it while the others wait for it, or,
+ * within the grace after the change, get the previous copy. Without a working listener nothing is served from here.
+ */
+export class ResponseCache implements DataChangeListener {
+  private generation = 0
+  /** When each recent change arrived, by its count modulo CHANGE_TIMES. */
+  private readonly changeTimes = new Float64Array(CHANGE_TIMES)
+  private readonly entries = new Map<string, Entry>()
+  private readonly fills = new Map<string, Promise<Entry | null>>()
+  private bytes = 0
+  private listening = false
+
+  constructor(private readonly options: ResponseCacheOptions) {}
+
+  get enabled(): boolean {
+    return this.listening && this.options.maxBytes > 0
+  }
+
+  onChange(): void {
+    this.listening = true
+    this.changed()
+  }
+
+  /** A change made by this process (its own notice comes later). */
+  changed(): void {
+    this.generation++
+    this.changeTimes[this.generation % CHANGE_TIMES] = performance.now()
+  }
+
+  onLost(): void {
+    this.listening = false
+    this.clear()
+  }
+
+  clear(): void {
+    this.entries.clear()
+    this.bytes = 0
+  }
+
+  get size(): { entries: number; bytes: number } {
+    return { entries: this.entries.size, bytes: this.bytes }
+  }
+
+  /** When the entry stopped showing the data as it is, or null while it still does. */
+  private staleSince(entry: Entry): number | null {
+    const expiry = entry.builtAt + this.options.maxAgeMs
+    if (entry.generation === this.generation) return performance.now() >= expiry ? expiry : null
+    const next = entry.generation + 1
+    const changed = this.generation - next < CHANGE_TIMES ? this.changeTimes[next % CHANGE_TIMES]! : -Infinity
+    return Math.min(changed, expiry)
+  }
+
+  /** A kept answer this request may have, or the fill it must make (null: answer without the cache). */
+  async lookup(key: string): Promise<Entry | Fill | null> {
+    const arrival = this.generation
+    const entry = this.entries.get(key)
+    const pending = this.fills.get(key)
+    if (entry) {
+      const since = this.staleSince(entry)
+      if (since === null || (pending && performance.now() - since < this.options.graceMs)) {
+        // Recently used stays last in line for eviction.
+        this.entries.delete(key)
+        this.entries.set(key, entry)
+        return entry
+      }
+    }
+    if (pending) {
+      let timer: NodeJS.Timeout | undefined
+      const timeout = new Promise<null>((resolve) => (timer = setTimeout(resolve, LONGEST_WAIT_MS, null)))
+      const built = await Promise.race([pending, timeout])
+      clearTimeout(timer)
+      return built && built.generation >= arrival ? built : null
+    }
+    const fill: Fill = { key, generation: arrival, promise: Promise.resolve(null), done: null }
+    fill.promise = new Promise<Entry | null>((resolve) => (fill.done = resolve))
+    this.fills.set(key, fill.promise)
+    return fill
+  }
+
+  /** Ends a fill: keeps what it built (if anything) and hands it to the requests waiting for it. */
+  complete(fill: Fill, built: { body: Buffer; contentType: string } | null): void {
+    const done = fill.done
+    if (!done) return
+    fill.done = null
+    if (this.fills.get(fill.key) === fill.promise) this.fills.delete(fill.key)
+    if (!built || !this.enabled || built.body.length > this.options.maxBytes / 4) return done(null)
+    const entry: Entry = { ...built, generation: fill.generation, builtAt: performance.now() }
+    const old = this.entries.get(fill.key)
+    if (old) {
+      this.bytes -= old.body.length
+      this.entries.delete(fill.key)
+    }
+    this.entries.set(fill.key, entry)
+    this.bytes += entry.body.length
+    for (const [key, oldest] of this.entries) {
+      if (this.bytes <= this.options.maxBytes) break
+      this.entries.delete(key)
+      this.bytes -= oldest.body.length
+    }
+    done(entry)
+  }
+}
+
+function isFill(found: Entry | Fill): found is Fill {
+  return 'promise' in found
+}
+
+/** Answers that vary with something beside the URL are never kept: HTML pages, a signed-in caller, an app key. */
+function cacheable(request: FastifyRequest): boolean {
+  if (request.method !== 'GET' || !request.routeOptions.config.cachedForAnyone) return false
+  if (request.caller !== null || request.appKeyId !== null) return false
+  const accept = request.headers.accept
+  return !(accept && accept.includes('html')) && (request.query as { format?: string } | undefined)?.format === undefined
+}
+
+function keyOf(request: FastifyRequest): string {
+  return `${request.protocol}://${request.host}${request.url}`
+}
+
+function send(reply: FastifyReply, entry: Entry): FastifyReply {
+  reply.header('content-type', entry.contentType)
+  return reply.send(entry.body)
+}
+
+/**
+ * Serves kept answers after authentication and validation (so refusals and rate limits stay as they are), and
+ * keeps the 200 JSON answers of the routes marked cachedForAnyone. Any unsafe request drops everything in this
+ * process before its answer leaves: its author reads the change at once, whichever process it asks next, because
+ * that process has the notice by then or, when it has not, rebuilds within the grace.
+ */
+export function registerResponseCache(app: FastifyInstance, cache: ResponseCache): void {
+  app.decorate('responseCache', cache)
+  app.decorateRequest(FILL, null)
+  app.addHook('preHandler', async (request, reply) => {
+    if (!cache.enabled || !cacheable(request)) return
+    const found = await cache.lookup(keyOf(request))
+    if (!found) return
+    if (!isFill(found)) return send(reply, found)
+    ;(request as unknown as Record<symbol, Fill | null>)[FILL] = found
+  })
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD' && request.method !== 'OPTIONS') cache.changed()
+    const fill = (request as unknown as Record<symbol, Fill | null>)[FILL]
+    if (!fill) return payload
+    ;(request as unknown as Record<symbol, Fill | null>)[FILL] = null
+    const contentType = String(reply.getHeader('content-type') ?? '')
+    const keep =
+      reply.statusCode === 200 &&
+      contentType.includes('json') &&
+      reply.getHeader('set-cookie') === undefined &&
+      (typeof payload === 'string' || Buffer.isBuffer(payload))
+    cache.complete(fill, keep ? { body: Buffer.from(payload as string | Buffer), contentType } : null)
+    return payload
+  })
+  // A fill whose request failed before onSend, or whose client went away, still lets its waiters go.
+  const abandon = async (request: FastifyRequest) => {
+    const fill = (request as unknown as Record<symbol, Fill | null>)[FILL]
+    if (fill) cache.complete(fill, null)
+  }
+  app.addHook('onResponse', abandon)
+  app.addHook('onRequestAbort', abandon)
+}
