@@ -96,10 +96,10 @@ export class ResponseCache implements DataChangeListener {
   }
 
   /** A kept answer this request may have, or the fill it must make (null: answer without the cache). */
-  async lookup(key: string): Promise<Entry | Fill | null> {
+  async lookup(key: string, fresh = false): Promise<Entry | Fill | null> {
     const arrival = this.generation
-    const entry = this.entries.get(key)
-    const pending = this.fills.get(key)
+    const entry = fresh ? undefined : this.entries.get(key)
+    const pending = fresh ? undefined : this.fills.get(key)
     if (entry) {
       const since = this.staleSince(entry)
       if (since === null || (pending && performance.now() - since < this.options.graceMs)) {
@@ -158,12 +158,19 @@ function cacheable(request: FastifyRequest): boolean {
   return !(accept && accept.includes('html')) && (request.query as { format?: string } | undefined)?.format === undefined
 }
 
+/** `Cache-Control: no-cache` asks for an answer built now (RFC 9111 5.2.1.4); it is then kept for the others. */
+function wantsFresh(request: FastifyRequest): boolean {
+  const control = request.headers['cache-control']
+  return control !== undefined && /(^|,)\s*no-cache\s*(,|$)/i.test(control)
+}
+
 function keyOf(request: FastifyRequest): string {
   return `${request.protocol}://${request.host}${request.url}`
 }
 
 function send(reply: FastifyReply, entry: Entry): FastifyReply {
   reply.header('content-type', entry.contentType)
+  reply.header('x-cache', 'HIT')
   return reply.send(entry.body)
 }
 
@@ -178,10 +185,11 @@ export function registerResponseCache(app: FastifyInstance, cache: ResponseCache
   app.decorateRequest(FILL, null)
   app.addHook('preHandler', async (request, reply) => {
     if (!cache.enabled || !cacheable(request)) return
-    const found = await cache.lookup(keyOf(request))
+    const found = await cache.lookup(keyOf(request), wantsFresh(request))
     if (!found) return
     if (!isFill(found)) return send(reply, found)
     ;(request as unknown as Record<symbol, Fill | null>)[FILL] = found
+    reply.header('x-cache', 'MISS')
   })
   app.addHook('onSend', async (request, reply, payload) => {
     if (request.method !== 'GET' && request.method !== 'HEAD' && request.method !== 'OPTIONS') cache.changed()

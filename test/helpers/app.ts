@@ -54,10 +54,12 @@ export async function createTestApp(
     RATE_LIMIT_SIGN_UP: '100000',
   }
   const dataDir = scratchDataDir()
-  // No grace: a kept answer is rebuilt as soon as a change is announced, so reads after a write are exact.
+  // Answers are not kept in memory unless a test asks (RESPONSE_CACHE_MB): tests count statements and write
+  // fixtures beside the service, whose notices arrive a moment later. Kept, they are rebuilt with no grace.
   const config: Config = loadConfig({
     LOG_LEVEL: 'silent',
     DATA_DIR: dataDir,
+    RESPONSE_CACHE_MB: '0',
     RESPONSE_CACHE_GRACE_MS: '0',
     ...(options.defaultLimits ? {} : limits),
     ...env,

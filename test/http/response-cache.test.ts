@@ -22,7 +22,7 @@ describe('anonymous answers kept in memory', () => {
   let questionId: number
 
   before(async () => {
-    t = await createTestApp()
+    t = await createTestApp('tiny', { RESPONSE_CACHE_MB: '64' })
     const author = await insertUser(t.database.db)
     const voter = await insertUser(t.database.db)
     voterToken = await t.tokenFor(voter.id)
@@ -37,7 +37,13 @@ describe('anonymous answers kept in memory', () => {
     const second = await keptAnswer(t, url)
     assert.equal(second.statusCode, 200)
     assert.equal(second.body, first.body)
-    assert.match(String(second.headers['content-type']), /^application\/json/)
+    const headers = (response: typeof first) => {
+      const { date, 'x-query-count': count, 'x-cache': cache, 'x-ratelimit-remaining': remaining, ...rest } = response.headers
+      void [date, count, cache, remaining]
+      return rest
+    }
+    assert.deepEqual(headers(second), headers(first))
+    assert.equal(second.headers['x-cache'], 'HIT')
   })
 
   test('a vote through HTTP shows in the next anonymous read', async () => {
@@ -82,6 +88,15 @@ describe('anonymous answers kept in memory', () => {
     assert.equal(bad.statusCode, 400)
   })
 
+  test('Cache-Control: no-cache builds the answer afresh, and keeps it for the next', async () => {
+    const url = `/api/questions/${questionId}/`
+    await keptAnswer(t, url)
+    const fresh = await t.get(url, { 'cache-control': 'no-cache' })
+    assert.equal(fresh.headers['x-cache'], 'MISS')
+    assert.ok(queries(fresh) > 0)
+    assert.equal((await t.get(url)).headers['x-cache'], 'HIT')
+  })
+
   test('each host keeps its own answers: links are absolute', async () => {
     const url = `/api/questions/${questionId}/`
     const here = await t.get(url, { host: 'one.example' })
@@ -103,8 +118,8 @@ describe('anonymous answers kept in memory', () => {
   })
 })
 
-describe('without a listener', () => {
-  test('nothing is kept: every read runs its statements', async () => {
+describe('switched off', () => {
+  test('RESPONSE_CACHE_MB=0 keeps nothing: every read runs its statements', async () => {
     const t = await createTestApp('tiny', { RESPONSE_CACHE_MB: '0' })
     try {
       await t.get('/api/questions/')

@@ -25,6 +25,7 @@ export function areaRoutes(app: App): void {
     schema: { summary: 'Geographic areas (countries, regions)', querystring: AreaListQuery, response: { 200: Page(Area), ...readErrors } },
     config: {
       access: 'anyone',
+      cachedForAnyone: true,
       resource: { name: 'Geo List', description: 'Geographic areas: countries and their regions, with location and counts.' },
     },
     handler: async (request) => {
@@ -37,7 +38,7 @@ export function areaRoutes(app: App): void {
   })
   app.get('/api/geos/:id/', {
     schema: { summary: 'One geographic area', params: IdParams, response: { 200: Area, ...readErrors } },
-    config: { access: 'anyone', resource: { name: 'Geo Instance', description: 'One geographic area.' } },
+    config: { access: 'anyone', cachedForAnyone: true, resource: { name: 'Geo Instance', description: 'One geographic area.' } },
     handler: async (request) => {
       const row = await repository().findById(request.params.id)
       if (!row) throw NotFound()
@@ -47,7 +48,11 @@ export function areaRoutes(app: App): void {
   })
   app.get('/api/simple_geos/', {
     schema: { summary: 'Geographic areas, light form', querystring: AreaListQuery, response: { 200: Page(SimpleArea), ...readErrors } },
-    config: { access: 'anyone', resource: { name: 'Simple Geo List', description: 'Geographic areas in their light form.' } },
+    config: {
+      access: 'anyone',
+      cachedForAnyone: true,
+      resource: { name: 'Simple Geo List', description: 'Geographic areas in their light form.' },
+    },
     handler: async (request) => {
       const urls = UrlBuilder.for(request)
       return listing(request, await page(request), (rows) => rows.map((row) => toSimpleArea(row, urls)))
@@ -55,7 +60,11 @@ export function areaRoutes(app: App): void {
   })
   app.get('/api/simple_geos/:id/', {
     schema: { summary: 'One geographic area, light form', params: IdParams, response: { 200: SimpleArea, ...readErrors } },
-    config: { access: 'anyone', resource: { name: 'Simple Geo Instance', description: 'One geographic area in its light form.' } },
+    config: {
+      access: 'anyone',
+      cachedForAnyone: true,
+      resource: { name: 'Simple Geo Instance', description: 'One geographic area in its light form.' },
+    },
     handler: async (request) => {
       const row = await repository().findById(request.params.id)
       if (!row) throw NotFound()

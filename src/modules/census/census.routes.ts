@@ -19,7 +19,7 @@ export function censusRoutes(app: App): void {
       querystring: CensusListQuery,
       response: { 200: Page(CensusRecord), ...readErrors },
     },
-    config: { access: 'anyone', resource },
+    config: { access: 'anyone', cachedForAnyone: true, resource },
     handler: async (request) => {
       const filters = request.query as CensusFilters
       const urls = UrlBuilder.for(request)
@@ -35,7 +35,11 @@ export function censusRoutes(app: App): void {
   })
   app.get('/api/census_data/:id/', {
     schema: { summary: 'One census record', params: IdParams, response: { 200: CensusRecord, ...readErrors } },
-    config: { access: 'anyone', resource: { name: 'Census Data Instance', description: "One area's population by single year of age." } },
+    config: {
+      access: 'anyone',
+      cachedForAnyone: true,
+      resource: { name: 'Census Data Instance', description: "One area's population by single year of age." },
+    },
     handler: async (request) => {
       const [row] = await censusRepository(app.db).filtered({ id: request.params.id }).selectAll('census_data').execute()
       if (!row) throw NotFound()

@@ -45,6 +45,7 @@ export function collectionStatsRoutes(app: App): void {
     },
     config: {
       access: 'anyone',
+      cachedForAnyone: true,
       resource: {
         name: 'Collection Stats List',
         description:
@@ -66,7 +67,11 @@ export function collectionStatsRoutes(app: App): void {
       params: IdParams,
       response: { 200: CollectionStats, ...readErrors },
     },
-    config: { access: 'anyone', resource: { name: 'Collection Stats Instance', description: 'The figures of one collection.' } },
+    config: {
+      access: 'anyone',
+      cachedForAnyone: true,
+      resource: { name: 'Collection Stats Instance', description: 'The figures of one collection.' },
+    },
     handler: async (request) => {
       const row = await collectionsRepository(app.db).find(request.params.id)
       if (!row) throw NotFound()

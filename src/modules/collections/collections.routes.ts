@@ -42,6 +42,7 @@ export function collectionRoutes(app: App): void {
       schema: { summary: `Question collections${what}`, querystring: CollectionListQuery, response: { 200: Page(Item), ...readErrors } },
       config: {
         access: 'anyone',
+        cachedForAnyone: true,
         resource: {
           name: form === 'full' ? 'Question Collection Full List' : 'Question Collection List',
           description:
@@ -75,6 +76,7 @@ export function collectionRoutes(app: App): void {
       schema: { summary: `One question collection${what}`, params: IdParams, response: { 200: Item, ...readErrors } },
       config: {
         access: 'anyone',
+        cachedForAnyone: true,
         resource: {
           name: form === 'full' ? 'Question Collection Full Instance' : 'Question Collection Instance',
           description: 'One collection. Its owner edits and deletes it.',

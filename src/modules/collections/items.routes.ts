@@ -82,6 +82,7 @@ export function itemRoutes(app: App): void {
       },
       config: {
         access: 'anyone',
+        cachedForAnyone: true,
         resource: {
           name: `${label} List`,
           description:
@@ -120,6 +121,7 @@ export function itemRoutes(app: App): void {
       schema: { summary: 'One item of a collection', params: IdParams, response: { 200: Item, ...readErrors } },
       config: {
         access: 'anyone',
+        cachedForAnyone: true,
         resource: {
           name: `${label} Instance`,
           description: "One question or break of a collection. Its owner changes its order (or a break's content) and removes it.",

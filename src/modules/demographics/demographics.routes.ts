@@ -39,6 +39,7 @@ export function demographicsRoutes(app: App): void {
     },
     config: {
       access: 'anyone',
+      cachedForAnyone: true,
       formats: ['csv'],
       resource: { name: 'Question Demographics', description: "A question's answers by age band, gender and value." },
     },
@@ -63,6 +64,7 @@ export function demographicsRoutes(app: App): void {
     },
     config: {
       access: 'anyone',
+      cachedForAnyone: true,
       resource: { name: 'User Demographics', description: 'People by age group and gender, optionally of one area.' },
     },
     handler: async (request) => {
@@ -89,6 +91,7 @@ export function demographicsRoutes(app: App): void {
     },
     config: {
       access: 'anyone',
+      cachedForAnyone: true,
       formats: ['csv', 'geojson'],
       resource: { name: 'Question Geographics', description: "A question's answers per area." },
     },

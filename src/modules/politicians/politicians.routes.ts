@@ -39,6 +39,7 @@ export function politicianRoutes(app: App): void {
     },
     config: {
       access: 'anyone',
+      cachedForAnyone: true,
       resource: { name: 'Politician List', description: 'Politicians and candidates, by area and party; matched with a user on request.' },
     },
     handler: async (request) => {
@@ -56,7 +57,11 @@ export function politicianRoutes(app: App): void {
       params: IdParams,
       response: { 200: Politician, ...readErrors },
     },
-    config: { access: 'anyone', resource: { name: 'Politician Instance', description: 'One politician or candidate.' } },
+    config: {
+      access: 'anyone',
+      cachedForAnyone: true,
+      resource: { name: 'Politician Instance', description: 'One politician or candidate.' },
+    },
     handler: async (request) => {
       const row = await repository().findById(request.params.id)
       if (!row) throw NotFound()
@@ -73,6 +78,7 @@ export function politicianRoutes(app: App): void {
     },
     config: {
       access: 'anyone',
+      cachedForAnyone: true,
       resource: { name: 'Simple Politicians List', description: 'Politicians in their light form.' },
     },
     handler: async (request) =>
@@ -86,7 +92,11 @@ export function politicianRoutes(app: App): void {
       params: IdParams,
       response: { 200: SimplePolitician, ...readErrors },
     },
-    config: { access: 'anyone', resource: { name: 'Simple Politicians Instance', description: 'One politician in its light form.' } },
+    config: {
+      access: 'anyone',
+      cachedForAnyone: true,
+      resource: { name: 'Simple Politicians Instance', description: 'One politician in its light form.' },
+    },
     handler: async (request) => {
       const row = await repository().findById(request.params.id)
       if (!row) throw NotFound()
@@ -106,6 +116,7 @@ export function politicianRoutes(app: App): void {
     },
     config: {
       access: 'anyone',
+      cachedForAnyone: true,
       resource: { name: 'Simple Politicians Geos List', description: 'The politicians standing for an area or any area above it.' },
     },
     handler: async (request) =>

@@ -45,6 +45,7 @@ export function surveyResultsRoutes(app: App): void {
     },
     config: {
       access: 'anyone',
+      cachedForAnyone: true,
       formats: ['csv'],
       resource: { name: 'Survey Results', description: "The results of a collection's questions, direct and weighted to the census." },
     },
@@ -80,6 +81,7 @@ export function surveyResultsRoutes(app: App): void {
     },
     config: {
       access: 'anyone',
+      cachedForAnyone: true,
       formats: ['csv'],
       resource: { name: 'Survey Results All', description: 'The results of every question, direct and weighted to the census.' },
     },

@@ -23,6 +23,7 @@ export function tagRoutes(app: App): void {
       },
       config: {
         access: 'anyone',
+        cachedForAnyone: true,
         resource: {
           name: quick ? 'Quick Tag List' : 'Tag List',
           description: quick
@@ -48,7 +49,11 @@ export function tagRoutes(app: App): void {
     })
     app.get(`/api/${name}/:id/`, {
       schema: { summary: 'One tag', params: IdParams, response: { 200: Tag, ...readErrors } },
-      config: { access: 'anyone', resource: { name: quick ? 'Quick Tag Instance' : 'Tag Instance', description: 'One topic.' } },
+      config: {
+        access: 'anyone',
+        cachedForAnyone: true,
+        resource: { name: quick ? 'Quick Tag Instance' : 'Tag Instance', description: 'One topic.' },
+      },
       handler: async (request) => {
         const [row] = await repository().filtered({ id: request.params.id, quick }).selectAll('tags').execute()
         if (!row) throw NotFound()

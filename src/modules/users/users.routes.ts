@@ -20,6 +20,7 @@ export function userRoutes(app: App): void {
       },
       config: {
         access: 'anyone',
+        cachedForAnyone: true,
         resource: { name: 'User Politician List', description: 'People of the service, with their areas and politician records.' },
       },
       handler: async (request) => {
@@ -38,7 +39,11 @@ export function userRoutes(app: App): void {
     })
     app.get(`/api/${name}/:id/`, {
       schema: { summary: 'One user in the full form', params: IdParams, response: { 200: FullUser, ...readErrors } },
-      config: { access: 'anyone', resource: { name: 'User Politician Instance', description: 'One person of the service.' } },
+      config: {
+        access: 'anyone',
+        cachedForAnyone: true,
+        resource: { name: 'User Politician Instance', description: 'One person of the service.' },
+      },
       handler: async (request) => {
         const [row] = await usersRepository(app.db).filtered({ id: request.params.id }).selectAll('users').execute()
         if (!row) throw NotFound()

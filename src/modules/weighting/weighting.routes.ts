@@ -42,6 +42,7 @@ export function weightingRoutes(app: App): void {
     },
     config: {
       access: 'anyone',
+      cachedForAnyone: true,
       resource: { name: 'Question Weighted Demographics', description: 'Results of a question weighted to the census population.' },
     },
     handler: async (request) => {
@@ -61,6 +62,7 @@ export function weightingRoutes(app: App): void {
     },
     config: {
       access: 'anyone',
+      cachedForAnyone: true,
       resource: { name: 'Question Weighted Demographics By Age', description: 'A question’s results by age, weighted to the census.' },
     },
     handler: async (request) => {
@@ -84,6 +86,7 @@ export function weightingRoutes(app: App): void {
     },
     config: {
       access: 'anyone',
+      cachedForAnyone: true,
       resource: { name: 'Question Weighted Demographics By Area', description: 'A question’s results by region, weighted to the census.' },
     },
     handler: async (request) => {
