@@ -179,7 +179,7 @@ test('a Django pbkdf2_sha256 hash of an imported user verifies and is replaced b
   assert.equal((await t.send('POST', '/auth/login/', { username: user.username, password: 'imported-secret-9' })).statusCode, 200)
 })
 
-test('logout takes a null body, answers empty, and the token then answers 401 everywhere', async () => {
+test('logout takes a null body, answers 200 with an empty body, and the token then answers 401 everywhere', async () => {
   const { response } = await register()
   const token = response.json().auth_token
   const logout = await t.request({
@@ -188,13 +188,26 @@ test('logout takes a null body, answers empty, and the token then answers 401 ev
     headers: { authorization: `Token ${token}`, 'content-type': 'application/json' },
     payload: 'null',
   })
-  assert.equal(logout.statusCode, 204)
+  // The old web app (jQuery, dataType 'json') clears its sign-in only when the body does not parse.
+  assert.equal(logout.statusCode, 200)
   assert.equal(logout.body, '')
+  assert.throws(() => JSON.parse(logout.body))
   for (const url of ['/auth/me/', '/api/questions/', '/auth/check_login/']) {
     const after = await t.get(url, { authorization: `Token ${token}` })
     assert.equal(after.statusCode, 401, url)
     assert.equal(after.headers['www-authenticate'], 'Token')
   }
+})
+
+test('logout without a body answers 200 empty too and revokes only that token', async () => {
+  const { response, body } = await register()
+  const kept = response.json().auth_token
+  const other = (await t.send('POST', '/auth/login/', { username: body.username, password: body.password })).json().auth_token
+  const logout = await t.request({ method: 'POST', url: '/auth/logout/', headers: { authorization: `Token ${other}` } })
+  assert.equal(logout.statusCode, 200)
+  assert.equal(logout.body, '')
+  assert.equal((await t.get('/auth/me/', { authorization: `Token ${other}` })).statusCode, 401)
+  assert.equal((await t.get('/auth/me/', { authorization: `Token ${kept}` })).statusCode, 200)
 })
 
 test('me without credentials is 403 (not 401), and a bad token is 401', async () => {
