@@ -175,7 +175,7 @@ function send(reply: FastifyReply, entry: Entry): FastifyReply {
 }
 
 /**
- * Serves kept answers after authentication and validation (so refusals and rate limits stay as they are), and
+ * Serves kept answers once rate limits and authentication have run (so refusals and limits stay as they are), and
  * keeps the 200 JSON answers of the routes marked cachedForAnyone. Any unsafe request drops everything in this
  * process before its answer leaves: its author reads the change at once, whichever process it asks next, because
  * that process has the notice by then or, when it has not, rebuilds within the grace.
@@ -183,13 +183,16 @@ function send(reply: FastifyReply, entry: Entry): FastifyReply {
 export function registerResponseCache(app: FastifyInstance, cache: ResponseCache): void {
   app.decorate('responseCache', cache)
   app.decorateRequest(FILL, null)
-  app.addHook('preHandler', async (request, reply) => {
-    if (!cache.enabled || !cacheable(request)) return
+  // Before parsing, once the rate limits and authentication have run (their hooks come first): a kept answer was
+  // validated and allowed when it was built from the same URL for the same anonymous caller.
+  app.addHook('preParsing', async (request, reply, payload) => {
+    if (!cache.enabled || !cacheable(request)) return payload
     const found = await cache.lookup(keyOf(request), wantsFresh(request))
-    if (!found) return
+    if (!found) return payload
     if (!isFill(found)) return send(reply, found)
     ;(request as unknown as Record<symbol, Fill | null>)[FILL] = found
     reply.header('x-cache', 'MISS')
+    return payload
   })
   app.addHook('onSend', async (request, reply, payload) => {
     if (request.method !== 'GET' && request.method !== 'HEAD' && request.method !== 'OPTIONS') cache.changed()

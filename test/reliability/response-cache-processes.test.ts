@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { serverUrl } from '../helpers/databases.ts'
 import { hashSecret, newToken } from '../../src/http/authentication.ts'
-import { freePort, freshDatabase, HIGH_LIMITS, until } from './support.ts'
+import { cli, freePort, freshDatabase, HIGH_LIMITS, until } from './support.ts'
 
 interface Served {
   base: string
@@ -33,7 +33,7 @@ async function kept(url: string): Promise<void> {
 }
 
 test(
-  'two processes: a vote through one shows in the other, at once for its author and within a second for anyone',
+  'two processes: a vote through one shows in the other, at once for its author and within a second for anyone; answers through both at once stay exact',
   { skip: serverUrl() ? false : 'PostgreSQL only: processes share a database server' },
   async () => {
     const database = await freshDatabase()
@@ -116,6 +116,53 @@ test(
         assert.equal(await countIn(detail), stored, 'no stale figure survives')
         assert.equal(await countIn(listing), stored)
       }
+      // Answers and changes of answer through both processes at once, on two questions: every stored figure equals a
+      // recomputation from the raw answers afterwards, and both processes serve the final figures.
+      const second = (
+        await client.query(`insert into questions (user_id, question, slug, publish) values ($1, 'Both?', $2, true) returning id`, [
+          author,
+          `both-${randomBytes(4).toString('hex')}`,
+        ])
+      ).rows[0].id as number
+      await Promise.all(
+        tokens.flatMap((token, i) =>
+          [question, second].map(async (target, j) => {
+            const through = (i + j) % 2 === 0 ? writer : reader
+            for (const value of [1 + ((i + j) % 5), 5 - (i % 5)]) {
+              const response = await fetch(`${through.base}/api/question_votes/`, {
+                method: 'POST',
+                headers: { authorization: `Token ${token}`, 'content-type': 'application/json' },
+                body: JSON.stringify({ object_id: target, value }),
+              })
+              assert.ok(response.status === 200 || response.status === 201, await response.text())
+            }
+          }),
+        ),
+      )
+      // The questions were inserted beside the service: their author's counter is set as the service would have.
+      await client.query('update users set count_questions = (select count(*) from questions where user_id = $1) where id = $1', [author])
+      const check = cli(['check'], { DATABASE_URL: database.url })
+      assert.equal(check.code, 0, check.stdout + check.stderr)
+      const figures = async (id: number) =>
+        (await client.query('select direct_vote_count, direct_sum from questions where id = $1', [id])).rows[0] as {
+          direct_vote_count: number
+          direct_sum: number
+        }
+      for (const id of [question, second]) {
+        const stored = await figures(id)
+        assert.equal(Number(stored.direct_vote_count), tokens.length)
+        for (const served of [writer, reader]) {
+          await until(
+            async () => {
+              const body = (await (await fetch(`${served.base}/api/questions/${id}/`)).json()) as { direct_sum: number }
+              return Number(body.direct_sum) === Number(stored.direct_sum)
+            },
+            `${served.base} serves question ${id}'s last figures`,
+            1_000,
+          )
+        }
+      }
+
       // A change made by neither process (a script, an operator) reaches them too.
       await client.query(`update questions set question = 'Changed by a script?' where id = $1`, [question])
       await until(
