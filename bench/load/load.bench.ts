@@ -9,7 +9,7 @@ import { seedDatabase } from '../../src/seed/seed.ts'
 import { benchDatabase, round } from '../shared.ts'
 import { runLoad, type LoadFigures } from './autocannon-runner.ts'
 import { sampleResidentPeak, startLimitServer, startService, type Running } from './processes.ts'
-import { markdownTable, type ScenarioResult } from './report.ts'
+import { markdownTable, writeLatestTable, type ScenarioResult } from './report.ts'
 import { pick, readScenarios, tokensFor, type ReadScenario } from './scenarios.ts'
 import { measureWrite, pickWriters, writeScenarios, type WriteScenario } from './writes.ts'
 
@@ -113,6 +113,7 @@ export async function runLoadBench(argv: string[]): Promise<void> {
   console.log(JSON.stringify(report, null, 2))
   console.log('\n' + markdownTable(results))
   console.error(`written to ${file}`)
+  if (writeLatestTable('docs/performance.md', report, results)) console.error('and to docs/performance.md (Latest run)')
 }
 
 /** The large seed on PostgreSQL, reused (seeded only when missing or left half-made). */

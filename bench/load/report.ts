@@ -1,3 +1,4 @@
+import fs from 'node:fs'
 import type { LoadFigures } from './autocannon-runner.ts'
 
 /** One scenario's figures: the service's and its limit's under the same load, and their ratio. */
@@ -30,4 +31,28 @@ export function markdownTable(results: ScenarioResult[]): string {
     )
   }
   return lines.join('\n')
+}
+
+const START = '<!-- load:latest:start -->'
+const END = '<!-- load:latest:end -->'
+
+/** Puts the run's table between the markers of docs/performance.md's "Latest run" (the rest of the page is prose). */
+export function writeLatestTable(doc: string, report: Record<string, unknown>, results: ScenarioResult[]): boolean {
+  const text = fs.readFileSync(doc, 'utf8')
+  const start = text.indexOf(START)
+  const end = text.indexOf(END)
+  if (start < 0 || end < start) return false
+  const loads = (key: string) => (report[key] as number[] | undefined)?.join(', ') ?? '?'
+  const heading = [
+    `${String(report.date).slice(0, 16).replace('T', ' ')} UTC, ${report.database}, ${report.cpus}, Node ${report.node}, `,
+    `${report.connections} connections, ${report.duration_s} s per run; load average ${loads('load_average_start')} at the `,
+    `start, ${loads('load_average_end')} at the end.`,
+  ].join('')
+  const section = `${START}
+${heading}
+
+${markdownTable(results)}
+${END}`
+  fs.writeFileSync(doc, text.slice(0, start) + section + text.slice(end + END.length))
+  return true
 }
