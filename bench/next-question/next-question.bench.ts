@@ -14,9 +14,9 @@ import { COLLECTION_ID, generateNextQuestionScale, NQ_SCALE, USERS } from './gen
 
 /**
  * npm run bench -- next-question [--regenerate] [--samples N]
- * GET /api/next_question_light/ through Fastify's inject on a generated PostgreSQL database (reused when
- * present), for a new user and two heavy ones, against floors measured in the same run. Cases are
- * measured round-robin, so machine noise spreads over all of them alike.
+ * GET /api/next_question_light/ (and /api/next_question/ for the pages of 100) through Fastify's inject on a
+ * generated PostgreSQL database (reused when present), for a new user and two heavy ones, against floors
+ * measured in the same run. Cases are measured round-robin, so machine noise spreads over all of them alike.
  */
 
 export async function runNextQuestionBench(argv: string[]): Promise<void> {
@@ -106,7 +106,12 @@ export async function runNextQuestionBench(argv: string[]): Promise<void> {
       consensus: 'ordering=-liquid_consensus',
       collection_order: `in_collections__parent=${COLLECTION_ID}&order=1&limit_count=30`,
       counts_only: 'return_unanswered_count=1',
+      // The older clients' long walk: one page of 100 on /api/next_question/ (next_question_light stops at 30).
+      hundred: 'limit_count=100',
+      tag_hundred: `tags__tag=${tag.tag_id}&limit_count=100`,
+      collection_hundred: `in_collections__parent=${COLLECTION_ID}&order=1&limit_count=100`,
     }
+    const pathOf = (query: string) => (query.endsWith('hundred') ? '/api/next_question/' : '/api/next_question_light/')
     type Case = { label: string; run: () => Promise<unknown>; times: number[] }
     const cases: Case[] = []
     const add = (label: string, run: () => Promise<unknown>) => cases.push({ label, run, times: [] })
@@ -136,7 +141,7 @@ export async function runNextQuestionBench(argv: string[]): Promise<void> {
       for (const who of ['fresh', 'heavyRandom', 'heavyFirst', 'anonymous']) {
         const label = `${who} ${query}`
         add(label, async () => {
-          const response = await app.inject({ method: 'GET', url: `/api/next_question_light/?${text}`, headers: auth[who] })
+          const response = await app.inject({ method: 'GET', url: `${pathOf(query)}?${text}`, headers: auth[who] })
           if (response.statusCode !== 200) throw new Error(`${label}: ${response.statusCode} ${response.body}`)
           const body = response.json()
           bodies[label] ??= {

@@ -13,6 +13,7 @@ import {
   ClampedQuery,
   LightQuery,
   MAX_LIMIT_COUNT,
+  MAX_LONG_WALK,
   NextQuestionResult,
   type LightQuestion,
   type NextQuestionQuery,
@@ -59,29 +60,32 @@ function toLightQuestion(row: LightRow, choices: LightQuestion['choices']): Ligh
 }
 
 export function nextQuestionRoutes(app: App): void {
-  const handler = async (request: FastifyRequest): Promise<NextQuestionResult> => {
-    const query = request.query as NextQuestionQuery
-    const { order, return_unanswered_count, return_full_count } = flags(query)
-    const filters = { questionFilters: questionFilters(query), exclude: parseIdList(query['id__in!'] ?? '') }
-    const repository = nextQuestionRepository(app.db)
-    const caller = request.caller
-    if (return_unanswered_count || return_full_count) {
-      return { returning: 0, results: [], ...(await repository.counts(filters, caller)) }
+  /** The same handler on both paths; only the most questions one answer carries differs. */
+  const handler =
+    (maxLimit: number) =>
+    async (request: FastifyRequest): Promise<NextQuestionResult> => {
+      const query = request.query as NextQuestionQuery
+      const { order, return_unanswered_count, return_full_count } = flags(query)
+      const filters = { questionFilters: questionFilters(query), exclude: parseIdList(query['id__in!'] ?? '') }
+      const repository = nextQuestionRepository(app.db)
+      const caller = request.caller
+      if (return_unanswered_count || return_full_count) {
+        return { returning: 0, results: [], ...(await repository.counts(filters, caller)) }
+      }
+      const limit = Math.min(query.limit_count ?? 1, maxLimit)
+      const collection = order && query.in_collections__parent !== undefined ? query.in_collections__parent : null
+      const ordering = collection === null ? orderingTerms(query.ordering, QUESTION_ORDERING, ['id'], column('questions.id')) : []
+      const [counts, rows] = await repository.countsAndNext(filters, caller, ordering, limit, collection)
+      const urls = UrlBuilder.for(request)
+      const choices = await questionsRepository(app.db).choices(rows.map((row) => row.id))
+      const results = rows.map((row) =>
+        toLightQuestion(
+          row,
+          choices.filter((choice) => choice.question_id === row.id).map((choice) => toChoice(choice, urls)),
+        ),
+      )
+      return { returning: results.length, results, count: counts.count, unanswered: counts.unanswered }
     }
-    const limit = Math.min(query.limit_count ?? 1, MAX_LIMIT_COUNT)
-    const collection = order && query.in_collections__parent !== undefined ? query.in_collections__parent : null
-    const ordering = collection === null ? orderingTerms(query.ordering, QUESTION_ORDERING, ['id'], column('questions.id')) : []
-    const [counts, rows] = await repository.countsAndNext(filters, caller, ordering, limit, collection)
-    const urls = UrlBuilder.for(request)
-    const choices = await questionsRepository(app.db).choices(rows.map((row) => row.id))
-    const results = rows.map((row) =>
-      toLightQuestion(
-        row,
-        choices.filter((choice) => choice.question_id === row.id).map((choice) => toChoice(choice, urls)),
-      ),
-    )
-    return { returning: results.length, results, count: counts.count, unanswered: counts.unanswered }
-  }
 
   const description =
     'The next questions the caller has not answered, with how many match the query and how many remain. ' +
@@ -97,17 +101,18 @@ export function nextQuestionRoutes(app: App): void {
       access: 'anyone',
       resource: { name: 'Next Question Light', description: 'The next questions the caller has not answered yet.' },
     },
-    handler,
+    handler: handler(MAX_LIMIT_COUNT),
   })
-  // The clients' path: they send limit_count=100, which is served as 30 rather than refused.
+  // The clients' path: they send limit_count=100 and walk a collection, topic or profile in one call, so up to 100
+  // are served; more is served as 100 rather than refused.
   app.get('/api/next_question/', {
     schema: {
-      summary: 'Next unanswered questions (limit_count above 30 served as 30)',
+      summary: 'Next unanswered questions (up to 100; limit_count above 100 served as 100)',
       description,
       querystring: ClampedQuery,
       response: { 200: NextQuestionResult, ...readErrors },
     },
     config: { access: 'anyone', resource: { name: 'Next Question', description: 'The next questions the caller has not answered yet.' } },
-    handler,
+    handler: handler(MAX_LONG_WALK),
   })
 }

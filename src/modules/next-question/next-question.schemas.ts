@@ -4,8 +4,14 @@ import { statisticsProperties } from '../statistics/statistics.schemas.ts'
 import { Choice, VoteSummary } from '../questions/questions.schemas.ts'
 import { INT4_MAX } from '../../http/integers.ts'
 
-/** Most questions one answer carries (spec 4.4). */
+/** Most questions one answer of next_question_light carries (spec 4.4). */
 export const MAX_LIMIT_COUNT = 30
+
+/**
+ * Most questions one answer of next_question carries: the older clients ask once with limit_count=100 for a
+ * collection, topic or profile and say "Thank you" when those run out, so a shorter page ends their walk early.
+ */
+export const MAX_LONG_WALK = 100
 
 /** Spec 2.12: a question as the next-question service serves it. */
 export const LightQuestion = Type.Object({
@@ -32,7 +38,7 @@ export type NextQuestionResult = Static<typeof NextQuestionResult>
 const idList = (description: string) => IdList(description)
 const flag = (description: string) => Type.Optional(Type.String({ maxLength: 10, description }))
 
-/** The query of both paths; they differ only in what they do with a limit_count above 30. */
+/** The query of both paths; they differ only in how many questions limit_count may ask for. */
 export function NextQuestionQuery(limitCount: ReturnType<typeof Type.Integer>) {
   return Type.Object({
     ordering: Type.Optional(Type.String({ description: 'question ordering fields, comma-separated, a leading - reverses; id by default' })),
@@ -57,6 +63,6 @@ export const LightQuery = NextQuestionQuery(
   Type.Integer({ minimum: 1, maximum: MAX_LIMIT_COUNT, description: 'questions to return, 1 to 30, 1 by default' }),
 )
 export const ClampedQuery = NextQuestionQuery(
-  Type.Integer({ minimum: 1, maximum: INT4_MAX, description: 'questions to return, 1 by default; above 30 counts as 30' }),
+  Type.Integer({ minimum: 1, maximum: INT4_MAX, description: 'questions to return, 1 by default; above 100 counts as 100' }),
 )
 export type NextQuestionQuery = Static<typeof LightQuery>
