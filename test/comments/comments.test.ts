@@ -377,10 +377,10 @@ describe('the listing', () => {
 
   test('filters: question, user, parent, parent__isnull, subtype, id', async () => {
     const { q, first, second, reply } = local
-    assert.deepEqual(idsOf(await t.json(`/api/comments/?question=${q}`)), [first, second, reply])
+    assert.deepEqual(idsOf(await t.json(`/api/comments/?question=${q}`)), [reply, second, first])
     assert.deepEqual(idsOf(await t.json(`/api/comments/?question=${q}&user=${ids.bob}`)), [second])
     assert.deepEqual(idsOf(await t.json(`/api/comments/?parent=${first}`)), [reply])
-    assert.deepEqual(idsOf(await t.json(`/api/comments/?question=${q}&parent__isnull=true`)), [first, second])
+    assert.deepEqual(idsOf(await t.json(`/api/comments/?question=${q}&parent__isnull=true`)), [second, first])
     assert.deepEqual(idsOf(await t.json(`/api/comments/?question=${q}&parent__isnull=0`)), [reply])
     assert.deepEqual(idsOf(await t.json(`/api/comments/?question=${q}&subtype=reason`)), [second])
     assert.deepEqual(idsOf(await t.json(`/api/comments/?id=${reply}`)), [reply])
@@ -388,17 +388,36 @@ describe('the listing', () => {
     assert.equal((await t.get('/api/comments/?parent__isnull=maybe')).statusCode, 400)
   })
 
-  test('ordering: created_at by default, reversed, by votes; unknown fields fall back', async () => {
+  test('ordering: newest first by default, created_at as asked, by votes; unknown fields fall back', async () => {
     const { q, first, second, reply } = local
+    assert.deepEqual(idsOf(await t.json(`/api/comments/?question=${q}`)), [reply, second, first])
     assert.deepEqual(idsOf(await t.json(`/api/comments/?question=${q}&ordering=-created_at`)), [reply, second, first])
+    assert.deepEqual(idsOf(await t.json(`/api/comments/?question=${q}&ordering=created_at`)), [first, second, reply])
     assert.deepEqual(idsOf(await t.json(`/api/comments/?question=${q}&ordering=-direct_maximum,created_at`)), [second, first, reply])
     assert.deepEqual(idsOf(await t.json(`/api/comments/?question=${q}&ordering=-direct_minimum,created_at`)), [first, second, reply])
     assert.deepEqual(
       idsOf(await t.json(`/api/comments/?question=${q}&ordering=report_count`)),
-      [first, second, reply],
+      [reply, second, first],
       'report_count is for staff only',
     )
-    assert.deepEqual(idsOf(await t.json(`/api/comments/?question=${q}&ordering=nonsense`)), [first, second, reply])
+    assert.deepEqual(idsOf(await t.json(`/api/comments/?question=${q}&ordering=nonsense`)), [reply, second, first])
+  })
+
+  test('with more than 10 comments a new one is on page 1 without ordering (the older web app reads only that)', async () => {
+    const q = (await insertQuestion(t.database.db, ids.carol, { question: 'Busy question' })).id
+    const older: number[] = []
+    for (let i = 0; i < 11; i++) older.push((await comment(i % 2 ? 'alice' : 'bob', { text: `Point ${i}`, question: q })).id)
+    const fresh = await comment('carol', { text: 'A late thought', question: q })
+    const page1 = await t.json(`/api/comments/?question=${q}`)
+    assert.equal(page1.count, 12)
+    assert.equal(page1.results.length, 10)
+    assert.deepEqual(idsOf(page1), [fresh.id, ...older.slice(2).reverse()])
+    assert.equal(page1.results[0].text, 'A late thought')
+    assert.deepEqual(idsOf(await t.json(`/api/comments/?question=${q}&page=2`)), older.slice(0, 2).reverse())
+    // The newer web app asks for oldest first and walks the pages; that order is unchanged.
+    const oldestFirst = await t.json(`/api/comments/?question=${q}&ordering=created_at`)
+    assert.deepEqual(idsOf(oldestFirst), older.slice(0, 10))
+    assert.deepEqual(idsOf(await t.json(`/api/comments/?question=${q}&ordering=created_at&page=2`)), [older[10], fresh.id])
   })
 
   test("my_vote is the caller's active vote on each comment", async () => {

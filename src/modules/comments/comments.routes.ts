@@ -61,7 +61,7 @@ export function commentRoutes(app: App): void {
       const context = commentViewContext(app, request)
       const filters = request.query as CommentFilters
       const fields = context.viewer.isStaff ? STAFF_COMMENT_ORDERING : COMMENT_ORDERING
-      const ordering = orderingTerms(filters.ordering, fields, ['created_at'], column('comments.id'))
+      const ordering = orderingTerms(filters.ordering, fields, ['-created_at'], column('comments.id'))
       const filtered = commentsRepository(app.db).filtered(filters, context.viewer)
       const result = await pageOfRows<ListedCommentRow>(request, filtered, (q) => q.select(LISTED_COLUMNS as never), ordering)
       return listing(request, result, (rows) => commentsFromRows(context, rows))
