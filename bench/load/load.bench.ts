@@ -8,7 +8,7 @@ import { migrateToLatest } from '../../src/db/migrate.ts'
 import { seedDatabase } from '../../src/seed/seed.ts'
 import { benchDatabase, round } from '../shared.ts'
 import { runLoad, type LoadFigures } from './autocannon-runner.ts'
-import { sampleResidentPeak, startLimitServer, startService, type Running } from './processes.ts'
+import { sampleCpu, sampleResidentPeak, startLimitServer, startService, type Running } from './processes.ts'
 import { markdownTable, writeLatestTable, type ScenarioResult } from './report.ts'
 import { pick, readScenarios, tokensFor, type ReadScenario } from './scenarios.ts'
 import { measureWrite, pickWriters, writeScenarios, type WriteScenario } from './writes.ts'
@@ -155,8 +155,10 @@ async function measureRead(service: Running, scenario: ReadScenario, duration: n
     await limit.stop()
   }
   const peak = sampleResidentPeak(service.process.pid!)
+  const cpu = sampleCpu(service.process.pid!)
   const serviceFigures = await runLoad({ url: service.url + scenario.path, connections, duration, headers: scenario.headers })
   const peakMiB = peak()
+  const cores = cpu()
   return {
     scenario: scenario.name,
     path: scenario.path,
@@ -166,5 +168,6 @@ async function measureRead(service: Running, scenario: ReadScenario, duration: n
     limit: limitFigures,
     ratio: round(serviceFigures.requests_per_s / limitFigures.requests_per_s, 4),
     service_peak_rss_mib: peakMiB === null ? null : round(peakMiB, 1),
+    ...cores,
   }
 }

@@ -114,3 +114,58 @@ export function sampleResidentPeak(pid: number): () => number | null {
     return peak
   }
 }
+
+const TICKS_PER_S = 100
+
+/** CPU seconds (user + system) a process has used, from /proc; null once it is gone. */
+function cpuSeconds(pid: number): number | null {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S
+  } catch {
+    return null
+  }
+}
+
+/** Every PostgreSQL server process of this machine (postmaster, backends, background workers). */
+function postgresPids(): number[] {
+  const pids: number[] = []
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      if (fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') pids.push(Number(entry))
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids
+}
+
+function postgresSeconds(): Map<number, number> {
+  const seconds = new Map<number, number>()
+  for (const pid of postgresPids()) {
+    const used = cpuSeconds(pid)
+    if (used !== null) seconds.set(pid, used)
+  }
+  return seconds
+}
+
+/**
+ * Where the CPU went during a run, in cores (CPU seconds over wall seconds): the service process, and the database
+ * server's processes (backends that ended during the run are missed, so that figure is a floor).
+ */
+export function sampleCpu(servicePid: number): () => { service_cores: number | null; database_cores: number } {
+  const started = performance.now()
+  const service = cpuSeconds(servicePid)
+  const database = postgresSeconds()
+  return () => {
+    const wall = (performance.now() - started) / 1000
+    const serviceNow = cpuSeconds(servicePid)
+    let databaseUsed = 0
+    for (const [pid, now] of postgresSeconds()) databaseUsed += now - (database.get(pid) ?? 0)
+    return {
+      service_cores: service === null || serviceNow === null ? null : Math.round(((serviceNow - service) / wall) * 100) / 100,
+      database_cores: Math.round((databaseUsed / wall) * 100) / 100,
+    }
+  }
+}

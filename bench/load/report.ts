@@ -13,6 +13,9 @@ export interface ScenarioResult {
   ratio: number
   /** the service process's largest resident set sampled (every 100 ms) during its run */
   service_peak_rss_mib: number | null
+  /** CPU used during the service's run, in cores: the service process, and the PostgreSQL server's processes */
+  service_cores?: number | null
+  database_cores?: number
   /** write scenarios: `civic-survey check` afterwards */
   check?: { clean: boolean; summary: string; seconds: number }
 }
@@ -22,12 +25,12 @@ const number = (value: number, digits = 0) =>
 
 export function markdownTable(results: ScenarioResult[]): string {
   const lines = [
-    '| scenario | service req/s | limit req/s | ratio | p50 ms | p99 ms | errors / non-2xx | peak RSS MiB | check |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+    '| scenario | service req/s | limit req/s | ratio | p50 ms | p99 ms | errors / non-2xx | peak RSS MiB | CPU cores: service / database | check |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
   ]
   for (const r of results) {
     lines.push(
-      `| ${r.scenario} | ${number(r.service.requests_per_s, 1)} | ${number(r.limit.requests_per_s)} | ${number(r.ratio, 4)}× | ${r.service.p50_ms} | ${r.service.p99_ms} | ${r.service.errors} / ${r.service.non_2xx} | ${r.service_peak_rss_mib ?? '–'} | ${r.check ? (r.check.clean ? 'clean' : 'NOT clean') : ''} |`,
+      `| ${r.scenario} | ${number(r.service.requests_per_s, 1)} | ${number(r.limit.requests_per_s)} | ${number(r.ratio, 4)}× | ${r.service.p50_ms} | ${r.service.p99_ms} | ${r.service.errors} / ${r.service.non_2xx} | ${r.service_peak_rss_mib ?? '–'} | ${r.service_cores ?? '–'} / ${r.database_cores ?? '–'} | ${r.check ? (r.check.clean ? 'clean' : 'NOT clean') : ''} |`,
     )
   }
   return lines.join('\n')

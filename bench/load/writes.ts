@@ -4,7 +4,7 @@ import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../src/db/database.ts'
 import { round } from '../shared.ts'
 import { runLoad, type LoadRun } from './autocannon-runner.ts'
-import { sampleResidentPeak, startWriteLimitServer, type Running } from './processes.ts'
+import { sampleCpu, sampleResidentPeak, startWriteLimitServer, type Running } from './processes.ts'
 import type { ScenarioResult } from './report.ts'
 
 /** Who answers and what: many existing people, the tags that spread them over questions, the surge's ten questions. */
@@ -80,8 +80,10 @@ export async function measureWrite(
     await limit.stop()
   }
   const peak = sampleResidentPeak(service.process.pid!)
+  const cpu = sampleCpu(service.process.pid!)
   const serviceFigures = await runLoad({ url: service.url, connections, duration, write: scenario.write })
   const peakMiB = peak()
+  const cores = cpu()
   return {
     scenario: scenario.name,
     path: scenario.write.kind === 'answering' ? 'GET next_question_light, POST question_votes' : 'POST question_votes',
@@ -91,6 +93,7 @@ export async function measureWrite(
     limit: limitFigures,
     ratio: round(serviceFigures.requests_per_s / limitFigures.requests_per_s, 4),
     service_peak_rss_mib: peakMiB === null ? null : round(peakMiB, 1),
+    ...cores,
     check: await check(serviceEnv),
   }
 }
