@@ -139,6 +139,41 @@ test('register refuses taken names, weak passwords and bad fields, all at once, 
   assert.equal(await countUsers(), before)
 })
 
+test('usernames take up to 150 characters (not 30); a longer one is 400 with DRF max_length message, on register and on edit', async () => {
+  const before = await countUsers()
+  const tooLong = `${fresh()}${'u'.repeat(150)}`.slice(0, 151)
+  const refused = await t.send('POST', '/auth/register/', {
+    username: tooLong,
+    email: `${fresh()}@example.org`,
+    password: 'lantern-orchard-42',
+  })
+  assert.equal(refused.statusCode, 400)
+  assert.deepEqual(refused.json(), { username: ['Ensure this field has no more than 150 characters.'] })
+  assert.equal(await countUsers(), before)
+  // The chatbot registers with the e-mail address as username, form-encoded: longer than Django's old 30.
+  const address = `${fresh()}.firstname.lastname@example.org`
+  assert.ok(address.length > 30)
+  const chatbot = await t.request({
+    method: 'POST',
+    url: '/auth/register/',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({ email: address, username: address, password: 'lantern-orchard-42' }).toString(),
+  })
+  assert.equal(chatbot.statusCode, 201, chatbot.body)
+  assert.equal(chatbot.json().username, address)
+  const longest = `${fresh()}${'l'.repeat(150)}`.slice(0, 150)
+  const { response } = await register({ username: longest })
+  assert.equal(response.statusCode, 201, response.body)
+  assert.equal(response.json().username, longest)
+  const token = response.json().auth_token
+  const edit = await t.send('PATCH', '/auth/me/', { username: tooLong }, token)
+  assert.equal(edit.statusCode, 400)
+  assert.deepEqual(edit.json(), { username: ['Ensure this field has no more than 150 characters.'] })
+  assert.equal((await t.get('/auth/me/', { authorization: `Token ${token}` })).json().username, longest, 'nothing changed')
+  const renamed = await t.send('PATCH', '/auth/me/', { username: `${fresh()}-has-a-name-longer-than-thirty` }, token)
+  assert.equal(renamed.statusCode, 200, renamed.body)
+})
+
 test('login takes a username or an e-mail, any case, and answers auth_token with the user', async () => {
   const { response, body } = await register()
   const id = response.json().id
