@@ -21,13 +21,25 @@ export async function pageOfRows<Row>(
   ordering: OrderTerm[],
 ): Promise<{ page: ReturnType<typeof resolvePage>; count: number; rows: Row[] }> {
   const requested = pageRequest(request.query as Record<string, unknown>)
-  const counted = await filtered.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()
-  const count = Number((counted as { count: number }).count)
+  // The count reads every matching row: kept in memory until the data changes (src/http/response-cache.ts).
+  const counting = filtered.select((eb) => eb.fn.countAll<number>().as('count'))
+  const { sql, parameters } = counting.compile()
+  const countNow = async () => Number(((await counting.executeTakeFirstOrThrow()) as { count: number }).count)
+  const key = memoKey(sql, parameters)
+  const count = key === null ? await countNow() : await request.server.responseCache.remember(key, countNow)
   const page = resolvePage(requested, count)
   let query = select(filtered)
   for (const term of ordering) query = query.orderBy(term.expression, term.direction)
   const rows = count > page.offset ? ((await query.limit(page.size).offset(page.offset).execute()) as Row[]) : []
   return { page, count, rows }
+}
+
+function memoKey(sql: string, parameters: readonly unknown[]): string | null {
+  try {
+    return `count:${sql}:${JSON.stringify(parameters)}`
+  } catch {
+    return null
+  }
 }
 
 /** Maps the rows of a page and wraps them in the envelope of spec 2.1. */

@@ -36,6 +36,7 @@ interface Fill {
 }
 
 const CHANGE_TIMES = 4096
+const MEMO_ENTRIES = 10_000
 /** A request waits this long at most for another to rebuild an answer, then builds its own. */
 const LONGEST_WAIT_MS = 10_000
 const FILL = Symbol('response cache fill')
@@ -52,6 +53,7 @@ export class ResponseCache implements DataChangeListener {
   private readonly changeTimes = new Float64Array(CHANGE_TIMES)
   private readonly entries = new Map<string, Entry>()
   private readonly fills = new Map<string, Promise<Entry | null>>()
+  private readonly memos = new Map<string, { value: Promise<unknown>; generation: number; builtAt: number; settled: boolean }>()
   private bytes = 0
   private listening = false
 
@@ -79,7 +81,29 @@ export class ResponseCache implements DataChangeListener {
 
   clear(): void {
     this.entries.clear()
+    this.memos.clear()
     this.bytes = 0
+  }
+
+  /**
+   * A value computed from the data (a listing's count), kept until the next change; requests that need it while it
+   * is computed share the one computation. Without a listener it is computed each time.
+   */
+  async remember<T>(key: string, build: () => Promise<T>): Promise<T> {
+    if (!this.enabled) return build()
+    const memo = this.memos.get(key)
+    if (memo && (memo.settled ? this.staleSince(memo) === null : memo.generation === this.generation)) {
+      return memo.value as Promise<T>
+    }
+    const entry = { value: build() as Promise<unknown>, generation: this.generation, builtAt: performance.now(), settled: false }
+    this.memos.delete(key)
+    if (this.memos.size >= MEMO_ENTRIES) this.memos.delete(this.memos.keys().next().value!)
+    this.memos.set(key, entry)
+    entry.value.then(
+      () => (entry.settled = true),
+      () => this.memos.get(key) === entry && this.memos.delete(key),
+    )
+    return entry.value as Promise<T>
   }
 
   get size(): { entries: number; bytes: number } {
@@ -87,7 +111,7 @@ export class ResponseCache implements DataChangeListener {
   }
 
   /** When the entry stopped showing the data as it is, or null while it still does. */
-  private staleSince(entry: Entry): number | null {
+  private staleSince(entry: { generation: number; builtAt: number }): number | null {
     const expiry = entry.builtAt + this.options.maxAgeMs
     if (entry.generation === this.generation) return performance.now() >= expiry ? expiry : null
     const next = entry.generation + 1

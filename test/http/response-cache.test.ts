@@ -88,6 +88,19 @@ describe('anonymous answers kept in memory', () => {
     assert.equal(bad.statusCode, 400)
   })
 
+  test("a signed-in listing's count is kept until the data changes", async () => {
+    const mine = { authorization: `Token ${voterToken}` }
+    const first = await t.get('/api/questions/', mine)
+    let second = await t.get('/api/questions/', mine)
+    for (let i = 0; i < 50 && queries(second) >= queries(first); i++) second = await t.get('/api/questions/', mine)
+    assert.equal(queries(second), queries(first) - 1, 'the count comes from memory')
+    assert.equal(second.json().count, first.json().count)
+    await insertQuestion(t.database.db, (await insertUser(t.database.db)).id, { publish: true })
+    let count = first.json().count
+    for (let i = 0; i < 100 && count === first.json().count; i++) count = (await t.json('/api/questions/', mine)).count
+    assert.equal(count, first.json().count + 1)
+  })
+
   test('Cache-Control: no-cache builds the answer afresh, and keeps it for the next', async () => {
     const url = `/api/questions/${questionId}/`
     await keptAnswer(t, url)
