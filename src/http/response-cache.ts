@@ -106,6 +106,42 @@ export class ResponseCache implements DataChangeListener {
     return entry.value as Promise<T>
   }
 
+  /** The change count now: a piece built from reads that start after this shows every change announced before. */
+  get current(): number {
+    return this.generation
+  }
+
+  /** A kept piece of an answer (one question's JSON) still showing the data as it is, or undefined. */
+  piece(key: string): string | undefined {
+    if (!this.enabled) return undefined
+    const entry = this.entries.get(key)
+    if (!entry || this.staleSince(entry) !== null) return undefined
+    this.entries.delete(key)
+    this.entries.set(key, entry)
+    return entry.body.toString()
+  }
+
+  /** Keeps a piece built from reads that started at change count `generation`. */
+  keepPiece(key: string, text: string, generation: number): void {
+    if (!this.enabled) return
+    this.store(key, { body: Buffer.from(text), contentType: '', generation, builtAt: performance.now() })
+  }
+
+  private store(key: string, entry: Entry): void {
+    const old = this.entries.get(key)
+    if (old) {
+      this.bytes -= old.body.length
+      this.entries.delete(key)
+    }
+    this.entries.set(key, entry)
+    this.bytes += entry.body.length
+    for (const [oldKey, oldest] of this.entries) {
+      if (this.bytes <= this.options.maxBytes) break
+      this.entries.delete(oldKey)
+      this.bytes -= oldest.body.length
+    }
+  }
+
   get size(): { entries: number; bytes: number } {
     return { entries: this.entries.size, bytes: this.bytes }
   }
@@ -154,18 +190,7 @@ export class ResponseCache implements DataChangeListener {
     if (this.fills.get(fill.key) === fill.promise) this.fills.delete(fill.key)
     if (!built || !this.enabled || built.body.length > this.options.maxBytes / 4) return done(null)
     const entry: Entry = { ...built, generation: fill.generation, builtAt: performance.now() }
-    const old = this.entries.get(fill.key)
-    if (old) {
-      this.bytes -= old.body.length
-      this.entries.delete(fill.key)
-    }
-    this.entries.set(fill.key, entry)
-    this.bytes += entry.body.length
-    for (const [key, oldest] of this.entries) {
-      if (this.bytes <= this.options.maxBytes) break
-      this.entries.delete(key)
-      this.bytes -= oldest.body.length
-    }
+    this.store(fill.key, entry)
     done(entry)
   }
 }
@@ -178,6 +203,11 @@ function isFill(found: Entry | Fill): found is Fill {
 function cacheable(request: FastifyRequest): boolean {
   if (request.method !== 'GET' || !request.routeOptions.config.cachedForAnyone) return false
   if (request.caller !== null || request.appKeyId !== null) return false
+  return plainJson(request)
+}
+
+/** The request wants the JSON answer itself: no HTML page, no other format. */
+export function plainJson(request: FastifyRequest): boolean {
   const accept = request.headers.accept
   return !(accept && accept.includes('html')) && (request.query as { format?: string } | undefined)?.format === undefined
 }

@@ -93,7 +93,7 @@ describe('anonymous answers kept in memory', () => {
     const first = await t.get('/api/questions/', mine)
     let second = await t.get('/api/questions/', mine)
     for (let i = 0; i < 50 && queries(second) >= queries(first); i++) second = await t.get('/api/questions/', mine)
-    assert.equal(queries(second), queries(first) - 1, 'the count comes from memory')
+    assert.ok(queries(second) < queries(first), 'the count and the questions come from memory')
     assert.equal(second.json().count, first.json().count)
     await insertQuestion(t.database.db, (await insertUser(t.database.db)).id, { publish: true })
     let count = first.json().count
@@ -140,5 +140,78 @@ describe('switched off', () => {
     } finally {
       await t.close()
     }
+  })
+})
+
+describe("signed-in questions from each question's kept JSON", () => {
+  let kept: TestApp
+  let built: TestApp
+
+  before(async () => {
+    kept = await createTestApp('tiny', { RESPONSE_CACHE_MB: '64' })
+    built = await createTestApp('tiny', {}, undefined, { database: kept.database })
+  })
+  after(async () => {
+    await built.close()
+    await kept.close()
+  })
+
+  test('answer the very bytes a whole build gives: own answers, importance, follow links, comparisons', async () => {
+    const db = kept.database.db
+    const [me, author, other] = [await insertUser(db), await insertUser(db), await insertUser(db)]
+    const token = await kept.tokenFor(me.id)
+    const otherToken = await kept.tokenFor(other.id)
+    const theirs = (await insertQuestion(db, author.id, { publish: true })).id
+    const mine = (await insertQuestion(db, me.id, { publish: false })).id
+    const answer = async (who: string, body: object) => {
+      const response = await kept.send('POST', '/api/question_votes/', body, who)
+      assert.equal(response.statusCode, 201, response.body)
+    }
+    await answer(token, { object_id: theirs, value: 2, importance: 5 })
+    await answer(otherToken, { object_id: theirs, value: 4 })
+    const follow = await kept.send('POST', '/api/following_users/', { following: author.id }, token)
+    assert.equal(follow.statusCode, 201, follow.body)
+    assert.equal(
+      (await kept.get(`/api/compare_users/?usera=${me.id}&userb=${other.id}`, { authorization: `Token ${token}` })).statusCode,
+      200,
+    )
+    const urls = [
+      '/api/questions/',
+      '/api/questions/?page_size=2&page=2',
+      `/api/questions/?answered_by=${other.id}`,
+      `/api/questions/${theirs}/`,
+      `/api/questions/${mine}/`,
+      '/api/questions/?ordering=-direct_vote_count',
+    ]
+    for (const round of [1, 2]) {
+      for (const url of urls) {
+        const headers = { authorization: `Token ${token}` }
+        const [fromPieces, whole] = [await kept.get(url, headers), await built.get(url, headers)]
+        assert.equal(fromPieces.statusCode, 200, `${url}: ${fromPieces.body}`)
+        assert.equal(fromPieces.body, whole.body, `${url}, round ${round}`)
+        assert.match(String(fromPieces.headers['content-type']), /^application\/json; charset=utf-8/)
+      }
+    }
+    const detail = (await kept.json(`/api/questions/${theirs}/`, { authorization: `Token ${token}` })) as any
+    assert.equal(detail.my_vote[0].value, 2)
+    assert.equal(detail.my_importance[0].value, 5)
+    assert.equal(detail.user.follow.length, 1)
+    const own = (await kept.json(`/api/questions/${mine}/`, { authorization: `Token ${token}` })) as any
+    assert.equal(own.user.latest_compare.length, 1, 'the caller sees their own comparisons on their own question')
+    assert.equal((await kept.get(`/api/questions/${mine}/`)).statusCode, 404, 'an unpublished question stays hidden')
+
+    // A vote changes the question's row: its voter reads the new figures at once, before any notice.
+    const before = detail.direct_vote_count
+    await answer(await kept.tokenFor((await insertUser(db)).id), { object_id: theirs, value: 1 })
+    const after = (await kept.json(`/api/questions/${theirs}/`, { authorization: `Token ${token}` })) as any
+    assert.equal(after.direct_vote_count, before + 1)
+  })
+
+  test('unknown ids and bad filters answer as before', async () => {
+    const token = await kept.tokenFor((await insertUser(kept.database.db)).id)
+    const headers = { authorization: `Token ${token}` }
+    assert.equal((await kept.get('/api/questions/99999999/', headers)).statusCode, 404)
+    assert.equal((await kept.get('/api/questions/?user__id=abc', headers)).statusCode, 400)
+    assert.equal((await kept.get('/api/questions/?page=999', headers)).statusCode, 404)
   })
 })

@@ -15,6 +15,9 @@ import {
 import { Question, QuestionListQuery, type QuestionListQuery as QuestionFilters } from './questions.schemas.ts'
 import { loadQuestion, questionsFromRows } from './questions.service.ts'
 import { IdParams } from '../../http/route-schemas.ts'
+import { envelope } from '../../http/pagination.ts'
+import { plainJson } from '../../http/response-cache.ts'
+import { QUESTION_STAMP, sendJson, signedInQuestionsJson, type QuestionStamp } from './question-pieces.ts'
 import { userViewContext } from '../users/users.service.ts'
 
 export function questionRoutes(app: App): void {
@@ -25,7 +28,11 @@ export function questionRoutes(app: App): void {
       querystring: QuestionListQuery,
       response: { 200: Page(Question), ...readErrors },
     },
-    config: { access: 'anyone', cachedForAnyone: true, resource: { name: 'Question List', description: 'Questions people answer, with their statistics.' } },
+    config: {
+      access: 'anyone',
+      cachedForAnyone: true,
+      resource: { name: 'Question List', description: 'Questions people answer, with their statistics.' },
+    },
     handler: async (request, reply) => {
       const filters = request.query as QuestionFilters
       const repository = questionsRepository(app.db)
@@ -47,17 +54,38 @@ export function questionRoutes(app: App): void {
             ? collectionOrder(inCollection)
             : null,
       )
-      const result = await pageOfRows<QuestionRow>(request, filtered, (q) => q.select(QUESTION_COLUMNS) as never, ordering)
-      const theirUserId =
+      const their = async () =>
         filters.answered_by ?? (filters.votes__user__username ? await repository.userIdByUsername(filters.votes__user__username) : null)
+      if (request.caller && app.responseCache.enabled && plainJson(request)) {
+        // Signed in: the kept JSON of each question with the caller's own fields put in (question-pieces.ts).
+        const result = await pageOfRows<QuestionStamp>(request, filtered, (q) => q.select(QUESTION_STAMP) as never, ordering)
+        const page = envelope(request, result.page, result.count, [])
+        const items = await signedInQuestionsJson(app, request, reply, request.caller.id, result.rows, await their())
+        return sendJson(reply, `${JSON.stringify(page).slice(0, -3)}[${items.join(',')}]}`)
+      }
+      const result = await pageOfRows<QuestionRow>(request, filtered, (q) => q.select(QUESTION_COLUMNS) as never, ordering)
+      const theirUserId = await their()
       return listing(request, result, (rows) => questionsFromRows(userViewContext(app, request), rows, { theirUserId }))
     },
   })
 
   app.get('/api/questions/:id/', {
     schema: { summary: 'One question in its full form', params: IdParams, response: { 200: Question, ...readErrors } },
-    config: { access: 'anyone', cachedForAnyone: true, resource: { name: 'Question Instance', description: 'One question with its statistics.' } },
-    handler: async (request) => {
+    config: {
+      access: 'anyone',
+      cachedForAnyone: true,
+      resource: { name: 'Question Instance', description: 'One question with its statistics.' },
+    },
+    handler: async (request, reply) => {
+      if (request.caller && app.responseCache.enabled && plainJson(request)) {
+        const stamps = (await questionsRepository(app.db)
+          .filtered({ id: request.params.id }, request.caller)
+          .select(QUESTION_STAMP)
+          .execute()) as QuestionStamp[]
+        const [json] = await signedInQuestionsJson(app, request, reply, request.caller.id, stamps, null)
+        if (json === undefined) throw NotFound()
+        return sendJson(reply, json)
+      }
       const question = await loadQuestion(userViewContext(app, request), request.caller, request.params.id)
       if (!question) throw NotFound()
       return question

@@ -1,0 +1,147 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { sql } from 'kysely'
+import { Type } from 'typebox'
+import type { App } from '../../http/app-type.ts'
+import { UrlBuilder } from '../../http/urls.ts'
+import { toLatestCompare } from '../compare/compare.mapper.ts'
+import { compareRepository } from '../compare/compare.repository.ts'
+import { LATEST_COMPARE_SIZE } from '../compare/compare.service.ts'
+import { usersRepository } from '../users/users.repository.ts'
+import { FullUser } from '../users/users.schemas.ts'
+import { iso } from '../../http/schemas.ts'
+import { votesByQuestion } from './questions.mapper.ts'
+import { QUESTION_COLUMNS, questionsRepository, type QuestionRow } from './questions.repository.ts'
+import { Importance, Question, VoteSummary } from './questions.schemas.ts'
+import { questionsFromRows } from './questions.service.ts'
+
+/** A page's question as the page query reads it: enough to find its kept JSON and whose it is. */
+export interface QuestionStamp {
+  id: number
+  user_id: number
+  /** The row's version (xmin): any change of the question's own row, its figures included, gives a new one. */
+  version: string
+}
+
+/** The page query's columns when the questions come from their kept JSON. */
+export const QUESTION_STAMP = ['questions.id', 'questions.user_id', sql<string>`questions.xmin::text`.as('version')] as const
+
+/** JSON already serialized, sent as it is. */
+export function sendJson(reply: FastifyReply, json: string): FastifyReply {
+  return reply.header('content-type', 'application/json; charset=utf-8').send(json)
+}
+
+/** What the anonymous JSON of a question holds where a signed-in caller's own fields go, and where its author's do. */
+const OWN_FIELDS = '"my_vote":[],"their_vote":[],"my_importance":[]'
+const AUTHOR_FIELDS = '"latest_compare":[],"follow":[]'
+
+interface Piece {
+  before: string
+  between: string
+  after: string
+}
+
+const VoteList = Type.Array(VoteSummary)
+const ImportanceList = Type.Array(Importance)
+const { latest_compare: LatestCompareList, follow: FollowList } = FullUser.properties
+
+/** Fastify's serializer for the schema, compiled once per route and schema: the same bytes a whole answer has. */
+function serializer(reply: FastifyReply, schema: object): (value: unknown) => string {
+  return reply.compileSerializationSchema(schema as Record<string, unknown>) as (value: unknown) => string
+}
+
+function split(json: string): Piece | null {
+  const own = json.indexOf(OWN_FIELDS)
+  const author = own < 0 ? -1 : json.indexOf(AUTHOR_FIELDS, own)
+  if (author < 0) return null
+  return {
+    before: json.slice(0, own),
+    between: json.slice(own + OWN_FIELDS.length, author),
+    after: json.slice(author + AUTHOR_FIELDS.length),
+  }
+}
+
+/**
+ * Questions for a signed-in caller, as JSON, from the anonymous JSON kept for each question version (built for the
+ * ones missing, in the usual constant number of statements) with the caller's own fields put in its place: their
+ * answers and importance, and on the author their follow link and, on their own questions, their comparisons. The
+ * row version comes with the page, so a caller always reads their own vote's figures at once.
+ */
+export async function signedInQuestionsJson(
+  app: App,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  callerId: number,
+  stamps: QuestionStamp[],
+  theirUserId: number | null,
+): Promise<string[]> {
+  if (stamps.length === 0) return []
+  const cache = app.responseCache
+  const urls = UrlBuilder.for(request)
+  const keyOf = (stamp: QuestionStamp) => `question:${request.protocol}://${request.host}:${stamp.id}:${stamp.version}`
+  const ids = stamps.map((stamp) => stamp.id)
+  const authors = [...new Set(stamps.map((stamp) => stamp.user_id))]
+  const repository = questionsRepository(app.db)
+  const noAnswers = Promise.resolve({ likert: [], choices: [] })
+  const kept = new Map<number, Piece>()
+  for (const stamp of stamps) {
+    const json = cache.piece(keyOf(stamp))
+    const piece = json === undefined ? null : split(json)
+    if (piece) kept.set(stamp.id, piece)
+  }
+  const missing = stamps.filter((stamp) => !kept.has(stamp.id))
+  const serialize = serializer(reply, Question)
+  const build = async () => {
+    if (missing.length === 0) return
+    const generation = cache.current
+    const rows = (await app.db
+      .selectFrom('questions')
+      .select(QUESTION_COLUMNS)
+      .where(
+        'questions.id',
+        'in',
+        missing.map((stamp) => stamp.id),
+      )
+      .execute()) as QuestionRow[]
+    const anonymous = { db: app.db, urls, callerId: null, defaultAvatar: app.config.defaultAvatarUrl }
+    const questions = await questionsFromRows(anonymous, rows)
+    const versions = new Map(missing.map((stamp) => [stamp.id, stamp]))
+    for (const question of questions) {
+      const json = serialize(question)
+      const piece = split(json)
+      if (!piece) throw new Error(`question ${question.id}: its JSON lacks the fields a caller's own go into`)
+      kept.set(question.id, piece)
+      cache.keepPiece(keyOf(versions.get(question.id)!), json, generation)
+    }
+  }
+  const withCaller = authors.includes(callerId)
+  const [, mine, theirs, follows, latest] = await Promise.all([
+    build(),
+    repository.answersOf(callerId, ids, false),
+    theirUserId === null ? noAnswers : repository.answersOf(theirUserId, ids, theirUserId !== callerId),
+    usersRepository(app.db).followLinks(callerId, authors),
+    withCaller ? compareRepository(app.db).latest(callerId, LATEST_COMPARE_SIZE) : Promise.resolve([]),
+  ])
+  const votes = serializer(reply, VoteList)
+  const importances = serializer(reply, ImportanceList)
+  const followList = serializer(reply, FollowList)
+  const latestList = serializer(reply, LatestCompareList)
+  const myVotes = votesByQuestion(mine)
+  const theirVotes = votesByQuestion(theirs)
+  const myLatest = latestList(latest.map(toLatestCompare))
+  // A question deleted between the page's read and its build is left out, as a later read would.
+  return stamps.flatMap((stamp) => {
+    const piece = kept.get(stamp.id)
+    if (!piece) return []
+    const importance = mine.likert.find((vote) => vote.question_id === stamp.id && vote.importance !== null)
+    const own = [
+      `"my_vote":${votes(myVotes.get(stamp.id) ?? [])}`,
+      `"their_vote":${votes(theirVotes.get(stamp.id) ?? [])}`,
+      `"my_importance":${importances(importance ? [{ object_id: stamp.id, value: importance.importance!, modified_at: iso(importance.modified_at) }] : [])}`,
+    ].join(',')
+    const follow = follows
+      .filter((link) => link.following_id === stamp.user_id)
+      .map((link) => ({ id: link.id, following: link.following_id, created_at: iso(link.created_at) }))
+    const author = `"latest_compare":${stamp.user_id === callerId ? myLatest : '[]'},"follow":${followList(follow)}`
+    return [piece.before + own + piece.between + author + piece.after]
+  })
+}
