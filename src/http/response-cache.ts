@@ -22,6 +22,10 @@ export interface ResponseCacheOptions {
 
 interface Entry {
   body: Buffer
+  /** A piece's own value (kept as built, so reading it allocates nothing), with body empty. */
+  value?: unknown
+  /** Bytes it holds (a piece's are its JSON's length). */
+  size: number
   contentType: string
   /** The change count when the request that built it started: it shows every change announced before. */
   generation: number
@@ -35,6 +39,7 @@ interface Fill {
   done: ((entry: Entry | null) => void) | null
 }
 
+const EMPTY = Buffer.alloc(0)
 const CHANGE_TIMES = 4096
 const MEMO_ENTRIES = 10_000
 /** A request waits this long at most for another to rebuild an answer, then builds its own. */
@@ -111,34 +116,34 @@ export class ResponseCache implements DataChangeListener {
     return this.generation
   }
 
-  /** A kept piece of an answer (one question's JSON) still showing the data as it is, or undefined. */
-  piece(key: string): string | undefined {
+  /** A kept piece of an answer (one question's JSON, split) still showing the data as it is, or undefined. */
+  piece<T>(key: string): T | undefined {
     if (!this.enabled) return undefined
     const entry = this.entries.get(key)
     if (!entry || this.staleSince(entry) !== null) return undefined
     this.entries.delete(key)
     this.entries.set(key, entry)
-    return entry.body.toString()
+    return entry.value as T
   }
 
   /** Keeps a piece built from reads that started at change count `generation`. */
-  keepPiece(key: string, text: string, generation: number): void {
+  keepPiece(key: string, value: unknown, size: number, generation: number): void {
     if (!this.enabled) return
-    this.store(key, { body: Buffer.from(text), contentType: '', generation, builtAt: performance.now() })
+    this.store(key, { body: EMPTY, value, size, contentType: '', generation, builtAt: performance.now() })
   }
 
   private store(key: string, entry: Entry): void {
     const old = this.entries.get(key)
     if (old) {
-      this.bytes -= old.body.length
+      this.bytes -= old.size
       this.entries.delete(key)
     }
     this.entries.set(key, entry)
-    this.bytes += entry.body.length
+    this.bytes += entry.size
     for (const [oldKey, oldest] of this.entries) {
       if (this.bytes <= this.options.maxBytes) break
       this.entries.delete(oldKey)
-      this.bytes -= oldest.body.length
+      this.bytes -= oldest.size
     }
   }
 
@@ -189,7 +194,7 @@ export class ResponseCache implements DataChangeListener {
     fill.done = null
     if (this.fills.get(fill.key) === fill.promise) this.fills.delete(fill.key)
     if (!built || !this.enabled || built.body.length > this.options.maxBytes / 4) return done(null)
-    const entry: Entry = { ...built, generation: fill.generation, builtAt: performance.now() }
+    const entry: Entry = { ...built, size: built.body.length, generation: fill.generation, builtAt: performance.now() }
     this.store(fill.key, entry)
     done(entry)
   }

@@ -84,8 +84,7 @@ export async function signedInQuestionsJson(
   const noAnswers = Promise.resolve({ likert: [], choices: [] })
   const kept = new Map<number, Piece>()
   for (const stamp of stamps) {
-    const json = cache.piece(keyOf(stamp))
-    const piece = json === undefined ? null : split(json)
+    const piece = cache.piece<Piece>(keyOf(stamp))
     if (piece) kept.set(stamp.id, piece)
   }
   const missing = stamps.filter((stamp) => !kept.has(stamp.id))
@@ -110,7 +109,7 @@ export async function signedInQuestionsJson(
       const piece = split(json)
       if (!piece) throw new Error(`question ${question.id}: its JSON lacks the fields a caller's own go into`)
       kept.set(question.id, piece)
-      cache.keepPiece(keyOf(versions.get(question.id)!), json, generation)
+      cache.keepPiece(keyOf(versions.get(question.id)!), piece, json.length, generation)
     }
   }
   const withCaller = authors.includes(callerId)
