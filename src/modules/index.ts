@@ -35,6 +35,11 @@ import { politicianRoutes } from './politicians/politicians.routes.ts'
 import { compareQuestionsRoutes } from './compare-questions/compare-questions.routes.ts'
 import { friendRoutes } from './friends/friends.routes.ts'
 import { analyticsRoutes } from './analytics/analytics.routes.ts'
+import { siteInfoRoutes } from './site-info/site-info.routes.ts'
+import { shareableLinkRoutes } from './shareable-links/shareable-links.routes.ts'
+import { searchRoutes } from './search/search.routes.ts'
+import { activityRoutes } from './activity/activity.routes.ts'
+import { notificationRoutes } from './notifications/notifications.routes.ts'
 
 export function registerModules(app: App): void {
   healthRoutes(app)
@@ -72,5 +77,10 @@ export function registerModules(app: App): void {
   compareQuestionsRoutes(app)
   friendRoutes(app)
   analyticsRoutes(app)
+  siteInfoRoutes(app)
+  shareableLinkRoutes(app)
+  searchRoutes(app)
+  activityRoutes(app)
+  notificationRoutes(app)
   apiDocsRoutes(app)
 }
