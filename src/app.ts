@@ -10,6 +10,7 @@ import type { Database } from './db/database.ts'
 import { queryCounter } from './db/query-counter.ts'
 import { registerAuthentication } from './http/authentication.ts'
 import { registerBodyParsers } from './http/body.ts'
+import { registerQueryStrings } from './http/repeated-fields.ts'
 import { registerHostCheck } from './http/host.ts'
 import { registerBrowsableRendering } from './http/browsable.ts'
 import { registerPermissions } from './http/permissions.ts'
@@ -123,6 +124,8 @@ export async function buildApp({
 
   // Cookies only carry the browsable pages' sign-in and CSRF value (src/http/browsable/session.ts).
   await app.register(cookie)
+  // First of the hooks that read the query: a repeated parameter is its last value everywhere.
+  registerQueryStrings(app)
   registerHostCheck(app)
   registerBrowsableRendering(app)
   await registerRateLimits(app, { now: rateLimitClock })

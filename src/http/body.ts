@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { decodeBody, parseForm, refuseDeepNesting } from './body-text.ts'
 import { ApiError, ParseError, ValidationFailed } from './errors.ts'
 import { readNumberFields } from './number-fields.ts'
+import { keepLastValues } from './repeated-fields.ts'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -22,8 +23,9 @@ const FALSE_VALUES = new Set(['false', 'False', 'FALSE', 'f', 'F', 'n', 'N', 'no
 
 /**
  * Request bodies as DRF parses them: JSON (an empty body is `{}`, `null` stays null), form-urlencoded
- * fields (repeated keys become lists), or no body at all. Anything else is 415, as is another charset than
- * UTF-8; bytes that are not UTF-8 and JSON nested past a bound are 400 (docs/input.md).
+ * fields (a repeated key is a list, then its last value for a declared field that takes no list), or no body
+ * at all. Anything else is 415, as is another charset than UTF-8; bytes that are not UTF-8 and JSON nested past
+ * a bound are 400 (docs/input.md).
  */
 export function registerBodyParsers(app: FastifyInstance): void {
   app.removeAllContentTypeParsers()
@@ -60,12 +62,19 @@ export function registerBodyParsers(app: FastifyInstance): void {
   app.addHook('preParsing', async (request) => refuseNullCharacters(request.params))
   app.addHook('preValidation', async (request) => {
     if (request.body === undefined && ['POST', 'PUT', 'PATCH'].includes(request.method)) request.body = {}
+    if (isForm(request) && request.body && typeof request.body === 'object')
+      keepLastValues(request.body as Record<string, unknown>, request.routeOptions.schema?.body as never, true)
     refuseNullCharacters(request.query)
     refuseNullCharacters(request.body)
     refuseWrongJsonTypes(request)
     coerceBooleans(request)
   })
 }
+
+const isForm = (request: FastifyRequest) =>
+  String(request.headers['content-type'] ?? '')
+    .toLowerCase()
+    .startsWith('application/x-www-form-urlencoded')
 
 /**
  * PostgreSQL text cannot hold U+0000; DRF refuses it with this message, and so do we, before any SQL. The
