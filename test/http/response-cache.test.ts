@@ -101,6 +101,22 @@ describe('anonymous answers kept in memory', () => {
     assert.equal(count, first.json().count + 1)
   })
 
+  test("next_question_light's counts are kept until the data changes; the caller's own answer shows at once", async () => {
+    const who = await insertUser(t.database.db)
+    const mine = { authorization: `Token ${await t.tokenFor(who.id)}` }
+    const first = await t.get('/api/next_question_light/', mine)
+    assert.equal(first.statusCode, 200, first.body)
+    let second = await t.get('/api/next_question_light/', mine)
+    for (let i = 0; i < 50 && queries(second) >= queries(first); i++) second = await t.get('/api/next_question_light/', mine)
+    assert.ok(queries(second) < queries(first), 'the counts come from memory')
+    const before = first.json()
+    assert.ok(before.results.length > 0)
+    const vote = await t.send('POST', '/api/question_votes/', { object_id: questionId, value: 3 }, mine.authorization.slice(6))
+    assert.equal(vote.statusCode, 201, vote.body)
+    const after = (await t.json('/api/next_question_light/', mine)) as { unanswered: number }
+    assert.equal(after.unanswered, before.unanswered - 1)
+  })
+
   test('Cache-Control: no-cache builds the answer afresh, and keeps it for the next', async () => {
     const url = `/api/questions/${questionId}/`
     await keptAnswer(t, url)

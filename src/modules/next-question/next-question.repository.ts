@@ -23,7 +23,11 @@ function narrowed({ questionFilters }: NextQuestionFilters): boolean {
   return Object.values(questionFilters).some((value) => value !== undefined)
 }
 
-export function nextQuestionRepository(db: Kysely<Database>) {
+/** Keeps a value computed from the data until the data changes (the response cache's memo); by default, none. */
+export type Remember = <T>(key: string, build: () => Promise<T>) => Promise<T>
+const computeEachTime: Remember = (_key, build) => build()
+
+export function nextQuestionRepository(db: Kysely<Database>, remember: Remember = computeEachTime) {
   /** What the query matches: the listing's filters, narrowed to published questions open for answers now. */
   function matching({ questionFilters, exclude }: NextQuestionFilters, caller: Caller | null) {
     let query = questionsRepository(db)
@@ -172,8 +176,13 @@ export function nextQuestionRepository(db: Kysely<Database>) {
       filters: NextQuestionFilters,
       caller: Caller | null,
     ): Promise<{ count: number; unanswered: number; first: number | null }> {
-      const row = await countsQuery(filters, caller).executeTakeFirstOrThrow()
-      return { count: Number(row.count), unanswered: Number(row.unanswered), first: 'first' in row ? (row.first as number | null) : null }
+      // A scan of the open questions (about 12 ms on the large seed): kept until the data changes.
+      const query = countsQuery(filters, caller)
+      const { sql: text, parameters } = query.compile()
+      return remember(`next-counts:${text}:${JSON.stringify(parameters)}`, async () => {
+        const row = await query.executeTakeFirstOrThrow()
+        return { count: Number(row.count), unanswered: Number(row.unanswered), first: 'first' in row ? (row.first as number | null) : null }
+      })
     },
 
     /**

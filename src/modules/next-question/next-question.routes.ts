@@ -67,7 +67,7 @@ export function nextQuestionRoutes(app: App): void {
       const query = request.query as NextQuestionQuery
       const { order, return_unanswered_count, return_full_count } = flags(query)
       const filters = { questionFilters: questionFilters(query), exclude: parseIdList(query['id__in!'] ?? '') }
-      const repository = nextQuestionRepository(app.db)
+      const repository = nextQuestionRepository(app.db, (key, build) => app.responseCache.remember(key, build))
       const caller = request.caller
       if (return_unanswered_count || return_full_count) {
         return { returning: 0, results: [], ...(await repository.counts(filters, caller)) }
