@@ -6,7 +6,7 @@ import { Page, readErrors } from '../../http/schemas.ts'
 import {
   answeredAt,
   collectionOrder,
-  QUESTION_ORDERING,
+  questionOrdering,
   QUESTION_COLUMNS,
   questionsRepository,
   switchedOn,
@@ -47,12 +47,17 @@ export function questionRoutes(app: App): void {
       // A collection's questions come in the collection's order (`order`) unless ordering says otherwise.
       const inCollection = filters.in_collections__parent
       const fallback = history ? '-answered_at' : inCollection !== undefined ? 'order' : '-created_at'
-      const ordering = orderingTerms(filters.ordering, QUESTION_ORDERING, [fallback], column('questions.id'), (name) =>
-        name === 'answered_at' && callerId !== undefined
-          ? answeredAt(callerId)
-          : name === 'order' && inCollection !== undefined
-            ? collectionOrder(inCollection)
-            : null,
+      const ordering = orderingTerms(
+        filters.ordering,
+        questionOrdering(filters, request.caller),
+        [fallback],
+        column('questions.id'),
+        (name) =>
+          name === 'answered_at' && callerId !== undefined
+            ? answeredAt(callerId)
+            : name === 'order' && inCollection !== undefined
+              ? collectionOrder(inCollection)
+              : null,
       )
       const their = async () =>
         filters.answered_by ?? (filters.votes__user__username ? await repository.userIdByUsername(filters.votes__user__username) : null)
