@@ -81,6 +81,19 @@ export function usersRepository(db: Kysely<Database>) {
           ),
         )
       }
+      if (filters.following !== undefined) {
+        // Who follows that user: following_users_following_idx finds them, or following_users_unique probes each user.
+        const followed = filters.following
+        query = query.where((eb) =>
+          eb.exists(
+            eb
+              .selectFrom('following_users')
+              .select('following_users.id')
+              .whereRef('following_users.user_id', '=', 'users.id')
+              .where('following_users.following_id', '=', followed),
+          ),
+        )
+      }
       if (filters.search) {
         const pattern = `%${escapeLike(filters.search)}%`
         query = query.where((eb) =>

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { IdFilter, ListQuery, Nullable, Timestamp, Url, IdList } from '../../http/schemas.ts'
+import { INT4_MAX } from '../../http/integers.ts'
 import { Area } from '../areas/areas.schemas.ts'
 import { Politician } from '../politicians/politicians.schemas.ts'
 import { LatestCompare } from '../compare/compare.schemas.ts'
@@ -83,6 +84,13 @@ export const UserListQuery = ListQuery({
   username__iexact: Type.Optional(Type.String({ maxLength: 150 })),
   politician__type: Type.Optional(Type.String({ maxLength: 50 })),
   locations__geo: Type.Optional(IdFilter),
+  following: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: INT4_MAX,
+      description: 'a user id: the people who follow that user (following_users links to it)',
+    }),
+  ),
   compare_check: Type.Optional(
     Type.String({
       maxLength: 200,
