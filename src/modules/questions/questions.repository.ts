@@ -156,6 +156,19 @@ function answeredBy(eb: QuestionsEb, userId: number | SelectQueryBuilder<Databas
   return eb.or([eb.exists(likert), eb.exists(choice)])
 }
 
+interface AnswerCore {
+  id: number
+  question_id: number
+  value: number | null
+  skipped: boolean
+  private: boolean
+  created_at: Date
+  modified_at: Date
+}
+export type LikertAnswerRow = AnswerCore & { importance: number | null }
+export type ChoiceAnswerRow = AnswerCore & { choice_id: number }
+type AnswerUnionRow = AnswerCore & { is_choice: boolean; choice_id: number | null; importance: number | null }
+
 export function questionsRepository(db: Kysely<Database>) {
   return {
     /** The listing's FROM and WHERE: what the caller may see, narrowed by the filters of spec 4.2. */
@@ -311,25 +324,24 @@ export function questionsRepository(db: Kysely<Database>) {
       return new Map(rows.map((row) => [row.id, row.name]))
     },
 
-    /** Current answers of one user on these questions, likert and choice alike. */
+    /** Current answers of one user on these questions, likert and choice alike, in one statement. */
     async answersOf(userId: number, questionIds: number[], publicOnly: boolean) {
       if (questionIds.length === 0) return { likert: [], choices: [] }
-      let likert = db
-        .selectFrom('question_votes')
-        .select(['id', 'question_id', 'value', 'skipped', 'private', 'importance', 'created_at', 'modified_at'])
-        .where('user_id', '=', userId)
-        .where('question_id', 'in', questionIds)
-      let choices = db
-        .selectFrom('question_choice_votes')
-        .select(['id', 'question_id', 'choice_id', 'value', 'skipped', 'private', 'created_at', 'modified_at'])
-        .where('user_id', '=', userId)
-        .where('question_id', 'in', questionIds)
-      if (publicOnly) {
-        likert = likert.where('private', '=', false)
-        choices = choices.where('private', '=', false)
+      const visible = publicOnly ? sql`AND NOT private` : sql``
+      const { rows } = await sql<AnswerUnionRow>`
+        SELECT false AS is_choice, id, question_id, NULL::integer AS choice_id, value, skipped, private, importance, created_at, modified_at
+          FROM question_votes WHERE user_id = ${userId} AND question_id = ANY(${questionIds}::integer[]) ${visible}
+        UNION ALL
+        SELECT true, id, question_id, choice_id, value, skipped, private, NULL, created_at, modified_at
+          FROM question_choice_votes WHERE user_id = ${userId} AND question_id = ANY(${questionIds}::integer[]) ${visible}
+        ORDER BY is_choice, id`.execute(db)
+      const likert: LikertAnswerRow[] = []
+      const choices: ChoiceAnswerRow[] = []
+      for (const { is_choice, choice_id, importance, ...row } of rows) {
+        if (is_choice) choices.push({ ...row, choice_id: choice_id! })
+        else likert.push({ ...row, importance })
       }
-      const [likertRows, choiceRows] = await Promise.all([likert.orderBy('id').execute(), choices.orderBy('id').execute()])
-      return { likert: likertRows, choices: choiceRows }
+      return { likert, choices }
     },
 
     async userIdByUsername(username: string): Promise<number | null> {
