@@ -10,9 +10,6 @@ import * as liquidIntreeProbe from './2026-11-23-008-liquid-intree-probe.ts'
 import * as resultsCoveringIndexes from './2026-11-23-009-results-covering-indexes.ts'
 import * as comparisons from './2026-11-23-010-comparisons.ts'
 import * as dataChangeNotices from './2026-11-23-011-data-change-notices.ts'
-import * as siteInfo from './2026-11-24-012-site-info.ts'
-import * as searchActivity from './2026-11-24-013-search-activity.ts'
-import * as notifications from './2026-11-24-014-notifications.ts'
 
 /** Every migration in the order it applies; names never change once released. */
 export const migrations: Record<string, Migration> = {
@@ -27,7 +24,4 @@ export const migrations: Record<string, Migration> = {
   '2026-11-23-009-results-covering-indexes': resultsCoveringIndexes,
   '2026-11-23-010-comparisons': comparisons,
   '2026-11-23-011-data-change-notices': dataChangeNotices,
-  '2026-11-24-012-site-info': siteInfo,
-  '2026-11-24-013-search-activity': searchActivity,
-  '2026-11-24-014-notifications': notifications,
 }

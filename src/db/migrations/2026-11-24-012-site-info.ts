@@ -1,6 +1,0 @@
-import type { Kysely } from 'kysely'
-
-/** Reserved for the site-info work; applies nothing yet. */
-export async function up(db: Kysely<unknown>): Promise<void> {
-  void db
-}
