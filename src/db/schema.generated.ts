@@ -189,16 +189,22 @@ export interface Groups {
 export interface Notifications {
   actor_id: number | null;
   created_at: Generated<Timestamp>;
+  email: Generated<boolean>;
+  emailed_at: Timestamp | null;
   id: Generated<number>;
+  in_app: Generated<boolean>;
   kind: string;
   message: Generated<string>;
   payload: Generated<Json>;
+  push: Generated<boolean>;
+  pushed_at: Timestamp | null;
   read_at: Timestamp | null;
   url: string | null;
   user_id: number;
 }
 
 export interface NotificationSettings {
+  last_digest_at: Timestamp | null;
   modified_at: Generated<Timestamp>;
   settings: Generated<Json>;
   user_id: number;

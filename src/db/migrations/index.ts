@@ -10,6 +10,7 @@ import * as liquidIntreeProbe from './2026-11-23-008-liquid-intree-probe.ts'
 import * as resultsCoveringIndexes from './2026-11-23-009-results-covering-indexes.ts'
 import * as comparisons from './2026-11-23-010-comparisons.ts'
 import * as dataChangeNotices from './2026-11-23-011-data-change-notices.ts'
+import * as notificationChannels from './2026-11-24-012-notification-channels.ts'
 
 /** Every migration in the order it applies; names never change once released. */
 export const migrations: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-23-009-results-covering-indexes': resultsCoveringIndexes,
   '2026-11-23-010-comparisons': comparisons,
   '2026-11-23-011-data-change-notices': dataChangeNotices,
+  '2026-11-24-012-notification-channels': notificationChannels,
 }
