@@ -12,6 +12,7 @@ import { collectionsFromRows } from './collections.service.ts'
 import { itemsRepository, type ItemRow } from './items.repository.ts'
 import type { BreakContent, CollectionItem, CollectionItemFull, ItemCreate, ItemPatch } from './items.schemas.ts'
 import type { CollectionViewContext } from './view-context.ts'
+import { notificationEvents } from '../notifications/notification-events.ts'
 
 const ALREADY_THERE = 'This question is already in the collection.'
 const MAX_TEXT = 20000
@@ -135,6 +136,7 @@ export async function createItem(db: Kysely<Database>, caller: Caller, body: Ite
         const order = body.order ?? (await items.nextOrder(body.parent))
         const row = await items.insert({ parent_id: body.parent, type: type!, question_id: questionId, content: content ?? null, order })
         await collectionsRepository(trx).addCounts(body.parent, type === 'Q' ? 1 : 0, 1)
+        if (questionId !== null) await notificationEvents.collectionGrew(trx, body.parent, caller.id, [questionId])
         return row
       }),
     // A question deleted meanwhile, or the same question added by a concurrent request.

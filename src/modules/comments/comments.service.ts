@@ -4,6 +4,7 @@ import type { Database } from '../../db/database.ts'
 import type { Caller } from '../../http/authentication.ts'
 import { NotFound, type FieldErrors, ValidationFailed } from '../../http/errors.ts'
 import { usersRepository } from '../users/users.repository.ts'
+import { notificationEvents } from '../notifications/notification-events.ts'
 import { answerKey, answersByAuthor, toComment, toCommentAuthor, toOwnCommentVote } from './comments.mapper.ts'
 import { commentsRepository, type ListedCommentRow, type Viewer } from './comments.repository.ts'
 import { SUBTYPES, type Comment, type CommentCreate, type CommentPatch, type Subtype } from './comments.schemas.ts'
@@ -108,6 +109,7 @@ export async function createComment(db: Kysely<Database>, caller: Caller, body: 
         const row = await repository.insert({ question_id: body.question, user_id: caller.id, parent_id: parentId, text, subtype })
         await repository.countOnQuestion(row.question_id, subtype, 1)
         await repository.countOnUser(caller.id, 1)
+        await notificationEvents.commented(trx, row)
         return row.id
       }),
     {

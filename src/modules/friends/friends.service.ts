@@ -1,9 +1,10 @@
-import type { Kysely } from 'kysely'
+import type { Kysely, Transaction } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { Caller } from '../../http/authentication.ts'
 import { NotFound, ValidationFailed, fieldError } from '../../http/errors.ts'
 import { invalidPk, refusingConstraintViolations } from '../groups/constraints.ts'
 import { friendsRepository, type FriendshipRow } from './friends.repository.ts'
+import { notificationEvents } from '../notifications/notification-events.ts'
 
 export const SELF = 'You cannot be friends with yourself.'
 export const DELETED = 'This user has deleted their account.'
@@ -38,9 +39,12 @@ export async function requestFriend(
         if (existing) {
           const accepted = (await repository.accept(existing.id))!
           await repository.countFriends(accepted, 1)
+          await notificationEvents.friendAccepted(trx, accepted)
           return { row: accepted, created: false }
         }
-        return { row: await repository.insert(caller.id, friendId), created: true }
+        const asked = await repository.insert(caller.id, friendId)
+        await notificationEvents.friendRequested(trx, asked)
+        return { row: asked, created: true }
       }),
     { unique: { non_field_errors: [ALREADY_ASKED] }, check: { friend: [SELF] }, missing: () => ({ friend: [invalidPk(friendId)] }) },
   )
@@ -53,23 +57,24 @@ export async function requestFriend(
 async function withPairLocked<T>(
   db: Kysely<Database>,
   id: number,
-  change: (repository: ReturnType<typeof friendsRepository>) => Promise<T>,
+  change: (repository: ReturnType<typeof friendsRepository>, trx: Transaction<Database>) => Promise<T>,
 ): Promise<T> {
   return db.transaction().execute(async (trx) => {
     const repository = friendsRepository(trx)
     const row = await repository.find(id)
     if (!row) throw NotFound()
     await repository.lockParties(row.user_id, row.friend_id)
-    return change(repository)
+    return change(repository, trx)
   })
 }
 
 /** The person asked accepts: both counters move once, however many times it is sent. */
 export async function acceptFriendship(db: Kysely<Database>, id: number): Promise<FriendshipRow> {
-  return withPairLocked(db, id, async (repository) => {
+  return withPairLocked(db, id, async (repository, trx) => {
     const accepted = await repository.accept(id)
     if (accepted) {
       await repository.countFriends(accepted, 1)
+      await notificationEvents.friendAccepted(trx, accepted)
       return accepted
     }
     const current = await repository.find(id)

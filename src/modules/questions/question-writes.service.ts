@@ -1,4 +1,5 @@
 import { recordRetag, tagOrder } from '../liquid/liquid.retag.ts'
+import { notificationEvents } from '../notifications/notification-events.ts'
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { Caller } from '../../http/authentication.ts'
@@ -125,6 +126,8 @@ export async function createQuestion(db: Kysely<Database>, caller: Caller, body:
     await repository.appendToCollections(questionId, collectionIds)
     await counters.moveArea(null, body.geo ?? null)
     await counters.addCollectionQuestions(collectionIds, 1)
+    await notificationEvents.asked(trx, { id: questionId, user_id: caller.id })
+    for (const collectionId of collectionIds) await notificationEvents.collectionGrew(trx, collectionId, caller.id, [questionId])
     return questionId
   })
 }

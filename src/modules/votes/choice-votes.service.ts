@@ -15,6 +15,7 @@ import { analyticsOf, answerOf, existingIdShape, invalidPk } from './vote-input.
 import { voteRefusal, windowRefusal } from './vote-rules.ts'
 import { answerOfRow } from './votes.mapper.ts'
 import type { ChoiceVoteBody, ChoiceVotePatch } from './votes.schemas.ts'
+import { notificationEvents } from '../notifications/notification-events.ts'
 
 /**
  * Answers to multiple-choice questions: a vote on the chosen choice. A user has one current pick per
@@ -95,6 +96,7 @@ async function castIn(trx: Transaction<Database>, caller: Caller, choiceId: numb
     await applyAnswerChange(trx, 'question_choices', id, tallyOf(tallies, id), removed, added, moves)
   }
   await countAnswerWritten(trx, caller.id, 'choice', existing ? 0 : 1, now)
+  if (!existing) await notificationEvents.delegateAnswered(trx, caller.id, question.id)
   return { vote, created: !existing }
 }
 
@@ -153,5 +155,6 @@ export async function withdrawChoiceVote(db: Kysely<Database>, voteId: number): 
       )
     }
     await countAnswerDeleted(trx, vote.user_id, 'choice')
+    await notificationEvents.delegateWithdrew(trx, vote.user_id, vote.question_id)
   })
 }

@@ -14,6 +14,7 @@ import { analyticsOf, answerOf, existingIdShape, invalidPk } from './vote-input.
 import { voteRefusal, windowRefusal } from './vote-rules.ts'
 import { answerOfRow } from './votes.mapper.ts'
 import type { QuestionVoteBody, QuestionVotePatch } from './votes.schemas.ts'
+import { notificationEvents } from '../notifications/notification-events.ts'
 
 /**
  * Answers to likert questions. Every write runs in one transaction that locks the question row first,
@@ -81,6 +82,7 @@ async function castIn(trx: Transaction<Database>, caller: Caller, questionId: nu
   await applyAnswerChange(trx, 'questions', questionId, locked.tally, existing ? answerOfRow(existing) : null, answerOfRow(vote), moves)
   await countAnswerWritten(trx, caller.id, 'question', existing ? 0 : 1, now)
   if (!existing) await countTagVotes(trx, questionId, 1)
+  if (!existing && answer !== null) await notificationEvents.delegateAnswered(trx, caller.id, questionId)
   return { vote, created: !existing }
 }
 
@@ -121,5 +123,6 @@ export async function withdrawQuestionVote(db: Kysely<Database>, voteId: number)
     await applyAnswerChange(trx, 'questions', vote.question_id, tally, answerOfRow(vote), null, moves)
     await countAnswerDeleted(trx, vote.user_id, 'question')
     await countTagVotes(trx, vote.question_id, -1)
+    await notificationEvents.delegateWithdrew(trx, vote.user_id, vote.question_id)
   })
 }

@@ -12,6 +12,7 @@ import { activeUserExists, loadUserSummaries, summaryOf } from '../user-summarie
 import type { GroupViewContext } from '../view-context.ts'
 import { invitesRepository, type InviteRow } from './invites.repository.ts'
 import type { Invite, InviteCreate } from './invites.schemas.ts'
+import { notificationEvents } from '../../notifications/notification-events.ts'
 
 export const NOT_PENDING = 'This invitation is no longer pending.'
 
@@ -50,7 +51,9 @@ export async function createInvite(db: Kysely<Database>, caller: Caller, body: I
         if (!(await activeUserExists(trx, body.user))) throw fieldError('user', invalidPk(body.user))
         if (await membershipsRepository(trx).findOf(body.group, body.user))
           throw fieldError('user', 'This user is already a member of the group.')
-        return invitesRepository(trx).insert({ group_id: body.group, user_id: body.user, invited_by_id: caller.id })
+        const invite = await invitesRepository(trx).insert({ group_id: body.group, user_id: body.user, invited_by_id: caller.id })
+        await notificationEvents.groupInvited(trx, invite)
+        return invite
       }),
     {
       unique: { non_field_errors: ['This user already has a pending invitation to the group.'] },

@@ -96,7 +96,7 @@ export function joinRequestRoutes(app: App): void {
         owner: requestController(app, party),
         resource: { name: `Group Join Request ${name}`, description: `${summary}. The body may be empty.` },
       },
-      handler: async (request) => one(request, await answerJoinRequest(app.db, request.params.id, answer)),
+      handler: async (request) => one(request, await answerJoinRequest(app.db, request.params.id, answer, signedIn(request).id)),
     })
   }
 }

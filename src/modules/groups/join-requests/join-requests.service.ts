@@ -11,6 +11,7 @@ import { loadUserSummaries, summaryOf } from '../user-summaries.ts'
 import type { GroupViewContext } from '../view-context.ts'
 import { joinRequestsRepository, type JoinRequestRow } from './join-requests.repository.ts'
 import type { JoinRequest, JoinRequestCreate } from './join-requests.schemas.ts'
+import { notificationEvents } from '../../notifications/notification-events.ts'
 
 export async function joinRequestsFromRows(context: GroupViewContext, rows: JoinRequestRow[]): Promise<JoinRequest[]> {
   const users = await loadUserSummaries(
@@ -54,7 +55,12 @@ export type JoinRequestAnswer = 'accept' | 'reject' | 'withdraw'
 const STATUS_OF = { accept: 'accepted', reject: 'declined', withdraw: 'withdrawn' } as const
 
 /** An administrator accepts (the requester becomes a member) or rejects; the requester withdraws. Only pending requests move. */
-export async function answerJoinRequest(db: Kysely<Database>, id: number, answer: JoinRequestAnswer): Promise<JoinRequestRow> {
+export async function answerJoinRequest(
+  db: Kysely<Database>,
+  id: number,
+  answer: JoinRequestAnswer,
+  answeredBy: number,
+): Promise<JoinRequestRow> {
   return db.transaction().execute(async (trx) => {
     const repository = joinRequestsRepository(trx)
     const joinRequest = await repository.find(id)
@@ -64,6 +70,7 @@ export async function answerJoinRequest(db: Kysely<Database>, id: number, answer
     const settled = await repository.settle(id, STATUS_OF[answer])
     if (!settled) throw ValidationFailed({ non_field_errors: ['This request is no longer pending.'] })
     if (answer === 'accept') await addMember(trx, settled.group_id, settled.user_id)
+    if (answer !== 'withdraw') await notificationEvents.joinRequestDecided(trx, settled, answeredBy, STATUS_OF[answer])
     return settled
   })
 }
