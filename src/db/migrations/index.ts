@@ -11,6 +11,7 @@ import * as resultsCoveringIndexes from './2026-11-23-009-results-covering-index
 import * as comparisons from './2026-11-23-010-comparisons.ts'
 import * as dataChangeNotices from './2026-11-23-011-data-change-notices.ts'
 import * as notificationChannels from './2026-11-24-012-notification-channels.ts'
+import * as searchIndexes from './2026-11-24-013-search-indexes.ts'
 
 /** Every migration in the order it applies; names never change once released. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-23-010-comparisons': comparisons,
   '2026-11-23-011-data-change-notices': dataChangeNotices,
   '2026-11-24-012-notification-channels': notificationChannels,
+  '2026-11-24-013-search-indexes': searchIndexes,
 }
