@@ -28,6 +28,8 @@ export interface Config {
   webAppUrl: string | null
   smtpUrl: string | null
   mailFrom: string
+  /** Where messages to the team (email_team) go. */
+  teamEmail: string
   smsGatewayUrl: string | null
   smsGatewayToken: string | null
   socialProviders: SocialProviderConfig[]
@@ -104,6 +106,11 @@ function boolean(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(name, `expected true or false, got "${raw}"`)
 }
 
+/** The address of a `Name <address>` mailbox, or the text itself. */
+function mailbox(text: string): string {
+  return /<([^>]+)>/.exec(text)?.[1] ?? text
+}
+
 function url(env: Env, name: string, protocols: string[]): string | null {
   const raw = env[name]
   if (raw === undefined || raw === '') return null
@@ -176,6 +183,7 @@ export function loadConfig(env: Env = process.env): Config {
     webAppUrl: url(env, 'WEB_APP_URL', ['http:', 'https:']),
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom: env.MAIL_FROM || 'Civic Survey <no-reply@civic-survey.invalid>',
+    teamEmail: env.TEAM_EMAIL || mailbox(env.MAIL_FROM || 'team@civic-survey.invalid'),
     smsGatewayUrl: url(env, 'SMS_GATEWAY_URL', ['http:', 'https:']),
     smsGatewayToken: env.SMS_GATEWAY_TOKEN || null,
     socialProviders: socialProviders(env),

@@ -571,8 +571,12 @@ export interface ServiceSecrets {
 
 export interface ShareableLinks {
   code: string;
+  collection_id: number | null;
   created_at: Generated<Timestamp>;
+  expires_at: Generated<Timestamp>;
   id: Generated<number>;
+  question_id: number | null;
+  revoked_at: Timestamp | null;
   target_url: string;
   user_id: number | null;
 }
@@ -619,6 +623,16 @@ export interface Tags {
   slug: string;
   text: string;
   votes_count: Generated<number>;
+}
+
+export interface TeamMessages {
+  body: string;
+  created_at: Generated<Timestamp>;
+  email: string;
+  id: Generated<number>;
+  sent_at: Timestamp | null;
+  subject: Generated<string>;
+  user_id: number | null;
 }
 
 export interface UserCompares {
@@ -744,6 +758,7 @@ export interface DB {
   social_login_states: SocialLoginStates;
   tag_delegations: TagDelegations;
   tags: Tags;
+  team_messages: TeamMessages;
   user_compares: UserCompares;
   user_geos: UserGeos;
   users: Users;

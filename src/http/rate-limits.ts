@@ -37,6 +37,7 @@ export const LIMITED_OPERATIONS = {
     ['POST', '/auth/request_confirm_email/'],
     ['POST', '/auth/verification_sms_send/'],
     ['POST', '/auth/verification_add/'],
+    ['POST', '/api/email_team/'],
   ],
 } as const satisfies Record<string, ReadonlyArray<readonly [method: string, url: string]>>
 

@@ -40,6 +40,7 @@ import { shareableLinkRoutes } from './shareable-links/shareable-links.routes.ts
 import { searchRoutes } from './search/search.routes.ts'
 import { activityRoutes } from './activity/activity.routes.ts'
 import { notificationRoutes } from './notifications/notifications.routes.ts'
+import { emailTeamRoutes } from './email-team/email-team.routes.ts'
 
 export function registerModules(app: App): void {
   healthRoutes(app)
@@ -82,5 +83,6 @@ export function registerModules(app: App): void {
   searchRoutes(app)
   activityRoutes(app)
   notificationRoutes(app)
+  emailTeamRoutes(app)
   apiDocsRoutes(app)
 }

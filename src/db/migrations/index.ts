@@ -12,6 +12,7 @@ import * as comparisons from './2026-11-23-010-comparisons.ts'
 import * as dataChangeNotices from './2026-11-23-011-data-change-notices.ts'
 import * as notificationChannels from './2026-11-24-012-notification-channels.ts'
 import * as searchIndexes from './2026-11-24-013-search-indexes.ts'
+import * as shareableLinksAndTeamMessages from './2026-11-24-014-shareable-links-and-team-messages.ts'
 
 /** Every migration in the order it applies; names never change once released. */
 export const migrations: Record<string, Migration> = {
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-23-011-data-change-notices': dataChangeNotices,
   '2026-11-24-012-notification-channels': notificationChannels,
   '2026-11-24-013-search-indexes': searchIndexes,
+  '2026-11-24-014-shareable-links-and-team-messages': shareableLinksAndTeamMessages,
 }

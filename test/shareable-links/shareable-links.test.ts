@@ -1,0 +1,167 @@
+import { after, before, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { insertUser } from '../helpers/fixtures.ts'
+import { TIMESTAMP } from '../helpers/shapes.ts'
+
+let t: TestApp
+const people: Record<string, { id: number; token: string }> = {}
+const ids: Record<string, number> = {}
+
+const as = (who: string) => ({ authorization: `Token ${people[who].token}` })
+const share = (who: string, body: unknown) => t.send('POST', '/api/create_shareable_link/', body, people[who].token)
+const created = async (who: string, body: unknown) => {
+  const response = await share(who, body)
+  assert.equal(response.statusCode, 201, response.body)
+  return response.json()
+}
+const open = (link: { share_url: string }, headers: Record<string, string> = {}) => t.get(new URL(link.share_url).pathname, headers)
+
+before(async () => {
+  t = await createTestApp('tiny')
+  for (const name of ['owner', 'voter', 'stranger']) {
+    const row = await insertUser(t.database.db, { username: `share_${name}` })
+    people[name] = { id: row.id, token: await t.tokenFor(row.id) }
+  }
+  const ask = async (body: Record<string, unknown>) => {
+    const response = await t.send('POST', '/api/questions/', body, people.owner.token)
+    assert.equal(response.statusCode, 201, response.body)
+    return response.json().id as number
+  }
+  ids.question = await ask({ question: 'Should the pool open earlier?' })
+  ids.draft = await ask({ question: 'A draft <b>only I</b> see', publish: false })
+  for (const [id, value, who] of [
+    [ids.question, 5, 'voter'],
+    [ids.draft, 2, 'owner'],
+  ] as const) {
+    const vote = await t.send('POST', '/api/question_votes/', { object_id: id, value }, people[who].token)
+    assert.ok(vote.statusCode < 300, vote.body)
+  }
+  const collection = await t.send('POST', '/api/question_collections/', { name: 'Pools & parks' }, people.owner.token)
+  ids.collection = collection.json().id
+  for (const id of [ids.question, ids.draft])
+    await t.send('POST', '/api/question_collection_items/', { parent: ids.collection, object_id: id, type: 'Q' }, people.owner.token)
+})
+after(() => t.close())
+
+test('a link to a question: signed, expiring, listed for its creator; its page shows the same figures as the question', async () => {
+  const link = await created('owner', { question: ids.question, expires_in_days: 7 })
+  assert.deepEqual(Object.keys(link).sort(), [
+    'collection',
+    'created_at',
+    'expires_at',
+    'id',
+    'question',
+    'revoked',
+    'revoked_at',
+    'share_url',
+    'token',
+    'url',
+  ])
+  assert.match(link.token, /^\d+\.\d+\.[A-Za-z0-9_-]{43}$/)
+  assert.equal(link.share_url, `http://localhost:80/shared/${link.token}/`)
+  assert.equal(link.question, `http://localhost:80/api/questions/${ids.question}/`)
+  assert.equal(link.collection, null)
+  assert.equal(link.revoked, false)
+  const days = (Date.parse(link.expires_at) - Date.now()) / 86_400_000
+  assert.ok(days > 6.9 && days <= 7, `${days} days`)
+  assert.match(link.created_at, TIMESTAMP)
+
+  const shared = await open(link)
+  assert.equal(shared.statusCode, 200, shared.body)
+  const body = shared.json()
+  assert.equal(body.kind, 'question')
+  const question = (await t.get(`/api/questions/${ids.question}/`)).json()
+  assert.deepEqual(body.question, question)
+  assert.deepEqual(body.questions, [question])
+  assert.equal(body.question.direct_vote_count, 1)
+  assert.equal(body.question.direct_maximum, 1)
+
+  const mine = (await t.get('/api/create_shareable_link/', as('owner'))).json()
+  assert.ok(mine.results.some((item: { id: number }) => item.id === link.id))
+  assert.equal((await t.get('/api/create_shareable_link/', as('stranger'))).json().count, 0)
+  assert.deepEqual((await t.get(new URL(link.url).pathname, as('owner'))).json(), link)
+})
+
+test('in a browser the link opens a page of the results, escaped; format=json gives JSON', async () => {
+  const link = await created('owner', { question: ids.draft })
+  const page = await open(link, { accept: 'text/html' })
+  assert.equal(page.statusCode, 200)
+  assert.match(String(page.headers['content-type']), /^text\/html/)
+  assert.ok(page.body.includes('A draft &lt;b&gt;only I&lt;/b&gt; see'), page.body.slice(0, 400))
+  assert.ok(!page.body.includes('<b>only I</b>'))
+  assert.match(page.body, /1 answers/)
+  assert.ok(!page.body.includes('share_owner'), 'nobody is named')
+  const json = await t.get(`${new URL(link.share_url).pathname}?format=json`, { accept: 'text/html' })
+  assert.equal(json.json().question.id, ids.draft)
+})
+
+test("a draft opens through its creator's link, though nobody else may read or share it", async () => {
+  assert.equal((await t.get(`/api/questions/${ids.draft}/`)).statusCode, 404)
+  const refused = await share('stranger', { question: ids.draft })
+  assert.equal(refused.statusCode, 400)
+  assert.ok('question' in refused.json())
+  const link = await created('owner', { question: ids.draft })
+  assert.equal((await open(link)).json().question.direct_vote_count, 1)
+})
+
+test("a collection's link shows each of its questions' figures in its order", async () => {
+  const link = await created('stranger', { collection: ids.collection })
+  const body = (await open(link)).json()
+  assert.equal(body.kind, 'collection')
+  assert.equal(body.collection.id, ids.collection)
+  assert.equal(body.question, null)
+  assert.deepEqual(
+    body.questions.map((question: { id: number }) => question.id),
+    [ids.question, ids.draft],
+  )
+})
+
+test('revoked: 410; expired: 410; forged or altered: 404; only the creator revokes', async () => {
+  const link = await created('owner', { question: ids.question })
+  assert.equal((await t.send('DELETE', new URL(link.url).pathname, undefined, people.stranger.token)).statusCode, 403)
+  assert.equal((await open(link)).statusCode, 200)
+  assert.equal((await t.send('DELETE', new URL(link.url).pathname, undefined, people.owner.token)).statusCode, 204)
+  const revoked = await open(link)
+  assert.equal(revoked.statusCode, 410)
+  assert.match(revoked.json().detail, /revoked/)
+  assert.equal((await t.get(new URL(link.url).pathname, as('owner'))).json().revoked, true)
+
+  const old = await created('owner', { question: ids.question })
+  await t.database.db
+    .updateTable('shareable_links')
+    .set({ expires_at: new Date(Date.now() - 1000) })
+    .where('id', '=', old.id)
+    .execute()
+  // The stored expiry is what counts: the token's own (still in the future) cannot keep it open.
+  const expired = await open(old)
+  assert.equal(expired.statusCode, 410)
+  assert.match(expired.json().detail, /expired/)
+
+  const fresh = await created('owner', { question: ids.question })
+  const [id, expires, signature] = fresh.token.split('.')
+  for (const token of [
+    `${id}.${Number(expires) + 86400}.${signature}`,
+    `${Number(id) + 1}.${expires}.${signature}`,
+    `${id}.${expires}.${signature.slice(0, -1)}${signature.endsWith('A') ? 'B' : 'A'}`,
+    'not-a-token',
+  ])
+    assert.equal((await t.get(`/shared/${encodeURIComponent(token)}/`)).statusCode, 404, token)
+})
+
+test('bad bodies name their field', async () => {
+  for (const [body, field] of [
+    [{}, 'non_field_errors'],
+    [{ question: ids.question, collection: ids.collection }, 'non_field_errors'],
+    [{ question: 99999999 }, 'question'],
+    [{ collection: 99999999 }, 'collection'],
+    [{ question: 'one' }, 'question'],
+    [{ question: ids.question, expires_in_days: 0 }, 'expires_in_days'],
+    [{ question: ids.question, expires_in_days: 366 }, 'expires_in_days'],
+  ] as const) {
+    const response = await share('owner', body)
+    assert.equal(response.statusCode, 400, JSON.stringify(body))
+    assert.ok(field in response.json(), `${JSON.stringify(body)}: ${response.body}`)
+  }
+  assert.equal((await t.send('POST', '/api/create_shareable_link/', { question: ids.question })).statusCode, 403)
+})
