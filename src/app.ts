@@ -24,7 +24,9 @@ import { registerModules } from './modules/index.ts'
 import { registerOpenApi } from './modules/api-docs/openapi.ts'
 import type { App } from './http/app-type.ts'
 import { createMailer, type Mailer } from './mail/mailer.ts'
-import { loggingPushSender, type PushSender } from './push/push-sender.ts'
+import type { PushSender } from './push/push-sender.ts'
+import { createPushSender } from './push/providers.ts'
+import { startPushDelivery } from './modules/notifications/push-delivery.ts'
 import { createSmsSender, type SmsSender } from './sms/sms-sender.ts'
 
 declare module 'fastify' {
@@ -89,8 +91,11 @@ export async function buildApp({
   app.decorate('db', db)
   app.decorate('mailer', createMailer(config, app.log))
   app.decorate('sms', createSmsSender(config, app.log))
-  app.decorate('push', loggingPushSender(app.log))
-  app.addHook('onClose', async () => app.mailer.close())
+  app.decorate('push', createPushSender(config.push, app.log))
+  app.addHook('onClose', async () => {
+    app.mailer.close()
+    await app.push.close()
+  })
   app.setErrorHandler(errorHandler)
 
   // Preflights are answered here, before authentication, so browsers on configured origins get through.
@@ -146,5 +151,9 @@ export async function buildApp({
   registerModules(app)
   extraRoutes?.(app)
   registry.complete(app)
+  if (database && config.push.deliver) {
+    const delivery = await startPushDelivery(db, database, app.push, app.log)
+    app.addHook('onClose', async () => delivery.close())
+  }
   return app
 }

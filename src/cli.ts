@@ -35,6 +35,8 @@ Commands:
   serve [--workers N]                      migrate, then serve the API on HOST:PORT; --workers runs N
                                            processes on the port (PostgreSQL server only)
   demo                                     migrate, seed the demo data if empty, create a key and serve
+  send-digests                             mail each user whose digest is due their unmailed notifications
+                                           (for cron: running it again sends nothing new)
 
 Configuration comes from the environment: see README.md.`
 
@@ -236,6 +238,23 @@ async function checkCommand(config: Config): Promise<number> {
   })
 }
 
+async function sendDigestsCommand(config: Config): Promise<void> {
+  const { sendDigests } = await import('./modules/notifications/digests.ts')
+  const { createMailer } = await import('./mail/mailer.ts')
+  const { pino } = await import('pino')
+  const mailer = createMailer(config, pino({ level: config.logLevel }, process.stderr))
+  try {
+    await withDatabase(config, async ({ db }) => {
+      await migrateToLatest(db)
+      const base = config.publicUrl ?? `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`
+      const report = await sendDigests(db, mailer, { base })
+      console.error(`${report.digests} digests sent, listing ${report.notifications} notifications`)
+    })
+  } finally {
+    mailer.close()
+  }
+}
+
 async function serveCommand(config: Config, args: string[]): Promise<void> {
   let workers = 1
   try {
@@ -319,6 +338,9 @@ export async function main(argv: string[]): Promise<number> {
         return 0
       case 'check':
         return await checkCommand(config)
+      case 'send-digests':
+        await sendDigestsCommand(config)
+        return 0
       case 'import-census':
         await importCensusCommand(config, args)
         return 0

@@ -42,6 +42,12 @@ export interface Config {
   weightCap: number
   /** Anonymous answers kept in memory (src/http/response-cache.ts). */
   responseCache: { maxBytes: number; graceMs: number; maxAgeMs: number }
+  /** Push delivery (src/modules/notifications/push-delivery.ts) and its providers; a provider is off until configured. */
+  push: {
+    deliver: boolean
+    fcm: { endpoint: string; serviceAccountFile: string | null }
+    apns: { endpoint: string; keyFile: string | null; keyId: string; teamId: string; topic: string; caFile: string | null }
+  }
 }
 
 /** An OpenID Connect provider in one of the four social slots of spec 2.2. */
@@ -209,6 +215,21 @@ export function loadConfig(env: Env = process.env): Config {
       maxBytes: integer(env, 'RESPONSE_CACHE_MB', 64, 0, 65_536) * 1024 * 1024,
       graceMs: integer(env, 'RESPONSE_CACHE_GRACE_MS', 250, 0, 1_000),
       maxAgeMs: integer(env, 'RESPONSE_CACHE_MAX_AGE_MS', 10_000, 0, 3_600_000),
+    },
+    push: {
+      deliver: boolean(env, 'PUSH_DELIVERY', true),
+      fcm: {
+        endpoint: url(env, 'FCM_ENDPOINT', ['http:', 'https:']) ?? 'https://fcm.googleapis.com',
+        serviceAccountFile: env.FCM_SERVICE_ACCOUNT_FILE || null,
+      },
+      apns: {
+        endpoint: url(env, 'APNS_ENDPOINT', ['https:']) ?? 'https://api.push.apple.com',
+        keyFile: env.APNS_KEY_FILE || null,
+        keyId: env.APNS_KEY_ID || '',
+        teamId: env.APNS_TEAM_ID || '',
+        topic: env.APNS_TOPIC || '',
+        caFile: env.APNS_CA_FILE || null,
+      },
     },
   })
 }

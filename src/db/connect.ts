@@ -29,8 +29,11 @@ export interface DatabaseHandle {
   close(): Promise<void>
   /** The embedded database's files as a tarball (PGlite only): tests start from such a template. */
   dumpDataDir?: () => Promise<Blob>
-  /** Tells the listener of every committed change of served data, until the returned handle is closed. */
-  listenForChanges(listener: DataChangeListener): Promise<DataChanges>
+  /**
+   * Tells the listener of every committed change of served data (or of the notices on `channels`), until the
+   * returned handle is closed. Each call listens on a connection of its own.
+   */
+  listenForChanges(listener: DataChangeListener, channels?: readonly string[]): Promise<DataChanges>
 }
 
 export interface ConnectOptions {
@@ -63,7 +66,7 @@ export async function connectDatabase(options: ConnectOptions): Promise<Database
       db,
       kind: 'postgres',
       close: () => db.destroy(),
-      listenForChanges: (listener) => listenOnServer(databaseUrl, listener, options.onConnectionError),
+      listenForChanges: (listener, channels) => listenOnServer(databaseUrl, listener, options.onConnectionError, channels),
     }
   }
   const dir = options.inMemory ? undefined : path.join(options.dataDir, 'pglite')
@@ -90,7 +93,7 @@ export async function connectDatabase(options: ConnectOptions): Promise<Database
       }
     },
     dumpDataDir: () => pglite.dumpDataDir('none'),
-    listenForChanges: (listener) => listenOnPglite(pglite, listener),
+    listenForChanges: (listener, channels) => listenOnPglite(pglite, listener, channels),
   }
 }
 

@@ -10,8 +10,11 @@ export function noticeTriggerSql(table: string): string {
 }
 
 export interface DataChangeListener {
-  /** Called on every notice, and once more after the listener was lost and is back (notices may have been missed). */
-  onChange(): void
+  /**
+   * Called on every notice, with its channel and payload, and once more after the listener was lost and is back
+   * (notices may have been missed; channel and payload are then absent).
+   */
+  onChange(channel?: string, payload?: string): void
   /** The listener is gone (connection lost): until onChange comes again, notices may be missed. */
   onLost(): void
 }
@@ -33,6 +36,7 @@ export async function listenOnServer(
   connectionString: string,
   listener: DataChangeListener,
   onError: (error: Error) => void = () => {},
+  channels: readonly string[] = [DATA_CHANGED_CHANNEL],
 ): Promise<DataChanges> {
   let client: pg.Client | null = null
   let closed = false
@@ -48,7 +52,7 @@ export async function listenOnServer(
     retry = null
     const next = new pg.Client({ connectionString, keepAlive: true, connectionTimeoutMillis: 5_000 })
     client = next
-    next.on('notification', () => listener.onChange())
+    next.on('notification', (message) => listener.onChange(message.channel, message.payload))
     next.on('error', (error) => {
       onError(error)
       lost()
@@ -59,7 +63,7 @@ export async function listenOnServer(
     })
     try {
       await next.connect()
-      await next.query(`LISTEN ${DATA_CHANGED_CHANNEL}`)
+      for (const channel of channels) await next.query(`LISTEN ${channel}`)
       if (closed) return void (await next.end().catch(() => {}))
       attempt = 0
       listening = true
@@ -93,8 +97,13 @@ export async function listenOnServer(
 }
 
 /** The embedded database announces its own changes in-process. */
-export async function listenOnPglite(pglite: PGlite, listener: DataChangeListener): Promise<DataChanges> {
-  const unlisten = await pglite.listen(DATA_CHANGED_CHANNEL, () => listener.onChange())
+export async function listenOnPglite(
+  pglite: PGlite,
+  listener: DataChangeListener,
+  channels: readonly string[] = [DATA_CHANGED_CHANNEL],
+): Promise<DataChanges> {
+  const unlistens = await Promise.all(channels.map((channel) => pglite.listen(channel, (payload) => listener.onChange(channel, payload))))
+  const unlisten = () => Promise.all(unlistens.map((stop) => stop()))
   let listening = true
   return {
     get listening() {

@@ -59,3 +59,16 @@ export function signInLinkMail(link: string, lifetime: number): Mail {
       signature,
   }
 }
+
+/** The e-mail digest: each notification with its link, oldest first. */
+export function digestMail(username: string, frequency: 'daily' | 'weekly', items: { message: string; link: string | null }[]): Mail {
+  const lines = items.map((item) => `- ${item.message}${item.link ? `\n  ${item.link}` : ''}`).join('\n')
+  return {
+    subject: `Your ${frequency} Civic Survey digest: ${items.length} new notification${items.length === 1 ? '' : 's'}`,
+    text:
+      `Hello ${username},\n\n` +
+      `Here is what happened since your last digest:\n\n${lines}\n\n` +
+      'Choose what reaches you, and how often, in your notification settings.' +
+      signature,
+  }
+}

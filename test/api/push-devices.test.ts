@@ -1,9 +1,6 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
-import type { App } from '../../src/http/app-type.ts'
-import { notifyUser } from '../../src/modules/push-devices/push-devices.service.ts'
-import type { PushDevice, PushNotification, PushSender } from '../../src/push/push-sender.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { insertUser } from '../helpers/fixtures.ts'
 import { TIMESTAMP } from '../helpers/shapes.ts'
@@ -194,53 +191,4 @@ test('a full-length FCM token works in the path, without the trailing slash too'
   await t.send('POST', '/api-push/device/gcm/', { name: 'Pixel', registration_id: registration, active: true }, token)
   const response = await t.send('DELETE', `/api-push/device/gcm/${registration}`, undefined, token)
   assert.equal(response.statusCode, 204, response.body)
-})
-
-/** A sender that records what it was asked to push. */
-function recordingSender() {
-  const sent: { devices: PushDevice[]; notification: PushNotification }[] = []
-  const sender: PushSender = {
-    async send(devices, notification) {
-      sent.push({ devices, notification })
-    },
-  }
-  return { sent, sender }
-}
-const withSender = (sender: PushSender) => Object.create(t.app, { push: { value: sender } }) as App
-
-test("notifyUser pushes to the user's active devices of both kinds, and to nobody else's", async () => {
-  const { user, token } = await person()
-  const other = await person()
-  const gcm = fcmToken()
-  const apns = apnsToken()
-  await t.send('POST', '/api-push/device/gcm/', { name: 'a', registration_id: gcm, active: true }, token)
-  await t.send('POST', '/api-push/device/apns/', { name: 'i', registration_id: apns, active: '1' }, token)
-  await t.send('POST', '/api-push/device/apns/', { name: 'off', registration_id: apnsToken(), active: '0' }, token)
-  await t.send('POST', '/api-push/device/gcm/', { name: 'theirs', registration_id: fcmToken(), active: true }, other.token)
-  const { sent, sender } = recordingSender()
-  const notification = { message: 'Your question has a new answer', url: '/questions/1/' }
-  assert.equal(await notifyUser(withSender(sender), user.id, notification), 2)
-  assert.equal(sent.length, 1)
-  assert.deepEqual(sent[0].notification, notification)
-  assert.deepEqual(
-    sent[0].devices.map((d) => [d.kind, d.registration_id]).sort(),
-    [
-      ['apns', apns],
-      ['gcm', gcm],
-    ].sort(),
-  )
-})
-
-test('notifyUser sends nothing to a user without devices, and a failing sender fails nothing', async () => {
-  const { user, token } = await person()
-  const { sent, sender } = recordingSender()
-  assert.equal(await notifyUser(withSender(sender), user.id, { message: 'hello' }), 0)
-  assert.equal(sent.length, 0)
-  await t.send('POST', '/api-push/device/gcm/', { name: 'a', registration_id: fcmToken(), active: true }, token)
-  const failing: PushSender = {
-    async send() {
-      throw new Error('push service down')
-    },
-  }
-  assert.equal(await notifyUser(withSender(failing), user.id, { message: 'hello' }), 0)
 })

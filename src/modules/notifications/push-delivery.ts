@@ -1,0 +1,129 @@
+import { sql, type Kysely } from 'kysely'
+import type { FastifyBaseLogger } from 'fastify'
+import type { Database } from '../../db/database.ts'
+import type { DatabaseHandle } from '../../db/connect.ts'
+import type { PushDevice, PushOutcome, PushSender } from '../../push/push-sender.ts'
+
+/** The channel migration 012's trigger announces new notifications on. */
+export const NOTIFICATIONS_CREATED_CHANNEL = 'notifications_created'
+const BATCH = 100
+const SWEEP_MS = 30_000
+/** A push the provider keeps refusing is given up after this long, so it stops being tried. */
+const GIVE_UP_MS = 24 * 3600_000
+
+export interface DeliveryReport {
+  notifications: number
+  sent: number
+  gone: number
+  retry: number
+}
+
+/**
+ * Pushes one batch of due notifications (push chosen, not yet pushed) to their recipients' active devices. The
+ * rows are claimed FOR UPDATE SKIP LOCKED, so deliverers in several processes never push one twice; a device the
+ * provider reports gone is deactivated; a refusal or an outage leaves the row due for the next run.
+ */
+export async function deliverDuePushes(db: Kysely<Database>, sender: PushSender): Promise<DeliveryReport> {
+  return db.transaction().execute(async (trx) => {
+    const due = await trx
+      .selectFrom('notifications as n')
+      .leftJoin('users as a', 'a.id', 'n.actor_id')
+      .select(['n.id', 'n.user_id', 'n.message', 'n.url', 'n.created_at', 'a.id as actor_id', 'a.username', 'a.first_name', 'a.last_name'])
+      .where('n.push', '=', true)
+      .where('n.pushed_at', 'is', null)
+      .orderBy('n.id')
+      .limit(BATCH)
+      .forUpdate('n')
+      .skipLocked()
+      .execute()
+    const report: DeliveryReport = { notifications: due.length, sent: 0, gone: 0, retry: 0 }
+    if (due.length === 0) return report
+    const devices = await trx
+      .selectFrom('push_devices')
+      .select(['id', 'user_id', 'kind', 'registration_id'])
+      .where('user_id', 'in', [...new Set(due.map((row) => row.user_id))])
+      .where('active', '=', true)
+      .execute()
+    const goneDevices = new Set<number>()
+    const delivered: number[] = []
+    for (const row of due) {
+      const notification = {
+        message: row.message,
+        url: row.url ?? undefined,
+        actor:
+          row.actor_id === null
+            ? undefined
+            : { id: row.actor_id, username: row.username!, name: `${row.first_name ?? ''} ${row.last_name ?? ''}`.trim() || row.username! },
+      }
+      const mine = devices.filter((device) => device.user_id === row.user_id && !goneDevices.has(device.id))
+      const outcomes: PushOutcome[] = await Promise.all(mine.map((device) => sender.send(device as PushDevice, notification)))
+      outcomes.forEach((outcome, index) => {
+        report[outcome] += 1
+        if (outcome === 'gone') goneDevices.add(mine[index].id)
+      })
+      const givenUp = Date.now() - new Date(row.created_at).getTime() > GIVE_UP_MS
+      if (!outcomes.includes('retry') || givenUp) delivered.push(row.id)
+    }
+    if (goneDevices.size)
+      await trx
+        .updateTable('push_devices')
+        .set({ active: false, modified_at: sql<Date>`now()` })
+        .where('id', 'in', [...goneDevices])
+        .execute()
+    if (delivered.length)
+      await trx
+        .updateTable('notifications')
+        .set({ pushed_at: sql<Date>`now()` })
+        .where('id', 'in', delivered)
+        .execute()
+    return report
+  })
+}
+
+/**
+ * In each serving process: a run whenever a notification is written anywhere (NOTIFY), and a sweep every 30 s
+ * for what is still due. Runs never overlap within a process; a full batch runs again at once.
+ */
+export async function startPushDelivery(
+  db: Kysely<Database>,
+  database: Pick<DatabaseHandle, 'listenForChanges'>,
+  sender: PushSender,
+  log: FastifyBaseLogger,
+): Promise<{ close(): Promise<void> }> {
+  let running: Promise<void> | null = null
+  let again = false
+  let closed = false
+  const run = (): void => {
+    if (closed) return
+    if (running) {
+      again = true
+      return
+    }
+    running = (async () => {
+      try {
+        do {
+          again = false
+          const report = await deliverDuePushes(db, sender)
+          if (report.notifications) log.info(report, 'push notifications delivered')
+          if (report.notifications === BATCH && report.retry === 0) again = true
+        } while (again && !closed)
+      } catch (error) {
+        log.error({ err: error }, 'push delivery failed; the sweep tries again')
+      } finally {
+        running = null
+      }
+    })()
+  }
+  const changes = await database.listenForChanges({ onChange: run, onLost: () => {} }, [NOTIFICATIONS_CREATED_CHANNEL])
+  const sweep = setInterval(run, SWEEP_MS)
+  sweep.unref()
+  run()
+  return {
+    async close() {
+      closed = true
+      clearInterval(sweep)
+      await changes.close()
+      await running
+    },
+  }
+}
