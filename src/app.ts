@@ -27,6 +27,8 @@ import { createMailer, type Mailer } from './mail/mailer.ts'
 import type { PushSender } from './push/push-sender.ts'
 import { createPushSender } from './push/providers.ts'
 import { startPushDelivery } from './modules/notifications/push-delivery.ts'
+import { LIVE_CHANNELS, LiveHub } from './modules/live/live-hub.ts'
+import { liveFiguresRepository } from './modules/live/live-figures.repository.ts'
 import { createSmsSender, type SmsSender } from './sms/sms-sender.ts'
 
 declare module 'fastify' {
@@ -142,6 +144,15 @@ export async function buildApp({
   if (database && config.responseCache.maxBytes > 0) {
     const changes = await database.listenForChanges(responseCache)
     app.addHook('onClose', async () => changes.close())
+  }
+
+  // Live streams end before the server waits for its connections to close.
+  const live = new LiveHub(liveFiguresRepository(db), config.live, app.log)
+  app.decorate('live', live)
+  app.addHook('preClose', async () => live.close())
+  if (database) {
+    const notices = await database.listenForChanges(live, LIVE_CHANNELS)
+    app.addHook('onClose', async () => notices.close())
   }
 
   // Before any route: the OpenAPI document is built from the routes added after it.

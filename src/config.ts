@@ -42,6 +42,8 @@ export interface Config {
   weightCap: number
   /** Anonymous answers kept in memory (src/http/response-cache.ts). */
   responseCache: { maxBytes: number; graceMs: number; maxAgeMs: number }
+  /** Live results streams (src/modules/live/): subscribers a process admits, coalescing interval, keep-alive. */
+  live: { maxSubscribers: number; intervalMs: number; heartbeatMs: number }
   /** Push delivery (src/modules/notifications/push-delivery.ts) and its providers; a provider is off until configured. */
   push: {
     deliver: boolean
@@ -215,6 +217,11 @@ export function loadConfig(env: Env = process.env): Config {
       maxBytes: integer(env, 'RESPONSE_CACHE_MB', 64, 0, 65_536) * 1024 * 1024,
       graceMs: integer(env, 'RESPONSE_CACHE_GRACE_MS', 250, 0, 1_000),
       maxAgeMs: integer(env, 'RESPONSE_CACHE_MAX_AGE_MS', 10_000, 0, 3_600_000),
+    },
+    live: {
+      maxSubscribers: integer(env, 'LIVE_MAX_SUBSCRIBERS', 20_000, 0, 1_000_000),
+      intervalMs: integer(env, 'LIVE_INTERVAL_MS', 250, 0, 1_000),
+      heartbeatMs: integer(env, 'LIVE_HEARTBEAT_MS', 15_000, 100, 300_000),
     },
     push: {
       deliver: boolean(env, 'PUSH_DELIVERY', true),

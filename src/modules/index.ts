@@ -41,6 +41,7 @@ import { searchRoutes } from './search/search.routes.ts'
 import { activityRoutes } from './activity/activity.routes.ts'
 import { notificationRoutes } from './notifications/notifications.routes.ts'
 import { emailTeamRoutes } from './email-team/email-team.routes.ts'
+import { liveRoutes } from './live/live.routes.ts'
 
 export function registerModules(app: App): void {
   healthRoutes(app)
@@ -59,6 +60,7 @@ export function registerModules(app: App): void {
   tagRoutes(app)
   questionRoutes(app)
   questionWriteRoutes(app)
+  liveRoutes(app)
   nextQuestionRoutes(app)
   voteRoutes(app)
   commentRoutes(app)

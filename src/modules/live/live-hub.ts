@@ -1,0 +1,355 @@
+import type { ServerResponse } from 'node:http'
+import type { FastifyBaseLogger } from 'fastify'
+import type { DataChangeListener } from '../../db/data-changes.ts'
+import { fingerprint, questionFigures, sseEvent } from './live-events.ts'
+import type { ChoiceFiguresRow, LiveFiguresRepository } from './live-figures.repository.ts'
+
+/** The channels migration 015's triggers announce on, each with an id as payload. */
+export const QUESTION_FIGURES_CHANNEL = 'question_figures'
+export const COLLECTION_ITEMS_CHANNEL = 'collection_items'
+export const LIVE_CHANNELS = [QUESTION_FIGURES_CHANNEL, COLLECTION_ITEMS_CHANNEL] as const
+
+/** A subscriber further behind than this is dropped: it reconnects with Last-Event-ID and gets what is current. */
+const MAX_BUFFERED_BYTES = 256 * 1024
+const RETRY_AFTER_FAILURE_MS = 1_000
+
+export interface LiveOptions {
+  maxSubscribers: number
+  intervalMs: number
+  heartbeatMs: number
+}
+
+export interface Viewer {
+  id: number | null
+  isStaff: boolean
+}
+
+interface Subscriber {
+  response: ServerResponse
+  lastId: string | null
+  viewer: Viewer
+}
+
+interface Shown {
+  id: number
+  json: string
+  fp: string
+}
+
+interface QuestionState extends Shown {
+  ownerId: number
+  publish: boolean
+}
+
+interface Channel {
+  subscribers: Set<Subscriber>
+  loaded: boolean
+}
+
+interface QuestionChannel extends Channel {
+  state: QuestionState | null
+}
+
+interface CollectionChannel extends Channel {
+  /** Its published questions, in the collection's order. */
+  members: Shown[]
+  fp: string
+}
+
+/**
+ * Live results in one process: the streams of questions and collections its clients follow. Notices of changed
+ * figures (from every process, through the database) are gathered and answered by one flush at most every
+ * `intervalMs`: a few statements load what changed, each event is serialized once and written to every
+ * subscriber of its channel. Event ids are digests of what is shown, so a subscriber is sent only figures it has
+ * not seen, here or before reconnecting to another process.
+ */
+export class LiveHub implements DataChangeListener {
+  private readonly questions = new Map<number, QuestionChannel>()
+  private readonly collections = new Map<number, CollectionChannel>()
+  private changedQuestions = new Set<number>()
+  private changedCollections = new Set<number>()
+  private reloadAll = false
+  private timer: NodeJS.Timeout | null = null
+  private flushing: Promise<void> | null = null
+  private again = false
+  private nextFlushAt = 0
+  private closed = false
+  private count = 0
+  private readonly heartbeat: NodeJS.Timeout
+
+  constructor(
+    private readonly repository: LiveFiguresRepository,
+    private readonly options: LiveOptions,
+    private readonly log: FastifyBaseLogger,
+  ) {
+    this.heartbeat = setInterval(() => this.beat(), options.heartbeatMs)
+    this.heartbeat.unref()
+  }
+
+  get subscribers(): number {
+    return this.count
+  }
+
+  /** Whether another subscriber is admitted (LIVE_MAX_SUBSCRIBERS). */
+  admits(): boolean {
+    return !this.closed && this.count < this.options.maxSubscribers
+  }
+
+  onChange(channel?: string, payload?: string): void {
+    if (channel === undefined) {
+      // The listener is back after a loss: whatever changed meanwhile is unknown.
+      this.reloadAll = true
+      return this.schedule()
+    }
+    const id = Number(payload)
+    if (!Number.isInteger(id)) return
+    if (channel === QUESTION_FIGURES_CHANNEL && (this.questions.has(id) || this.collections.size > 0)) {
+      this.changedQuestions.add(id)
+      this.schedule()
+    } else if (channel === COLLECTION_ITEMS_CHANNEL && this.collections.has(id)) {
+      this.changedCollections.add(id)
+      this.schedule()
+    }
+  }
+
+  onLost(): void {}
+
+  /** Follows a question (kind 'question') or a collection; the response's headers are already sent. */
+  subscribe(kind: 'question' | 'collection', id: number, response: ServerResponse, lastId: string | null, viewer: Viewer): void {
+    const subscriber: Subscriber = { response, lastId, viewer }
+    const channels: Map<number, Channel> = kind === 'question' ? this.questions : this.collections
+    let channel = channels.get(id)
+    if (!channel) {
+      channel =
+        kind === 'question'
+          ? ({ subscribers: new Set(), loaded: false, state: null } as QuestionChannel)
+          : ({ subscribers: new Set(), loaded: false, members: [], fp: '' } as CollectionChannel)
+      channels.set(id, channel)
+    }
+    channel.subscribers.add(subscriber)
+    this.count += 1
+    response.on('close', () => {
+      if (!channel.subscribers.delete(subscriber)) return
+      this.count -= 1
+      if (channel.subscribers.size === 0 && channels.get(id) === channel) channels.delete(id)
+    })
+    if (!channel.loaded) {
+      ;(kind === 'question' ? this.changedQuestions : this.changedCollections).add(id)
+      return this.schedule()
+    }
+    if (kind === 'question') this.sendQuestion(channel as QuestionChannel, subscriber)
+    else this.sendSnapshot(id, channel as CollectionChannel, [subscriber])
+  }
+
+  async close(): Promise<void> {
+    this.closed = true
+    clearInterval(this.heartbeat)
+    if (this.timer) clearTimeout(this.timer)
+    await this.flushing
+    for (const channel of [...this.questions.values(), ...this.collections.values()])
+      for (const subscriber of channel.subscribers) subscriber.response.end()
+  }
+
+  private schedule(): void {
+    if (this.closed) return
+    if (this.flushing) {
+      this.again = true
+      return
+    }
+    if (this.timer) return
+    this.timer = setTimeout(
+      () => {
+        this.timer = null
+        this.nextFlushAt = Date.now() + this.options.intervalMs
+        this.flushing = this.flush()
+          .catch((error) => {
+            this.log.error({ err: error }, 'live results: loading figures failed; trying again')
+            this.reloadAll = true
+            this.again = true
+            this.nextFlushAt = Date.now() + RETRY_AFTER_FAILURE_MS
+          })
+          .finally(() => {
+            this.flushing = null
+            if (this.again) {
+              this.again = false
+              this.schedule()
+            }
+          })
+      },
+      Math.max(0, this.nextFlushAt - Date.now()),
+    )
+  }
+
+  private async flush(): Promise<void> {
+    const reloadAll = this.reloadAll
+    const changed = reloadAll ? new Set([...this.questions.keys(), ...this.changedQuestions]) : this.changedQuestions
+    const reload = reloadAll ? new Set([...this.collections.keys()]) : this.changedCollections
+    this.reloadAll = false
+    this.changedQuestions = new Set()
+    this.changedCollections = new Set()
+
+    // The loaded collections not reloaded whole, with the changed questions each holds (now or until now).
+    const deltas = new Map<number, Set<number>>()
+    const following = [...this.collections.entries()].filter(([id, channel]) => channel.loaded && !reload.has(id))
+    if (changed.size > 0 && following.length > 0) {
+      const add = (collectionId: number, questionId: number) => {
+        const set = deltas.get(collectionId) ?? new Set<number>()
+        deltas.set(collectionId, set.add(questionId))
+      }
+      for (const [collectionId, channel] of following)
+        for (const member of channel.members) if (changed.has(member.id)) add(collectionId, member.id)
+      const held = await this.repository.holding(
+        following.map(([id]) => id),
+        [...changed],
+      )
+      for (const row of held) add(row.parent_id, row.question_id)
+    }
+    const items = await this.repository.collectionQuestions([...reload].filter((id) => this.collections.has(id)))
+    const needed = new Set<number>([...changed].filter((id) => this.questions.has(id)))
+    for (const set of deltas.values()) for (const id of set) needed.add(id)
+    for (const item of items) if (item.question_id !== null) needed.add(item.question_id)
+    const states = await this.load([...needed])
+
+    for (const id of changed) {
+      const channel = this.questions.get(id)
+      if (channel) this.applyQuestion(id, channel, states.get(id) ?? null)
+    }
+    const itemsOf = new Map<number, number[]>()
+    for (const item of items) {
+      const list = itemsOf.get(item.collection_id) ?? []
+      if (item.question_id !== null) list.push(item.question_id)
+      itemsOf.set(item.collection_id, list)
+    }
+    for (const id of reload) {
+      const channel = this.collections.get(id)
+      if (channel) this.reloadCollection(id, channel, itemsOf.get(id), states)
+    }
+    for (const [id, questionIds] of deltas) {
+      const channel = this.collections.get(id)
+      if (channel) this.applyCollectionDelta(id, channel, questionIds, states)
+    }
+  }
+
+  /** The current figures of the questions, serialized once each: two statements. */
+  private async load(ids: number[]): Promise<Map<number, QuestionState>> {
+    const [rows, choices] = await Promise.all([this.repository.questions(ids), this.repository.choices(ids)])
+    const choicesOf = new Map<number, ChoiceFiguresRow[]>()
+    for (const choice of choices) choicesOf.set(choice.question_id, [...(choicesOf.get(choice.question_id) ?? []), choice])
+    return new Map(
+      rows.map((row) => {
+        const json = JSON.stringify(questionFigures(row, choicesOf.get(row.id) ?? []))
+        return [row.id, { id: row.id, json, fp: fingerprint(json), ownerId: row.user_id, publish: row.publish }]
+      }),
+    )
+  }
+
+  private applyQuestion(id: number, channel: QuestionChannel, state: QuestionState | null): void {
+    channel.loaded = true
+    channel.state = state
+    if (state === null) {
+      this.questions.delete(id)
+      return this.end([...channel.subscribers], JSON.stringify({ id }))
+    }
+    for (const subscriber of channel.subscribers) this.sendQuestion(channel, subscriber)
+  }
+
+  private sendQuestion(channel: QuestionChannel, subscriber: Subscriber): void {
+    const state = channel.state!
+    const { viewer } = subscriber
+    if (!state.publish && !viewer.isStaff && viewer.id !== state.ownerId) return this.end([subscriber], JSON.stringify({ id: state.id }))
+    if (subscriber.lastId === state.fp) return
+    this.write(subscriber, sseEvent('figures', state.fp, state.json))
+    subscriber.lastId = state.fp
+  }
+
+  private reloadCollection(id: number, channel: CollectionChannel, questionIds: number[] | undefined, states: Map<number, QuestionState>) {
+    if (questionIds === undefined) {
+      this.collections.delete(id)
+      return this.end([...channel.subscribers], JSON.stringify({ id }))
+    }
+    channel.loaded = true
+    const seen = new Set<number>()
+    channel.members = []
+    for (const questionId of questionIds) {
+      const state = states.get(questionId)
+      if (!state?.publish || seen.has(questionId)) continue
+      seen.add(questionId)
+      channel.members.push(state)
+    }
+    channel.fp = collectionFingerprint(channel.members)
+    this.sendSnapshot(id, channel, [...channel.subscribers])
+  }
+
+  private applyCollectionDelta(id: number, channel: CollectionChannel, questionIds: Set<number>, states: Map<number, QuestionState>) {
+    const before = channel.fp
+    const updated: Shown[] = []
+    let structural = false
+    for (const questionId of questionIds) {
+      const index = channel.members.findIndex((member) => member.id === questionId)
+      const state = states.get(questionId)
+      const shown = state !== undefined && state.publish
+      if (index >= 0 && shown) {
+        if (channel.members[index].fp !== state.fp) updated.push((channel.members[index] = state))
+      } else if (index >= 0) {
+        channel.members.splice(index, 1)
+        structural = true
+      } else if (shown) {
+        // Newly shown (published, or added): its place comes with the collection's order, so reload it whole.
+        this.changedCollections.add(id)
+        this.again = true
+      }
+    }
+    if (!structural && updated.length === 0) return
+    channel.fp = collectionFingerprint(channel.members)
+    if (structural) return this.sendSnapshot(id, channel, [...channel.subscribers])
+    const delta = sseEvent('figures', channel.fp, `{"id":${id},"questions":[${updated.map((member) => member.json).join(',')}]}`)
+    const behind: Subscriber[] = []
+    for (const subscriber of channel.subscribers) {
+      if (subscriber.lastId === channel.fp) continue
+      if (subscriber.lastId !== before) {
+        behind.push(subscriber)
+        continue
+      }
+      this.write(subscriber, delta)
+      subscriber.lastId = channel.fp
+    }
+    this.sendSnapshot(id, channel, behind)
+  }
+
+  /** The whole collection to those who have not seen its current figures. */
+  private sendSnapshot(id: number, channel: CollectionChannel, subscribers: Subscriber[]): void {
+    let event: string | null = null
+    for (const subscriber of subscribers) {
+      if (subscriber.lastId === channel.fp) continue
+      event ??= sseEvent('snapshot', channel.fp, `{"id":${id},"questions":[${channel.members.map((member) => member.json).join(',')}]}`)
+      this.write(subscriber, event)
+      subscriber.lastId = channel.fp
+    }
+  }
+
+  /** The question or collection is gone (or hidden from them): said once, then the stream ends. */
+  private end(subscribers: Subscriber[], data: string): void {
+    const event = sseEvent('gone', null, data)
+    for (const subscriber of subscribers) {
+      this.write(subscriber, event)
+      subscriber.response.end()
+    }
+  }
+
+  private write(subscriber: Subscriber, text: string): void {
+    const { response } = subscriber
+    if (response.destroyed || response.writableEnded) return
+    if (response.writableLength > MAX_BUFFERED_BYTES) return void response.destroy()
+    response.write(text)
+  }
+
+  /** A comment line now and then keeps proxies from closing a quiet stream. */
+  private beat(): void {
+    for (const channel of [...this.questions.values(), ...this.collections.values()])
+      for (const subscriber of channel.subscribers) this.write(subscriber, ': keep-alive\n\n')
+  }
+}
+
+function collectionFingerprint(members: Shown[]): string {
+  return fingerprint(members.map((member) => `${member.id}:${member.fp}`).join(','))
+}
