@@ -13,6 +13,7 @@ const SUITES: Record<string, () => Promise<(argv: string[]) => Promise<void>>> =
   import: async () => (await import('./import/import.bench.ts')).runImportBench,
   compare: async () => (await import('./compare/compare.bench.ts')).runCompareBench,
   load: async () => (await import('./load/load.bench.ts')).runLoadBench,
+  live: async () => (await import('./live/live.bench.ts')).runLiveBench,
 }
 const suite = SUITES[process.argv[2]]
 if (suite) {

@@ -33,6 +33,8 @@ export interface RouteSpec {
   body?: JsonSchema
   /** The shared layer's 405 and OPTIONS fallbacks, and Fastify's HEAD copies: fuzzed too, with fewer cases. */
   generated: boolean
+  /** Its 200 is an event stream that stays open (live results): read briefly, then closed by the client. */
+  stream: boolean
 }
 
 /** The header that names a case, so an error the app meets can be tied to the request that caused it. */
@@ -57,6 +59,7 @@ export function instrumentNextApp(): { routes: RouteSpec[]; errors: Map<string, 
     })
     fastify.addHook('onRoute', (route: RouteOptions) => {
       const schema = (route.schema ?? {}) as Record<string, JsonSchema | undefined>
+      const ok = (schema.response as Record<string, { content?: Record<string, unknown> }> | undefined)?.['200']
       const methods = [route.method].flat() as string[]
       for (const method of methods) {
         routes.push({
@@ -68,6 +71,7 @@ export function instrumentNextApp(): { routes: RouteSpec[]; errors: Map<string, 
           body: schema.body,
           generated:
             (schema as { hide?: boolean }).hide === true || (method === 'HEAD' && (route as { isHead?: boolean }).isHead !== false),
+          stream: ok?.content?.['text/event-stream'] !== undefined,
         })
       }
     })

@@ -32,7 +32,10 @@ test(
       const tokens: string[] = []
       for (let i = 0; i < 20; i++) {
         const token = newToken()
-        await client.query(`insert into auth_tokens (user_id, key_hash, name) values ($1, $2, 'test')`, [await user(`voter${i}`), hashSecret(token)])
+        await client.query(`insert into auth_tokens (user_id, key_hash, name) values ($1, $2, 'test')`, [
+          await user(`voter${i}`),
+          hashSecret(token),
+        ])
         tokens.push(token)
       }
       const env = { DATABASE_URL: database.url, LIVE_INTERVAL_MS: '200' }
@@ -59,8 +62,9 @@ test(
       // A surge through both: each subscriber ends with the stored figures, after far fewer events than votes.
       const results = await Promise.all(tokens.slice(1).map((token, i) => vote(i % 2 ? a.base : b.base, token, 1 + (i % 5))))
       assert.ok(results.every((response) => response.status === 201))
-      const stored = (await client.query('select direct_vote_count, direct_sum, liquid_vote_count from questions where id = $1', [question]))
-        .rows[0]
+      const stored = (
+        await client.query('select direct_vote_count, direct_sum, liquid_vote_count from questions where id = $1', [question])
+      ).rows[0]
       assert.equal(Number(stored.direct_vote_count), tokens.length)
       for (const stream of [onA, onB]) {
         const last = await stream.until((event) => event.data.direct_vote_count === tokens.length, 'the last figures', 10_000)
@@ -81,7 +85,10 @@ test(
       assert.equal((await behind.next()).data.direct_vote_count, tokens.length)
       const extra = await (async () => {
         const token = newToken()
-        await client.query(`insert into auth_tokens (user_id, key_hash, name) values ($1, $2, 'test')`, [await user('late'), hashSecret(token)])
+        await client.query(`insert into auth_tokens (user_id, key_hash, name) values ($1, $2, 'test')`, [
+          await user('late'),
+          hashSecret(token),
+        ])
         return token
       })()
       assert.equal((await vote(a.base, extra, 5)).status, 201)

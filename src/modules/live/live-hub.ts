@@ -9,9 +9,12 @@ export const QUESTION_FIGURES_CHANNEL = 'question_figures'
 export const COLLECTION_ITEMS_CHANNEL = 'collection_items'
 export const LIVE_CHANNELS = [QUESTION_FIGURES_CHANNEL, COLLECTION_ITEMS_CHANNEL] as const
 
-/** A subscriber further behind than this is dropped: it reconnects with Last-Event-ID and gets what is current. */
-const MAX_BUFFERED_BYTES = 256 * 1024
 const RETRY_AFTER_FAILURE_MS = 1_000
+/** However busy, a change goes out within this long; otherwise writing waits twice as long as it last took. */
+const LONGEST_INTERVAL_MS = 1_000
+const KEEP_ALIVE = Buffer.from(': keep-alive\n\n')
+/** Subscribers written to between two turns of the event loop, so that queries in flight (votes holding a lock) go on. */
+const SLICE = 500
 
 export interface LiveOptions {
   maxSubscribers: number
@@ -26,8 +29,11 @@ export interface Viewer {
 
 interface Subscriber {
   response: ServerResponse
+  /** The id of the last event written to it: what it has seen. */
   lastId: string | null
   viewer: Viewer
+  /** Its socket is full: nothing is written until it drains, then only what is current then. */
+  waiting: boolean
 }
 
 interface Shown {
@@ -48,12 +54,16 @@ interface Channel {
 
 interface QuestionChannel extends Channel {
   state: QuestionState | null
+  /** The state's event, encoded once for every subscriber. */
+  event: Buffer | null
 }
 
 interface CollectionChannel extends Channel {
   /** Its published questions, in the collection's order. */
   members: Shown[]
   fp: string
+  /** The members' snapshot event, encoded once when first needed. */
+  snapshot: Buffer | null
 }
 
 /**
@@ -116,14 +126,14 @@ export class LiveHub implements DataChangeListener {
 
   /** Follows a question (kind 'question') or a collection; the response's headers are already sent. */
   subscribe(kind: 'question' | 'collection', id: number, response: ServerResponse, lastId: string | null, viewer: Viewer): void {
-    const subscriber: Subscriber = { response, lastId, viewer }
+    const subscriber: Subscriber = { response, lastId, viewer, waiting: false }
     const channels: Map<number, Channel> = kind === 'question' ? this.questions : this.collections
     let channel = channels.get(id)
     if (!channel) {
       channel =
         kind === 'question'
-          ? ({ subscribers: new Set(), loaded: false, state: null } as QuestionChannel)
-          : ({ subscribers: new Set(), loaded: false, members: [], fp: '' } as CollectionChannel)
+          ? ({ subscribers: new Set(), loaded: false, state: null, event: null } as QuestionChannel)
+          : ({ subscribers: new Set(), loaded: false, members: [], fp: '', snapshot: null } as CollectionChannel)
       channels.set(id, channel)
     }
     channel.subscribers.add(subscriber)
@@ -133,12 +143,19 @@ export class LiveHub implements DataChangeListener {
       this.count -= 1
       if (channel.subscribers.size === 0 && channels.get(id) === channel) channels.delete(id)
     })
+    // Whatever it missed while full comes as the current figures, once.
+    response.on('drain', () => {
+      subscriber.waiting = false
+      if (!channel.loaded) return
+      if (kind === 'question') this.sendQuestion(channel as QuestionChannel, subscriber)
+      else void this.sendSnapshot(id, channel as CollectionChannel, [subscriber])
+    })
     if (!channel.loaded) {
       ;(kind === 'question' ? this.changedQuestions : this.changedCollections).add(id)
       return this.schedule()
     }
     if (kind === 'question') this.sendQuestion(channel as QuestionChannel, subscriber)
-    else this.sendSnapshot(id, channel as CollectionChannel, [subscriber])
+    else void this.sendSnapshot(id, channel as CollectionChannel, [subscriber])
   }
 
   async close(): Promise<void> {
@@ -160,8 +177,14 @@ export class LiveHub implements DataChangeListener {
     this.timer = setTimeout(
       () => {
         this.timer = null
-        this.nextFlushAt = Date.now() + this.options.intervalMs
+        const started = Date.now()
+        this.nextFlushAt = started + this.options.intervalMs
         this.flushing = this.flush()
+          .then((writingMs) => {
+            // Writing to many subscribers takes the process's time from everything else: pace it.
+            const paced = Date.now() + Math.min(LONGEST_INTERVAL_MS, 2 * writingMs)
+            this.nextFlushAt = Math.min(started + LONGEST_INTERVAL_MS, Math.max(this.nextFlushAt, paced))
+          })
           .catch((error) => {
             this.log.error({ err: error }, 'live results: loading figures failed; trying again')
             this.reloadAll = true
@@ -180,7 +203,8 @@ export class LiveHub implements DataChangeListener {
     )
   }
 
-  private async flush(): Promise<void> {
+  /** Loads and sends what changed; returns how long sending took (ms). */
+  private async flush(): Promise<number> {
     const reloadAll = this.reloadAll
     const changed = reloadAll ? new Set([...this.questions.keys(), ...this.changedQuestions]) : this.changedQuestions
     const reload = reloadAll ? new Set([...this.collections.keys()]) : this.changedCollections
@@ -210,9 +234,10 @@ export class LiveHub implements DataChangeListener {
     for (const item of items) if (item.question_id !== null) needed.add(item.question_id)
     const states = await this.load([...needed])
 
+    const writing = performance.now()
     for (const id of changed) {
       const channel = this.questions.get(id)
-      if (channel) this.applyQuestion(id, channel, states.get(id) ?? null)
+      if (channel) await this.applyQuestion(id, channel, states.get(id) ?? null)
     }
     const itemsOf = new Map<number, number[]>()
     for (const item of items) {
@@ -222,12 +247,13 @@ export class LiveHub implements DataChangeListener {
     }
     for (const id of reload) {
       const channel = this.collections.get(id)
-      if (channel) this.reloadCollection(id, channel, itemsOf.get(id), states)
+      if (channel) await this.reloadCollection(id, channel, itemsOf.get(id), states)
     }
     for (const [id, questionIds] of deltas) {
       const channel = this.collections.get(id)
-      if (channel) this.applyCollectionDelta(id, channel, questionIds, states)
+      if (channel) await this.applyCollectionDelta(id, channel, questionIds, states)
     }
+    return performance.now() - writing
   }
 
   /** The current figures of the questions, serialized once each: two statements. */
@@ -243,26 +269,30 @@ export class LiveHub implements DataChangeListener {
     )
   }
 
-  private applyQuestion(id: number, channel: QuestionChannel, state: QuestionState | null): void {
+  private async applyQuestion(id: number, channel: QuestionChannel, state: QuestionState | null): Promise<void> {
     channel.loaded = true
     channel.state = state
+    channel.event = state && Buffer.from(sseEvent('figures', state.fp, state.json))
     if (state === null) {
       this.questions.delete(id)
       return this.end([...channel.subscribers], JSON.stringify({ id }))
     }
-    for (const subscriber of channel.subscribers) this.sendQuestion(channel, subscriber)
+    await inSlices(channel.subscribers, (subscriber) => this.sendQuestion(channel, subscriber))
   }
 
   private sendQuestion(channel: QuestionChannel, subscriber: Subscriber): void {
     const state = channel.state!
     const { viewer } = subscriber
     if (!state.publish && !viewer.isStaff && viewer.id !== state.ownerId) return this.end([subscriber], JSON.stringify({ id: state.id }))
-    if (subscriber.lastId === state.fp) return
-    this.write(subscriber, sseEvent('figures', state.fp, state.json))
-    subscriber.lastId = state.fp
+    if (subscriber.lastId !== state.fp && this.write(subscriber, channel.event!)) subscriber.lastId = state.fp
   }
 
-  private reloadCollection(id: number, channel: CollectionChannel, questionIds: number[] | undefined, states: Map<number, QuestionState>) {
+  private async reloadCollection(
+    id: number,
+    channel: CollectionChannel,
+    questionIds: number[] | undefined,
+    states: Map<number, QuestionState>,
+  ): Promise<void> {
     if (questionIds === undefined) {
       this.collections.delete(id)
       return this.end([...channel.subscribers], JSON.stringify({ id }))
@@ -277,10 +307,16 @@ export class LiveHub implements DataChangeListener {
       channel.members.push(state)
     }
     channel.fp = collectionFingerprint(channel.members)
-    this.sendSnapshot(id, channel, [...channel.subscribers])
+    channel.snapshot = null
+    await this.sendSnapshot(id, channel, channel.subscribers)
   }
 
-  private applyCollectionDelta(id: number, channel: CollectionChannel, questionIds: Set<number>, states: Map<number, QuestionState>) {
+  private async applyCollectionDelta(
+    id: number,
+    channel: CollectionChannel,
+    questionIds: Set<number>,
+    states: Map<number, QuestionState>,
+  ): Promise<void> {
     const before = channel.fp
     const updated: Shown[] = []
     let structural = false
@@ -301,52 +337,61 @@ export class LiveHub implements DataChangeListener {
     }
     if (!structural && updated.length === 0) return
     channel.fp = collectionFingerprint(channel.members)
-    if (structural) return this.sendSnapshot(id, channel, [...channel.subscribers])
-    const delta = sseEvent('figures', channel.fp, `{"id":${id},"questions":[${updated.map((member) => member.json).join(',')}]}`)
+    channel.snapshot = null
+    if (structural) return this.sendSnapshot(id, channel, channel.subscribers)
+    const delta = Buffer.from(
+      sseEvent('figures', channel.fp, `{"id":${id},"questions":[${updated.map((member) => member.json).join(',')}]}`),
+    )
     const behind: Subscriber[] = []
-    for (const subscriber of channel.subscribers) {
-      if (subscriber.lastId === channel.fp) continue
-      if (subscriber.lastId !== before) {
-        behind.push(subscriber)
-        continue
-      }
-      this.write(subscriber, delta)
-      subscriber.lastId = channel.fp
-    }
-    this.sendSnapshot(id, channel, behind)
+    const now = channel.fp
+    await inSlices(channel.subscribers, (subscriber) => {
+      if (subscriber.lastId === now) return
+      if (subscriber.lastId !== before) return void behind.push(subscriber)
+      if (this.write(subscriber, delta)) subscriber.lastId = now
+    })
+    await this.sendSnapshot(id, channel, behind)
   }
 
   /** The whole collection to those who have not seen its current figures. */
-  private sendSnapshot(id: number, channel: CollectionChannel, subscribers: Subscriber[]): void {
-    let event: string | null = null
-    for (const subscriber of subscribers) {
-      if (subscriber.lastId === channel.fp) continue
-      event ??= sseEvent('snapshot', channel.fp, `{"id":${id},"questions":[${channel.members.map((member) => member.json).join(',')}]}`)
-      this.write(subscriber, event)
-      subscriber.lastId = channel.fp
-    }
+  private async sendSnapshot(id: number, channel: CollectionChannel, subscribers: Iterable<Subscriber>): Promise<void> {
+    await inSlices(subscribers, (subscriber) => {
+      if (subscriber.lastId === channel.fp || subscriber.waiting) return
+      channel.snapshot ??= Buffer.from(
+        sseEvent('snapshot', channel.fp, `{"id":${id},"questions":[${channel.members.map((member) => member.json).join(',')}]}`),
+      )
+      if (this.write(subscriber, channel.snapshot)) subscriber.lastId = channel.fp
+    })
   }
 
   /** The question or collection is gone (or hidden from them): said once, then the stream ends. */
   private end(subscribers: Subscriber[], data: string): void {
-    const event = sseEvent('gone', null, data)
-    for (const subscriber of subscribers) {
-      this.write(subscriber, event)
-      subscriber.response.end()
-    }
+    const event = Buffer.from(sseEvent('gone', null, data))
+    for (const subscriber of subscribers) subscriber.response.end(event)
   }
 
-  private write(subscriber: Subscriber, text: string): void {
+  /**
+   * Writes unless the subscriber's socket is still full from before; says whether it wrote. Each event holds the
+   * whole current figures, so a slow subscriber skips to the latest instead of queueing: its memory stays bounded.
+   */
+  private write(subscriber: Subscriber, bytes: Buffer): boolean {
     const { response } = subscriber
-    if (response.destroyed || response.writableEnded) return
-    if (response.writableLength > MAX_BUFFERED_BYTES) return void response.destroy()
-    response.write(text)
+    if (subscriber.waiting || response.destroyed || response.writableEnded) return false
+    if (!response.write(bytes)) subscriber.waiting = true
+    return true
   }
 
   /** A comment line now and then keeps proxies from closing a quiet stream. */
   private beat(): void {
     for (const channel of [...this.questions.values(), ...this.collections.values()])
-      for (const subscriber of channel.subscribers) this.write(subscriber, ': keep-alive\n\n')
+      for (const subscriber of channel.subscribers) this.write(subscriber, KEEP_ALIVE)
+  }
+}
+
+async function inSlices<T>(items: Iterable<T>, work: (item: T) => void): Promise<void> {
+  let done = 0
+  for (const item of [...items]) {
+    work(item)
+    if (++done % SLICE === 0) await new Promise((resolve) => setImmediate(resolve))
   }
 }
 
