@@ -1,48 +1,15 @@
 import { setTimeout as delay } from 'node:timers/promises'
 import fc from 'fast-check'
-import type { InjectOptions, LightMyRequestResponse } from 'fastify'
+import type { LightMyRequestResponse } from 'fastify'
 import type { App } from '../../src/http/app-type.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { injectEventStream } from '../helpers/inject-event-stream.ts'
 import { prepareFixtures } from './fixtures.ts'
 import { abbreviate } from './nodes.ts'
 import { caseArbitrary, render, type CaseSpec } from './requests.ts'
 import { isExempt, recordRowChanges } from './row-changes.ts'
 import { CASE_HEADER, instrumentNextApp, type RouteSpec } from './routes.ts'
 import { CaseFailure, describeRequest, judge } from './verdict.ts'
-
-/**
- * An event stream never ends by itself: its answer is read until the first event (or the whole body of an error),
- * then the client goes away, as a browser closing the page does.
- */
-async function readStream(t: TestApp, options: InjectOptions): Promise<LightMyRequestResponse> {
-  const response = await t.app.inject({ ...options, payloadAsStream: true })
-  const stream = response.stream()
-  let body = ''
-  await new Promise<void>((resolve) => {
-    const done = () => {
-      clearTimeout(timer)
-      resolve()
-    }
-    const timer = setTimeout(done, 2_000)
-    stream.on('data', (chunk: Buffer) => {
-      body += chunk.toString('utf8')
-      if (/\ndata: [^\n]*\n\n/.test(body)) done()
-    })
-    stream.on('end', done)
-    stream.on('error', done)
-  })
-  stream.destroy()
-  // The service learns that the client left from its response closing.
-  response.raw.res.emit('close')
-  return {
-    ...response,
-    statusCode: response.statusCode,
-    headers: response.headers,
-    body,
-    payload: body,
-    json: () => JSON.parse(body),
-  } as LightMyRequestResponse
-}
 
 const began = Date.now()
 /** FUZZ_VERBOSE=1 follows the run route by route on stderr; 2 prints every request too. */
@@ -101,7 +68,7 @@ export async function createFuzzTarget(extraRoutes?: (app: App) => void) {
       payload: request.payload,
     })
     const send = (id: string): Promise<LightMyRequestResponse> =>
-      route.stream && route.method === 'GET' ? readStream(t, options(id)) : t.app.inject(options(id))
+      route.stream && route.method === 'GET' ? injectEventStream(t.app, options(id)) : t.app.inject(options(id))
     if (process.env.FUZZ_VERBOSE === '2') progress(describeRequest(request).slice(0, 400))
     let responses: LightMyRequestResponse[]
     try {

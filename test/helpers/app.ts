@@ -8,6 +8,7 @@ import { hashSecret, newToken } from '../../src/http/authentication.ts'
 import { lowerPasswordHashCostForTests, SCRYPT_COST } from '../../src/modules/accounts/passwords.ts'
 import { databaseFromTemplate, type TemplateName } from './databases.ts'
 import { scratchDataDir } from './scratch.ts'
+import { EVENT_STREAM_PATH, injectEventStream } from './inject-event-stream.ts'
 
 export interface TestApp {
   app: FastifyInstance
@@ -69,14 +70,19 @@ export async function createTestApp(
   const { logStream, rateLimitClock } = options
   const app = await buildApp({ config, db: database.db, database, exposeQueryCount: true, extraRoutes, logStream, rateLimitClock })
   await app.ready()
-  const request = (options: InjectOptions | string) => app.inject(options as InjectOptions)
+  // An event stream stays open: it is read until its first event, then closed, as a client leaving does.
+  const inject = (options: InjectOptions) =>
+    (options.method ?? 'GET') === 'GET' && EVENT_STREAM_PATH.test(String(options.url))
+      ? injectEventStream(app, options)
+      : app.inject(options)
+  const request = (options: InjectOptions | string) => inject(typeof options === 'string' ? { url: options } : options)
   return {
     app,
     database,
     request,
-    get: (url, headers = {}) => app.inject({ method: 'GET', url, headers }),
+    get: (url, headers = {}) => inject({ method: 'GET', url, headers }),
     async json(url, headers = {}) {
-      const response = await app.inject({ method: 'GET', url, headers })
+      const response = await inject({ method: 'GET', url, headers })
       if (response.statusCode !== 200) throw new Error(`GET ${url} answered ${response.statusCode}: ${response.body}`)
       return response.json()
     },
