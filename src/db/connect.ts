@@ -9,7 +9,7 @@ import type { Database } from './database.ts'
 import { countQuery } from './query-counter.ts'
 import { isConnectionBroken, isDatabaseUnavailable } from './availability.ts'
 import { copyThroughPg, isCopy } from './copy-in.ts'
-import { listenOnPglite, listenOnServer, type DataChangeListener, type DataChanges } from './data-changes.ts'
+import { listenOnPglite, ServerNotices, type DataChangeListener, type DataChanges } from './data-changes.ts'
 
 // int8 (count(*), bigint sums) as JS numbers: every figure we count fits in 2^53.
 pg.types.setTypeParser(20, (value) => Number(value))
@@ -31,7 +31,7 @@ export interface DatabaseHandle {
   dumpDataDir?: () => Promise<Blob>
   /**
    * Tells the listener of every committed change of served data (or of the notices on `channels`), until the
-   * returned handle is closed. Each call listens on a connection of its own.
+   * returned handle is closed. A PostgreSQL server's notices come on one connection shared by every listener.
    */
   listenForChanges(listener: DataChangeListener, channels?: readonly string[]): Promise<DataChanges>
 }
@@ -61,12 +61,12 @@ export async function connectDatabase(options: ConnectOptions): Promise<Database
   if (options.databaseUrl) {
     const pool = serverPool(options.databaseUrl, options)
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: droppingBrokenClients(pool) }), log })
-    const databaseUrl = options.databaseUrl
+    const notices = new ServerNotices(options.databaseUrl, options.onConnectionError)
     return {
       db,
       kind: 'postgres',
       close: () => db.destroy(),
-      listenForChanges: (listener, channels) => listenOnServer(databaseUrl, listener, options.onConnectionError, channels),
+      listenForChanges: (listener, channels) => notices.listen(listener, channels),
     }
   }
   const dir = options.inMemory ? undefined : path.join(options.dataDir, 'pglite')

@@ -28,71 +28,124 @@ export interface DataChanges {
 const FIRST_RETRY_MS = 250
 const LONGEST_RETRY_MS = 5_000
 
-/**
- * Listens on its own connection to the PostgreSQL server, reconnecting with backoff when it breaks. Resolves once
- * the first attempt is over, listening or not.
- */
-export async function listenOnServer(
-  connectionString: string,
-  listener: DataChangeListener,
-  onError: (error: Error) => void = () => {},
-  channels: readonly string[] = [DATA_CHANGED_CHANNEL],
-): Promise<DataChanges> {
-  let client: pg.Client | null = null
-  let closed = false
-  let listening = false
-  let retry: NodeJS.Timeout | null = null
-  let attempt = 0
+interface Subscription {
+  listener: DataChangeListener
+  channels: ReadonlySet<string>
+}
 
-  const lost = () => {
-    if (listening) listener.onLost()
-    listening = false
-  }
-  const connect = async () => {
-    retry = null
-    const next = new pg.Client({ connectionString, keepAlive: true, connectionTimeoutMillis: 5_000 })
-    client = next
-    next.on('notification', (message) => listener.onChange(message.channel, message.payload))
-    next.on('error', (error) => {
-      onError(error)
-      lost()
-    })
-    next.on('end', () => {
-      lost()
-      if (!closed && client === next) schedule()
-    })
-    try {
-      await next.connect()
-      for (const channel of channels) await next.query(`LISTEN ${channel}`)
-      if (closed) return void (await next.end().catch(() => {}))
-      attempt = 0
-      listening = true
-      // Whatever changed while nobody listened is unknown: everything kept is stale.
-      listener.onChange()
-    } catch (error) {
-      onError(error as Error)
-      lost()
-      await next.end().catch(() => {})
-      if (client === next) schedule()
+/**
+ * Every listener of a process shares one connection to the PostgreSQL server, opened with the first and closed with
+ * the last, reconnecting with backoff when it breaks.
+ */
+export class ServerNotices {
+  #client: pg.Client | null = null
+  #connecting: Promise<void> | null = null
+  #retry: NodeJS.Timeout | null = null
+  #attempt = 0
+  #listening = false
+  /** The channels LISTENed on the current connection. */
+  #channels = new Set<string>()
+  readonly #subscriptions = new Set<Subscription>()
+
+  constructor(
+    private readonly connectionString: string,
+    private readonly onError: (error: Error) => void = () => {},
+  ) {}
+
+  /** Resolves once the listener is listening, or once the attempt to connect is over (it goes on in the background). */
+  async listen(listener: DataChangeListener, channels: readonly string[] = [DATA_CHANGED_CHANNEL]): Promise<DataChanges> {
+    const subscription: Subscription = { listener, channels: new Set(channels) }
+    this.#subscriptions.add(subscription)
+    if (!this.#client) await this.#connect()
+    else if (this.#connecting) {
+      await this.#connecting
+      // It may have come after the connection chose its channels.
+      if (this.#client && this.#listening) await this.#listenOn(this.#client, subscription.channels).catch((error) => this.onError(error))
+    } else if (this.#listening) {
+      // The connection was made before this listener came: it listens on its channels from now on.
+      await this.#listenOn(this.#client, subscription.channels).catch((error) => this.onError(error))
+      if (this.#listening) listener.onChange()
+    }
+    const listening = () => this.#subscriptions.has(subscription) && this.#listening
+    return {
+      get listening() {
+        return listening()
+      },
+      close: async () => {
+        if (!this.#subscriptions.delete(subscription)) return
+        if (this.#subscriptions.size === 0) await this.#end()
+      },
     }
   }
-  const schedule = () => {
-    if (closed || retry) return
-    const wait = Math.min(FIRST_RETRY_MS * 2 ** attempt++, LONGEST_RETRY_MS)
-    retry = setTimeout(() => void connect(), wait)
-    retry.unref()
+
+  #connect(): Promise<void> {
+    this.#retry = null
+    const next = new pg.Client({ connectionString: this.connectionString, keepAlive: true, connectionTimeoutMillis: 5_000 })
+    this.#client = next
+    this.#channels = new Set()
+    next.on('notification', (message) => {
+      for (const { listener, channels } of this.#subscriptions)
+        if (channels.has(message.channel)) listener.onChange(message.channel, message.payload)
+    })
+    next.on('error', (error) => {
+      this.onError(error)
+      this.#lost()
+    })
+    next.on('end', () => {
+      this.#lost()
+      if (this.#client === next) this.#schedule()
+    })
+    const connecting = (async () => {
+      try {
+        await next.connect()
+        await this.#listenOn(next, new Set([...this.#subscriptions].flatMap(({ channels }) => [...channels])))
+        if (this.#client !== next) return void (await next.end().catch(() => {}))
+        this.#attempt = 0
+        this.#listening = true
+        // Whatever changed while nobody listened is unknown: everything kept is stale.
+        for (const { listener } of this.#subscriptions) listener.onChange()
+      } catch (error) {
+        this.onError(error as Error)
+        this.#lost()
+        await next.end().catch(() => {})
+        if (this.#client === next) this.#schedule()
+      }
+    })()
+    this.#connecting = connecting
+    void connecting.then(() => {
+      if (this.#connecting === connecting) this.#connecting = null
+    })
+    return connecting
   }
-  await connect()
-  return {
-    get listening() {
-      return listening
-    },
-    async close() {
-      closed = true
-      listening = false
-      if (retry) clearTimeout(retry)
-      await client?.end().catch(() => {})
-    },
+
+  async #listenOn(client: pg.Client, channels: ReadonlySet<string>): Promise<void> {
+    for (const channel of channels) {
+      if (this.#channels.has(channel)) continue
+      this.#channels.add(channel)
+      await client.query(`LISTEN ${channel}`)
+    }
+  }
+
+  #lost(): void {
+    if (this.#listening) for (const { listener } of this.#subscriptions) listener.onLost()
+    this.#listening = false
+  }
+
+  #schedule(): void {
+    if (this.#retry || this.#subscriptions.size === 0) return
+    const wait = Math.min(FIRST_RETRY_MS * 2 ** this.#attempt++, LONGEST_RETRY_MS)
+    this.#retry = setTimeout(() => void this.#connect(), wait)
+    this.#retry.unref()
+  }
+
+  async #end(): Promise<void> {
+    const client = this.#client
+    this.#client = null
+    this.#connecting = null
+    this.#listening = false
+    if (this.#retry) clearTimeout(this.#retry)
+    this.#retry = null
+    await client?.end().catch(() => {})
   }
 }
 
