@@ -23,6 +23,7 @@ import { ResourceRegistry } from './http/resources.ts'
 import { registerModules } from './modules/index.ts'
 import { registerOpenApi } from './modules/api-docs/openapi.ts'
 import type { App } from './http/app-type.ts'
+import { compilersOnFirstUse, sharedCompilers } from './http/schema-compilers.ts'
 import { createMailer, type Mailer } from './mail/mailer.ts'
 import type { PushSender } from './push/push-sender.ts'
 import { createPushSender } from './push/providers.ts'
@@ -54,6 +55,8 @@ export interface AppOptions {
   rateLimitClock?: Clock
   /** Announces committed changes of the data: without it no answer is kept in memory. */
   database?: Pick<DatabaseHandle, 'listenForChanges'>
+  /** Compile each route's schemas when a request first needs them, not on start (tests serve few routes per app). */
+  compileSchemasOnFirstUse?: boolean
 }
 
 /** Builds the service without listening, so tests can inject requests and close it. */
@@ -65,6 +68,7 @@ export async function buildApp({
   logStream,
   rateLimitClock,
   database,
+  compileSchemasOnFirstUse = false,
 }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     // Every line passes through redactSecrets as written: URLs carry application keys, codes and tokens.
@@ -87,6 +91,7 @@ export async function buildApp({
     },
     // A path the router cannot decode (`%FF`) or a parameter past its length names nothing: DRF's 404.
     frameworkErrors: routerErrorHandler,
+    schemaController: { compilersFactory: compileSchemasOnFirstUse ? compilersOnFirstUse : sharedCompilers },
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   app.decorate('config', config)

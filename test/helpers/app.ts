@@ -68,7 +68,16 @@ export async function createTestApp(
     ...env,
   })
   const { logStream, rateLimitClock } = options
-  const app = await buildApp({ config, db: database.db, database, exposeQueryCount: true, extraRoutes, logStream, rateLimitClock })
+  const app = await buildApp({
+    config,
+    db: database.db,
+    database,
+    exposeQueryCount: true,
+    extraRoutes,
+    logStream,
+    rateLimitClock,
+    compileSchemasOnFirstUse: true,
+  })
   await app.ready()
   // An event stream stays open: it is read until its first event, then closed, as a client leaving does.
   const inject = (options: InjectOptions) =>

@@ -1,0 +1,63 @@
+import AjvCompiler from '@fastify/ajv-compiler'
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler'
+import type { FastifyServerOptions } from 'fastify'
+
+type CompilersFactory = Required<NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>>
+type Serializer = (data: unknown) => string
+type Validator = ((data: unknown, context?: unknown) => unknown) & { errors?: unknown; schemaEnv?: unknown }
+
+// One of each for the process. Fastify makes new ones for every app it builds, and compiling the routes' schemas
+// is most of the cost of building one: shared, an app built again (tests build many) compiles only what is new.
+// Ajv keeps what it compiled by schema object; serializers are kept here the same way.
+const validatorPool = AjvCompiler()
+const serializerFactory = SerializerSelector()
+const serializers = new Map<string, WeakMap<object, Serializer>>()
+
+const buildSerializer: CompilersFactory['buildSerializer'] = (externalSchemas, options) => {
+  const compile = serializerFactory(externalSchemas, options)
+  const key = JSON.stringify([externalSchemas, options])
+  let kept = serializers.get(key)
+  if (!kept) serializers.set(key, (kept = new WeakMap()))
+  const byRoute = kept
+  return (route) => {
+    const schema = route.schema as object
+    let serializer = byRoute.get(schema)
+    if (!serializer) byRoute.set(schema, (serializer = compile(route)))
+    return serializer
+  }
+}
+
+/** The compilers shared by every app of the process: each schema compiled once, on the app's start. */
+export const sharedCompilers: CompilersFactory = {
+  buildValidator: validatorPool as unknown as CompilersFactory['buildValidator'],
+  buildSerializer,
+}
+
+/**
+ * The same, compiling each schema when a request first needs it: an app that serves few of its routes (a test's)
+ * starts in a fraction of the time. A schema that cannot compile then fails its first request instead of the start.
+ */
+export const compilersOnFirstUse: CompilersFactory = {
+  buildValidator: ((externalSchemas: unknown, options: unknown) => {
+    const compile = (validatorPool as unknown as (...args: unknown[]) => (route: unknown) => Validator)(externalSchemas, options)
+    return (route: unknown) => {
+      let validator: Validator | undefined
+      const onFirstUse: Validator = (data, context) => {
+        validator ??= compile(route)
+        const valid = validator(data, context)
+        onFirstUse.errors = validator.errors
+        return valid
+      }
+      // Fastify passes Ajv's validators the request as parent, so that a coerced root value is kept.
+      onFirstUse.schemaEnv = true
+      return onFirstUse
+    }
+  }) as unknown as CompilersFactory['buildValidator'],
+  buildSerializer: (externalSchemas, options) => {
+    const compile = buildSerializer(externalSchemas, options)
+    return (route) => {
+      let serializer: Serializer | undefined
+      return (data: unknown) => (serializer ??= compile(route))(data)
+    }
+  },
+}
