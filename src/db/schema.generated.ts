@@ -9,6 +9,8 @@ export type Generated<T> = T extends ColumnType<infer S, infer I, infer U>
   ? ColumnType<S, I | undefined, U>
   : ColumnType<T, T | undefined, T>;
 
+export type Int8 = ColumnType<string, bigint | number | string, bigint | number | string>;
+
 export type Json = JsonValue;
 
 export type JsonArray = JsonValue[];
@@ -267,6 +269,17 @@ export interface Politicians {
   statement: Generated<string>;
   term: Generated<string>;
   type: Generated<string>;
+}
+
+export interface PrivateAnswerReads {
+  authors: Generated<number[]>;
+  choice_vote_ids: Generated<number[]>;
+  id: Generated<Int8>;
+  method: string;
+  path: string;
+  question_vote_ids: Generated<number[]>;
+  read_at: Generated<Timestamp>;
+  staff_id: number;
 }
 
 export interface PushDevices {
@@ -700,6 +713,10 @@ export interface Users {
   phone: string | null;
   photo: string | null;
   politician_id: number | null;
+  public_count_choice_votes: Generated<number>;
+  public_count_question_votes: Generated<number>;
+  public_count_votes: Generated<number>;
+  public_last_answer_time: Timestamp | null;
   region_id: number | null;
   username: string;
 }
@@ -734,6 +751,7 @@ export interface DB {
   payment_subscriptions: PaymentSubscriptions;
   payment_webhook_events: PaymentWebhookEvents;
   politicians: Politicians;
+  private_answer_reads: PrivateAnswerReads;
   push_devices: PushDevices;
   question_choice_vote_history: QuestionChoiceVoteHistory;
   question_choice_votes: QuestionChoiceVotes;

@@ -14,6 +14,7 @@ import * as notificationChannels from './2026-11-24-012-notification-channels.ts
 import * as searchIndexes from './2026-11-24-013-search-indexes.ts'
 import * as shareableLinksAndTeamMessages from './2026-11-24-014-shareable-links-and-team-messages.ts'
 import * as liveFiguresNotices from './2026-11-25-015-live-figures-notices.ts'
+import * as disclosureControl from './2026-11-26-016-disclosure-control.ts'
 
 /** Every migration in the order it applies; names never change once released. */
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-24-013-search-indexes': searchIndexes,
   '2026-11-24-014-shareable-links-and-team-messages': shareableLinksAndTeamMessages,
   '2026-11-25-015-live-figures-notices': liveFiguresNotices,
+  '2026-11-26-016-disclosure-control': disclosureControl,
 }

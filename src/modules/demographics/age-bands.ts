@@ -31,8 +31,11 @@ export function ageBandIndex(age: number | null): number | null {
 /**
  * Whole years from a date of birth to a moment, as a birthday counts them (`dob` and `at` are column expressions;
  * `at` a UTC timestamp). The one definition of an age: breakdowns and weighting compute it where the rows are.
+ * A date of birth after the moment, by any amount, is an unknown age (null): `age()` of a date less than a year
+ * ahead has a zero year part, which would otherwise read as a newborn.
  */
-export const AGE_SQL = (dob: string, at: string) => `date_part('year', age((${at})::date, ${dob}))::int`
+export const AGE_SQL = (dob: string, at: string) =>
+  `(CASE WHEN ${dob} <= (${at})::date THEN date_part('year', age((${at})::date, ${dob}))::int END)`
 
 /**
  * The web app's age groups of `/api/users/demographics/` (AgeProfileBarchart reads `10 - age_group` as the
