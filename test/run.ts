@@ -10,7 +10,7 @@ import pg from 'pg'
 import { connectDatabase } from '../src/db/connect.ts'
 import { migrateToLatest } from '../src/db/migrate.ts'
 import { seedDatabase } from '../src/seed/seed.ts'
-import { databaseUrlFor, serverUrl, TEMPLATE_DIR, templateDatabaseName, templateFile, type TemplateName } from './helpers/databases.ts'
+import { databaseUrlFor, serverUrl, templateDir, templateDatabaseName, templateFile, type TemplateName } from './helpers/databases.ts'
 
 const TEMPLATES: TemplateName[] = ['empty', 'tiny']
 process.env.CIVIC_TEST_RUN ??= String(process.pid)
@@ -24,7 +24,7 @@ async function buildTemplates(): Promise<() => Promise<void>> {
   const server = serverUrl()
   if (!server) {
     // A new PGlite database costs an initdb; build both templates on one, dumping it after each step.
-    fs.mkdirSync(TEMPLATE_DIR, { recursive: true })
+    fs.mkdirSync(templateDir(), { recursive: true })
     const handle = await connectDatabase({ databaseUrl: null, dataDir: '', inMemory: true })
     for (const name of TEMPLATES) {
       await fill(name, handle)
@@ -32,7 +32,7 @@ async function buildTemplates(): Promise<() => Promise<void>> {
       fs.writeFileSync(templateFile(name), Buffer.from(await tarball.arrayBuffer()))
     }
     await handle.close()
-    return async () => {}
+    return async () => fs.rmSync(templateDir(), { recursive: true, force: true })
   }
   const admin = new pg.Client({ connectionString: server })
   await admin.connect()

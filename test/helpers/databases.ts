@@ -9,7 +9,8 @@ import { connectDatabase, type DatabaseHandle } from '../../src/db/connect.ts'
  */
 export type TemplateName = 'empty' | 'tiny'
 
-export const TEMPLATE_DIR = path.resolve('.tmp/test-templates')
+/** One directory per run (the runner's process id), so that runs side by side never read each other's half-written templates. */
+export const templateDir = () => path.resolve('.tmp/test-templates', process.env.CIVIC_TEST_RUN ?? 'local')
 
 export function serverUrl(): string | null {
   return process.env.DATABASE_URL || null
@@ -26,7 +27,7 @@ export function databaseUrlFor(base: string, database: string): string {
 }
 
 export function templateFile(name: TemplateName): string {
-  return path.join(TEMPLATE_DIR, `pglite-${name}.tar`)
+  return path.join(templateDir(), `pglite-${name}.tar`)
 }
 
 let counter = 0
