@@ -37,8 +37,9 @@ export interface Config {
   paymentCheckoutUrl: string | null
   rateLimits: RateLimits
   passwordHashing: PasswordHashing
-  /** Results: cells with fewer respondents are suppressed in exports; weights are capped at this multiple of their mean. */
+  /** Disclosure control (src/disclosure/release.ts): the smallest group shown, and the fewest private answers a group counts. */
   minCellSize: number
+  /** Census weights are capped at this multiple of their mean. */
   weightCap: number
   /** Anonymous answers kept in memory (src/http/response-cache.ts). */
   responseCache: { maxBytes: number; graceMs: number; maxAgeMs: number }
