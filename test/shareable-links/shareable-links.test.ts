@@ -19,8 +19,8 @@ const open = (link: { share_url: string }, headers: Record<string, string> = {})
 
 before(async () => {
   t = await createTestApp('tiny')
-  for (const name of ['owner', 'voter', 'stranger']) {
-    const row = await insertUser(t.database.db, { username: `share_${name}` })
+  for (const name of ['owner', 'voter', 'stranger', 'staff']) {
+    const row = await insertUser(t.database.db, { username: `share_${name}`, is_staff: name === 'staff' })
     people[name] = { id: row.id, token: await t.tokenFor(row.id) }
   }
   const ask = async (body: Record<string, unknown>) => {
@@ -29,9 +29,11 @@ before(async () => {
     return response.json().id as number
   }
   ids.question = await ask({ question: 'Should the pool open earlier?' })
-  ids.draft = await ask({ question: 'A draft <b>only I</b> see', publish: false })
+  ids.bold = await ask({ question: 'A question <b>in bold</b>?' })
+  ids.draft = await ask({ question: 'A draft only I see', publish: false })
   for (const [id, value, who] of [
     [ids.question, 5, 'voter'],
+    [ids.bold, 2, 'owner'],
     [ids.draft, 2, 'owner'],
   ] as const) {
     const vote = await t.send('POST', '/api/question_votes/', { object_id: id, value }, people[who].token)
@@ -39,7 +41,7 @@ before(async () => {
   }
   const collection = await t.send('POST', '/api/question_collections/', { name: 'Pools & parks' }, people.owner.token)
   ids.collection = collection.json().id
-  for (const id of [ids.question, ids.draft])
+  for (const id of [ids.question, ids.draft, ids.bold])
     await t.send('POST', '/api/question_collection_items/', { parent: ids.collection, object_id: id, type: 'Q' }, people.owner.token)
 })
 after(() => t.close())
@@ -84,28 +86,31 @@ test('a link to a question: signed, expiring, listed for its creator; its page s
 })
 
 test('in a browser the link opens a page of the results, escaped; format=json gives JSON', async () => {
-  const link = await created('owner', { question: ids.draft })
+  const link = await created('owner', { question: ids.bold })
   const page = await open(link, { accept: 'text/html' })
   assert.equal(page.statusCode, 200)
   assert.match(String(page.headers['content-type']), /^text\/html/)
-  assert.ok(page.body.includes('A draft &lt;b&gt;only I&lt;/b&gt; see'), page.body.slice(0, 400))
-  assert.ok(!page.body.includes('<b>only I</b>'))
+  assert.ok(page.body.includes('A question &lt;b&gt;in bold&lt;/b&gt;?'), page.body.slice(0, 400))
+  assert.ok(!page.body.includes('<b>in bold</b>'))
   assert.match(page.body, /1 answers/)
   assert.ok(!page.body.includes('share_owner'), 'nobody is named')
   const json = await t.get(`${new URL(link.share_url).pathname}?format=json`, { accept: 'text/html' })
-  assert.equal(json.json().question.id, ids.draft)
+  assert.equal(json.json().question.id, ids.bold)
 })
 
-test("a draft opens through its creator's link, though nobody else may read or share it", async () => {
+test('a draft cannot be shared: unknown to strangers, refused to its author and to staff', async () => {
   assert.equal((await t.get(`/api/questions/${ids.draft}/`)).statusCode, 404)
-  const refused = await share('stranger', { question: ids.draft })
-  assert.equal(refused.statusCode, 400)
-  assert.ok('question' in refused.json())
-  const link = await created('owner', { question: ids.draft })
-  assert.equal((await open(link)).json().question.direct_vote_count, 1)
+  const unknown = await share('stranger', { question: ids.draft })
+  assert.equal(unknown.statusCode, 400)
+  assert.deepEqual(unknown.json(), { question: [`Invalid pk "${ids.draft}" - object does not exist.`] })
+  for (const who of ['owner', 'staff']) {
+    const refused = await share(who, { question: ids.draft })
+    assert.equal(refused.statusCode, 400, who)
+    assert.deepEqual(refused.json(), { question: ['Only published questions can be shared.'] })
+  }
 })
 
-test("a collection's link shows each of its questions' figures in its order", async () => {
+test("a collection's link shows each of its published questions' figures in its order", async () => {
   const link = await created('stranger', { collection: ids.collection })
   const body = (await open(link)).json()
   assert.equal(body.kind, 'collection')
@@ -113,7 +118,7 @@ test("a collection's link shows each of its questions' figures in its order", as
   assert.equal(body.question, null)
   assert.deepEqual(
     body.questions.map((question: { id: number }) => question.id),
-    [ids.question, ids.draft],
+    [ids.question, ids.bold],
   )
 })
 

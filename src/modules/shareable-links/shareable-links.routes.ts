@@ -1,6 +1,5 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
-import type { Caller } from '../../http/authentication.ts'
 import { ApiError, fieldError, NotFound, ValidationFailed } from '../../http/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
 import { column, orderingTerms } from '../../http/ordering.ts'
@@ -11,6 +10,7 @@ import { UrlBuilder } from '../../http/urls.ts'
 import { signingKey } from '../accounts/secrets.ts'
 import { collectionsRepository } from '../collections/collections.repository.ts'
 import { collectionsFromRows } from '../collections/collections.service.ts'
+import { collectionViewContext } from '../collections/view-context.ts'
 import { visibleQuestion } from '../questions/question-access.ts'
 import { QUESTION_COLUMNS, questionsRepository, type QuestionRow } from '../questions/questions.repository.ts'
 import { questionsFromRows } from '../questions/questions.service.ts'
@@ -20,8 +20,11 @@ import { shareableLinksRepository, type LinkRow } from './shareable-links.reposi
 import { DEFAULT_LINK_DAYS, LinkCreate, ShareableLink, SharedResults, TokenParams } from './shareable-links.schemas.ts'
 import { sharedPage } from './shared-page.ts'
 
-/** Whoever holds a valid link reads its results as staff would see the question, with no answers of their own. */
-const LINK_READER: Caller = { id: 0, isStaff: true, tokenId: 0 }
+/**
+ * The request as nobody's: a link's page shows what an anonymous caller sees now, whoever opens or made it.
+ * Whatever a view context derives from the caller, it derives for nobody.
+ */
+const asAnonymous = (request: FastifyRequest): FastifyRequest => Object.create(request, { caller: { value: null } }) as FastifyRequest
 const Gone = (text: string) => new ApiError(410, { detail: text })
 
 /** Signed, expiring links to a question's or a collection's results, and the public page each opens. */
@@ -67,7 +70,9 @@ export function shareableLinkRoutes(app: App): void {
   app.post('/api/create_shareable_link/', {
     schema: {
       summary: 'Share the results of a question or a collection',
-      description: 'Answers 201 with the link; `share_url` is the page it opens. Only what you may see can be shared.',
+      description:
+        'Answers 201 with the link; `share_url` is the page it opens. A published question or a collection can be ' +
+        'shared; a draft cannot (400), nor a question you may not see.',
       body: LinkCreate,
       response: { 201: ShareableLink, ...writeErrors },
     },
@@ -77,8 +82,12 @@ export function shareableLinkRoutes(app: App): void {
       const { question, collection, expires_in_days: days = DEFAULT_LINK_DAYS } = request.body
       if ((question === undefined) === (collection === undefined))
         throw ValidationFailed({ non_field_errors: ['Give either a question or a collection.'] })
-      if (question !== undefined && !(await visibleQuestion(app.db, caller, question)))
-        throw fieldError('question', `Invalid pk "${question}" - object does not exist.`)
+      if (question !== undefined) {
+        const found = await visibleQuestion(app.db, caller, question)
+        if (!found) throw fieldError('question', `Invalid pk "${question}" - object does not exist.`)
+        // A draft is for its author (and staff) only: a link would open it to anyone holding it.
+        if (!found.publish) throw fieldError('question', 'Only published questions can be shared.')
+      }
       if (collection !== undefined && !(await collectionsRepository(app.db).find(collection)))
         throw fieldError('collection', `Invalid pk "${collection}" - object does not exist.`)
       const row = await repository().create(await signingKey(app.db, app.config), {
@@ -119,8 +128,9 @@ export function shareableLinkRoutes(app: App): void {
     schema: {
       summary: 'The results a shareable link opens',
       description:
-        'A page in a browser, JSON otherwise (or with format=json). A token that is not ours answers 404; an expired ' +
-        'or revoked link 410. Figures only: nobody’s answers.',
+        'A page in a browser, JSON otherwise (or with format=json). What anyone may see now: published questions ' +
+        'only, with the figures an anonymous caller sees. A token that is not ours, or a link to a question that ' +
+        'is no longer published (or no longer there), answers 404; an expired or revoked link 410.',
       params: TokenParams,
       response: { 200: SharedResults, ...readErrors, 410: readErrors[404] },
     },
@@ -139,13 +149,13 @@ export function shareableLinkRoutes(app: App): void {
   })
 
   async function sharedResults(request: FastifyRequest, row: LinkRow) {
-    const context = { ...userViewContext(app, request), callerId: null }
+    const nobody = asAnonymous(request)
     let questionIds: number[]
     let collection = null
     if (row.collection_id !== null) {
       const found = await collectionsRepository(app.db).find(row.collection_id)
       if (!found) throw NotFound()
-      ;[collection] = await collectionsFromRows({ ...context, caller: null }, [found], 'full')
+      ;[collection] = await collectionsFromRows(collectionViewContext(app, nobody), [found], 'full')
       const items = await app.db
         .selectFrom('question_collection_items')
         .select('question_id')
@@ -156,18 +166,21 @@ export function shareableLinkRoutes(app: App): void {
         .execute()
       questionIds = items.map((item) => item.question_id!)
     } else questionIds = [row.question_id!]
+    // The rows and the builder of the anonymous question detail: drafts are not there, figures as anyone sees them.
     const rows = questionIds.length
       ? ((await questionsRepository(app.db)
-          .filtered({ id__in: questionIds.join(',') }, LINK_READER)
+          .filtered({ id__in: questionIds.join(',') }, null)
           .select(QUESTION_COLUMNS)
           .execute()) as QuestionRow[])
       : []
-    const byId = new Map((await questionsFromRows(context, rows)).map((question) => [question.id, question]))
+    const byId = new Map((await questionsFromRows(userViewContext(app, nobody), rows)).map((question) => [question.id, question]))
     const questions = questionIds.flatMap((id) => byId.get(id) ?? [])
+    // A question unpublished (or deleted) since: the link opens nothing.
+    if (row.question_id !== null && questions.length === 0) throw NotFound()
     return {
       kind: row.collection_id !== null ? ('collection' as const) : ('question' as const),
       expires_at: iso(row.expires_at),
-      question: row.question_id !== null ? (questions[0] ?? null) : null,
+      question: row.question_id !== null ? questions[0] : null,
       collection,
       questions,
     }
