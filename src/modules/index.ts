@@ -42,6 +42,7 @@ import { activityRoutes } from './activity/activity.routes.ts'
 import { notificationRoutes } from './notifications/notifications.routes.ts'
 import { emailTeamRoutes } from './email-team/email-team.routes.ts'
 import { liveRoutes } from './live/live.routes.ts'
+import { privateReadRoutes } from './private-reads/private-reads.routes.ts'
 
 export function registerModules(app: App): void {
   healthRoutes(app)
@@ -86,5 +87,6 @@ export function registerModules(app: App): void {
   activityRoutes(app)
   notificationRoutes(app)
   emailTeamRoutes(app)
+  privateReadRoutes(app)
   apiDocsRoutes(app)
 }

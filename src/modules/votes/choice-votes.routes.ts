@@ -24,6 +24,7 @@ export function choiceVoteRoutes(app: App): void {
     toItem: toChoiceVote,
     cast: (caller, body) => castChoiceVote(app.db, caller, body),
     edit: (id, patch) => editChoiceVote(app.db, id, patch),
+    audited: 'choice',
     withdraw: (id) => withdrawChoiceVote(app.db, id),
   })
 }

@@ -27,6 +27,7 @@ export function questionVoteRoutes(app: App): void {
     toItem: toQuestionVote,
     cast: (caller, body) => castQuestionVote(app.db, caller, body),
     edit: (id, patch) => editQuestionVote(app.db, id, patch),
+    audited: 'question',
     withdraw: (id) => withdrawQuestionVote(app.db, id),
   })
 }

@@ -24,6 +24,7 @@ export function tagVoteRoutes(app: App): void {
     toItem: toTagVote,
     cast: (caller, body) => castTagVote(app.db, caller, body),
     edit: (id, patch) => editTagVote(app.db, id, patch),
+    audited: 'tag',
     withdraw: (id) => withdrawTagVote(app.db, id),
   })
 }

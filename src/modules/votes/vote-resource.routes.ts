@@ -11,6 +11,7 @@ import { UrlBuilder } from '../../http/urls.ts'
 import { nullBooleansAbsent, voteIdOf } from './votes.http.ts'
 import { IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
 import { signedIn } from '../../http/permissions.ts'
+import { recordPrivateReads, type AuditedVotes, type VoteShown } from '../private-reads/private-reads.repository.ts'
 
 /**
  * One kind of vote as a DRF model resource: a listing with filters and ordering, POST to vote (201 new,
@@ -38,6 +39,8 @@ export interface VoteResource<Row, Item, Query extends { ordering?: string }, Bo
   /** Edits return the row as the mapper reads it. */
   edit: (id: number, patch: Patch) => Promise<Row>
   withdraw: (id: number) => Promise<void>
+  /** Where staff reads of others' private votes of this kind go in the audit log (rows carry id, user_id, private). */
+  audited: AuditedVotes
 }
 
 export function voteResourceRoutes<Row, Item, Query extends { ordering?: string }, Body, Patch>(
@@ -53,6 +56,8 @@ export function voteResourceRoutes<Row, Item, Query extends { ordering?: string 
     return (row as { user_id?: number } | undefined)?.user_id
   }
   const item = (request: FastifyRequest, row: Row) => resource.toItem(row, UrlBuilder.for(request))
+  /** Staff see others' private votes (docs/votes.md); each response that shows some is logged. */
+  const audit = (request: FastifyRequest, rows: Row[]) => recordPrivateReads(app.db, request, resource.audited, rows as VoteShown[])
 
   for (const name of resource.names) {
     const base = `/api/${name}/`
@@ -67,6 +72,7 @@ export function voteResourceRoutes<Row, Item, Query extends { ordering?: string 
         const filters = request.query as Query
         const ordering = orderingTerms(filters.ordering, resource.ordering, ['-created_at'], resource.tieBreak)
         const result = await pageOfRows<Row>(request, resource.filtered(filters, request.caller), resource.select, ordering)
+        await audit(request, result.rows)
         return listing(request, result, (rows) => rows.map((row) => item(request, row)))
       },
     })
@@ -95,6 +101,7 @@ export function voteResourceRoutes<Row, Item, Query extends { ordering?: string 
       handler: async (request) => {
         const row = await visible(request.caller, (request.params as { id: number }).id)
         if (!row) throw NotFound()
+        await audit(request, [row])
         return item(request, row)
       },
     })
@@ -108,7 +115,11 @@ export function voteResourceRoutes<Row, Item, Query extends { ordering?: string 
       },
       config: { access: 'owner', owner },
       preValidation: nullBooleansAbsent,
-      handler: async (request) => item(request, await resource.edit((request.params as { id: number }).id, request.body as Patch)),
+      handler: async (request) => {
+        const row = await resource.edit((request.params as { id: number }).id, request.body as Patch)
+        await audit(request, [row])
+        return item(request, row)
+      },
     })
 
     app.delete(detail, {
