@@ -105,7 +105,17 @@ describe('question_collection_users', () => {
 
 describe('collection_stats', () => {
   test('counts, answerers, answers and completion, private answers counted in the totals', async () => {
-    const page = await t.json(`/api/collection_stats/?collection=${collection.id}`)
+    // The arithmetic at MIN_CELL_SIZE=1, where every answer counts; the default cell size is tested below.
+    const t1 = await createTestApp('tiny', { MIN_CELL_SIZE: '1' }, undefined, { database: t.database })
+    try {
+      await arithmetic(t1)
+    } finally {
+      await t1.close()
+    }
+  })
+
+  const arithmetic = async (t1: TestApp) => {
+    const page = await t1.json(`/api/collection_stats/?collection=${collection.id}`)
     assert.equal(page.count, 1)
     const stats = page.results[0]
     assert.deepEqual(
@@ -123,11 +133,17 @@ describe('collection_stats', () => {
         completion: 66.67,
       },
     )
-    assert.deepEqual(await t.json(`/api/collection_stats/${collection.id}/`), stats)
+    assert.deepEqual(await t1.json(`/api/collection_stats/${collection.id}/`), stats)
     const empty = await world.collection(owner)
-    const none = await t.json(`/api/collection_stats/${empty.id}/`)
-    assert.deepEqual([none.answerers, none.answers, none.completion], [0, 0, 0])
-    assert.equal((await t.get('/api/collection_stats/999999/')).statusCode, 404)
+    const none = await t1.json(`/api/collection_stats/${empty.id}/`)
+    assert.deepEqual([none.answerers, none.answers, none.completion], [undefined, undefined, undefined])
+    assert.equal(none.question_count, 0)
+    assert.equal((await t1.get('/api/collection_stats/999999/')).statusCode, 404)
+  }
+
+  test('at the default cell size, three answerers are too few: only the counts of questions and items', async () => {
+    const stats = await t.json(`/api/collection_stats/${collection.id}/`)
+    assert.deepEqual(Object.keys(stats).sort(), ['collection', 'collection_url', 'id', 'item_count', 'question_count', 'url'])
   })
 
   test('a page of stats takes the statements of a page of one', async () => {

@@ -5,7 +5,8 @@ import { insertQuestion, insertUser } from '../helpers/fixtures.ts'
 
 /**
  * compare_questions through HTTP on people and answers made here; every expected figure is worked out by hand in
- * the comments from the rows inserted.
+ * the comments from the rows inserted. The arithmetic is checked with MIN_CELL_SIZE=1 (every cell with people
+ * published, private pairs counted); what the default cell size withholds is in test/disclosure/crosstab-attacks.test.ts.
  */
 let t: TestApp
 const db = () => t.database.db
@@ -39,7 +40,7 @@ async function pick(user: number, choice: number, value: number | null) {
 }
 
 before(async () => {
-  t = await createTestApp('empty')
+  t = await createTestApp('empty', { MIN_CELL_SIZE: '1' })
   author = (await insertUser(db())).id
   authorToken = await t.tokenFor(author)
   otherToken = await t.tokenFor((await insertUser(db())).id)
@@ -98,6 +99,17 @@ after(async () => {
   await t?.close()
 })
 
+/** The published cells as a dense table (a cell not listed: 0), and the margins the same way. */
+function dense(body: any) {
+  const counts = body.rows.map(() => body.columns.map(() => 0))
+  for (const cell of body.cells) counts[cell.row][cell.column] = cell.count
+  const rowTotals = body.rows.map(() => 0)
+  for (const margin of body.row_margins) rowTotals[margin.row] = margin.count
+  const columnTotals = body.columns.map(() => 0)
+  for (const margin of body.column_margins) columnTotals[margin.column] = margin.count
+  return { counts, rowTotals, columnTotals }
+}
+
 const compare = (a: number | string, b: number | string, token?: string) =>
   t.get(`/api/compare_questions/?questiona=${a}&questionb=${b}`, token ? { authorization: `Token ${token}` } : {})
 
@@ -112,15 +124,20 @@ describe('two likert questions', () => {
     assert.equal(body.respondents, 7)
     assert.deepEqual(body.rows, LEVELS)
     assert.deepEqual(body.columns, LEVELS)
-    assert.deepEqual(body.counts, [
+    const table = dense(body)
+    assert.deepEqual(table.counts, [
       [1, 1, 0, 0, 0],
       [1, 1, 0, 0, 0],
       [0, 0, 0, 1, 1],
       [0, 0, 0, 0, 0],
       [0, 0, 0, 1, 0],
     ])
-    assert.deepEqual(body.row_totals, [2, 2, 2, 0, 1])
-    assert.deepEqual(body.column_totals, [2, 2, 0, 2, 1])
+    // Only cells and totals with people are listed.
+    assert.equal(body.cells.length, 7)
+    assert.deepEqual(body.cells[0], { row: 0, column: 0, count: 1 })
+    assert.deepEqual(table.rowTotals, [2, 2, 2, 0, 1])
+    assert.deepEqual(table.columnTotals, [2, 2, 0, 2, 1])
+    assert.equal(body.row_margins.length, 4)
     // Of the 21 pairs: 13 concordant, 2 discordant ((1,2)-(2,1) and (3,5)-(5,4)); 3 pairs tied on A, 3 on B.
     // tau-b = (13 − 2) / √((21 − 3)(21 − 3)) = 11/18.
     // Var(S) = (7·6·19 − 3·(2·1·9) − 3·(2·1·9)) / 18 + (6·6) / (2·7·6) = 115/3 + 3/7 = 814/21.
@@ -146,9 +163,10 @@ describe('two likert questions', () => {
   test('swapping the questions transposes the table and keeps tau-b', async () => {
     const ab = (await compare(likertA, likertB)).json()
     const ba = (await compare(likertB, likertA)).json()
+    const abCounts = dense(ab).counts
     assert.deepEqual(
-      ba.counts,
-      ab.counts[0].map((_: number, j: number) => ab.counts.map((row: number[]) => row[j])),
+      dense(ba).counts,
+      abCounts[0].map((_: number, j: number) => abCounts.map((row: number[]) => row[j])),
     )
     assert.equal(ba.correlation.estimate, ab.correlation.estimate)
     assert.equal(ba.respondents, 7)
@@ -159,13 +177,11 @@ describe('two likert questions', () => {
     assert.equal(response.headers['x-query-count'], '2')
   })
 
-  test('no answers in common: respondents 0, a table of zeros, no correlation', async () => {
+  test('no answers in common: no respondents, cells or totals, no correlation', async () => {
     const body = (await t.json(`/api/compare_questions/?questiona=${likertA}&questionb=${unanswered}`)) as any
-    assert.equal(body.respondents, 0)
-    assert.deepEqual(
-      body.counts,
-      LEVELS.map(() => [0, 0, 0, 0, 0]),
-    )
+    assert.equal('respondents' in body, false)
+    assert.deepEqual(body.rows, LEVELS)
+    assert.deepEqual([body.cells, body.row_margins, body.column_margins], [[], [], []])
     assert.deepEqual(body.correlation, {
       method: 'kendall_tau_b',
       estimate: null,
@@ -199,7 +215,7 @@ describe('a multiple-choice question', () => {
     assert.deepEqual(body.columns, LEVELS)
     // p1 Buses with A 1; p0 and p2 Trains with A 1 and 2. p3's skip and p8 (no A) are not counted.
     assert.equal(body.respondents, 3)
-    assert.deepEqual(body.counts, [
+    assert.deepEqual(dense(body).counts, [
       [1, 0, 0, 0, 0],
       [1, 1, 0, 0, 0],
     ])
@@ -218,7 +234,7 @@ describe('a multiple-choice question', () => {
       body.columns.map((c: { choice: number }) => c.choice),
       [choiceY, choiceX],
     )
-    assert.deepEqual(body.counts, [
+    assert.deepEqual(dense(body).counts, [
       [1, 1],
       [0, 1],
       [0, 0],

@@ -158,9 +158,13 @@ test('the route on stored answers agrees with R', { skip }, async () => {
     await db.insertInto('question_votes').values({ user_id: extra.id, question_id: a, value: 5, skipped: false }).execute()
     await db.insertInto('question_votes').values({ user_id: extra.id, question_id: b, value: null, skipped: true }).execute()
 
+    // At the default cell size: about a third of the pairs are private, far more than 5, so every pair counts in
+    // the figures R checks; cells under 5 are withheld, and a published cell never counts more than the table holds.
     const body = (await t.json(`/api/compare_questions/?questiona=${a}&questionb=${b}`)) as any
     assert.equal(body.respondents, data.x.length)
-    assert.deepEqual(body.counts, tableOf(data))
+    const table = tableOf(data)
+    assert.ok(body.cells.length > 0)
+    for (const cell of body.cells) assert.ok(cell.count >= 5 && cell.count <= table[cell.row][cell.column], JSON.stringify(cell))
     const [r] = runR([data])
     agree('route', 'tau-b', body.correlation.estimate, r.tau)
     agree('route', 'z', body.correlation.z, r.z, true)

@@ -5,7 +5,9 @@ import { createTestApp, type TestApp } from '../helpers/app.ts'
 /**
  * survey_results_all on the seeded data (many regions, census records, likert and choice questions): every likert
  * question of a page, loaded in one batch, has the figures question_weighted_demographics gives it alone, and the
- * page is in the order of the answers counted from the raw rows.
+ * page is in the order of the answers counted from the raw rows. At the default cell size (5): a question with 1..4
+ * private answers shows the figures of its public answers, counted here from the rows; it is compared with
+ * question_weighted_demographics only where both count every answer (no private answer, or 5 and more).
  */
 
 let t: TestApp
@@ -24,19 +26,33 @@ test('a page of the seeded questions: each as weighted alone, most answered firs
     likert.some((r: { weighted: { method: string | null } }) => r.weighted.method !== null),
     'something weighted',
   )
+  const db = t.database.db
+  const votes = await db.selectFrom('question_votes').select(['question_id', 'value', 'private']).execute()
+  let compared = 0
   for (const result of likert.slice(0, 25)) {
+    const own = votes.filter((v) => v.question_id === result.id)
+    const privately = own.filter((v) => v.private).length
+    const shown = privately >= 5 ? own : own.filter((v) => !v.private)
+    assert.equal(result.sample_size, shown.filter((v) => v.value !== null).length, `${result.id}`)
+    assert.equal(result.skipped, shown.filter((v) => v.value === null).length, `${result.id}`)
+    for (const [level, share] of Object.entries(result.direct.shares) as [string, { count: number }][]) {
+      assert.equal(share.count, shown.filter((v) => v.value === Number(level)).length)
+      assert.ok(share.count >= 5)
+    }
+    if (privately > 0 && privately < 5) continue
+    compared++
     const { overall } = await t.json(`/api/question_weighted_demographics/${result.id}/age/`)
     assert.equal(result.sample_size, overall.sample_size)
     assert.equal(result.skipped, overall.skipped)
     for (const key of ['method', 'partial', 'trimmed', 'excluded', 'effective_sample_size', 'design_effect', 'weighted_average_vote'])
       assert.deepEqual(result.weighted[key], overall[key], `${result.id} ${key}`)
-    for (const level of ['1', '2', '3', '4', '5']) {
+    for (const level of Object.keys(result.direct.shares)) {
       assert.equal(result.direct.shares[level].count, overall.shares[level].count)
       assert.deepEqual(result.weighted.shares[level].weighted_percentage, overall.shares[level].weighted_percentage)
     }
   }
+  assert.ok(compared > 0, 'some questions compared with question_weighted_demographics')
   // The order: answers counted from the raw rows, likert and choice, skips included; ties by id in the same direction, as every listing breaks them.
-  const db = t.database.db
   const counts = new Map<number, number>()
   for (const table of ['question_votes', 'question_choice_votes'] as const) {
     const rows = await db
@@ -50,15 +66,21 @@ test('a page of the seeded questions: each as weighted alone, most answered firs
   const answers = ids.map((id: number) => counts.get(id) ?? 0)
   for (let i = 1; i < ids.length; i++)
     assert.ok(answers[i - 1] > answers[i] || (answers[i - 1] === answers[i] && ids[i - 1] > ids[i]), `order at ${i}`)
-  // A multiple-choice question's picks are its choice votes, skips apart.
+  // A multiple-choice question's picks are its choice votes, skips apart, private ones from the fifth.
   for (const result of page.results.filter((r: { subtype: string }) => r.subtype === 'mcq').slice(0, 5)) {
-    const rows = await db
+    const all = await db
       .selectFrom('question_choice_votes')
-      .select(['choice_id', 'skipped'])
+      .select(['choice_id', 'skipped', 'private'])
       .where('question_id', '=', result.id)
       .execute()
+    const rows =
+      all.filter((row) => !row.private).length === all.length || all.filter((row) => row.private).length >= 5
+        ? all
+        : all.filter((row) => !row.private)
     assert.equal(result.skipped, rows.filter((row) => row.skipped).length)
-    for (const choice of result.choices)
+    for (const choice of result.choices) {
       assert.equal(choice.count, rows.filter((row) => row.choice_id === choice.id && !row.skipped).length)
+      assert.ok(choice.count >= 5)
+    }
   }
 })

@@ -10,7 +10,9 @@ import { insertQuestion, insertUser, censusAges } from '../helpers/fixtures.ts'
 /**
  * survey_results and survey_results_all through HTTP on data inserted here: each likert question's figures
  * are those of question_weighted_demographics' `overall` for the same question, the direct counts and the
- * choices' picks are counted here from the answers given, the CSV's suppression is worked out by hand.
+ * choices' picks are counted here from the answers given, the CSV's suppression is worked out by hand. The
+ * arithmetic is checked with MIN_CELL_SIZE=1 (`t1`, on the same database: every answer counted, every level with
+ * answers published); what the default of 5 changes (`t`) is worked out by hand.
  */
 
 const ANSWERED_AT = new Date('2024-06-01T12:00:00Z')
@@ -19,6 +21,7 @@ const AGED_40 = '1984-01-01'
 const AGED_60 = '1964-01-01'
 
 let t: TestApp
+let t1: TestApp
 let db: Kysely<Database>
 let author: number
 let other: number
@@ -29,6 +32,9 @@ let big: number
 let few: number
 let mcq: number
 let draft: number
+/** big's public answers only, as a draft of its author's: the figures big shows at the default cell size. */
+let bigPublic: number
+let authorToken: string
 let choices: { id: number; text: string }[]
 /** The ratings given to each likert question (null for a skip), in the order given. */
 const given = new Map<number, (number | null)[]>()
@@ -38,6 +44,7 @@ const mcqSkips = 2
 
 before(async () => {
   t = await createTestApp('empty')
+  t1 = await createTestApp('empty', { MIN_CELL_SIZE: '1' }, undefined, { database: t.database })
   db = t.database.db
   const area = (code: string) =>
     db
@@ -57,6 +64,7 @@ before(async () => {
   await census(r1, { 24: 2000, 40: 1500, 60: 4000 })
   await census(r2, { 24: 3000, 40: 1000, 60: 1000 })
   author = (await insertUser(db)).id
+  authorToken = await t.tokenFor(author)
   other = (await insertUser(db)).id
   otherToken = await t.tokenFor(other)
   big = (await insertQuestion(db, author, { publish: true })).id
@@ -64,6 +72,7 @@ before(async () => {
   mcq = (await insertQuestion(db, author, { publish: true, subtype: 'mcq' })).id
   draft = (await insertQuestion(db, other, { publish: false })).id
   small = (await insertQuestion(db, author, { publish: true })).id
+  bigPublic = (await insertQuestion(db, author, { publish: false })).id
 
   const people = [
     { dob: AGED_24, region_id: r1 },
@@ -77,16 +86,24 @@ before(async () => {
   ]
   const users: number[] = []
   for (let i = 0; i < 24; i++) users.push((await insertUser(db, people[i % people.length])).id)
-  const rate = async (question: number, ratings: (number | null)[]) => {
-    given.set(question, ratings)
-    for (const [i, value] of ratings.entries())
+  // Every seventh person (0, 7, 14) answers privately.
+  const rate = async (question: number, ratings: (number | null)[], publicOnly = false) => {
+    given.set(
+      question,
+      ratings.filter((_, i) => !publicOnly || i % 7 !== 0),
+    )
+    for (const [i, value] of ratings.entries()) {
+      if (publicOnly && i % 7 === 0) continue
       await db
         .insertInto('question_votes')
         .values({ user_id: users[i], question_id: question, value, skipped: value === null, created_at: ANSWERED_AT, private: i % 7 === 0 })
         .execute()
+    }
   }
-  // big: level 1 six times, 2 five times, 3 twice, 4 seven times, 5 never, and a skip.
-  await rate(big, [1, 2, 4, 1, 2, 4, 1, 2, 4, 1, 2, 4, 1, 2, 4, 1, 3, 4, 3, 4, null])
+  // big: level 1 six times, 2 five times, 3 twice, 4 seven times, 5 never, and a skip; 3 of them private.
+  const bigRatings = [1, 2, 4, 1, 2, 4, 1, 2, 4, 1, 2, 4, 1, 2, 4, 1, 3, 4, 3, 4, null]
+  await rate(big, bigRatings)
+  await rate(bigPublic, bigRatings, true)
   await rate(few, [5, 4, null])
   await rate(draft, [2, 2, 3])
   choices = []
@@ -136,6 +153,7 @@ before(async () => {
   await item(small, 5)
 })
 after(async () => {
+  await t1?.close()
   await t?.close()
 })
 
@@ -152,7 +170,7 @@ function expectedCounts(ratings: (number | null)[]) {
 }
 
 test('a collection: its visible questions in item order, each likert one as question_weighted_demographics weights it', async () => {
-  const body = await t.json(`/api/survey_results/?collection=${collection}`)
+  const body = await t1.json(`/api/survey_results/?collection=${collection}`)
   assert.equal(body.collection.id, collection)
   assert.equal(body.collection.name, 'Transport')
   assert.match(body.collection.url, new RegExp(`/api/question_collections/${collection}/$`))
@@ -163,7 +181,7 @@ test('a collection: its visible questions in item order, each likert one as ques
   )
   assert.equal(body.count, 4)
   for (const result of body.results.filter((r: { subtype: string }) => r.subtype === 'likert')) {
-    const { overall } = await t.json(`/api/question_weighted_demographics/${result.id}/age/`)
+    const { overall } = await t1.json(`/api/question_weighted_demographics/${result.id}/age/`)
     assert.match(result.url, new RegExp(`/api/questions/${result.id}/$`))
     assert.equal(result.sample_size, overall.sample_size)
     assert.equal(result.skipped, overall.skipped)
@@ -183,6 +201,11 @@ test('a collection: its visible questions in item order, each likert one as ques
       assert.deepEqual(result.weighted[key], overall[key], `${result.id} ${key}`)
     for (const level of ['1', '2', '3', '4', '5']) {
       const share = overall.shares[level]
+      // A level nobody chose is left out, even at MIN_CELL_SIZE=1.
+      if (share.count === 0) {
+        assert.equal(level in result.direct.shares || level in result.weighted.shares, false, `${result.id} ${level}`)
+        continue
+      }
       assert.deepEqual(result.direct.shares[level], { count: share.count, percentage: share.percentage, margin: share.margin })
       assert.deepEqual(result.weighted.shares[level], {
         weighted_percentage: share.weighted_percentage,
@@ -196,8 +219,9 @@ test('a collection: its visible questions in item order, each likert one as ques
     assert.equal(result.sample_size, expected.n)
     assert.equal(result.skipped, expected.skipped)
     for (const level of ['1', '2', '3', '4', '5']) {
-      assert.equal(result.direct.shares[level].count, expected.counts[level])
-      if (expected.n > 0) assert.ok(Math.abs(result.direct.shares[level].percentage - (100 * expected.counts[level]) / expected.n) < 1e-9)
+      assert.equal(result.direct.shares[level]?.count ?? 0, expected.counts[level])
+      if (expected.counts[level] > 0)
+        assert.ok(Math.abs(result.direct.shares[level].percentage - (100 * expected.counts[level]) / expected.n) < 1e-9)
     }
     if (expected.mean !== null) assert.ok(Math.abs(result.direct.average_vote - expected.mean) < 1e-12)
   }
@@ -211,6 +235,41 @@ test('a collection: its visible questions in item order, each likert one as ques
   assert.equal(none.weighted.method, null)
 })
 
+test('at the default cell size a question with 1..4 private answers shows its public answers; small levels are left out', async () => {
+  const body = await t.json(`/api/survey_results/?collection=${collection}`)
+  const result = body.results.find((r: { id: number }) => r.id === big)
+  // big holds 3 private answers (people 0, 7 and 14): fewer than 5, so its figures are those of its 18 public
+  // answers, which are bigPublic's (no private answer there): the same weighting of the same respondents.
+  const { overall } = await t.json(`/api/question_weighted_demographics/${bigPublic}/age/`, { authorization: `Token ${authorToken}` })
+  assert.equal(result.sample_size, 17)
+  assert.equal(result.skipped, 1)
+  assert.equal(overall.sample_size, 17)
+  assert.equal(result.direct.average_vote, overall.average_vote)
+  for (const key of [
+    'method',
+    'weighted_sample_size',
+    'excluded',
+    'effective_sample_size',
+    'weighted_average_vote',
+    'weighted_average_vote_margin',
+  ])
+    assert.deepEqual(result.weighted[key], overall[key], key)
+  // Public counts by level: 5, 4, 2, 6, 0 of 17. Levels 2, 3 and 5 are under 5 and left out (together 6, so no
+  // further level goes with them); 1 and 4 are published with the figures bigPublic has.
+  assert.deepEqual(Object.keys(result.direct.shares), ['1', '4'])
+  assert.deepEqual(Object.keys(result.weighted.shares), ['1', '4'])
+  for (const level of ['1', '4']) {
+    assert.equal(result.direct.shares[level].count, overall.shares[level].count)
+    assert.equal(result.direct.shares[level].percentage, overall.shares[level].percentage)
+    assert.equal(result.weighted.shares[level].weighted_percentage, overall.shares[level].weighted_percentage)
+    assert.equal(result.weighted.shares[level].weighted_count, overall.shares[level].weighted_count)
+  }
+  // few: one public rating and one public skip (its private rating left out); no level of 5.
+  const fewResult = body.results.find((r: { id: number }) => r.id === few)
+  assert.deepEqual([fewResult.sample_size, fewResult.skipped, fewResult.direct.average_vote], [1, 1, 4])
+  assert.deepEqual([fewResult.direct.shares, fewResult.weighted.shares], [{}, {}])
+})
+
 test('a multiple-choice question: picks and shares per choice in their order, skips apart, not weighted', async () => {
   const body = await t.json(`/api/survey_results/?collection=${collection}`)
   const result = body.results.find((r: { id: number }) => r.id === mcq)
@@ -220,8 +279,12 @@ test('a multiple-choice question: picks and shares per choice in their order, sk
   assert.equal(result.skipped, mcqSkips)
   assert.equal(result.direct, null)
   assert.equal(result.weighted, null)
+  // Bus (3 picks) is under 5; Tram (5) goes with it, or the total less Bike would give Bus away.
+  assert.deepEqual(result.choices, [{ id: choices[2].id, text: 'Bike', count: 6, percentage: (100 * 6) / total }])
+  // Every choice with picks, at MIN_CELL_SIZE=1.
+  const all = (await t1.json(`/api/survey_results/?collection=${collection}`)).results.find((r: { id: number }) => r.id === mcq)
   assert.deepEqual(
-    result.choices,
+    all.choices,
     choices.map((choice, i) => ({ id: choice.id, text: choice.text, count: picks[i], percentage: (100 * picks[i]) / total })),
   )
 })
@@ -232,7 +295,8 @@ test('the author of a draft sees it in the collection; others do not', async () 
     body.results.map((r: { id: number }) => r.id),
     [few, mcq, draft, big, small],
   )
-  assert.equal(body.results[2].sample_size, 3)
+  // Its one private answer is left out of its figures (fewer than 5).
+  assert.equal(body.results[2].sample_size, 2)
 })
 
 test('CSV: a header, one row per level or choice, rows under MIN_CELL_SIZE blank and suppressed', async () => {
@@ -250,17 +314,18 @@ test('CSV: a header, one row per level or choice, rows under MIN_CELL_SIZE blank
   const json = await t.json(`/api/survey_results/?collection=${collection}`)
   const rowOf = (question: number, level: string) =>
     lines.find((line) => line.startsWith(`${question},`) && line.split(',')[3] === level)!.split(',')
-  // big: levels 3 (2 ratings) and 5 (none) are under 5: blank; 1 (6), 2 (5), 4 (7) published.
+  // big, its public answers (3 private, fewer than 5): levels 2 (4), 3 (2) and 5 (none) are under 5: blank; 1 (5)
+  // and 4 (6) published, as in the JSON.
   const bigResult = json.results.find((r: { id: number }) => r.id === big)
-  for (const level of ['3', '5']) {
+  for (const level of ['2', '3', '5']) {
     const row = rowOf(big, level)
     assert.deepEqual(row.slice(6), ['', '', '', '', '', '', 'true'], `level ${level}`)
   }
-  for (const level of ['1', '2', '4']) {
+  for (const level of ['1', '4']) {
     const row = rowOf(big, level)
     const direct = bigResult.direct.shares[level]
     const weighted = bigResult.weighted.shares[level]
-    assert.equal(Number(row[6]), expectedCounts(given.get(big)!).counts[level])
+    assert.equal(Number(row[6]), { '1': 5, '4': 6 }[level])
     assert.equal(Number(row[7]), direct.percentage)
     assert.equal(Number(row[8]), direct.margin)
     assert.equal(Number(row[9]), weighted.weighted_percentage)
@@ -268,7 +333,7 @@ test('CSV: a header, one row per level or choice, rows under MIN_CELL_SIZE blank
     assert.equal(Number(row[11]), weighted.weighted_count)
     assert.equal(row[12], 'false')
   }
-  // few: two ratings, every level suppressed.
+  // few: one rating shown, every level suppressed.
   for (const level of ['1', '2', '3', '4', '5']) assert.equal(rowOf(few, level).at(-1), 'true')
   // mcq: Bus has 3 picks, alone under 5: the smallest other choice (Tram, 5) goes with it, so that the total
   // (readable off Bike's share) less Bike's count does not give Bus's count. Bike (6) is published.

@@ -1,39 +1,54 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
 
+/** A collection's figures twice: over every answer, and over public answers only. */
 export interface CollectionFigures {
   answerers: number
   answers: number
   complete_count: number
+  /** People with at least one private answer among its questions. */
+  private_people: number
+  /** Of those, people who answered every question. */
+  complete_private_people: number
+  public_answerers: number
+  public_answers: number
+  public_complete_count: number
 }
 
 /**
- * For each collection, in one statement: who answered its questions (likert or choice, skips and private
- * answers included: these are totals, naming no one), how many answers that makes (one per person and
- * question) and how many answered them all.
+ * For each collection, in one statement: who answered its questions (likert or choice, skips included), how many
+ * answers that makes (one per person and question) and how many answered them all; the same over public answers;
+ * and how many of the people have a private answer there (what collection-stats.routes.ts releases them by).
  */
 export async function collectionFigures(db: Kysely<Database>, collectionIds: number[]): Promise<Map<number, CollectionFigures>> {
   if (collectionIds.length === 0) return new Map()
-  const { rows } = await sql<{ parent_id: number; answerers: number; answers: number; complete_count: number }>`
+  const { rows } = await sql<{ parent_id: number } & { [K in keyof CollectionFigures]: number }>`
     WITH per_person AS (
-      SELECT item.parent_id, v.user_id, count(DISTINCT v.question_id)::int AS answered
+      SELECT item.parent_id, v.user_id, count(DISTINCT v.question_id)::int AS answered,
+        count(DISTINCT v.question_id) FILTER (WHERE NOT v.private)::int AS answered_public,
+        bool_or(v.private) AS has_private
       FROM question_collection_items item
       CROSS JOIN LATERAL (
-        SELECT qv.user_id, qv.question_id FROM question_votes qv WHERE qv.question_id = item.question_id
+        SELECT qv.user_id, qv.question_id, qv.private FROM question_votes qv WHERE qv.question_id = item.question_id
         UNION ALL
-        SELECT qcv.user_id, qcv.question_id FROM question_choice_votes qcv WHERE qcv.question_id = item.question_id
+        SELECT qcv.user_id, qcv.question_id, qcv.private FROM question_choice_votes qcv WHERE qcv.question_id = item.question_id
       ) v
       WHERE item.parent_id = ANY(${[...new Set(collectionIds)]}::int4[]) AND item.type = 'Q'
       GROUP BY item.parent_id, v.user_id
     )
     SELECT p.parent_id, count(*)::int AS answerers, sum(p.answered)::int AS answers,
-      (count(*) FILTER (WHERE p.answered >= c.question_count))::int AS complete_count
+      (count(*) FILTER (WHERE p.answered >= c.question_count))::int AS complete_count,
+      (count(*) FILTER (WHERE p.has_private))::int AS private_people,
+      (count(*) FILTER (WHERE p.has_private AND p.answered >= c.question_count))::int AS complete_private_people,
+      (count(*) FILTER (WHERE p.answered_public > 0))::int AS public_answerers,
+      sum(p.answered_public)::int AS public_answers,
+      (count(*) FILTER (WHERE p.answered_public >= c.question_count))::int AS public_complete_count
     FROM per_person p JOIN question_collections c ON c.id = p.parent_id
     GROUP BY p.parent_id`.execute(db)
   return new Map(
-    rows.map((row) => [
-      row.parent_id,
-      { answerers: Number(row.answerers), answers: Number(row.answers), complete_count: Number(row.complete_count) },
+    rows.map(({ parent_id, ...figures }) => [
+      Number(parent_id),
+      Object.fromEntries(Object.entries(figures).map(([key, value]) => [key, Number(value)])) as unknown as CollectionFigures,
     ]),
   )
 }

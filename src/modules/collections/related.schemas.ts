@@ -52,10 +52,18 @@ export const CollectionStats = Type.Object({
   collection_url: Url,
   question_count: Type.Integer(),
   item_count: Type.Integer(),
-  answerers: Type.Integer({ description: 'people who answered at least one of its questions' }),
-  answers: Type.Integer({ description: 'questions answered, summed over those people (one per person and question)' }),
-  complete_count: Type.Integer({ description: 'people who answered every question' }),
-  completion: Type.Number({ description: 'answers / (answerers × question_count), in percent; 0 without answerers' }),
+  answerers: Type.Optional(
+    Type.Integer({
+      description:
+        'people who answered at least one of its questions (private answers count once MIN_CELL_SIZE people have one there); ' +
+        'left out with answers and completion below MIN_CELL_SIZE',
+    }),
+  ),
+  answers: Type.Optional(Type.Integer({ description: 'questions answered, summed over those people (one per person and question)' })),
+  complete_count: Type.Optional(
+    Type.Integer({ description: 'people who answered every question; left out when they or the others are 1..MIN_CELL_SIZE-1' }),
+  ),
+  completion: Type.Optional(Type.Number({ description: 'answers / (answerers × question_count), in percent' })),
 })
 export type CollectionStats = Static<typeof CollectionStats>
 

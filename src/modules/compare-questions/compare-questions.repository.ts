@@ -17,18 +17,22 @@ export interface ChoiceRow {
   text: string
 }
 
-/** One cell of the cross-tabulation: a rating (likert) or a choice id (mcq) of each question, and its people. */
+/**
+ * One cell of the cross-tabulation: a rating (likert) or a choice id (mcq) of each question, and its people: those
+ * whose two answers are public, and those with a private answer to either (a private pair).
+ */
 export interface CrossTabRow {
   a: number
   b: number
-  count: number
+  public: number
+  private: number
 }
 
-/** A question's current answers that are not skips, as (user_id, category): the rating, or the choice picked. */
+/** A question's current answers that are not skips, as (user_id, category, private): the rating, or the choice picked. */
 const answersOf = (question: { id: number; subtype: string }) =>
   question.subtype === 'mcq'
-    ? sql`(SELECT user_id, choice_id AS category FROM question_choice_votes WHERE question_id = ${question.id} AND value IS NOT NULL)`
-    : sql`(SELECT user_id, value::int AS category FROM question_votes WHERE question_id = ${question.id} AND value IS NOT NULL)`
+    ? sql`(SELECT user_id, choice_id AS category, private FROM question_choice_votes WHERE question_id = ${question.id} AND value IS NOT NULL)`
+    : sql`(SELECT user_id, value::int AS category, private FROM question_votes WHERE question_id = ${question.id} AND value IS NOT NULL)`
 
 export function compareQuestionsRepository(db: Kysely<Database>) {
   return {
@@ -52,11 +56,13 @@ export function compareQuestionsRepository(db: Kysely<Database>) {
     /**
      * People per (answer to a, answer to b), over the people who answered both: one GROUP BY over the join of the
      * two questions' answers by user (one current answer per user and question, so each person counts once).
-     * Private answers count like the others: only the counts leave.
+     * Pairs with a private answer are counted apart: what of them is shown is decided in compare-questions.disclosure.ts.
      */
     async crossTab(a: { id: number; subtype: string }, b: { id: number; subtype: string }): Promise<CrossTabRow[]> {
       const { rows } = await sql<CrossTabRow>`
-        SELECT answers_a.category AS a, answers_b.category AS b, count(*)::int AS count
+        SELECT answers_a.category AS a, answers_b.category AS b,
+          count(*) FILTER (WHERE NOT (answers_a.private OR answers_b.private))::int AS "public",
+          count(*) FILTER (WHERE answers_a.private OR answers_b.private)::int AS "private"
         FROM ${answersOf(a)} AS answers_a
         JOIN ${answersOf(b)} AS answers_b ON answers_b.user_id = answers_a.user_id
         GROUP BY 1, 2`.execute(db)

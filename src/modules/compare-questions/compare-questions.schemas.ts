@@ -50,15 +50,41 @@ export const Association = Type.Object(
   { description: 'association with the categories taken as unordered, for any two questions' },
 )
 
+const Cell = Type.Object({
+  row: Type.Integer({ minimum: 0, description: 'index in `rows`' }),
+  column: Type.Integer({ minimum: 0, description: 'index in `columns`' }),
+  count: Type.Integer({ minimum: 1, description: 'respondents in that row and column' }),
+})
+
+const RowMargin = Type.Object({
+  row: Type.Integer({ minimum: 0, description: 'index in `rows`' }),
+  count: Type.Integer({ minimum: 1, description: 'respondents in that row' }),
+})
+
+const ColumnMargin = Type.Object({
+  column: Type.Integer({ minimum: 0, description: 'index in `columns`' }),
+  count: Type.Integer({ minimum: 1, description: 'respondents in that column' }),
+})
+
 export const QuestionComparison = Type.Object({
   questiona: ComparedQuestion,
   questionb: ComparedQuestion,
-  respondents: Type.Integer({ minimum: 0, description: 'people with a current, not skipped answer to both questions' }),
+  respondents: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      description:
+        'people with a current, not skipped answer to both questions (private pairs counted once the table holds MIN_CELL_SIZE ' +
+        'of them); left out, with every cell, margin and figure, below MIN_CELL_SIZE',
+    }),
+  ),
   rows: Type.Array(Category, { description: "questiona's categories, in order: levels 1..5, or every choice in its order" }),
   columns: Type.Array(Category, { description: "questionb's categories, in the same way" }),
-  counts: Type.Array(Type.Array(Count), { description: 'counts[i][j]: respondents in row i and column j; zeros included' }),
-  row_totals: Type.Array(Count),
-  column_totals: Type.Array(Count),
+  cells: Type.Array(Cell, {
+    description:
+      'the published cells, row by row; a cell not listed is empty or withheld (fewer than MIN_CELL_SIZE, or secondary suppression)',
+  }),
+  row_margins: Type.Array(RowMargin, { description: 'the published row totals; a row not listed is empty or withheld' }),
+  column_margins: Type.Array(ColumnMargin, { description: 'the published column totals, in the same way' }),
   correlation: RankCorrelation,
   association: Association,
 })

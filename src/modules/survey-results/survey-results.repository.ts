@@ -11,13 +11,15 @@ export interface SurveyQuestionRow {
   subtype: string
 }
 
-/** One choice of a multiple-choice question with its current picks. */
+/** One choice of a multiple-choice question with its current picks and skips, public and private apart. */
 export interface ChoiceCountRow {
   id: number
   question_id: number
   text: string
   count: number
   skipped: number
+  private_count: number
+  private_skipped: number
 }
 
 /**
@@ -62,13 +64,15 @@ export function surveyResultsRepository(db: Kysely<Database>) {
       return db.selectFrom('questions').where(questionVisibleSql(caller))
     },
 
-    /** Every choice of the questions in their order, with its current picks (skips apart). */
+    /** Every choice of the questions in their order, with its current picks and skips, public and private apart. */
     async choiceCounts(questionIds: number[]): Promise<ChoiceCountRow[]> {
       if (questionIds.length === 0) return []
       const { rows } = await sql<ChoiceCountRow>`
         SELECT question_choices.id, question_choices.question_id, question_choices.text,
-          count(question_choice_votes.id) FILTER (WHERE NOT question_choice_votes.skipped)::int AS count,
-          count(question_choice_votes.id) FILTER (WHERE question_choice_votes.skipped)::int AS skipped
+          count(question_choice_votes.id) FILTER (WHERE NOT question_choice_votes.skipped AND NOT question_choice_votes.private)::int AS count,
+          count(question_choice_votes.id) FILTER (WHERE question_choice_votes.skipped AND NOT question_choice_votes.private)::int AS skipped,
+          count(question_choice_votes.id) FILTER (WHERE NOT question_choice_votes.skipped AND question_choice_votes.private)::int AS private_count,
+          count(question_choice_votes.id) FILTER (WHERE question_choice_votes.skipped AND question_choice_votes.private)::int AS private_skipped
         FROM question_choices
         LEFT JOIN question_choice_votes ON question_choice_votes.choice_id = question_choices.id
         WHERE question_choices.question_id = ANY(${questionIds}::int4[])
@@ -80,6 +84,8 @@ export function surveyResultsRepository(db: Kysely<Database>) {
         question_id: Number(row.question_id),
         count: Number(row.count),
         skipped: Number(row.skipped),
+        private_count: Number(row.private_count),
+        private_skipped: Number(row.private_skipped),
       }))
     },
   }

@@ -13,7 +13,8 @@ import { AllResults, AllResultsQuery, CollectionResults, CollectionResultsQuery,
 import { surveyResults } from './survey-results.service.ts'
 
 const CsvText = Type.String({
-  description: 'RFC 4180 CSV with a header line, one row per (question, level or choice); rows under MIN_CELL_SIZE answers suppressed',
+  description:
+    'RFC 4180 CSV with a header line, one row per (question, level or choice); the rows the JSON leaves out are blank and suppressed',
 })
 
 const figures =
@@ -21,7 +22,9 @@ const figures =
   'margins) and `weighted` (the census-weighted result of /api/question_weighted_demographics/{id}/age/ `overall`: ' +
   'method, partial, trimmed, excluded, effective sample size, design effect, weighted mean and shares with margins); ' +
   'for a multiple-choice question `choices` (picks and share of each choice, unweighted) and `direct`, `weighted` null. ' +
-  '`?format=csv` gives the open-data table, in which rows of fewer than MIN_CELL_SIZE answers are suppressed. See docs/results.md.'
+  'Private answers count once a question holds MIN_CELL_SIZE of them; a level or choice of fewer than MIN_CELL_SIZE answers is left ' +
+  'out, with the smallest others where the total would give it away. `?format=csv` gives the same figures as an open-data table, ' +
+  'the withheld rows blank and suppressed. See docs/results.md.'
 
 /**
  * Survey results: every question of a collection (survey_results) or every question the caller may see
@@ -56,12 +59,12 @@ export function surveyResultsRoutes(app: App): void {
       if (!collection) throw NotFound()
       const questions = await repository.collectionQuestions(request.caller, collection.id)
       const urls = UrlBuilder.for(request)
-      const results = await surveyResults(app.db, questions, options(), urls)
-      if (query.format === 'csv') return reply.type(CSV_TYPE).send(surveyResultsCsv(results, app.config.minCellSize))
+      const outcomes = await surveyResults(app.db, questions, options(), urls)
+      if (query.format === 'csv') return reply.type(CSV_TYPE).send(surveyResultsCsv(outcomes))
       return {
         collection: { id: collection.id, name: collection.name, url: urls.detail('question_collections', collection.id) },
-        count: results.length,
-        results,
+        count: outcomes.length,
+        results: outcomes.map((outcome) => outcome.result),
       }
     },
   })
@@ -95,10 +98,14 @@ export function surveyResultsRoutes(app: App): void {
         (q) => q.select(['questions.id', 'questions.question', 'questions.subtype']),
         ordering,
       )
-      const results = await surveyResults(app.db, page.rows, options(), UrlBuilder.for(request))
-      const body = envelope(request, page.page, page.count, results)
-      if (query.format === 'csv') return reply.type(CSV_TYPE).send(surveyResultsCsv(body.results, app.config.minCellSize))
-      return body
+      const outcomes = await surveyResults(app.db, page.rows, options(), UrlBuilder.for(request))
+      if (query.format === 'csv') return reply.type(CSV_TYPE).send(surveyResultsCsv(outcomes))
+      return envelope(
+        request,
+        page.page,
+        page.count,
+        outcomes.map((outcome) => outcome.result),
+      )
     },
   })
 }

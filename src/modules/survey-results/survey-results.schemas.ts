@@ -11,7 +11,18 @@ const format = Type.Optional(
   ),
 )
 
-const levels = <T extends TSchema>(schema: T) => Type.Object({ '1': schema, '2': schema, '3': schema, '4': schema, '5': schema })
+/** Levels 1..5; a level of fewer than MIN_CELL_SIZE ratings (or withheld with one) is left out. */
+const levels = <T extends TSchema>(schema: T) =>
+  Type.Object(
+    {
+      '1': Type.Optional(schema),
+      '2': Type.Optional(schema),
+      '3': Type.Optional(schema),
+      '4': Type.Optional(schema),
+      '5': Type.Optional(schema),
+    },
+    { description: 'the published levels: one of fewer than MIN_CELL_SIZE ratings, or withheld with one, is left out' },
+  )
 const Margin = (what: string) => Nullable(Type.Number({ description: `${what}; null with fewer than two respondents` }))
 const Mean = Nullable(Type.Number({ description: 'mean rating 1..5; null without ratings' }))
 
@@ -58,7 +69,7 @@ export const ChoiceResult = Type.Object({
   id: Type.Integer(),
   text: Type.String(),
   count: Type.Integer({ description: 'current picks of this choice, skips not included' }),
-  percentage: Nullable(Type.Number({ description: 'share of the question’s picks, 0..100; null without picks' })),
+  percentage: Nullable(Type.Number({ description: 'share of the question’s picks, 0..100' })),
 })
 
 export const SurveyResult = Type.Object({
@@ -66,11 +77,19 @@ export const SurveyResult = Type.Object({
   url: Url,
   question: Type.String({ description: 'the question’s text' }),
   subtype: Type.String({ description: '`likert` or `mcq`' }),
-  sample_size: Type.Integer({ description: 'ratings (likert) or picks (multiple choice) given, skips not included' }),
-  skipped: Type.Integer({ description: 'explicit skips, counted apart' }),
+  sample_size: Type.Integer({
+    description:
+      'ratings (likert) or picks (multiple choice) given, skips not included; private answers count once the question holds MIN_CELL_SIZE of them',
+  }),
+  skipped: Type.Integer({ description: 'explicit skips, counted apart (private ones as above)' }),
   direct: Nullable(DirectResult),
   weighted: Nullable(WeightedResult),
-  choices: Nullable(Type.Array(ChoiceResult, { description: 'multiple choice: every choice in its order; null for likert' })),
+  choices: Nullable(
+    Type.Array(ChoiceResult, {
+      description:
+        'multiple choice: the published choices in their order (one of fewer than MIN_CELL_SIZE picks, or withheld with one, is left out); null for likert',
+    }),
+  ),
 })
 export type SurveyResult = Static<typeof SurveyResult>
 
