@@ -11,8 +11,7 @@ const choices: Record<string, number[]> = {}
 const tokens: Record<string, string> = {}
 
 before(async () => {
-  // Arithmetic on tiny questions: every private answer counts in the figures (docs/statistics.md).
-  t = await createTestApp('tiny', { MIN_CELL_SIZE: '1' })
+  t = await createTestApp('tiny')
   const db = t.database.db
   const people = {
     author: await insertUser(db),

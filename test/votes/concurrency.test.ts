@@ -54,8 +54,7 @@ function assertStatus(response: LightMyRequestResponse, status: number, what: st
 }
 
 before(async () => {
-  // Arithmetic on tiny questions: every private answer counts in the figures (docs/statistics.md).
-  t = await createTestApp('tiny', { MIN_CELL_SIZE: '1' })
+  t = await createTestApp('tiny')
   const db = t.database.db
   const author = await insertUser(db)
   authorToken = await t.tokenFor(author.id)
