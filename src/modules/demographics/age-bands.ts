@@ -37,6 +37,13 @@ export function ageBandIndex(age: number | null): number | null {
 export const AGE_SQL = (dob: string, at: string) =>
   `(CASE WHEN ${dob} <= (${at})::date THEN date_part('year', age((${at})::date, ${dob}))::int END)`
 
+/** The AGE_BANDS index of an age column expression, as ageBandIndex gives it (null for unknown or past 130). */
+export const AGE_BAND_SQL = (age: string) =>
+  `(CASE WHEN ${age} IS NULL OR ${age} < 0 OR ${age} > 130 THEN NULL ${AGE_BANDS.map((band, i) => [band, i] as const)
+    .reverse()
+    .map(([band, i]) => `WHEN ${age} >= ${band.from} THEN ${i}`)
+    .join(' ')} END)`
+
 /**
  * The web app's age groups of `/api/users/demographics/` (AgeProfileBarchart reads `10 - age_group` as the
  * index of "0-10", "11-20", ... "81-90", ">90"): 10 for ages 0 to 10, 9 for 11 to 20, ..., 2 for 81 to 90,

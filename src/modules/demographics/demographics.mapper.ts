@@ -1,6 +1,6 @@
-import type { AreaCellRow } from './demographics.repository.ts'
 import type { QuestionDemographics, QuestionGeographics } from './demographics.schemas.ts'
-import { bandLabel, type AnswerBreakdown } from './demographics.service.ts'
+import { AGE_BANDS } from './age-bands.ts'
+import { bandLabel, type AnswerBreakdown, type ReleasedArea } from './demographics.service.ts'
 
 export const CSV_TYPE = 'text/csv; charset=utf-8'
 export const GEOJSON_TYPE = 'application/geo+json'
@@ -19,17 +19,12 @@ export function csvDocument(header: readonly string[], rows: readonly CsvValue[]
   return [header, ...rows].map((row) => row.map(csvField).join(',') + '\r\n').join('')
 }
 
-/** A count as published: blank, and the row marked suppressed, below the smallest cell size. */
-function published(count: number, minCellSize: number): { count: number | null; suppressed: boolean } {
-  return count < minCellSize ? { count: null, suppressed: true } : { count, suppressed: false }
-}
-
 export function toQuestionDemographics(breakdown: AnswerBreakdown): QuestionDemographics {
   return {
     total_votes: breakdown.totalVotes,
     ageggendervalues: breakdown.cells.map((cell) => ({
       id__count: cell.count,
-      age_range: bandLabel(cell.band),
+      age_range: AGE_BANDS[cell.band].label,
       user__gender: cell.gender,
       value: cell.value,
       object__text: cell.choiceText,
@@ -48,13 +43,20 @@ export const DEMOGRAPHICS_CSV_HEADER = [
   'suppressed',
 ] as const
 
-export function demographicsCsv(breakdown: AnswerBreakdown, minCellSize: number): string {
+/** The published cells, exactly those of the JSON answer: a withheld cell has no row (its row would show its value). */
+export function demographicsCsv(breakdown: AnswerBreakdown): string {
   return csvDocument(
     DEMOGRAPHICS_CSV_HEADER,
-    breakdown.cells.map((cell) => {
-      const { count, suppressed } = published(cell.count, minCellSize)
-      return [bandLabel(cell.band), cell.gender, cell.choiceId, cell.choiceText, cell.value, cell.value === null, count, suppressed]
-    }),
+    breakdown.cells.map((cell) => [
+      bandLabel(cell.band),
+      cell.gender,
+      cell.choiceId,
+      cell.choiceText,
+      cell.value,
+      cell.value === null,
+      cell.count,
+      false,
+    ]),
   )
 }
 
@@ -72,25 +74,25 @@ export const GEOGRAPHICS_CSV_HEADER = [
   'suppressed',
 ] as const
 
-export function geographicsCsv(cells: AreaCellRow[], minCellSize: number): string {
+/** The published areas' (choice, value) counts, exactly those behind the JSON figures. */
+export function geographicsCsv(areas: ReleasedArea[]): string {
   return csvDocument(
     GEOGRAPHICS_CSV_HEADER,
-    cells.map((cell) => {
-      const { count, suppressed } = published(Number(cell.count), minCellSize)
-      return [
-        cell.area_id,
-        cell.code,
-        cell.name,
-        cell.m_type,
-        cell.parent_id,
-        cell.choice_id,
-        cell.choice_text,
+    areas.flatMap(({ area, cells }) =>
+      cells.map((cell) => [
+        area.id,
+        area.code,
+        area.name,
+        area.m_type,
+        area.parent,
+        cell.choiceId,
+        cell.choiceText,
         cell.value,
         cell.value === null,
-        count,
-        suppressed,
-      ]
-    }),
+        cell.count,
+        false,
+      ]),
+    ),
   )
 }
 

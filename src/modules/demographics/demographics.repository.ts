@@ -1,17 +1,19 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { Database } from '../../db/database.ts'
-import { AGE_SQL } from './age-bands.ts'
+import { AGE_BAND_SQL, AGE_SQL } from './age-bands.ts'
 
 /** The only SQL of the breakdowns: each one a single GROUP BY over the raw answers or people. */
 
-/** Age at answering, in whole years (UTC dates); null without a date of birth. */
-const AGE_AT_ANSWER = sql.raw(AGE_SQL('users.dob', "answers.created_at AT TIME ZONE 'UTC'"))
+/** Age band at answering (UTC dates); null without a date of birth. */
+const BAND_AT_ANSWER = sql.raw(AGE_BAND_SQL(AGE_SQL('users.dob', "answers.created_at AT TIME ZONE 'UTC'")))
 /** Age today (UTC). */
 const AGE_TODAY = sql.raw(AGE_SQL('users.dob', "now() AT TIME ZONE 'UTC'"))
 
 export interface AnswerCellRow {
-  age: number | null
+  band: number | null
   gender: number
+  region: number | null
+  private: boolean
   value: number | null
   choice_id: number | null
   choice_text: string | null
@@ -24,16 +26,19 @@ export interface PeopleCellRow {
   count: number
 }
 
+/** One (place, age band, region, privacy, choice, rating) group; area_id null: the question itself (every answer once). */
 export interface AreaCellRow {
-  area_id: number
-  name: string
-  code: string
-  m_type: string
+  area_id: number | null
+  band: number | null
+  region: number | null
+  private: boolean
+  name: string | null
+  code: string | null
+  m_type: string | null
   parent_id: number | null
-  latitude: number
-  longitude: number
+  latitude: number | null
+  longitude: number | null
   choice_id: number | null
-  choice_text: string | null
   value: number | null
   count: number
 }
@@ -57,8 +62,8 @@ export interface AnsweredQuestion {
  */
 const answersOf = (question: AnsweredQuestion) =>
   question.subtype === 'mcq'
-    ? sql`(SELECT user_id, value, choice_id, created_at FROM question_choice_votes WHERE question_id = ${question.id})`
-    : sql`(SELECT user_id, value, NULL::int AS choice_id, created_at FROM question_votes WHERE question_id = ${question.id})`
+    ? sql`(SELECT user_id, value, choice_id, created_at, private FROM question_choice_votes WHERE question_id = ${question.id})`
+    : sql`(SELECT user_id, value, NULL::int AS choice_id, created_at, private FROM question_votes WHERE question_id = ${question.id})`
 
 export interface AnswerFilters {
   group?: number
@@ -76,6 +81,13 @@ function respondentConditions(filters: AnswerFilters): RawBuilder<unknown> {
   return sql.join(conditions, sql` AND `)
 }
 
+/**
+ * A population users make (members, declared locations) counts public answers only: two such populations that
+ * differ by one person would otherwise differ by that person's answer.
+ */
+const publicOnly = (filters: AnswerFilters) =>
+  filters.group !== undefined || filters.geo !== undefined ? sql`NOT answers.private` : sql`true`
+
 export function demographicsRepository(db: Kysely<Database>) {
   return {
     async question(id: number): Promise<QuestionLookup | undefined> {
@@ -90,17 +102,19 @@ export function demographicsRepository(db: Kysely<Database>) {
       return rows[0]
     },
 
-    /** Answers per (age at answering, gender, rating, choice). */
+    /** Answers per (age band at answering, gender, region, privacy, rating, choice). */
     async answerCells(question: AnsweredQuestion, filters: AnswerFilters): Promise<AnswerCellRow[]> {
       const { rows } = await sql<AnswerCellRow>`
         WITH cells AS (
-          SELECT ${AGE_AT_ANSWER} AS age, users.gender, answers.value, answers.choice_id, count(*)::int AS count
+          SELECT ${BAND_AT_ANSWER} AS band, users.gender, users.region_id AS region, answers.private, answers.value,
+                 answers.choice_id, count(*)::int AS count
           FROM ${answersOf(question)} AS answers
           JOIN users ON users.id = answers.user_id
-          WHERE ${respondentConditions(filters)}
-          GROUP BY 1, 2, 3, 4
+          WHERE ${respondentConditions(filters)} AND ${publicOnly(filters)}
+          GROUP BY 1, 2, 3, 4, 5, 6
         )
-        SELECT cells.age, cells.gender, cells.value, cells.choice_id, question_choices.text AS choice_text, cells.count
+        SELECT cells.band, cells.gender, cells.region, cells.private, cells.value, cells.choice_id,
+               question_choices.text AS choice_text, cells.count
         FROM cells LEFT JOIN question_choices ON question_choices.id = cells.choice_id`.execute(db)
       return rows
     },
@@ -116,29 +130,45 @@ export function demographicsRepository(db: Kysely<Database>) {
     },
 
     /**
-     * Answers per (area, choice, rating). A respondent's areas are their user_geos rows and their country, region
-     * and district; each counts once in each of their areas. One pass over the answers: each brings its user's
-     * areas (deduplicated per user), and names and texts are joined to the few cells left after grouping.
+     * Answers per (place, age band at answering, region, privacy, choice, rating); the place null is the question
+     * itself. A public answer is in its author's user_geos areas and their country, region and district, each once;
+     * a private one only in one line of nested areas (their region and its ancestors, their district when it lies
+     * in that region, else their country), so that its areas are nested as the release tree assumes.
      */
     async areaCells(question: AnsweredQuestion): Promise<AreaCellRow[]> {
       const { rows } = await sql<AreaCellRow>`
-        WITH cells AS (
-          SELECT place.area_id, answers.choice_id, answers.value, count(*)::int AS count
+        WITH RECURSIVE answers AS (
+          SELECT answers.user_id, answers.value, answers.choice_id, answers.private, ${BAND_AT_ANSWER} AS band,
+                 users.country_id, users.region_id, users.district_id
           FROM ${answersOf(question)} AS answers
           JOIN users ON users.id = answers.user_id
+        ),
+        lineage(region_id, area_id) AS (
+          SELECT DISTINCT region_id, region_id FROM answers WHERE private AND region_id IS NOT NULL
+          UNION
+          SELECT lineage.region_id, areas.parent_id FROM lineage JOIN areas ON areas.id = lineage.area_id
+          WHERE areas.parent_id IS NOT NULL
+        ),
+        cells AS (
+          SELECT place.area_id, answers.band, answers.region_id AS region, answers.private, answers.choice_id,
+                 answers.value, count(*)::int AS count
+          FROM answers
           CROSS JOIN LATERAL (
-            SELECT users.country_id UNION SELECT users.region_id UNION SELECT users.district_id
-            UNION SELECT user_geos.area_id FROM user_geos WHERE user_geos.user_id = answers.user_id
+            SELECT 0
+            UNION SELECT answers.country_id WHERE NOT answers.private OR answers.region_id IS NULL
+            UNION SELECT answers.region_id WHERE NOT answers.private
+            UNION SELECT answers.district_id WHERE NOT answers.private
+              OR EXISTS (SELECT 1 FROM areas WHERE areas.id = answers.district_id AND areas.parent_id = answers.region_id)
+            UNION SELECT user_geos.area_id FROM user_geos WHERE user_geos.user_id = answers.user_id AND NOT answers.private
+            UNION SELECT lineage.area_id FROM lineage WHERE lineage.region_id = answers.region_id AND answers.private
           ) AS place(area_id)
           WHERE place.area_id IS NOT NULL
-          GROUP BY 1, 2, 3
+          GROUP BY 1, 2, 3, 4, 5, 6
         )
-        SELECT areas.id AS area_id, areas.name, areas.code, areas.m_type, areas.parent_id, areas.latitude, areas.longitude,
-               cells.choice_id, question_choices.text AS choice_text, cells.value, cells.count
-        FROM cells
-        JOIN areas ON areas.id = cells.area_id
-        LEFT JOIN question_choices ON question_choices.id = cells.choice_id
-        ORDER BY areas.id, cells.choice_id, cells.value`.execute(db)
+        SELECT NULLIF(cells.area_id, 0) AS area_id, cells.band, cells.region, cells.private, cells.choice_id, cells.value,
+               cells.count, areas.name, areas.code, areas.m_type, areas.parent_id, areas.latitude, areas.longitude
+        FROM cells LEFT JOIN areas ON areas.id = cells.area_id
+        ORDER BY cells.area_id, cells.choice_id, cells.value`.execute(db)
       return rows
     },
 

@@ -20,16 +20,18 @@ export const QuestionDemographicsQuery = Type.Object({
 export type QuestionDemographicsQuery = Static<typeof QuestionDemographicsQuery>
 
 export const AgeGenderValue = Type.Object({
-  id__count: Type.Integer({ description: 'answers in this cell' }),
-  age_range: Nullable(Type.String({ description: 'age band at answering ("<15", "15-25", ... "85+"); null: age unknown' })),
+  id__count: Type.Integer({ description: 'answers in this cell (at least MIN_CELL_SIZE)' }),
+  age_range: Type.String({ description: 'age band at answering ("<15", "15-25", ... "85+"); answers of unknown age are in no cell' }),
   user__gender: Type.Integer({ description: '0 not said, 1 male, 2 female, 3 other' }),
   value: Nullable(Type.Integer({ description: 'the rating 1..5; null for a skip' })),
   object__text: Nullable(Type.String({ description: "the choice's text (multiple choice); null for a likert question" })),
 })
 
 export const QuestionDemographics = Type.Object({
-  total_votes: Type.Integer({ description: 'answers counted, skips and private answers included' }),
-  ageggendervalues: Type.Array(AgeGenderValue, { description: 'one entry per (age band, gender, value, choice) cell holding answers' }),
+  total_votes: Type.Integer({
+    description: 'answers counted, skips and unknown ages included; private answers once MIN_CELL_SIZE of them (public only with a filter)',
+  }),
+  ageggendervalues: Type.Array(AgeGenderValue, { description: 'one entry per published (age band, gender, value, choice) cell' }),
 })
 export type QuestionDemographics = Static<typeof QuestionDemographics>
 
@@ -43,7 +45,7 @@ export type UserDemographicsQuery = Static<typeof UserDemographicsQuery>
 export const UserDemographic = Type.Object({
   age_group: Nullable(Type.Integer({ description: '10 for ages 0-10, 9 for 11-20, ... 1 for 91-100, 0 past 100; null: no date of birth' })),
   gender: Type.Integer({ description: '0 not said, 1 male, 2 female, 3 other' }),
-  id__count: Type.Integer({ description: 'people in this cell' }),
+  id__count: Type.Integer({ description: 'people in this cell (at least MIN_CELL_SIZE)' }),
 })
 export const UserDemographics = Type.Array(UserDemographic)
 
@@ -81,7 +83,7 @@ export type AreaResult = Static<typeof AreaResult>
 export const QuestionGeographics = Type.Object({
   question: Type.Integer(),
   subtype: Type.String(),
-  results: Type.Array(AreaResult, { description: 'every area with respondents, by id; not paginated' }),
+  results: Type.Array(AreaResult, { description: 'every published area, by id; not paginated' }),
 })
 export type QuestionGeographics = Static<typeof QuestionGeographics>
 

@@ -19,6 +19,8 @@ export interface RespondentRow {
   /** Whole years when answering (AGE_SQL); null without a date of birth. */
   age: number | null
   region_id: number | null
+  /** The answers are private (src/disclosure decides what of them counts). */
+  private: boolean
 }
 
 /** The newest census record of an area: its population by single year of age 0..90 (90: 90 and over). */
@@ -44,16 +46,16 @@ export function weightingRepository(db: Kysely<Database>) {
     },
 
     /**
-     * Every current likert answer of the question (public and private alike: only aggregates leave the
-     * service), grouped by rating, its author's age when answering and region.
+     * Every current likert answer of the question, grouped by rating, its author's age when answering and region,
+     * and privacy (the service counts private answers only as the disclosure rules allow).
      */
     async respondents(questionId: number): Promise<RespondentRow[]> {
       const { rows } = await sql<RespondentRow>`
-        SELECT question_votes.value, ${AGE_AT_ANSWER} AS age, users.region_id, count(*)::int AS count
+        SELECT question_votes.value, ${AGE_AT_ANSWER} AS age, users.region_id, question_votes.private, count(*)::int AS count
         FROM question_votes JOIN users ON users.id = question_votes.user_id
         WHERE question_votes.question_id = ${questionId}
-        GROUP BY 1, 2, 3
-        ORDER BY 1, 2, 3`.execute(db)
+        GROUP BY 1, 2, 3, 4
+        ORDER BY 1, 2, 3, 4`.execute(db)
       return rows
     },
 
@@ -83,11 +85,12 @@ export function weightingBatchRepository(db: Kysely<Database>) {
     /** The respondent groups of each of the questions, by question. */
     async respondentsOf(questionIds: number[]): Promise<QuestionRespondentRow[]> {
       const { rows } = await sql<QuestionRespondentRow>`
-        SELECT question_votes.question_id, question_votes.value, ${AGE_AT_ANSWER} AS age, users.region_id, count(*)::int AS count
+        SELECT question_votes.question_id, question_votes.value, ${AGE_AT_ANSWER} AS age, users.region_id,
+               question_votes.private, count(*)::int AS count
         FROM question_votes JOIN users ON users.id = question_votes.user_id
         WHERE question_votes.question_id = ANY(${questionIds}::int4[])
-        GROUP BY 1, 2, 3, 4
-        ORDER BY 1, 2, 3, 4`.execute(db)
+        GROUP BY 1, 2, 3, 4, 5
+        ORDER BY 1, 2, 3, 4, 5`.execute(db)
       return rows
     },
   }

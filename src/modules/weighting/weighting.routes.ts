@@ -3,14 +3,16 @@ import type { Caller } from '../../http/authentication.ts'
 import { fieldError, NotFound } from '../../http/errors.ts'
 import { IdParams } from '../../http/route-schemas.ts'
 import { readErrors } from '../../http/schemas.ts'
+import { areaReleases } from '../demographics/demographics.service.ts'
 import { weightingRepository } from './weighting.repository.ts'
 import { AgeBreakdown, AreaBreakdown, AreaQuery, LegacyQuery } from './weighting.schemas.ts'
 import { ageBreakdown, areaBreakdown, loadQuestion, overallResult, type WeightingOptions } from './weighting.service.ts'
 
 /**
- * Results weighted to the census population (question_weighted_demographics): by single year of age, by
- * region, and overall. Anyone may read them (public results, aggregates only); a question the caller may not
- * see answers 404. Three statements per request: the question, its answers with their authors, the census.
+ * Results weighted to the census population (question_weighted_demographics): by age band, by region, and overall.
+ * Anyone may read them (public results, aggregates only, released as question_demographics and
+ * question_geographics release the same answers); a question the caller may not see answers 404. Three statements
+ * per request (the question, its answers with their authors, the census), and by region the map's release.
  */
 export function weightingRoutes(app: App): void {
   const options = (extra: Partial<WeightingOptions> = {}): WeightingOptions => ({
@@ -28,10 +30,11 @@ export function weightingRoutes(app: App): void {
   }
 
   const ageDescription =
-    'One point per single year of age (when answering) with ratings: the plain mean, the mean weighted to the census ' +
-    'population of the respondents’ regions at that age, the weighted shares of levels 1..5 (percent) and the largest ' +
-    '95 % margin among the shares (percentage points), unweighted and weighted. `overall` is the whole question, weighted on ' +
-    'age band x region.'
+    'One point per age band (when answering) that question_demographics publishes, with ratings (`age` the band’s first ' +
+    'age, `age_range` its label): the plain mean, the mean weighted to the census population of the respondents’ regions ' +
+    'in that band, the weighted shares of levels 1..5 (percent) and the largest 95 % margin among the shares (percentage ' +
+    'points), unweighted and weighted. Private answers count only where MIN_CELL_SIZE of them are together. `overall` ' +
+    'is the whole question, weighted on age band x region.'
 
   app.get('/api/question_weighted_demographics/', {
     schema: {
@@ -55,7 +58,7 @@ export function weightingRoutes(app: App): void {
 
   app.get('/api/question_weighted_demographics/:id/age/', {
     schema: {
-      summary: 'Census-weighted results of a question by single year of age',
+      summary: 'Census-weighted results of a question by age band',
       description: ageDescription,
       params: IdParams,
       response: { 200: AgeBreakdown, ...readErrors },
@@ -76,10 +79,12 @@ export function weightingRoutes(app: App): void {
     schema: {
       summary: 'Census-weighted results of a question by region',
       description:
-        'One entry per region with a census record and rated respondents of known age: the shares of levels 1..5 weighted ' +
+        'One entry per region with a census record and rated respondents of known age, that question_geographics publishes: ' +
+        'the shares of levels 1..5 weighted ' +
         'by age band to the region’s census (`percentage`, and `weighted_raw` the people they stand for) and the largest 95 % ' +
-        'margin among them (percentage points). voter_age__gte and voter_age__lte (0..150) keep the respondents of those ' +
-        'ages when answering. `overall` is the whole question in that age range, weighted on age band x region.',
+        'margin among them (percentage points). voter_age__gte and voter_age__lte (0..150) keep the public answers of ' +
+        'respondents of those ages when answering (a region then needs MIN_CELL_SIZE of them). `overall` is the whole ' +
+        'question in that age range, weighted on age band x region.',
       params: IdParams,
       querystring: AreaQuery,
       response: { 200: AreaBreakdown, ...readErrors },
@@ -96,9 +101,12 @@ export function weightingRoutes(app: App): void {
       const questionId = request.params.id
       const question = await weightingRepository(app.db).visibleQuestion(request.caller, questionId)
       if (!question) throw NotFound()
-      const loaded = await loadQuestion(app.db, questionId)
+      const [loaded, { releases }] = await Promise.all([
+        loadQuestion(app.db, questionId),
+        areaReleases(app.db, question, app.config.minCellSize),
+      ])
       const ages = { voterAgeGte: query.voter_age__gte, voterAgeLte: query.voter_age__lte }
-      return { qid: questionId, data: areaBreakdown(loaded, options(ages)), overall: overallResult(loaded, options(ages)) }
+      return { qid: questionId, data: areaBreakdown(loaded, options(ages), releases), overall: overallResult(loaded, options(ages)) }
     },
   })
 }

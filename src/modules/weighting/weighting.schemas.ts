@@ -41,8 +41,9 @@ export const OverallResult = Type.Object(
 )
 
 export const AgePoint = Type.Object({
-  age: Type.Integer({ description: 'whole years when answering' }),
-  sample_size: Type.Integer({ description: 'ratings at this age' }),
+  age: Type.Integer({ description: 'the first age of the band (whole years when answering)' }),
+  age_range: Type.String({ description: 'the band, as question_demographics names it ("<15", "15-25", ... "85+")' }),
+  sample_size: Type.Integer({ description: 'ratings in the band, as released' }),
   weighted_sample_size: Type.Integer({ description: 'of those, respondents with a region with a census record' }),
   effective_sample_size: Type.Number(),
   average_vote: Mean,

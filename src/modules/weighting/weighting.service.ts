@@ -1,6 +1,9 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
+import { WITHHELD, type Release } from '../../disclosure/release.ts'
 import { AGE_BANDS, ageBandIndex, bandPopulations } from '../demographics/age-bands.ts'
+import { questionScope, type QuestionScope } from '../demographics/disclosure.ts'
+import { bandKey, bandTree } from '../demographics/demographics.service.ts'
 import {
   kishSummary,
   largestShareMargin,
@@ -24,9 +27,13 @@ import { weightingBatchRepository, weightingRepository, type AreaCensusRow, type
 export interface WeightingOptions {
   /** Weights are trimmed to at most this multiple of their mean (config.weightCap, WEIGHT_CAP). */
   weightCap: number
-  /** Post-stratify on age band x area only when every cell holds at least this many respondents (config.minCellSize). */
+  /**
+   * k of the disclosure rules (config.minCellSize): private answers count only where k of them are together, rows
+   * describe at least k respondents. Also the overall result post-stratifies on age band x area only when every cell
+   * holds at least this many respondents.
+   */
   minCellSize: number
-  /** Only respondents whose age when answering is at least this (whole years). */
+  /** Only respondents whose age when answering is at least this (whole years); public answers only. */
   voterAgeGte?: number
   /** Only respondents whose age when answering is at most this. */
   voterAgeLte?: number
@@ -84,6 +91,8 @@ export interface Respondent {
   /** Whole years when answering; null when unknown. */
   age: number | null
   region: number | null
+  /** A private answer: counted only as the disclosure rules allow. */
+  private?: boolean
 }
 
 export interface LoadedQuestion {
@@ -99,6 +108,7 @@ function addRespondents(row: RespondentRow, to: Respondent[]): void {
     rating: row.value === null ? null : Number(row.value),
     age: ageBandIndex(age) === null ? null : age,
     region: row.region_id === null ? null : Number(row.region_id),
+    private: row.private === true,
   }
   for (let i = 0; i < row.count; i++) to.push(respondent)
 }
@@ -139,11 +149,6 @@ export async function loadQuestions(db: Kysely<Database>, questionIds: number[])
   return loaded
 }
 
-/** Population at one single year of age in a census record (ages past 90 share the "90 and over" count). */
-export function populationAtAge(ages: readonly number[], age: number): number {
-  return Number(ages[Math.min(age, 90)] ?? 0)
-}
-
 /**
  * Population of each age band within the ages [lo, hi]: bandPopulations when the range is whole; otherwise each
  * band clipped to the range (the "90 and over" count stands for every age from 90).
@@ -161,12 +166,44 @@ export function bandPopulationsWithin(ages: readonly number[], lo = 0, hi = Infi
   })
 }
 
+const ageFiltered = (options: Pick<WeightingOptions, 'voterAgeGte' | 'voterAgeLte'>) =>
+  options.voterAgeGte !== undefined || options.voterAgeLte !== undefined
+
 function inAgeRange(age: number | null, options: Pick<WeightingOptions, 'voterAgeGte' | 'voterAgeLte'>): boolean {
-  if (options.voterAgeGte === undefined && options.voterAgeLte === undefined) return true
+  if (!ageFiltered(options)) return true
   if (age === null) return false
   return (
     (options.voterAgeGte === undefined || age >= options.voterAgeGte) && (options.voterAgeLte === undefined || age <= options.voterAgeLte)
   )
+}
+
+/** The question's scope (src/modules/demographics/disclosure.ts) over its respondents: one group each. */
+export function scopeOf(loaded: LoadedQuestion, k: number): QuestionScope {
+  return questionScope(
+    loaded.respondents.map((r) => ({ band: ageBandIndex(r.age), region: r.region, private: r.private === true, count: 1 })),
+    k,
+  )
+}
+
+const counts = (scope: QuestionScope, r: Respondent) =>
+  scope.counts({ band: ageBandIndex(r.age), region: r.region, private: r.private === true })
+
+/**
+ * Whom the overall result counts. Unweighted figures: every public answer, and every private one once the question
+ * holds k (as the question's own figures). Weighted figures tell the age band x region cells apart, so of the
+ * private answers they count those of the cells released with them (src/modules/demographics/disclosure.ts). With
+ * an age range (a population the caller chooses), public answers in it only.
+ */
+export function overallRespondents(loaded: LoadedQuestion, options: WeightingOptions): { plain: Respondent[]; weighable: Respondent[] } {
+  if (ageFiltered(options)) {
+    const chosen = loaded.respondents.filter((r) => !r.private && inAgeRange(r.age, options))
+    return { plain: chosen, weighable: chosen }
+  }
+  const scope = scopeOf(loaded, options.minCellSize)
+  return {
+    plain: loaded.respondents.filter((r) => !r.private || scope.rootRelease.withPrivate),
+    weighable: loaded.respondents.filter((r) => counts(scope, r)),
+  }
 }
 
 const percent = (share: number | null) => (share === null ? null : share * 100)
@@ -220,11 +257,12 @@ export interface OverallDesign {
 export function overallDesign(loaded: LoadedQuestion, options: WeightingOptions): OverallDesign {
   const lo = options.voterAgeGte ?? 0
   const hi = options.voterAgeLte ?? Infinity
-  const chosen = loaded.respondents.filter((r) => inAgeRange(r.age, options))
+  const { plain: chosen, weighable } = overallRespondents(loaded, options)
   const rated = chosen.filter((r) => r.rating !== null)
   const bands = new Map<number, number[]>()
   for (const [region, ages] of loaded.census) bands.set(region, bandPopulationsWithin(ages, lo, hi))
-  const eligible = rated.filter((r) => {
+  const eligible = weighable.filter((r) => {
+    if (r.rating === null) return false
     if (r.age === null || r.region === null) return false
     const populations = bands.get(r.region)
     return populations !== undefined && populations[ageBandIndex(r.age)!] > 0
@@ -337,8 +375,10 @@ export async function weightedQuestionResult(
 }
 
 export interface AgePoint {
+  /** The band's first age (the chart plots it); `age_range` its label. */
   age: number
-  /** Ratings given at this age. */
+  age_range: string
+  /** Ratings in the band, as released. */
   sample_size: number
   /** Of those, the respondents with a region with a census record: those behind the weighted figures. */
   weighted_sample_size: number
@@ -352,34 +392,46 @@ export interface AgePoint {
   weighted_vote_breakdown: Record<LevelKey, number | null>
 }
 
-function groupBy<T>(items: T[], key: (item: T) => number): Map<number, T[]> {
-  const groups = new Map<number, T[]>()
-  for (const item of items) {
-    const k = key(item)
-    const members = groups.get(k)
-    if (members) members.push(item)
-    else groups.set(k, [item])
-  }
-  return new Map([...groups].sort((a, b) => a[0] - b[0]))
-}
-
 /**
- * One point per single year of age (when answering) that has ratings. Within an age, the respondents are
- * post-stratified on their region: a region's weight is its census population at that age over its respondents
- * of that age, trimmed like every weight.
+ * One row per age band (at answering) published by question_demographics's release of the same answers (same tree,
+ * same headcounts, so that neither answer can be subtracted from the other): its public ratings and, when the band
+ * shows them, the private ones its cells count. Within a band the respondents are post-stratified on their region
+ * (the region's census population in the band), trimmed like every weight.
  */
 export function ageBreakdown(loaded: LoadedQuestion, options: WeightingOptions): AgePoint[] {
-  const rated = loaded.respondents.filter((r) => r.rating !== null && r.age !== null)
-  return [...groupBy(rated, (r) => r.age!)].map(([age, members]) => {
-    const plain = unweightedRatingEstimates(members.map((r) => r.rating!))
-    const eligible = members.filter(
-      (r) => r.region !== null && loaded.census.has(r.region) && populationAtAge(loaded.census.get(r.region)!, age) > 0,
+  const k = options.minCellSize
+  const tree = bandTree(
+    loaded.respondents.map((r) => ({
+      band: ageBandIndex(r.age),
+      gender: 0,
+      region: r.region,
+      private: r.private === true,
+      choice_id: null,
+      value: r.rating,
+      count: 1,
+    })),
+    k,
+  )
+  const points: AgePoint[] = []
+  AGE_BANDS.forEach((band, index) => {
+    const release = tree.releases.get(bandKey(index)) ?? WITHHELD
+    if (!release.published) return
+    const members = loaded.respondents.filter(
+      (r) =>
+        r.rating !== null &&
+        r.age !== null &&
+        ageBandIndex(r.age) === index &&
+        (!r.private || (release.withPrivate && tree.scope.counts({ band: index, region: r.region, private: true }))),
     )
+    if (members.length === 0) return
+    const plain = unweightedRatingEstimates(members.map((r) => r.rating!))
+    const populationOf = (region: number) => bandPopulations(loaded.census.get(region)!)[index]
+    const eligible = members.filter((r) => r.region !== null && loaded.census.has(r.region) && populationOf(r.region) > 0)
     let weighted = unweightedRatingEstimates([])
     let weights: number[] = []
     if (eligible.length > 0) {
       const cells = eligible.map((r) => r.region!)
-      const population = new Map(cells.map((region) => [region, populationAtAge(loaded.census.get(region)!, age)]))
+      const population = new Map(cells.map((region) => [region, populationOf(region)]))
       const group = postStratifiedGroup(cells, population, options.weightCap)
       weights = group.weights
       weighted = ratingEstimates(
@@ -388,8 +440,9 @@ export function ageBreakdown(loaded: LoadedQuestion, options: WeightingOptions):
         group.calibration,
       )
     }
-    return {
-      age,
+    points.push({
+      age: band.from,
+      age_range: band.label,
       sample_size: members.length,
       weighted_sample_size: eligible.length,
       effective_sample_size: kishSummary(weights).effective_sample_size,
@@ -401,8 +454,20 @@ export function ageBreakdown(loaded: LoadedQuestion, options: WeightingOptions):
         LevelKey,
         number | null
       >,
-    }
+    })
   })
+  return points
+}
+
+function groupBy<T>(items: T[], key: (item: T) => number): Map<number, T[]> {
+  const groups = new Map<number, T[]>()
+  for (const item of items) {
+    const k = key(item)
+    const members = groups.get(k)
+    if (members) members.push(item)
+    else groups.set(k, [item])
+  }
+  return new Map([...groups].sort((a, b) => a[0] - b[0]))
 }
 
 export interface AreaPoint {
@@ -420,14 +485,30 @@ export interface AreaPoint {
 }
 
 /**
- * One entry per region with a census record that has rated respondents of known age (in the age range asked):
- * post-stratified on age band (age when answering) to that region's census, bands clipped to the age range.
+ * One entry per region with a census record that has rated respondents of known age (in the age range asked), and
+ * that question_geographics publishes (`regions`, its release of the same answers): its public answers and, when
+ * the region shows them, the private ones its cells count. With an age range, public answers only, and a region
+ * only with at least k of them in the range. Post-stratified on age band (age when answering) to the region's
+ * census, bands clipped to the age range.
  */
-export function areaBreakdown(loaded: LoadedQuestion, options: WeightingOptions): AreaPoint[] {
+export function areaBreakdown(loaded: LoadedQuestion, options: WeightingOptions, regions: Map<number, Release>): AreaPoint[] {
   const lo = options.voterAgeGte ?? 0
   const hi = options.voterAgeLte ?? Infinity
+  const k = options.minCellSize
+  const filtered = ageFiltered(options)
+  const scope = scopeOf(loaded, k)
+  const inRange = new Map<number, number>()
+  if (filtered)
+    for (const r of loaded.respondents)
+      if (!r.private && r.region !== null && inAgeRange(r.age, options)) inRange.set(r.region, (inRange.get(r.region) ?? 0) + 1)
+  const shown = (r: Respondent) => {
+    const release = regions.get(r.region!) ?? WITHHELD
+    if (!release.published || (filtered && (inRange.get(r.region!) ?? 0) < k)) return false
+    return !r.private || (!filtered && release.withPrivate && counts(scope, r))
+  }
   const eligible = loaded.respondents.filter(
-    (r) => r.rating !== null && r.age !== null && r.region !== null && loaded.census.has(r.region) && inAgeRange(r.age, options),
+    (r) =>
+      r.rating !== null && r.age !== null && r.region !== null && loaded.census.has(r.region) && inAgeRange(r.age, options) && shown(r),
   )
   const points: AreaPoint[] = []
   for (const [region, members] of groupBy(eligible, (r) => r.region!)) {
