@@ -152,7 +152,7 @@ export async function buildApp({
   }
 
   // Live streams end before the server waits for its connections to close.
-  const live = new LiveHub(liveFiguresRepository(db), config.live, app.log)
+  const live = new LiveHub(liveFiguresRepository(db, config.minCellSize), config.live, app.log)
   app.decorate('live', live)
   app.addHook('preClose', async () => live.close())
   if (database) {

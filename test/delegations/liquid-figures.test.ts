@@ -11,7 +11,8 @@ let w: ReturnType<typeof delegationWorld>
 let author: Person
 
 before(async () => {
-  t = await createTestApp('tiny')
+  // Arithmetic on tiny questions: every private answer counts in the figures (docs/statistics.md).
+  t = await createTestApp('tiny', { MIN_CELL_SIZE: '1' })
   w = delegationWorld(t)
   author = await w.person()
 })

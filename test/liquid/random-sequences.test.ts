@@ -15,7 +15,8 @@ import { Delegating } from './delegating.ts'
  */
 let t: TestApp
 before(async () => {
-  t = await createTestApp('empty')
+  // Arithmetic on tiny questions: every private answer counts in the figures (docs/statistics.md).
+  t = await createTestApp('empty', { MIN_CELL_SIZE: '1' })
 })
 after(() => t.close())
 

@@ -29,7 +29,8 @@ async function tagQuestion(questionId: number, tagId: number): Promise<number> {
 }
 
 before(async () => {
-  t = await createTestApp('tiny')
+  // Arithmetic on tiny questions: every private answer counts in the figures (docs/statistics.md).
+  t = await createTestApp('tiny', { MIN_CELL_SIZE: '1' })
   const db = t.database.db
   const people = {
     author: await insertUser(db),

@@ -14,6 +14,7 @@ import { ChoiceListItem } from '../questions/questions.schemas.ts'
 import type { Caller } from '../../http/authentication.ts'
 import { IdParams, NoContent } from '../../http/route-schemas.ts'
 import { choicesRepository } from './choices.repository.ts'
+import { publishedChoices } from './choices.routes.ts'
 
 const Text = Type.String({ minLength: 1, maxLength: 500 })
 const ChoiceCreateBody = Type.Object({ question: Id, text: Text })
@@ -98,7 +99,8 @@ export function choiceWriteRoutes(
             throw fieldError('text', 'This choice has answers; its text cannot change.')
           return choices.reword(choice.id, text)
         })
-        return toChoiceListItem(row, UrlBuilder.for(request))
+        const [published] = await publishedChoices(app, [row])
+        return toChoiceListItem(published, UrlBuilder.for(request))
       },
     })
   }

@@ -14,6 +14,8 @@ import { toChoiceListItem } from '../questions/questions.mapper.ts'
 import type { ChoiceRow } from '../questions/questions.repository.ts'
 import { ChoiceListItem } from '../questions/questions.schemas.ts'
 import { IdParams } from '../../http/route-schemas.ts'
+import { withFigures } from '../../disclosure/figures.ts'
+import { loadPublishedFigures } from '../questions/published-figures.ts'
 
 const ChoiceListQuery = ListQuery({
   question: Type.Optional(IdFilter),
@@ -34,6 +36,17 @@ const CHOICE_ORDERING = orderingFieldsOf(
   ],
   'question_choices',
 )
+
+/** Choices with the figures everyone sees (src/disclosure/figures.ts): one statement for their questions. */
+export async function publishedChoices(app: App, rows: ChoiceRow[]): Promise<ChoiceRow[]> {
+  if (rows.length === 0) return rows
+  const figures = await loadPublishedFigures(
+    app.db,
+    rows.map((row) => row.question_id),
+    app.config.minCellSize,
+  )
+  return rows.map((row) => withFigures(row, figures.choice(row.id)))
+}
 
 export function choiceRoutes(app: App): void {
   const choices = choicesRepository(app.db)
@@ -63,7 +76,7 @@ export function choiceRoutes(app: App): void {
         (q) => q.selectAll('question_choices') as never,
         ordering,
       )
-      return listing(request, result, (rows) => rows.map((row) => toChoiceListItem(row, urls)))
+      return listing(request, result, async (rows) => (await publishedChoices(app, rows)).map((row) => toChoiceListItem(row, urls)))
     },
   })
   const owner = async (request: FastifyRequest) => {
@@ -79,7 +92,8 @@ export function choiceRoutes(app: App): void {
     handler: async (request) => {
       const row = await choices.visibleOne(request.params.id, request.caller)
       if (!row) throw NotFound()
-      return toChoiceListItem(row, UrlBuilder.for(request))
+      const [published] = await publishedChoices(app, [row])
+      return toChoiceListItem(published, UrlBuilder.for(request))
     },
   })
 }

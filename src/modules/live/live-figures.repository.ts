@@ -1,6 +1,8 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import { statisticsColumns } from '../statistics/statistics.schemas.ts'
+import type { PublishedFigures } from '../../disclosure/figures.ts'
+import { DEFAULT_MIN_CELL_SIZE, loadPublishedFigures } from '../questions/published-figures.ts'
 
 /** The figures a question's detail shows, for itself and each choice: both families and polarisation. */
 export const FIGURE_COLUMNS = [...statisticsColumns('direct'), ...statisticsColumns('liquid'), 'polarisation'] as const
@@ -9,9 +11,14 @@ export type FiguresRow = Record<(typeof FIGURE_COLUMNS)[number], number> & { id:
 export type QuestionFiguresRow = FiguresRow & { user_id: number; publish: boolean }
 export type ChoiceFiguresRow = FiguresRow & { question_id: number; text: string; store_number: number }
 
-/** Every statement of the live streams: a flush runs at most four, however many questions and subscribers. */
-export function liveFiguresRepository(db: Kysely<Database>) {
+/** Every statement of the live streams: a flush runs at most five, however many questions and subscribers. */
+export function liveFiguresRepository(db: Kysely<Database>, minCellSize = DEFAULT_MIN_CELL_SIZE) {
   return {
+    /** The figures everyone sees (src/disclosure/figures.ts), in place of the stored ones the other reads carry. */
+    async published(ids: number[]): Promise<PublishedFigures> {
+      return loadPublishedFigures(db, ids, minCellSize)
+    },
+
     async questions(ids: number[]): Promise<QuestionFiguresRow[]> {
       if (ids.length === 0) return []
       return (await db

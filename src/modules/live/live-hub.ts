@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http'
 import type { FastifyBaseLogger } from 'fastify'
 import type { DataChangeListener } from '../../db/data-changes.ts'
 import { fingerprint, questionFigures, sseEvent } from './live-events.ts'
+import { withFigures } from '../../disclosure/figures.ts'
 import type { ChoiceFiguresRow, LiveFiguresRepository } from './live-figures.repository.ts'
 
 /** The channels migration 015's triggers announce on, each with an id as payload. */
@@ -256,14 +257,22 @@ export class LiveHub implements DataChangeListener {
     return performance.now() - writing
   }
 
-  /** The current figures of the questions, serialized once each: two statements. */
+  /**
+   * The current figures of the questions as everyone sees them, serialized once each: three statements. A private
+   * answer that leaves the published figures as they were gives the same event id, so nothing is sent.
+   */
   private async load(ids: number[]): Promise<Map<number, QuestionState>> {
-    const [rows, choices] = await Promise.all([this.repository.questions(ids), this.repository.choices(ids)])
+    const [rows, choices, figures] = await Promise.all([
+      this.repository.questions(ids),
+      this.repository.choices(ids),
+      this.repository.published(ids),
+    ])
     const choicesOf = new Map<number, ChoiceFiguresRow[]>()
-    for (const choice of choices) choicesOf.set(choice.question_id, [...(choicesOf.get(choice.question_id) ?? []), choice])
+    for (const choice of choices)
+      choicesOf.set(choice.question_id, [...(choicesOf.get(choice.question_id) ?? []), withFigures(choice, figures.choice(choice.id))])
     return new Map(
       rows.map((row) => {
-        const json = JSON.stringify(questionFigures(row, choicesOf.get(row.id) ?? []))
+        const json = JSON.stringify(questionFigures(withFigures(row, figures.question(row.id)), choicesOf.get(row.id) ?? []))
         return [row.id, { id: row.id, json, fp: fingerprint(json), ownerId: row.user_id, publish: row.publish }]
       }),
     )

@@ -5,10 +5,12 @@ import { column, orderingTerms } from '../../http/ordering.ts'
 import { readErrors } from '../../http/schemas.ts'
 import { UrlBuilder } from '../../http/urls.ts'
 import { toChoice } from '../questions/questions.mapper.ts'
-import { QUESTION_ORDERING, questionsRepository } from '../questions/questions.repository.ts'
+import { QUESTION_ORDERING, type ChoiceRow } from '../questions/questions.repository.ts'
 import type { QuestionListQuery } from '../questions/questions.schemas.ts'
 import { parseIdList } from '../../http/integers.ts'
 import { nextQuestionRepository, type LightRow } from './next-question.repository.ts'
+import { withFigures } from '../../disclosure/figures.ts'
+import { loadWithChoices } from '../questions/published-figures.ts'
 import {
   ClampedQuery,
   LightQuery,
@@ -77,11 +79,16 @@ export function nextQuestionRoutes(app: App): void {
       const ordering = collection === null ? orderingTerms(query.ordering, QUESTION_ORDERING, ['id'], column('questions.id')) : []
       const [counts, rows] = await repository.countsAndNext(filters, caller, ordering, limit, collection)
       const urls = UrlBuilder.for(request)
-      const choices = await questionsRepository(app.db).choices(rows.map((row) => row.id))
+      // The choices with the figures everyone sees (src/disclosure/figures.ts), in one statement.
+      const { figures, choices } = await loadWithChoices(
+        app.db,
+        rows.map((row) => row.id),
+        app.config.minCellSize,
+      )
       const results = rows.map((row) =>
         toLightQuestion(
-          row,
-          choices.filter((choice) => choice.question_id === row.id).map((choice) => toChoice(choice, urls)),
+          withFigures(row, figures.question(row.id)),
+          choices.filter((choice) => choice.question_id === row.id).map((choice) => toChoice(choice as unknown as ChoiceRow, urls)),
         ),
       )
       return { returning: results.length, results, count: counts.count, unanswered: counts.unanswered }

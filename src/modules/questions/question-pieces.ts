@@ -101,7 +101,7 @@ export async function signedInQuestionsJson(
         missing.map((stamp) => stamp.id),
       )
       .execute()) as QuestionRow[]
-    const anonymous = { db: app.db, urls, callerId: null, defaultAvatar: app.config.defaultAvatarUrl }
+    const anonymous = { db: app.db, urls, callerId: null, defaultAvatar: app.config.defaultAvatarUrl, minCellSize: app.config.minCellSize }
     const questions = await questionsFromRows(anonymous, rows)
     const versions = new Map(missing.map((stamp) => [stamp.id, stamp]))
     for (const question of questions) {

@@ -5,6 +5,8 @@ import { toChoice, toQuestion, toQuestionTag, votesByQuestion } from './question
 import type { Caller } from '../../http/authentication.ts'
 import { QUESTION_COLUMNS, questionsRepository, type QuestionRow } from './questions.repository.ts'
 import type { Question, VoteSummary } from './questions.schemas.ts'
+import { withFigures } from '../../disclosure/figures.ts'
+import { DEFAULT_MIN_CELL_SIZE, loadPublishedFigures } from './published-figures.ts'
 
 function groupBy<T, K>(items: T[], key: (item: T) => K): Map<K, T[]> {
   const out = new Map<K, T[]>()
@@ -24,7 +26,8 @@ export interface QuestionViewOptions {
 
 /**
  * Full questions for a page of rows in a fixed number of statements: authors, tags, choices,
- * links, topics, groups, areas and the caller's answers are each loaded once for the whole page.
+ * links, topics, groups, areas, the published figures and the caller's answers are each loaded once for the
+ * whole page. Everyone sees the same figures (src/disclosure/figures.ts); the caller's own answer is in my_vote.
  */
 export async function questionsFromRows(
   context: UserViewContext,
@@ -37,7 +40,7 @@ export async function questionsFromRows(
   const ids = rows.map((row) => row.id)
   const theirUserId = options.theirUserId ?? null
   const noAnswers = Promise.resolve({ likert: [], choices: [] })
-  const [users, tags, choices, links, topics, groups, areas, mine, theirs] = await Promise.all([
+  const [users, tags, choices, links, topics, groups, areas, mine, theirs, figures] = await Promise.all([
     loadFullUsers(
       context,
       rows.map((row) => row.user_id),
@@ -54,6 +57,7 @@ export async function questionsFromRows(
     ),
     callerId === null ? noAnswers : repository.answersOf(callerId, ids, false),
     theirUserId === null ? noAnswers : repository.answersOf(theirUserId, ids, theirUserId !== callerId),
+    loadPublishedFigures(db, ids, context.minCellSize ?? DEFAULT_MIN_CELL_SIZE),
   ])
   const tagsByQuestion = groupBy(tags, (row) => row.question_id)
   const choicesByQuestion = groupBy(choices, (row) => row.question_id)
@@ -65,11 +69,11 @@ export async function questionsFromRows(
   return rows.map((row) => {
     const myImportance = importance.get(row.id)
     return toQuestion(
-      row,
+      withFigures(row, figures.question(row.id)),
       {
         user: users.get(row.user_id)!,
-        tags: (tagsByQuestion.get(row.id) ?? []).map(toQuestionTag),
-        choices: (choicesByQuestion.get(row.id) ?? []).map((choice) => toChoice(choice, urls)),
+        tags: (tagsByQuestion.get(row.id) ?? []).map((tag) => toQuestionTag(withFigures(tag, figures.questionTag(tag.id)))),
+        choices: (choicesByQuestion.get(row.id) ?? []).map((choice) => toChoice(withFigures(choice, figures.choice(choice.id)), urls)),
         links: (linksByQuestion.get(row.id) ?? []).map(({ id, link, title }) => ({ id, link, title })),
         topic: row.topic_id === null ? undefined : topics.get(row.topic_id),
         groupName: row.group_id === null ? null : (groups.get(row.group_id) ?? null),

@@ -12,7 +12,10 @@ const bucketOf = (interval: Interval, ref: string) =>
 
 export function statsRepository(db: Kysely<Database>) {
   return {
-    /** Who answered each question and when, over current answers and the replaced ones kept in history. */
+    /**
+     * Who answered each question and when, over current answers and the replaced ones kept in history; the
+     * `public_` ones count and time public answers only.
+     */
     async answerSummaries(questionIds: number[]) {
       if (questionIds.length === 0) return []
       const { rows } = await sql<{
@@ -22,13 +25,19 @@ export function statsRepository(db: Kysely<Database>) {
         replaced_answer_count: number
         first_answer_at: Date | null
         last_answer_at: Date | null
+        public_replaced_answer_count: number
+        public_first_answer_at: Date | null
+        public_last_answer_at: Date | null
       }>`
         SELECT question_id,
                count(*) FILTER (WHERE current)::int AS answer_count,
                count(*) FILTER (WHERE current AND private)::int AS private_answer_count,
                count(*) FILTER (WHERE NOT current)::int AS replaced_answer_count,
                min(first_at) AS first_answer_at,
-               max(last_at) AS last_answer_at
+               max(last_at) AS last_answer_at,
+               count(*) FILTER (WHERE NOT current AND NOT private)::int AS public_replaced_answer_count,
+               min(first_at) FILTER (WHERE NOT private) AS public_first_answer_at,
+               max(last_at) FILTER (WHERE NOT private) AS public_last_answer_at
         FROM (
           SELECT question_id, true AS current, private, created_at AS first_at, modified_at AS last_at FROM question_votes WHERE question_id IN (${sql.join(questionIds)})
           UNION ALL

@@ -26,7 +26,7 @@ export function statsRoutes(app: App): void {
       const ordering = orderingTerms(filters.ordering, QUESTION_ORDERING, ['-created_at'], column('questions.id'))
       const filtered = questionsRepository(app.db).filtered(filters, request.caller)
       const result = await pageOfRows<QuestionRow>(request, filtered, (q) => q.select(QUESTION_COLUMNS) as never, ordering)
-      return listing(request, result, (rows) => questionStatsFromRows(app.db, rows, UrlBuilder.for(request)))
+      return listing(request, result, (rows) => questionStatsFromRows(app.db, rows, UrlBuilder.for(request), app.config.minCellSize))
     },
   })
 
@@ -36,7 +36,7 @@ export function statsRoutes(app: App): void {
     handler: async (request) => {
       const rows = await questionsRepository(app.db).filtered({ id: request.params.id }, request.caller).select(QUESTION_COLUMNS).execute()
       if (rows.length === 0) throw NotFound()
-      const [stats] = await questionStatsFromRows(app.db, rows as QuestionRow[], UrlBuilder.for(request))
+      const [stats] = await questionStatsFromRows(app.db, rows as QuestionRow[], UrlBuilder.for(request), app.config.minCellSize)
       return stats
     },
   })

@@ -5,28 +5,62 @@ import { iso, isoOrNull } from '../../http/schemas.ts'
 import { statisticsColumns } from '../statistics/statistics.schemas.ts'
 import type { UrlBuilder } from '../../http/urls.ts'
 import { toChoice, toQuestionTag } from '../questions/questions.mapper.ts'
+import { withFigures } from '../../disclosure/figures.ts'
+import { releaseWhole } from '../../disclosure/release.ts'
+import { loadPublishedFigures } from '../questions/published-figures.ts'
 import { questionsRepository, type QuestionRow } from '../questions/questions.repository.ts'
 import { bucketStarts, cumulative, dayLabel, nextBucket, parseDay, seriesOn } from './buckets.ts'
 import { statsRepository } from './stats.repository.ts'
 import type { AdvancedStats, AdvancedStatsQuery, GeneralStats, QuestionStats } from './stats.schemas.ts'
 
 const FIGURES = [...statisticsColumns('direct'), ...statisticsColumns('liquid'), 'polarisation'] as const
+type Summary = Awaited<ReturnType<ReturnType<typeof statsRepository>['answerSummaries']>>[number]
+
+/**
+ * What everyone sees of who answered and when: while a question holds fewer than k private answers, its counts
+ * and times are those of its public answers (current and replaced), as its figures are; from the k-th, all.
+ */
+function publishedSummary(summary: Summary | undefined, k: number) {
+  if (!summary) return { answer_count: 0, private_answer_count: 0, replaced_answer_count: 0, first_answer_at: null, last_answer_at: null }
+  const count = { public: summary.answer_count - summary.private_answer_count, private: summary.private_answer_count }
+  if (releaseWhole(count, k).withPrivate) {
+    const { answer_count, private_answer_count, replaced_answer_count, first_answer_at, last_answer_at } = summary
+    return { answer_count, private_answer_count, replaced_answer_count, first_answer_at, last_answer_at }
+  }
+  return {
+    answer_count: count.public,
+    private_answer_count: 0,
+    replaced_answer_count: summary.public_replaced_answer_count,
+    first_answer_at: summary.public_first_answer_at,
+    last_answer_at: summary.public_last_answer_at,
+  }
+}
 /** A range of at most this many buckets: about three years of days. */
 export const MAX_BUCKETS = 1000
 
-/** A page of questions with their figures, their choices' and tags', and answer activity: four batch loads. */
-export async function questionStatsFromRows(db: Kysely<Database>, rows: QuestionRow[], urls: UrlBuilder): Promise<QuestionStats[]> {
+/**
+ * A page of questions with their published figures (src/disclosure/figures.ts), their choices' and tags', and
+ * answer activity: four batch loads.
+ */
+export async function questionStatsFromRows(
+  db: Kysely<Database>,
+  rows: QuestionRow[],
+  urls: UrlBuilder,
+  k: number,
+): Promise<QuestionStats[]> {
   const ids = rows.map((row) => row.id)
   const questions = questionsRepository(db)
-  const [choices, tags, summaries] = await Promise.all([
+  const [choices, tags, summaries, published] = await Promise.all([
     questions.choices(ids),
     questions.questionTags(ids),
     statsRepository(db).answerSummaries(ids),
+    loadPublishedFigures(db, ids, k),
   ])
   const summaryOf = new Map(summaries.map((summary) => [summary.question_id, summary]))
   return rows.map((row) => {
-    const summary = summaryOf.get(row.id)
-    const figures = Object.fromEntries(FIGURES.map((name) => [name, (row as Record<string, unknown>)[name]]))
+    const summary = publishedSummary(summaryOf.get(row.id), k)
+    const shown = published.question(row.id)
+    const figures = Object.fromEntries(FIGURES.map((name) => [name, shown[name]]))
     return {
       id: row.id,
       url: urls.detail('question_stats', row.id),
@@ -34,13 +68,13 @@ export async function questionStatsFromRows(db: Kysely<Database>, rows: Question
       question: row.question,
       subtype: row.subtype,
       ...figures,
-      answer_count: summary?.answer_count ?? 0,
-      private_answer_count: summary?.private_answer_count ?? 0,
-      replaced_answer_count: summary?.replaced_answer_count ?? 0,
-      first_answer_at: isoOrNull(summary?.first_answer_at),
-      last_answer_at: isoOrNull(summary?.last_answer_at),
-      choices: choices.filter((choice) => choice.question_id === row.id).map((choice) => toChoice(choice, urls)),
-      tags: tags.filter((tag) => tag.question_id === row.id).map(toQuestionTag),
+      ...summary,
+      first_answer_at: isoOrNull(summary.first_answer_at),
+      last_answer_at: isoOrNull(summary.last_answer_at),
+      choices: choices
+        .filter((choice) => choice.question_id === row.id)
+        .map((choice) => toChoice(withFigures(choice, published.choice(choice.id)), urls)),
+      tags: tags.filter((tag) => tag.question_id === row.id).map((tag) => toQuestionTag(withFigures(tag, published.questionTag(tag.id)))),
     } as QuestionStats
   })
 }

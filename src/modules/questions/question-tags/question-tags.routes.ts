@@ -21,12 +21,24 @@ import {
 } from './question-tags.repository.ts'
 import { QuestionTagCreateBody, QuestionTagItem, QuestionTagListQuery } from './question-tags.schemas.ts'
 import { IdParams, NoContent } from '../../../http/route-schemas.ts'
+import { withFigures } from '../../../disclosure/figures.ts'
+import { loadPublishedFigures } from '../published-figures.ts'
 
 const DUPLICATE = { non_field_errors: ['The fields question, tag must make a unique set.'] }
 
 /** question_tags: the tags of questions, added and removed by the question's author (or staff). */
 export function questionTagRoutes(app: App): void {
   const repository = () => questionTagsRepository(app.db)
+  /** The rows with the figures everyone sees (src/disclosure/figures.ts): one statement for their questions. */
+  const published = async (rows: QuestionTagRow[]) => {
+    if (rows.length === 0) return rows
+    const figures = await loadPublishedFigures(
+      app.db,
+      rows.map((row) => row.question_id),
+      app.config.minCellSize,
+    )
+    return rows.map((row) => withFigures(row, figures.questionTag(row.id)))
+  }
   const owner = (request: FastifyRequest) => {
     const id = idParam(request)
     return id === null ? Promise.resolve(undefined) : repository().owner(id, request.caller)
@@ -56,7 +68,7 @@ export function questionTagRoutes(app: App): void {
         selectQuestionTag,
         ordering,
       )
-      return listing(request, result, (rows) => rows.map((row) => toQuestionTagItem(row, urls)))
+      return listing(request, result, async (rows) => (await published(rows)).map((row) => toQuestionTagItem(row, urls)))
     },
   })
 
@@ -88,7 +100,8 @@ export function questionTagRoutes(app: App): void {
           }),
         { question_tags_unique: DUPLICATE, question_tags_tag_id_fkey: { tag: [`Invalid pk "${tagId}" - object does not exist.`] } },
       )
-      const item = toQuestionTagItem((await repository().find(id, request.caller))!, UrlBuilder.for(request))
+      const [row] = await published([(await repository().find(id, request.caller))!])
+      const item = toQuestionTagItem(row, UrlBuilder.for(request))
       return reply.code(201).header('location', item.url).send(item)
     },
   })
@@ -99,7 +112,8 @@ export function questionTagRoutes(app: App): void {
     handler: async (request) => {
       const row = await repository().find(request.params.id, request.caller)
       if (!row) throw NotFound()
-      return toQuestionTagItem(row, UrlBuilder.for(request))
+      const [shown] = await published([row])
+      return toQuestionTagItem(shown, UrlBuilder.for(request))
     },
   })
 

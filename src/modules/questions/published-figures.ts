@@ -1,0 +1,118 @@
+import { sql, type Kysely } from 'kysely'
+import type { Database } from '../../db/database.ts'
+import { PublishedFigures, type FigureSources } from '../../disclosure/figures.ts'
+import { countColumns, type FamilyTally } from '../statistics/compute/tally.ts'
+
+/** The minimum cell size where a caller passes none: the configuration's default, on the safe side. */
+export const DEFAULT_MIN_CELL_SIZE = 5
+
+const DIRECT = countColumns('direct')
+const LIQUID = countColumns('liquid')
+const NONE = (n: number) => Array.from({ length: n }, () => 'NULL::integer').join(', ')
+const COUNT_NAMES = [...DIRECT, ...LIQUID].map((_, i) => `c${i}`)
+const counts = (columns: string[]) => columns.map((column, i) => `${column} AS c${i}`).join(', ')
+
+interface Row {
+  kind: 'question' | 'choice' | 'tag' | 'answer' | 'tag_vote'
+  question_id: number
+  id: number | null
+  value: number | null
+  weight: number | null
+  text: string | null
+  store_number: number | null
+  created_at: Date | null
+  modified_at: Date | null
+  [count: `c${number}`]: number | null
+}
+
+/** A choice as it is embedded in a question, with its published figures. */
+export type PublishedChoice = {
+  id: number
+  question_id: number
+  text: string
+  store_number: number
+  created_at: Date
+  modified_at: Date
+} & Record<string, number>
+
+const NO_CHOICE = 'NULL::text AS text, NULL::integer AS store_number, NULL::timestamptz AS created_at, NULL::timestamptz AS modified_at'
+const CHOICE = 'text, store_number, created_at, modified_at'
+
+function family(row: Row, from: number): FamilyTally {
+  const [c1, c2, c3, c4, c5, skipped] = COUNT_NAMES.slice(from, from + 6).map((name) => Number(row[name as `c${number}`]))
+  return { counts: [c1, c2, c3, c4, c5], skipped }
+}
+
+/**
+ * The published figures of these questions, their choices and question-tags, in one statement (one snapshot, so
+ * the counts and the private answers taken off them agree): the stored counts, and at most k private answers of
+ * each question and k private tag votes of each question-tag, through the partial indexes on private answers.
+ */
+export async function loadPublishedFigures(db: Kysely<Database>, questionIds: number[], k: number): Promise<PublishedFigures> {
+  return (await loadWithChoices(db, questionIds, k)).figures
+}
+
+/** The same statement, with the questions' choices (in their order) carrying their published figures. */
+export async function loadWithChoices(
+  db: Kysely<Database>,
+  questionIds: number[],
+  k: number,
+): Promise<{ figures: PublishedFigures; choices: PublishedChoice[] }> {
+  const ids = [...new Set(questionIds)]
+  const sources: FigureSources = { questions: [], choices: [], questionTags: [], answers: [], tagVotes: [] }
+  const choiceRows: Row[] = []
+  if (ids.length === 0) return { figures: new PublishedFigures(sources, k), choices: [] }
+  const list = sql`${ids}::integer[]`
+  const { rows } = await sql<Row>`
+    SELECT 'question' AS kind, id AS question_id, id, ${sql.raw(counts([...DIRECT, ...LIQUID]))}, NULL::smallint AS value, NULL::integer AS weight,
+        ${sql.raw(NO_CHOICE)}
+      FROM questions WHERE id = ANY(${list})
+    UNION ALL
+    SELECT 'choice', question_id, id, ${sql.raw(counts([...DIRECT, ...LIQUID]))}, NULL, NULL, ${sql.raw(CHOICE)}
+      FROM question_choices WHERE question_id = ANY(${list})
+    UNION ALL
+    SELECT 'tag', question_id, id, ${sql.raw(counts(DIRECT))}, ${sql.raw(NONE(6))}, NULL, NULL, ${sql.raw(NO_CHOICE)}
+      FROM question_tags WHERE question_id = ANY(${list})
+    UNION ALL
+    SELECT 'answer', q.id, a.choice_id, ${sql.raw(NONE(12))}, a.value, a.liquid_weight, ${sql.raw(NO_CHOICE)}
+      FROM unnest(${list}) AS q(id) CROSS JOIN LATERAL (
+        (SELECT NULL::integer AS choice_id, value, liquid_weight FROM question_votes WHERE question_id = q.id AND private)
+        UNION ALL
+        (SELECT choice_id, value, liquid_weight FROM question_choice_votes WHERE question_id = q.id AND private)
+        LIMIT ${k}) AS a
+    UNION ALL
+    SELECT 'tag_vote', qt.question_id, qt.id, ${sql.raw(NONE(12))}, v.value, 1, ${sql.raw(NO_CHOICE)}
+      FROM question_tags qt CROSS JOIN LATERAL (
+        SELECT value FROM question_tag_votes WHERE question_tag_id = qt.id AND private LIMIT ${k}) AS v
+      WHERE qt.question_id = ANY(${list})`.execute(db)
+  for (const row of rows) {
+    const value = row.value === null ? null : Number(row.value)
+    if (row.kind === 'answer') {
+      sources.answers.push({ question_id: row.question_id, choice_id: row.id, value, liquid_weight: Number(row.weight) })
+    } else if (row.kind === 'tag_vote') {
+      sources.tagVotes.push({ question_tag_id: row.id!, value: value! })
+    } else if (row.kind === 'tag') {
+      sources.questionTags.push({ id: row.id!, tally: { direct: family(row, 0), liquid: null } })
+    } else {
+      const target = row.kind === 'question' ? sources.questions : sources.choices
+      target.push({ id: row.id!, tally: { direct: family(row, 0), liquid: family(row, 6) } })
+      if (row.kind === 'choice') choiceRows.push(row)
+    }
+  }
+  const figures = new PublishedFigures(sources, k)
+  const choices = choiceRows
+    .sort((a, b) => a.question_id - b.question_id || a.store_number! - b.store_number!)
+    .map(
+      (row) =>
+        ({
+          id: row.id!,
+          question_id: row.question_id,
+          text: row.text!,
+          store_number: row.store_number!,
+          created_at: row.created_at!,
+          modified_at: row.modified_at!,
+          ...figures.choice(row.id!),
+        }) as PublishedChoice,
+    )
+  return { figures, choices }
+}
