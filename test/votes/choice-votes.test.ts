@@ -11,7 +11,8 @@ const choices: Record<string, number[]> = {}
 const tokens: Record<string, string> = {}
 
 before(async () => {
-  t = await createTestApp('tiny')
+  // Arithmetic on tiny questions: every private answer counts in the figures (docs/statistics.md).
+  t = await createTestApp('tiny', { MIN_CELL_SIZE: '1' })
   const db = t.database.db
   const people = {
     author: await insertUser(db),

@@ -54,7 +54,8 @@ function assertStatus(response: LightMyRequestResponse, status: number, what: st
 }
 
 before(async () => {
-  t = await createTestApp('tiny')
+  // Arithmetic on tiny questions: every private answer counts in the figures (docs/statistics.md).
+  t = await createTestApp('tiny', { MIN_CELL_SIZE: '1' })
   const db = t.database.db
   const author = await insertUser(db)
   authorToken = await t.tokenFor(author.id)

@@ -17,6 +17,8 @@ export interface UserViewContext {
   urls: UrlBuilder
   callerId: number | null
   defaultAvatar: string | null
+  /** MIN_CELL_SIZE, for the question figures shown beside users (src/disclosure/figures.ts). */
+  minCellSize?: number
 }
 
 /**
@@ -69,7 +71,13 @@ export async function loadFullUsers(context: UserViewContext, ids: number[]): Pr
 
 /** How the request's caller sees users: their follow links, and URLs on the request's host. */
 export function userViewContext(app: App, request: FastifyRequest): UserViewContext {
-  return { db: app.db, urls: UrlBuilder.for(request), callerId: request.caller?.id ?? null, defaultAvatar: app.config.defaultAvatarUrl }
+  return {
+    db: app.db,
+    urls: UrlBuilder.for(request),
+    callerId: request.caller?.id ?? null,
+    defaultAvatar: app.config.defaultAvatarUrl,
+    minCellSize: app.config.minCellSize,
+  }
 }
 
 /** Reduced users (spec 2.2) by id, in a fixed number of statements. */
