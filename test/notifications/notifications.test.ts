@@ -114,14 +114,16 @@ describe('each event notifies whom it concerns, in the transaction of the change
     const first = await ask('author', 'Is the bus service good enough?')
     const collection = await send('author', 'POST', '/api/question_collections/', { name: 'Transport' })
     await send('author', 'POST', '/api/question_collection_items/', { parent: collection.id, object_id: first.id, type: 'Q' })
-    await send('ann', 'POST', '/api/question_votes/', { object_id: first.id, value: 3 })
+    // ann answered the collection itself; ben answered the same question on its own.
+    await send('ann', 'POST', '/api/question_votes/', { object_id: first.id, value: 3, collection: collection.id })
+    await send('ben', 'POST', '/api/question_votes/', { object_id: first.id, value: 4 })
     const second = await ask('author', 'Should trams come back?')
     await send('author', 'POST', '/api/question_collection_items/', { parent: collection.id, object_id: second.id, type: 'Q' })
     const grew = await newest('ann', 'collection_gained_questions')
     assert.equal(grew.message, 'nt_author added a question to “Transport”, which you answered')
     assert.equal(grew.link, `http://localhost:80/api/question_collections/${collection.id}/`)
     assert.deepEqual(grew.data, { collection: collection.id, questions: [second.id] })
-    // Someone who answered nothing in it hears nothing.
+    // Someone who answered its question elsewhere hears nothing.
     assert.equal((await inbox('ben', '?kind=collection_gained_questions')).count, 0)
   })
 

@@ -253,11 +253,16 @@ describe('skips, privacy and the user’s counters', () => {
   })
 
   test('count_choice_votes counts current picks (skips and private ones too), not replacements', async () => {
-    const user = async (id: number) => t.json(`/api/users/${id}/`)
-    const before = await user(ids.shy)
+    // The user sees their own counters in full; anyone else sees those of public answers only.
+    const user = async (id: number, token?: string) => t.json(`/api/users/${id}/`, auth(token))
+    const before = await user(ids.shy, tokens.shy)
+    const seenBefore = await user(ids.shy)
     await vote({ object_id: choices.second[1], value: 5 }, tokens.shy)
     await vote({ object_id: choices.spare[0], value: null }, tokens.shy)
-    const after = await user(ids.shy)
+    const after = await user(ids.shy, tokens.shy)
+    const seenAfter = await user(ids.shy)
+    assert.equal(seenAfter.count_choice_votes, seenBefore.count_choice_votes, 'private picks move no counter others see')
+    assert.equal(seenAfter.last_answer_time, seenBefore.last_answer_time)
     assert.equal(after.count_choice_votes, before.count_choice_votes + 1)
     assert.equal(after.count_votes, before.count_votes + 1)
     assert.equal(after.count_question_votes, before.count_question_votes)
@@ -540,7 +545,7 @@ describe('changing and withdrawing a pick', () => {
   })
 
   test('the voter may DELETE (on the light URL too): 204, the pick leaves the counts and stays in the history', async () => {
-    const usersBefore = await t.json(`/api/users/${ids.voter}/`)
+    const usersBefore = await t.json(`/api/users/${ids.voter}/`, auth(tokens.voter))
     const response = await t.send('DELETE', `/api/question_choice_votes_light/${mine}/`, undefined, tokens.voter)
     assert.equal(response.statusCode, 204)
     assert.equal((await t.get(path(mine), auth(tokens.voter))).statusCode, 404)
@@ -554,7 +559,7 @@ describe('changing and withdrawing a pick', () => {
       .orderBy('id', 'desc')
       .executeTakeFirstOrThrow()
     assert.deepEqual([last.choice_id, last.value], [choices.edits[0], 5])
-    const usersAfter = await t.json(`/api/users/${ids.voter}/`)
+    const usersAfter = await t.json(`/api/users/${ids.voter}/`, auth(tokens.voter))
     assert.equal(usersAfter.count_choice_votes, usersBefore.count_choice_votes - 1)
     assert.equal((await t.send('DELETE', path(mine), undefined, tokens.voter)).statusCode, 404, 'gone')
     const again = await vote({ object_id: choices.edits[2], value: 5 }, tokens.voter)

@@ -409,9 +409,10 @@ describe('what the API shows afterwards equals what was sent', () => {
     await Promise.all(
       voters.map(async (voter, i) => {
         const headers = auth(voter.token)
-        const [onLikert, onMcq, user, likertHistory, mcqHistory] = await Promise.all([
+        const [onLikert, onMcq, user, seen, likertHistory, mcqHistory] = await Promise.all([
           t.json(`/api/questions/${likert}/`, headers),
           t.json(`/api/questions/${mcq}/`, headers),
+          t.json(`/api/users/${voter.id}/`, headers),
           t.json(`/api/users/${voter.id}/`),
           t.json(`/api/question_history_simple/?question=${likert}&page_size=100`, headers),
           t.json(`/api/question_history_simple/?question=${mcq}&page_size=100`, headers),
@@ -436,6 +437,10 @@ describe('what the API shows afterwards equals what was sent', () => {
         assert.equal(user.count_question_votes, answer ? 1 : 0, `voter ${i}’s count_question_votes`)
         assert.equal(user.count_choice_votes, chosen ? 1 : 0, `voter ${i}’s count_choice_votes`)
         assert.equal(user.count_votes, user.count_question_votes + user.count_choice_votes)
+        // Anyone else sees public answers counted only.
+        assert.equal(seen.count_question_votes, answer && !answer.private ? 1 : 0, `voter ${i}’s public count_question_votes`)
+        assert.equal(seen.count_choice_votes, chosen && !chosen.private ? 1 : 0, `voter ${i}’s public count_choice_votes`)
+        assert.equal(seen.count_votes, seen.count_question_votes + seen.count_choice_votes)
         assert.equal(likertHistory.count, answersGiven.get(`${i}:${likert}`) ?? 0, `voter ${i}’s likert history`)
         assert.equal(mcqHistory.count, answersGiven.get(`${i}:${mcq}`) ?? 0, `voter ${i}’s pick history`)
         assert.equal(likertHistory.results.filter((e: { current: boolean }) => e.current).length, answer ? 1 : 0)

@@ -35,7 +35,16 @@ export const VOTE_FED_COLUMNS: Record<string, string[]> = {
   questions: [...family('direct'), ...family('liquid'), 'polarisation'],
   question_choices: [...family('direct'), ...family('liquid'), 'polarisation'],
   question_tags: family('direct'),
-  users: ['count_votes', 'count_question_votes', 'count_choice_votes', 'last_answer_time'],
+  users: [
+    'count_votes',
+    'count_question_votes',
+    'count_choice_votes',
+    'last_answer_time',
+    'public_count_votes',
+    'public_count_question_votes',
+    'public_count_choice_votes',
+    'public_last_answer_time',
+  ],
   tags: ['votes_count'],
 }
 

@@ -15,6 +15,7 @@ import * as searchIndexes from './2026-11-24-013-search-indexes.ts'
 import * as shareableLinksAndTeamMessages from './2026-11-24-014-shareable-links-and-team-messages.ts'
 import * as liveFiguresNotices from './2026-11-25-015-live-figures-notices.ts'
 import * as disclosureControl from './2026-11-26-016-disclosure-control.ts'
+import * as publicAnswerIndexes from './2026-11-26-020-public-answer-indexes.ts'
 import * as auditIndexes from './2026-11-26-021-audit-indexes.ts'
 
 /** Every migration in the order it applies; names never change once released. */
@@ -35,5 +36,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-24-014-shareable-links-and-team-messages': shareableLinksAndTeamMessages,
   '2026-11-25-015-live-figures-notices': liveFiguresNotices,
   '2026-11-26-016-disclosure-control': disclosureControl,
+  '2026-11-26-020-public-answer-indexes': publicAnswerIndexes,
   '2026-11-26-021-audit-indexes': auditIndexes,
 }

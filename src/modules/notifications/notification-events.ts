@@ -125,7 +125,7 @@ export const notificationEvents = {
     })
   },
 
-  /** A new answer that carries weight: those whose vote it now casts hear of it. */
+  /** A new answer that carries weight (public, by an active account): those whose vote it now casts hear of it. */
   async delegateAnswered(db: Db, voterId: number, questionId: number) {
     await write(db, {
       kind: 'delegate_answered',
@@ -138,7 +138,10 @@ export const notificationEvents = {
     })
   },
 
-  /** An answer withdrawn: those whose vote it cast hear that it now goes further along their delegation. */
+  /**
+   * A public answer withdrawn: those whose vote it cast hear that it now goes further along their delegation.
+   * Callers skip private answers, which cast nobody's vote.
+   */
   async delegateWithdrew(db: Db, voterId: number, questionId: number) {
     await write(db, {
       kind: 'delegate_withdrew',
@@ -151,16 +154,20 @@ export const notificationEvents = {
     })
   },
 
-  /** Questions added to a collection: whoever answered any of its other questions hears of them. */
+  /**
+   * Questions added to a collection: whoever answered the collection itself (an answer recorded with it) hears
+   * of them, at most once a day per collection. People who answered its questions elsewhere are strangers to
+   * it: its owner, whoever that is, cannot put its name in front of them.
+   */
   async collectionGrew(db: Db, collectionId: number, actorId: number, questionIds: number[]) {
     if (questionIds.length === 0) return
-    const answeredOthers = (table: string) =>
-      sql`SELECT v.user_id FROM question_collection_items i JOIN ${sql.table(table)} v ON v.question_id = i.question_id
-          WHERE i.parent_id = ${collectionId} AND i.type = 'Q' AND NOT (i.question_id = ANY(${questionIds}::integer[]))`
+    const answeredIt = (table: string) => sql`SELECT v.user_id FROM ${sql.table(table)} v WHERE v.collection_id = ${collectionId}`
     await write(db, {
       kind: 'collection_gained_questions',
       actorId,
-      recipients: sql`${answeredOthers('question_votes')} UNION ${answeredOthers('question_choice_votes')}`,
+      recipients: sql`SELECT a.user_id FROM (${answeredIt('question_votes')} UNION ${answeredIt('question_choice_votes')}) a
+        WHERE NOT EXISTS (SELECT 1 FROM notifications n WHERE n.kind = 'collection_gained_questions' AND n.user_id = a.user_id
+          AND n.payload ->> 'collection' = ${String(collectionId)} AND n.created_at > now() - interval '1 day')`,
       message:
         questionIds.length === 1
           ? '%1$s added a question to “%2$s”, which you answered'

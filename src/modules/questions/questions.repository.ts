@@ -53,27 +53,33 @@ export const QUESTION_ORDERING: OrderingFields = {
     'questions',
   ),
   user: column('questions.user_id'),
-  votes__created_at: latestAnswerAt(),
+  votes__created_at: latestAnswerAt(null),
+}
+
+/** An answer's time counts for a viewer who may see the answer: a private one only for its author and staff. */
+function visibleTo(viewer: Caller | null, alias: string): RawBuilder<unknown> {
+  return viewer?.isStaff ? sql`true` : sql`(${sql.ref(`${alias}.private`)} = false OR ${sql.ref(`${alias}.user_id`)} = ${viewer?.id ?? 0})`
 }
 
 /**
- * When each question was last answered (likert or choice, private answers too, as its counts include them):
- * two index probes per question (question_votes_question_idx and question_choice_votes_one_per_question carry
- * created_at). Never answered sorts as oldest, so last in `-votes__created_at`.
+ * When each question was last answered, as the viewer may see it (likert or choice; a private answer only for its
+ * author and staff, or the order would tell when someone answered privately): two index probes per question
+ * (question_votes_question_idx and question_choice_votes_one_per_question carry created_at and private). Never
+ * answered sorts as oldest, so last in `-votes__created_at`.
  */
-function latestAnswerAt(): RawBuilder<unknown> {
+function latestAnswerAt(viewer: Caller | null): RawBuilder<unknown> {
   return sql`coalesce(greatest(
-    (SELECT max(qv.created_at) FROM question_votes qv WHERE qv.question_id = questions.id),
-    (SELECT max(qcv.created_at) FROM question_choice_votes qcv WHERE qcv.question_id = questions.id)), '-infinity'::timestamptz)`
+    (SELECT max(qv.created_at) FROM question_votes qv WHERE qv.question_id = questions.id AND ${visibleTo(viewer, 'qv')}),
+    (SELECT max(qcv.created_at) FROM question_choice_votes qcv WHERE qcv.question_id = questions.id AND ${visibleTo(viewer, 'qcv')})),
+    '-infinity'::timestamptz)`
 }
 
 /**
- * When one user answered each question, as the viewer may see it (a private answer only by its author and
- * staff); the same index probes as latestAnswerAt, on (question_id, user_id).
+ * When one user answered each question, as the viewer may see it; the same index probes as latestAnswerAt, on
+ * (question_id, user_id).
  */
 function userAnsweredAt(user: RawBuilder<unknown>, viewer: Caller | null): RawBuilder<unknown> {
-  const visible = (alias: string) =>
-    viewer?.isStaff ? sql`true` : sql`(${sql.ref(`${alias}.private`)} = false OR ${sql.ref(`${alias}.user_id`)} = ${viewer?.id ?? 0})`
+  const visible = (alias: string) => visibleTo(viewer, alias)
   return sql`coalesce(greatest(
     (SELECT max(qv.created_at) FROM question_votes qv WHERE qv.question_id = questions.id AND qv.user_id = ${user} AND ${visible('qv')}),
     (SELECT max(qcv.created_at) FROM question_choice_votes qcv WHERE qcv.question_id = questions.id AND qcv.user_id = ${user} AND ${visible('qcv')})),
@@ -84,7 +90,8 @@ function userAnsweredAt(user: RawBuilder<unknown>, viewer: Caller | null): RawBu
  * The listing's ordering fields for these filters. `votes__created_at` follows Django, whose ordering reuses the
  * filter's join on the answers: on a listing narrowed to one person's answers (answered_by,
  * votes__user__username, my_history) it is when that person answered; otherwise when the question was last
- * answered.
+ * answered. Either way only answers the caller may see count. The constant QUESTION_ORDERING (other listings)
+ * counts public answers only.
  */
 export function questionOrdering(filters: QuestionListQuery, caller: Caller | null): OrderingFields {
   const user =
@@ -95,7 +102,7 @@ export function questionOrdering(filters: QuestionListQuery, caller: Caller | nu
         : switchedOn(filters.my_history) && caller
           ? sql`${caller.id}::int`
           : null
-  return user === null ? QUESTION_ORDERING : { ...QUESTION_ORDERING, votes__created_at: userAnsweredAt(user, caller) }
+  return { ...QUESTION_ORDERING, votes__created_at: user === null ? latestAnswerAt(caller) : userAnsweredAt(user, caller) }
 }
 
 /** Words of a search made safe for to_tsquery: letters and digits only, each matched as a prefix. */

@@ -5,8 +5,9 @@ import { emptyFamily, storedColumns, type FamilyTally } from './compute/tally.ts
 /**
  * Rebuilds every stored figure and counter from the raw rows: the likert families of questions,
  * choices, question-tags, links and question connections; comment counts and comment vote tallies;
- * the counters of users, tags, areas, groups and collections. Counting happens in SQL (one GROUP BY
- * per source table); the likert floats come from `storedColumns` (as on every write) and are written back in chunks.
+ * the counters of users (and their public_* twins over public answers only, which others see), tags,
+ * areas, groups and collections. Counting happens in SQL (one GROUP BY per source table); the likert
+ * floats come from `storedColumns` (as on every write) and are written back in chunks.
  * Only rows whose stored values differ from the recomputed ones are written.
  *
  * Liquid counts add up each vote's `liquid_weight`; while no delegation is resolved every weight
@@ -166,6 +167,10 @@ function counterStatements(): RawBuilder<unknown>[] {
         'count_followers',
         'count_friends',
         'last_answer_time',
+        'public_count_votes',
+        'public_count_question_votes',
+        'public_count_choice_votes',
+        'public_last_answer_time',
       ],
       `SELECT u.id,
          coalesce(q.n, 0) AS count_questions,
@@ -179,12 +184,20 @@ function counterStatements(): RawBuilder<unknown>[] {
          coalesce(fu.n, 0) AS count_following_users,
          coalesce(fo.n, 0) AS count_followers,
          coalesce(fr.n, 0) AS count_friends,
-         greatest(qv.last, cv.last) AS last_answer_time
+         greatest(qv.last, cv.last) AS last_answer_time,
+         coalesce(qv.public_n, 0) + coalesce(cv.public_n, 0) AS public_count_votes,
+         coalesce(qv.public_n, 0) AS public_count_question_votes,
+         coalesce(cv.public_n, 0) AS public_count_choice_votes,
+         greatest(qv.public_last, cv.public_last) AS public_last_answer_time
        FROM users u
        LEFT JOIN (SELECT user_id, count(*) AS n FROM questions GROUP BY user_id) q ON q.user_id = u.id
-       LEFT JOIN (SELECT user_id, count(*) AS n, max(modified_at) AS last FROM question_votes GROUP BY user_id) qv
+       LEFT JOIN (SELECT user_id, count(*) AS n, max(modified_at) AS last,
+           count(*) FILTER (WHERE NOT private) AS public_n, max(modified_at) FILTER (WHERE NOT private) AS public_last
+         FROM question_votes GROUP BY user_id) qv
          ON qv.user_id = u.id
-       LEFT JOIN (SELECT user_id, count(*) AS n, max(modified_at) AS last FROM question_choice_votes GROUP BY user_id) cv
+       LEFT JOIN (SELECT user_id, count(*) AS n, max(modified_at) AS last,
+           count(*) FILTER (WHERE NOT private) AS public_n, max(modified_at) FILTER (WHERE NOT private) AS public_last
+         FROM question_choice_votes GROUP BY user_id) cv
          ON cv.user_id = u.id
        LEFT JOIN (SELECT user_id, count(*) AS n FROM comments GROUP BY user_id) c ON c.user_id = u.id
        LEFT JOIN (SELECT user_id, count(*) AS n FROM comment_votes WHERE active GROUP BY user_id) kv ON kv.user_id = u.id

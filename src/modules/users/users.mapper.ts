@@ -54,13 +54,30 @@ export interface UserRelations {
   latestCompare?: LatestCompare[]
 }
 
+/** The answer counters and time anyone may see: over public answers only (docs/privacy.md). */
+function publicAnswerCounters(row: UserRow): UserRow {
+  return {
+    ...row,
+    count_votes: row.public_count_votes,
+    count_question_votes: row.public_count_question_votes,
+    count_choice_votes: row.public_count_choice_votes,
+    last_answer_time: row.public_last_answer_time,
+  }
+}
+
+/**
+ * `full`: the viewer is the user or staff, who see the counters and time of every answer; anyone else sees
+ * those of public answers only, so a private answer moves nothing they can read.
+ */
 export function toFullUser(
-  row: UserRow,
+  stored: UserRow,
   related: UserRelations,
   urls: UrlBuilder,
   defaultAvatar: string | null,
+  full: boolean,
   today = new Date(),
 ): FullUser {
+  const row = full ? stored : publicAnswerCounters(stored)
   const counters = Object.fromEntries(USER_COUNTERS.map((name) => [name, row[name]])) as Record<(typeof USER_COUNTERS)[number], number>
   const flags = Object.fromEntries(VERIFICATION_FLAGS.map((name) => [name, row[name]])) as Record<
     (typeof VERIFICATION_FLAGS)[number],

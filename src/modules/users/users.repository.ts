@@ -1,7 +1,8 @@
-import type { Kysely, Selectable } from 'kysely'
+import { sql, type Kysely, type Selectable } from 'kysely'
 import type { Database, Users } from '../../db/database.ts'
+import type { Caller } from '../../http/authentication.ts'
 import { parseIdList } from '../../http/integers.ts'
-import { orderingFieldsOf } from '../../http/ordering.ts'
+import { orderingFieldsOf, type OrderingFields } from '../../http/ordering.ts'
 import { escapeLike } from '../areas/areas.repository.ts'
 import type { CompareCheck } from '../compare/compare-check.ts'
 import type { UserListQuery } from './users.schemas.ts'
@@ -26,6 +27,24 @@ export const USER_ORDERING = orderingFieldsOf(
   ],
   'users',
 )
+
+/**
+ * The ordering fields as the viewer may sort by them: the answer counters and time count public answers only,
+ * except on the viewer's own row and for staff (as `toFullUser` shows them).
+ */
+export function userOrdering(viewer: Caller | null): OrderingFields {
+  if (viewer?.isStaff) return USER_ORDERING
+  const seen = (name: string) =>
+    viewer
+      ? sql`CASE WHEN users.id = ${viewer.id} THEN ${sql.ref(`users.${name}`)} ELSE ${sql.ref(`users.public_${name}`)} END`
+      : sql.ref(`users.public_${name}`)
+  return {
+    ...USER_ORDERING,
+    last_answer_time: seen('last_answer_time') as OrderingFields[string],
+    count_votes: seen('count_votes') as OrderingFields[string],
+    count_question_votes: seen('count_question_votes') as OrderingFields[string],
+  }
+}
 
 export function usersRepository(db: Kysely<Database>) {
   return {

@@ -3,7 +3,7 @@ import { NotFound } from '../../http/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
 import { column, orderingTerms } from '../../http/ordering.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
-import { USER_ORDERING, usersRepository, type UserRow } from './users.repository.ts'
+import { userOrdering, usersRepository, type UserRow } from './users.repository.ts'
 import { FullUser, UserListQuery, type UserListQuery as UserFilters } from './users.schemas.ts'
 import { fullUsersFromRows, userViewContext } from './users.service.ts'
 import { IdParams } from '../../http/route-schemas.ts'
@@ -27,7 +27,7 @@ export function userRoutes(app: App): void {
         const context = userViewContext(app, request)
         const filters = request.query as UserFilters
         const compareCheck = readCompareCheck(filters.compare_check, request.caller)
-        const ordering = orderingTerms(filters.ordering, USER_ORDERING, ['id'], column('users.id'))
+        const ordering = orderingTerms(filters.ordering, userOrdering(request.caller), ['id'], column('users.id'))
         if (compareCheck) ordering.unshift(compareCheck.order)
         const filtered = usersRepository(app.db).filtered(filters, compareCheck)
         const result = await pageOfRows<UserRow>(request, filtered, (q) => q.selectAll('users'), ordering)

@@ -16,6 +16,8 @@ export interface UserViewContext {
   db: Kysely<Database>
   urls: UrlBuilder
   callerId: number | null
+  /** Staff see every user's answer counters in full; a view with no caller (a shared page) never does. */
+  callerIsStaff?: boolean
   defaultAvatar: string | null
   /** MIN_CELL_SIZE, for the question figures shown beside users (src/disclosure/figures.ts). */
   minCellSize?: number
@@ -23,7 +25,8 @@ export interface UserViewContext {
 
 /**
  * Full users for a set of rows in a fixed number of statements, whatever their number: their
- * areas (with politicians), politicians, locations and the caller's follow links.
+ * areas (with politicians), politicians, locations and the caller's follow links. Answer counters are
+ * the full ones for the caller's own row and for staff, the public ones otherwise.
  */
 export async function fullUsersFromRows(context: UserViewContext, rows: UserRow[]): Promise<Map<number, FullUser>> {
   const { db, urls, callerId } = context
@@ -58,6 +61,7 @@ export async function fullUsersFromRows(context: UserViewContext, rows: UserRow[
         },
         urls,
         context.defaultAvatar,
+        callerId !== null && (row.id === callerId || context.callerIsStaff === true),
       ),
     )
   }
@@ -75,6 +79,7 @@ export function userViewContext(app: App, request: FastifyRequest): UserViewCont
     db: app.db,
     urls: UrlBuilder.for(request),
     callerId: request.caller?.id ?? null,
+    callerIsStaff: request.caller?.isStaff ?? false,
     defaultAvatar: app.config.defaultAvatarUrl,
     minCellSize: app.config.minCellSize,
   }

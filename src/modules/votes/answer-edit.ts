@@ -56,7 +56,8 @@ export interface AnswerPatch {
 /**
  * Edits an answer of either kind. A new value or skip is a new answer: the old one moves to the history
  * and the figures change, inside the voting window only. Privacy, importance and collection change at
- * any time; going public or private moves the answer's liquid weight.
+ * any time; going public or private moves the answer's liquid weight and the public counters. An edit notifies
+ * nobody: a private answer, before or after, must not be told by a notification (docs/notifications.md).
  */
 export async function editAnswer<Row extends EditableAnswer>(
   trx: Transaction<Database>,
@@ -87,6 +88,6 @@ export async function editAnswer<Row extends EditableAnswer>(
     const [removed, added] = answer !== undefined ? [answerOfRow(vote), answerOfRow(updated)] : [null, null]
     await applyAnswerChange(trx, target.table, target.id, tally, removed, added, answerMoves(vote, updated))
   }
-  await countAnswerWritten(trx, vote.user_id, kind, 0, now)
+  await countAnswerWritten(trx, vote.user_id, kind, vote, updated, now)
   return updated
 }

@@ -95,8 +95,9 @@ async function castIn(trx: Transaction<Database>, caller: Caller, choiceId: numb
     const { removed, added, moves } = changes.get(id)!
     await applyAnswerChange(trx, 'question_choices', id, tallyOf(tallies, id), removed, added, moves)
   }
-  await countAnswerWritten(trx, caller.id, 'choice', existing ? 0 : 1, now)
-  if (!existing) await notificationEvents.delegateAnswered(trx, caller.id, question.id)
+  await countAnswerWritten(trx, caller.id, 'choice', existing ?? null, vote, now)
+  // A private answer carries nobody's vote: it tells nobody anything.
+  if (!existing && !vote.private) await notificationEvents.delegateAnswered(trx, caller.id, question.id)
   return { vote, created: !existing }
 }
 
@@ -154,7 +155,8 @@ export async function withdrawChoiceVote(db: Kysely<Database>, voteId: number): 
         changes.get(id),
       )
     }
-    await countAnswerDeleted(trx, vote.user_id, 'choice')
-    await notificationEvents.delegateWithdrew(trx, vote.user_id, vote.question_id)
+    await countAnswerDeleted(trx, vote.user_id, 'choice', vote)
+    // A private answer cast nobody's vote: withdrawing it changes nothing for the delegators.
+    if (!vote.private) await notificationEvents.delegateWithdrew(trx, vote.user_id, vote.question_id)
   })
 }

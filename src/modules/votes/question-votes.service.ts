@@ -80,9 +80,10 @@ async function castIn(trx: Transaction<Database>, caller: Caller, questionId: nu
     if (left) moves.push(left.move)
   }
   await applyAnswerChange(trx, 'questions', questionId, locked.tally, existing ? answerOfRow(existing) : null, answerOfRow(vote), moves)
-  await countAnswerWritten(trx, caller.id, 'question', existing ? 0 : 1, now)
+  await countAnswerWritten(trx, caller.id, 'question', existing ?? null, vote, now)
   if (!existing) await countTagVotes(trx, questionId, 1)
-  if (!existing && answer !== null) await notificationEvents.delegateAnswered(trx, caller.id, questionId)
+  // A private answer carries nobody's vote: it tells nobody anything.
+  if (!existing && answer !== null && !vote.private) await notificationEvents.delegateAnswered(trx, caller.id, questionId)
   return { vote, created: !existing }
 }
 
@@ -121,8 +122,9 @@ export async function withdrawQuestionVote(db: Kysely<Database>, voteId: number)
     const joined = await shiftRepresentative(trx, block, 1)
     if (joined) moves.push(joined.move)
     await applyAnswerChange(trx, 'questions', vote.question_id, tally, answerOfRow(vote), null, moves)
-    await countAnswerDeleted(trx, vote.user_id, 'question')
+    await countAnswerDeleted(trx, vote.user_id, 'question', vote)
     await countTagVotes(trx, vote.question_id, -1)
-    await notificationEvents.delegateWithdrew(trx, vote.user_id, vote.question_id)
+    // A private answer cast nobody's vote: withdrawing it changes nothing for the delegators.
+    if (!vote.private) await notificationEvents.delegateWithdrew(trx, vote.user_id, vote.question_id)
   })
 }
