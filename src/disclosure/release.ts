@@ -55,13 +55,15 @@ export function releaseWhole(count: Headcount, k: number): Release {
   return { published: true, withPrivate: count.private >= k }
 }
 
-const risky = (amount: number, k: number) => amount > 0 && amount < k
+/** A complement anyone can compute: negative when siblings overlap, and then it is the overlap, as telling. */
+const risky = (amount: number, k: number) => amount !== 0 && Math.abs(amount) < k
 
 /**
  * Rules 1 and 2 for sibling groups under one total. `total` is null when no total over them is published (then
- * each group stands alone). A group never shows private answers its total withholds. Groups that overlap (a person
- * in two sibling areas) make the complement smaller than the union it stands for, which errs on the safe side.
- * Deterministic: ties go to the earlier group.
+ * each group stands alone). A group never shows private answers its total withholds. Siblings should not share
+ * private answers: where they overlap, total minus siblings is minus the overlap, which is checked like any
+ * complement by its size, but a mixture of an overlap and people in no sibling can cancel out in a count and still
+ * tell by value. Deterministic: ties go to the earlier group.
  */
 export function releaseSiblings(groups: readonly Headcount[], k: number, total: PublishedTotal | null): Release[] {
   const releases = groups.map((count) => {
@@ -126,7 +128,9 @@ export function publishedCells(counts: readonly number[], k: number, total: numb
 
 /**
  * A tree of groups (a question, its age bands, each band's classes...): the root is released on its own (or as a
- * whole, `wholeRoot`), then each node's children as siblings under it.
+ * whole, `wholeRoot`), then each node's children as siblings under it. A withheld node's children are released as
+ * under a shown one: its figures can still be derived (its parent minus its shown siblings), so what its shown
+ * children leave of it must hold no private answer or at least k, like any complement.
  */
 export interface GroupTree<K> {
   key: K
@@ -144,7 +148,7 @@ export function releaseTree<K>(root: GroupTree<K>, k: number, options: { wholeRo
     const childReleases = releaseSiblings(
       children.map((child) => child.count),
       k,
-      { count: node.count, release },
+      { count: node.count, release: { published: true, withPrivate: release.withPrivate } },
     )
     children.forEach((child, i) => {
       releases.set(child.key, childReleases[i])

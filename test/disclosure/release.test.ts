@@ -74,7 +74,14 @@ test('a tree releases level by level, each under its parent', () => {
     key: 'question',
     count: count(30, 12),
     children: [
-      { key: 'band 1', count: count(15, 6), children: [{ key: 'band 1 men', count: count(8, 5) }, { key: 'band 1 women', count: count(7, 1) }] },
+      {
+        key: 'band 1',
+        count: count(15, 6),
+        children: [
+          { key: 'band 1 men', count: count(8, 5) },
+          { key: 'band 1 women', count: count(7, 1) },
+        ],
+      },
       { key: 'band 2', count: count(15, 6) },
     ],
   }
@@ -85,5 +92,33 @@ test('a tree releases level by level, each under its parent', () => {
   // Band 1 shows its 6 private answers; its men would show 5 of them, leaving the women's one as the complement.
   assert.deepEqual(releases.get('band 1 men'), { published: true, withPrivate: false })
   assert.deepEqual(releases.get('band 1 women'), { published: true, withPrivate: false })
-  assert.equal(shownCount(tree.children[0].children[0].count, releases.get('band 1 men')!), 8)
+  assert.equal(shownCount({ public: 8, private: 5 }, releases.get('band 1 men')!), 8)
+})
+
+test('the children of a withheld group are released as under a shown one (its parent minus its siblings tells it)', () => {
+  // Band B is withheld beside A and C; its class of five private answers shown alone would leave, with the question
+  // minus A minus C, the one private answer of B's other class.
+  const tree = {
+    key: 'question',
+    count: count(95, 11),
+    children: [
+      { key: 'A', count: count(3, 0) },
+      {
+        key: 'B',
+        count: count(1, 6),
+        children: [
+          { key: 'B1', count: count(0, 5) },
+          { key: 'B2', count: count(1, 1) },
+        ],
+      },
+      { key: 'C', count: count(91, 5) },
+    ],
+  }
+  const releases = releaseTree(tree, K, { wholeRoot: true })
+  assert.equal(releases.get('B1')!.published && releases.get('B1')!.withPrivate, false)
+})
+
+test('a negative complement (overlapping siblings) is checked by its size too', () => {
+  // One person in both areas of 6: the total of 11 minus both areas is minus that person; one area goes.
+  assert.deepEqual(publishedCells([6, 6], K, 11), [false, true])
 })

@@ -1,4 +1,4 @@
-import { releaseGroup, releaseSiblings, releaseWhole, type Headcount, type Release } from '../../disclosure/release.ts'
+import { releaseSiblings, releaseTree, releaseWhole, type Headcount, type Release } from '../../disclosure/release.ts'
 
 /**
  * How the breakdowns (question_demographics, question_geographics) and the weighted results decide what they show,
@@ -18,26 +18,9 @@ export interface Node<K> {
   children: Node<K>[]
 }
 
-/**
- * releaseTree, except that the children of a withheld group are released under it all the same: its figures can
- * still be derived (its parent's total minus its published siblings), so what its published children leave of it
- * must hold no private answer or at least k, as under a published group.
- */
+/** releaseTree over the breakdowns' trees (a withheld group's children are released as under a shown one). */
 export function releaseNested<K>(root: Node<K>, k: number, wholeRoot: boolean): Map<K, Release> {
-  const releases = new Map<K, Release>()
-  const visit = (node: Node<K>, release: Release) => {
-    releases.set(node.key, release)
-    if (node.children.length === 0) return
-    const total = { count: node.count, release: { published: true, withPrivate: release.withPrivate } }
-    const childReleases = releaseSiblings(
-      node.children.map((child) => child.count),
-      k,
-      total,
-    )
-    node.children.forEach((child, i) => visit(child, childReleases[i]))
-  }
-  visit(root, wholeRoot ? releaseWhole(root.count, k) : releaseGroup(root.count, k))
-  return releases
+  return releaseTree(root, k, { wholeRoot })
 }
 
 /**
