@@ -1,5 +1,6 @@
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
+import { familyColumns } from '../../src/modules/statistics/compute/tally.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { insertGroup, insertQuestion, insertTag, insertUser } from '../helpers/fixtures.ts'
 import { collection, inGroup, mcq, tagged } from './support.ts'
@@ -59,13 +60,14 @@ before(async () => {
     .insertInto('question_choice_votes')
     .values({ question_id: ids.choice, choice_id: choiceId.id, user_id: ids.me, value: null, skipped: true })
     .execute()
-  // Consensus decides ordering=-liquid_consensus.
-  for (const [name, consensus] of [
-    ['plain4', 0.9],
-    ['plain2', 0.5],
-    ['asked2', 0.7],
+  // Consensus decides ordering=-liquid_consensus (computed from the counts): plain4 1, asked2 0.86, plain2 0.72.
+  for (const [name, counts] of [
+    ['plain4', [0, 0, 4, 0, 0]],
+    ['plain2', [1, 1, 1, 0, 0]],
+    ['asked2', [0, 0, 3, 1, 0]],
   ] as const) {
-    await db.updateTable('questions').set({ liquid_consensus: consensus }).where('id', '=', ids[name]).execute()
+    const liquid = familyColumns('liquid', { counts: [...counts], skipped: 0 })
+    await db.updateTable('questions').set(liquid).where('id', '=', ids[name]).execute()
   }
 })
 after(() => t.close())

@@ -17,6 +17,7 @@ import * as liveFiguresNotices from './2026-11-25-015-live-figures-notices.ts'
 import * as disclosureControl from './2026-11-26-016-disclosure-control.ts'
 import * as publicAnswerIndexes from './2026-11-26-020-public-answer-indexes.ts'
 import * as auditIndexes from './2026-11-26-021-audit-indexes.ts'
+import * as publishedFigureFunctions from './2026-11-26-022-published-figure-functions.ts'
 
 /** Every migration in the order it applies; names never change once released. */
 export const migrations: Record<string, Migration> = {
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-26-016-disclosure-control': disclosureControl,
   '2026-11-26-020-public-answer-indexes': publicAnswerIndexes,
   '2026-11-26-021-audit-indexes': auditIndexes,
+  '2026-11-26-022-published-figure-functions': publishedFigureFunctions,
 }

@@ -8,7 +8,6 @@ import { NotFound } from '../../http/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
 import { column, orderingFieldsOf, orderingTerms } from '../../http/ordering.ts'
 import { IdFilter, ListQuery, Page, readErrors } from '../../http/schemas.ts'
-import { statisticsColumns } from '../statistics/statistics.schemas.ts'
 import { UrlBuilder } from '../../http/urls.ts'
 import { toChoiceListItem } from '../questions/questions.mapper.ts'
 import type { ChoiceRow } from '../questions/questions.repository.ts'
@@ -16,6 +15,7 @@ import { ChoiceListItem } from '../questions/questions.schemas.ts'
 import { IdParams } from '../../http/route-schemas.ts'
 import { withFigures } from '../../disclosure/figures.ts'
 import { loadPublishedFigures } from '../questions/published-figures.ts'
+import { publishedFigureOrdering } from '../questions/published-ordering.ts'
 
 const ChoiceListQuery = ListQuery({
   question: Type.Optional(IdFilter),
@@ -23,19 +23,7 @@ const ChoiceListQuery = ListQuery({
 })
 type ChoiceListFilters = Static<typeof ChoiceListQuery>
 
-const CHOICE_ORDERING = orderingFieldsOf(
-  [
-    'id',
-    'text',
-    'store_number',
-    'created_at',
-    'modified_at',
-    'polarisation',
-    ...statisticsColumns('direct'),
-    ...statisticsColumns('liquid'),
-  ],
-  'question_choices',
-)
+const CHOICE_ORDERING = orderingFieldsOf(['id', 'text', 'store_number', 'created_at', 'modified_at'], 'question_choices')
 
 /** Choices with the figures everyone sees (src/disclosure/figures.ts): one statement for their questions. */
 export async function publishedChoices(app: App, rows: ChoiceRow[]): Promise<ChoiceRow[]> {
@@ -65,7 +53,7 @@ export function choiceRoutes(app: App): void {
       const urls = UrlBuilder.for(request)
       const ordering = orderingTerms(
         filters.ordering,
-        CHOICE_ORDERING,
+        { ...CHOICE_ORDERING, ...publishedFigureOrdering('choice', app.config.minCellSize) },
         ['question', 'store_number'],
         column('question_choices.id'),
         (name) => (name === 'question' ? column('question_choices.question_id') : null),

@@ -5,7 +5,7 @@ import { column, orderingTerms } from '../../http/ordering.ts'
 import { readErrors } from '../../http/schemas.ts'
 import { UrlBuilder } from '../../http/urls.ts'
 import { toChoice } from '../questions/questions.mapper.ts'
-import { QUESTION_ORDERING, type ChoiceRow } from '../questions/questions.repository.ts'
+import { questionOrderingWithFigures, type ChoiceRow } from '../questions/questions.repository.ts'
 import type { QuestionListQuery } from '../questions/questions.schemas.ts'
 import { parseIdList } from '../../http/integers.ts'
 import { nextQuestionRepository, type LightRow } from './next-question.repository.ts'
@@ -76,7 +76,10 @@ export function nextQuestionRoutes(app: App): void {
       }
       const limit = Math.min(query.limit_count ?? 1, maxLimit)
       const collection = order && query.in_collections__parent !== undefined ? query.in_collections__parent : null
-      const ordering = collection === null ? orderingTerms(query.ordering, QUESTION_ORDERING, ['id'], column('questions.id')) : []
+      const ordering =
+        collection === null
+          ? orderingTerms(query.ordering, questionOrderingWithFigures(app.config.minCellSize), ['id'], column('questions.id'))
+          : []
       const [counts, rows] = await repository.countsAndNext(filters, caller, ordering, limit, collection)
       const urls = UrlBuilder.for(request)
       // The choices with the figures everyone sees (src/disclosure/figures.ts), in one statement.

@@ -2,6 +2,7 @@ import { sql, type ExpressionBuilder, type Kysely, type RawBuilder, type Selecta
 import type { Database, Questions } from '../../db/database.ts'
 import { column, orderingFieldsOf, type OrderingFields } from '../../http/ordering.ts'
 import { statisticsColumns } from '../statistics/statistics.schemas.ts'
+import { publishedFigureOrdering } from './published-ordering.ts'
 import type { Caller } from '../../http/authentication.ts'
 import { parseIdList } from '../../http/integers.ts'
 import type { QuestionListQuery } from './questions.schemas.ts'
@@ -36,24 +37,14 @@ export const QUESTION_COLUMNS = [
 ].map((name) => `questions.${name}`) as `questions.${keyof QuestionRow & string}`[]
 
 export const QUESTION_ORDERING: OrderingFields = {
-  ...orderingFieldsOf(
-    [
-      'id',
-      'question',
-      'created_at',
-      'modified_at',
-      'start_at',
-      'end_at',
-      'polarisation',
-      'count_comments',
-      'slug',
-      ...statisticsColumns('direct'),
-      ...statisticsColumns('liquid'),
-    ],
-    'questions',
-  ),
+  ...orderingFieldsOf(['id', 'question', 'created_at', 'modified_at', 'start_at', 'end_at', 'count_comments', 'slug'], 'questions'),
   user: column('questions.user_id'),
   votes__created_at: latestAnswerAt(null),
+}
+
+/** QUESTION_ORDERING with the figure fields, which sort on the published figures (k = MIN_CELL_SIZE). */
+export function questionOrderingWithFigures(k: number): OrderingFields {
+  return { ...QUESTION_ORDERING, ...publishedFigureOrdering('question', k) }
 }
 
 /** An answer's time counts for a viewer who may see the answer: a private one only for its author and staff. */
@@ -93,7 +84,7 @@ function userAnsweredAt(user: RawBuilder<unknown>, viewer: Caller | null): RawBu
  * answered. Either way only answers the caller may see count. The constant QUESTION_ORDERING (other listings)
  * counts public answers only.
  */
-export function questionOrdering(filters: QuestionListQuery, caller: Caller | null): OrderingFields {
+export function questionOrdering(filters: QuestionListQuery, caller: Caller | null, k: number): OrderingFields {
   const user =
     filters.answered_by !== undefined
       ? sql`${filters.answered_by}::int`
@@ -102,7 +93,7 @@ export function questionOrdering(filters: QuestionListQuery, caller: Caller | nu
         : switchedOn(filters.my_history) && caller
           ? sql`${caller.id}::int`
           : null
-  return { ...QUESTION_ORDERING, votes__created_at: user === null ? latestAnswerAt(caller) : userAnsweredAt(user, caller) }
+  return { ...questionOrderingWithFigures(k), votes__created_at: user === null ? latestAnswerAt(caller) : userAnsweredAt(user, caller) }
 }
 
 /** Words of a search made safe for to_tsquery: letters and digits only, each matched as a prefix. */

@@ -49,7 +49,7 @@ export function questionRoutes(app: App): void {
       const fallback = history ? '-answered_at' : inCollection !== undefined ? 'order' : '-created_at'
       const ordering = orderingTerms(
         filters.ordering,
-        questionOrdering(filters, request.caller),
+        questionOrdering(filters, request.caller, app.config.minCellSize),
         [fallback],
         column('questions.id'),
         (name) =>

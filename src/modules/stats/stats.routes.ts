@@ -4,7 +4,7 @@ import { listing, pageOfRows } from '../../http/listing.ts'
 import { column, orderingTerms } from '../../http/ordering.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
 import { UrlBuilder } from '../../http/urls.ts'
-import { QUESTION_COLUMNS, QUESTION_ORDERING, questionsRepository, type QuestionRow } from '../questions/questions.repository.ts'
+import { QUESTION_COLUMNS, questionOrderingWithFigures, questionsRepository, type QuestionRow } from '../questions/questions.repository.ts'
 import type { QuestionListQuery } from '../questions/questions.schemas.ts'
 import { advancedStats, generalStats, questionStatsFromRows } from './stats.service.ts'
 import { AdvancedStats, AdvancedStatsQuery, GeneralStats, QuestionStats, QuestionStatsListQuery, UserCount } from './stats.schemas.ts'
@@ -23,7 +23,12 @@ export function statsRoutes(app: App): void {
     config: { access: 'anyone', resource: { name: 'Question Stats List', description: 'Statistics of each question the caller may see.' } },
     handler: async (request) => {
       const filters = request.query as QuestionListQuery
-      const ordering = orderingTerms(filters.ordering, QUESTION_ORDERING, ['-created_at'], column('questions.id'))
+      const ordering = orderingTerms(
+        filters.ordering,
+        questionOrderingWithFigures(app.config.minCellSize),
+        ['-created_at'],
+        column('questions.id'),
+      )
       const filtered = questionsRepository(app.db).filtered(filters, request.caller)
       const result = await pageOfRows<QuestionRow>(request, filtered, (q) => q.select(QUESTION_COLUMNS) as never, ordering)
       return listing(request, result, (rows) => questionStatsFromRows(app.db, rows, UrlBuilder.for(request), app.config.minCellSize))

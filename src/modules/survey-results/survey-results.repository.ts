@@ -31,11 +31,12 @@ const ANSWER_COUNT = sql<number>`(questions.direct_vote_count + questions.direct
   SELECT sum(question_choices.direct_vote_count + question_choices.direct_skipped) FROM question_choices
   WHERE question_choices.question_id = questions.id), 0))`
 
-export const SURVEY_ORDERING: OrderingFields = {
+/** The ordering fields; answer_count counts what survey results publish (private answers from the k-th). */
+export const surveyOrdering = (k: number): OrderingFields => ({
   id: column('questions.id'),
   created_at: column('questions.created_at'),
-  answer_count: ANSWER_COUNT as never,
-}
+  answer_count: sql`(${ANSWER_COUNT} - withheld_answer_count(questions.id, ${k}::integer))`,
+})
 
 /** All the SQL of survey_results: one statement each, whatever the number of questions or answers. */
 export function surveyResultsRepository(db: Kysely<Database>) {

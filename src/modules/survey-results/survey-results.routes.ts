@@ -8,7 +8,7 @@ import { readErrors } from '../../http/schemas.ts'
 import { UrlBuilder } from '../../http/urls.ts'
 import type { WeightingOptions } from '../weighting/weighting.service.ts'
 import { CSV_TYPE, surveyResultsCsv } from './survey-results.mapper.ts'
-import { SURVEY_ORDERING, surveyResultsRepository, type SurveyQuestionRow } from './survey-results.repository.ts'
+import { surveyOrdering, surveyResultsRepository, type SurveyQuestionRow } from './survey-results.repository.ts'
 import { AllResults, AllResultsQuery, CollectionResults, CollectionResultsQuery, withMediaTypes } from './survey-results.schemas.ts'
 import { surveyResults } from './survey-results.service.ts'
 
@@ -90,7 +90,7 @@ export function surveyResultsRoutes(app: App): void {
     },
     handler: async (request, reply) => {
       const query = request.query as AllResultsQuery
-      const ordering = orderingTerms(query.ordering, SURVEY_ORDERING, ['-answer_count'], column('questions.id'))
+      const ordering = orderingTerms(query.ordering, surveyOrdering(app.config.minCellSize), ['-answer_count'], column('questions.id'))
       const filtered = surveyResultsRepository(app.db).visibleQuestions(request.caller)
       const page = await pageOfRows<SurveyQuestionRow>(
         request,

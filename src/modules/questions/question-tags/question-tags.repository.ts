@@ -6,10 +6,14 @@ import { iso } from '../../../http/schemas.ts'
 import { statisticsColumns } from '../../statistics/statistics.schemas.ts'
 import type { UrlBuilder } from '../../../http/urls.ts'
 import { questionVisibleSql } from '../question-access.ts'
+import { publishedFigureOrdering } from '../published-ordering.ts'
 import type { QuestionTagItem, QuestionTagListQuery } from './question-tags.schemas.ts'
 
 const DIRECT = statisticsColumns('direct')
-export const QUESTION_TAG_ORDERING = orderingFieldsOf(['id', 'position', 'created_at', 'modified_at', ...DIRECT], 'question_tags')
+export const QUESTION_TAG_ORDERING = orderingFieldsOf(['id', 'position', 'created_at', 'modified_at'], 'question_tags')
+
+/** QUESTION_TAG_ORDERING with the figure fields, which sort on the published figures (k = MIN_CELL_SIZE). */
+export const questionTagOrdering = (k: number) => ({ ...QUESTION_TAG_ORDERING, ...publishedFigureOrdering('question_tag', k) })
 
 const TAG_COLUMNS = ['tags.text', 'tags.followers_count', 'tags.questions_count', 'tags.votes_count'] as const
 

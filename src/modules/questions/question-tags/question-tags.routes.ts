@@ -12,7 +12,7 @@ import { authoredQuestion } from '../question-access.ts'
 import { questionCounters } from '../question-counters.repository.ts'
 import { questionWriteErrors } from '../question-writes.schemas.ts'
 import {
-  QUESTION_TAG_ORDERING,
+  questionTagOrdering,
   questionTagsRepository,
   questionTagWrites,
   selectQuestionTag,
@@ -57,7 +57,7 @@ export function questionTagRoutes(app: App): void {
       const urls = UrlBuilder.for(request)
       const ordering = orderingTerms(
         request.query.ordering,
-        QUESTION_TAG_ORDERING,
+        questionTagOrdering(app.config.minCellSize),
         ['question', 'position'],
         column('question_tags.id'),
         (name) => (name === 'question' ? column('question_tags.question_id') : name === 'tag' ? column('question_tags.tag_id') : null),
