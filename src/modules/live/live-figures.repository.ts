@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import { statisticsColumns } from '../statistics/statistics.schemas.ts'
 import type { PublishedFigures } from '../../disclosure/figures.ts'
-import { DEFAULT_MIN_CELL_SIZE, loadPublishedFigures } from '../questions/published-figures.ts'
+import { loadPublishedFigures } from '../questions/published-figures.ts'
 
 /** The figures a question's detail shows, for itself and each choice: both families and polarisation. */
 export const FIGURE_COLUMNS = [...statisticsColumns('direct'), ...statisticsColumns('liquid'), 'polarisation'] as const
@@ -12,7 +12,7 @@ export type QuestionFiguresRow = FiguresRow & { user_id: number; publish: boolea
 export type ChoiceFiguresRow = FiguresRow & { question_id: number; text: string; store_number: number }
 
 /** Every statement of the live streams: a flush runs at most five, however many questions and subscribers. */
-export function liveFiguresRepository(db: Kysely<Database>, minCellSize = DEFAULT_MIN_CELL_SIZE) {
+export function liveFiguresRepository(db: Kysely<Database>, minCellSize: number) {
   return {
     /** The figures everyone sees (src/disclosure/figures.ts), in place of the stored ones the other reads carry. */
     async published(ids: number[]): Promise<PublishedFigures> {

@@ -71,7 +71,7 @@ export function liveRoutes(app: App): void {
     },
     config: { access: 'anyone', resource: { name: 'Collection Live', description: "A collection's figures as they change." } },
     handler: async (request, reply) => {
-      if (!(await liveFiguresRepository(app.db).collectionExists(request.params.id))) throw NotFound()
+      if (!(await liveFiguresRepository(app.db, app.config.minCellSize).collectionExists(request.params.id))) throw NotFound()
       return openStream(app, request, reply, 'collection', request.params.id)
     },
   })

@@ -3,9 +3,6 @@ import type { Database } from '../../db/database.ts'
 import { PublishedFigures, type FigureSources } from '../../disclosure/figures.ts'
 import { countColumns, type FamilyTally } from '../statistics/compute/tally.ts'
 
-/** The minimum cell size where a caller passes none: the configuration's default, on the safe side. */
-export const DEFAULT_MIN_CELL_SIZE = 5
-
 const DIRECT = countColumns('direct')
 const LIQUID = countColumns('liquid')
 const NONE = (n: number) => Array.from({ length: n }, () => 'NULL::integer').join(', ')

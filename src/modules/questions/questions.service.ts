@@ -6,7 +6,7 @@ import type { Caller } from '../../http/authentication.ts'
 import { QUESTION_COLUMNS, questionsRepository, type QuestionRow } from './questions.repository.ts'
 import type { Question, VoteSummary } from './questions.schemas.ts'
 import { withFigures } from '../../disclosure/figures.ts'
-import { DEFAULT_MIN_CELL_SIZE, loadPublishedFigures } from './published-figures.ts'
+import { loadPublishedFigures } from './published-figures.ts'
 
 function groupBy<T, K>(items: T[], key: (item: T) => K): Map<K, T[]> {
   const out = new Map<K, T[]>()
@@ -57,7 +57,7 @@ export async function questionsFromRows(
     ),
     callerId === null ? noAnswers : repository.answersOf(callerId, ids, false),
     theirUserId === null ? noAnswers : repository.answersOf(theirUserId, ids, theirUserId !== callerId),
-    loadPublishedFigures(db, ids, context.minCellSize ?? DEFAULT_MIN_CELL_SIZE),
+    loadPublishedFigures(db, ids, context.minCellSize),
   ])
   const tagsByQuestion = groupBy(tags, (row) => row.question_id)
   const choicesByQuestion = groupBy(choices, (row) => row.question_id)

@@ -20,7 +20,7 @@ export interface UserViewContext {
   callerIsStaff?: boolean
   defaultAvatar: string | null
   /** MIN_CELL_SIZE, for the question figures shown beside users (src/disclosure/figures.ts). */
-  minCellSize?: number
+  minCellSize: number
 }
 
 /**
