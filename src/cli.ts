@@ -301,7 +301,11 @@ async function demoCommand(config: Config): Promise<void> {
   console.log(`\nCivic Survey API is running.\n  API root: ${root}\n  Browsable: ${root}&format=api\nPress Ctrl+C to stop.\n`)
 }
 
-export async function main(argv: string[]): Promise<number> {
+/**
+ * Runs one command and returns the process's exit status (-1: a server is running, and exits on its own signal
+ * handlers). bin/civic-survey.js calls it with the process's arguments; the tests call it in their own process.
+ */
+export async function main(argv: string[], env: Record<string, string | undefined> = process.env): Promise<number> {
   const [command, ...args] = argv
   if (!command || command === '--help' || command === 'help') {
     console.log(USAGE)
@@ -309,7 +313,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   let config: Config
   try {
-    config = loadConfig()
+    config = loadConfig(env)
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(`configuration error: ${error.message}`)
@@ -382,7 +386,3 @@ export async function main(argv: string[]): Promise<number> {
     return 1
   }
 }
-
-const code = await main(process.argv.slice(2))
-// -1: a server is running and exits on its own signal handlers.
-if (code >= 0) process.exit(code)

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util'
 import { sql } from 'kysely'
 import { buildApp } from '../../src/app.ts'
 import { loadConfig } from '../../src/config.ts'
-import { hashSecret, newToken } from '../../src/http/authentication.ts'
+import { hashSecret, newToken } from '../../src/core/secrets.ts'
 import { compareRepository } from '../../src/modules/compare/compare.repository.ts'
 import { openLargeSeed, percentile, round, sampleRoundRobin, type BenchCase } from '../shared.ts'
 

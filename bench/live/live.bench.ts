@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util'
 import { sql } from 'kysely'
 import { connectDatabase } from '../../src/db/connect.ts'
 import { migrateToLatest } from '../../src/db/migrate.ts'
-import { hashSecret, newToken } from '../../src/http/authentication.ts'
+import { hashSecret, newToken } from '../../src/core/secrets.ts'
 import { residentMiB, sampleResidentPeak, startService } from '../load/processes.ts'
 import { benchDatabase, percentile, round } from '../shared.ts'
 

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../src/db/database.ts'
-import { hashSecret, newToken } from '../../src/http/authentication.ts'
+import { hashSecret, newToken } from '../../src/core/secrets.ts'
 
 /** A read scenario: one GET, as an anonymous caller or with a user's token. */
 export interface ReadScenario {

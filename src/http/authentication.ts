@@ -1,35 +1,15 @@
-import { createHash, randomBytes } from 'node:crypto'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { sql } from 'kysely'
-import { ApiError, AuthenticationFailed } from './errors.ts'
+import type { Caller } from '../core/caller.ts'
+import { ApiError, AuthenticationFailed } from '../core/errors.ts'
+import { hashSecret } from '../core/secrets.ts'
 import { browsableCookieToken } from './browsable/session.ts'
-
-export interface Caller {
-  id: number
-  isStaff: boolean
-  /** The token this request came with, so sign-out and password changes know which one it is. */
-  tokenId: number
-}
 
 declare module 'fastify' {
   interface FastifyRequest {
     caller: Caller | null
     appKeyId: number | null
   }
-}
-
-/** Secrets are random (256 bits), so a plain SHA-256 is a safe, indexable way to store them. */
-export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex')
-}
-
-export function newSecret(): string {
-  return randomBytes(32).toString('hex')
-}
-
-/** 160 random bits as 40 hex characters: the length of the original service's tokens, which clients store. */
-export function newToken(): string {
-  return randomBytes(20).toString('hex')
 }
 
 const APP_KEY_PARAMETER = 'AppAuthorization'

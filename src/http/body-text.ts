@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import { ParseError, UnsupportedMediaType } from './errors.ts'
+import { ParseError, UnsupportedMediaType } from '../core/errors.ts'
 
 /** Deeper JSON than any body of this API nests; past it the body is refused before it is parsed. */
 export const MAX_JSON_DEPTH = 64

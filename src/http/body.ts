@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { decodeBody, parseForm, refuseDeepNesting } from './body-text.ts'
-import { ApiError, ParseError, ValidationFailed } from './errors.ts'
+import { ApiError, ParseError, ValidationFailed } from '../core/errors.ts'
 import { readNumberFields } from './number-fields.ts'
 import { keepLastValues } from './repeated-fields.ts'
 

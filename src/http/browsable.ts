@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
-import { ApiError, NotFound, ValidationFailed } from './errors.ts'
+import { ApiError, NotFound, ValidationFailed } from '../core/errors.ts'
 import type { RouteForms } from './browsable/page.ts'
 import { renderPage } from './browsable/page.ts'
 import { CONTENT_SECURITY_POLICY } from './browsable/style.ts'

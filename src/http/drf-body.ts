@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyRequest } from 'fastify'
 import { readsBodyTypes } from './body.ts'
-import { ValidationFailed, validationBody, type FieldErrors } from './errors.ts'
+import { validationBody } from './errors.ts'
+import { ValidationFailed, type FieldErrors } from '../core/errors.ts'
 
 interface PropertySchema {
   type?: string

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { ApiError } from './errors.ts'
+import { ApiError } from '../core/errors.ts'
 
 /** Django's host check (underscores allowed too, for container names): a name of letters, digits, dots and hyphens, or a bracketed IPv6 address; a port. */
 const VALID_HOST = /^([a-z0-9._-]+|\[[a-f0-9]*:[a-f0-9.:]+\])(:\d+)?$/i

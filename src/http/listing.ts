@@ -1,7 +1,8 @@
 import type { FastifyRequest } from 'fastify'
 import type { SelectQueryBuilder } from 'kysely'
-import { envelope, pageRequest, resolvePage, type Envelope } from './pagination.ts'
-import type { OrderTerm } from './ordering.ts'
+import { envelope, pageRequest, type Envelope } from './pagination.ts'
+import { resolvePage } from '../db/paging.ts'
+import type { OrderTerm } from '../db/ordering.ts'
 
 /**
  * Any table's select builder. The callers name only the Row type, and TypeScript infers no type parameter

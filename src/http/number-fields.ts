@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyRequest } from 'fastify'
-import { NotFound, ValidationFailed, validationBody, type FieldErrors } from './errors.ts'
-import { ID_LIST_FORMAT, readIdList, readInteger, readNumber, type NumberSource } from './integers.ts'
+import { validationBody } from './errors.ts'
+import { NotFound, ValidationFailed, type FieldErrors } from '../core/errors.ts'
+import { ID_LIST_FORMAT, readIdList, readInteger, readNumber, type NumberSource } from '../core/integers.ts'
 
 type Schema = {
   type?: unknown

@@ -1,16 +1,8 @@
 import type { FastifyRequest } from 'fastify'
-import { InvalidPage } from './errors.ts'
-import { readInteger } from './integers.ts'
+import { InvalidPage } from '../core/errors.ts'
+import { readInteger } from '../core/integers.ts'
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, pageCount, type ListRequest, type PageRequest } from '../db/paging.ts'
 import { baseUrl } from './urls.ts'
-
-export const DEFAULT_PAGE_SIZE = 10
-export const MAX_PAGE_SIZE = 100
-
-export interface PageRequest {
-  page: number
-  size: number
-  offset: number
-}
 
 /**
  * DRF PageNumberPagination: `page` from 1 (or `last`, resolved once the count is known); anything else
@@ -50,10 +42,6 @@ function pageUrl(request: FastifyRequest, page: number): string {
   return `${baseUrl(request)}${path}${query ? `?${query}` : ''}`
 }
 
-export function pageCount(count: number, size: number): number {
-  return Math.max(1, Math.ceil(count / size))
-}
-
 /** Checks the page against the count (an empty first page is fine) and builds the envelope. */
 export function envelope<T>(request: FastifyRequest, page: PageRequest, count: number, results: T[]): Envelope<T> {
   const pages = pageCount(count, page.size)
@@ -70,9 +58,12 @@ export function envelope<T>(request: FastifyRequest, page: PageRequest, count: n
   }
 }
 
-/** Resolves `page=last` once the count is known. */
-export function resolvePage(page: PageRequest & { last: boolean }, count: number): PageRequest {
-  if (!page.last) return page
-  const last = pageCount(count, page.size)
-  return { page: last, size: page.size, offset: (last - 1) * page.size }
+/** The page, ordering and count memo a listing request asks for, as its repository takes them. */
+export function listRequestOf(request: FastifyRequest): ListRequest {
+  const query = (request.query ?? {}) as Record<string, unknown>
+  return {
+    page: pageRequest(query),
+    ordering: typeof query.ordering === 'string' ? query.ordering : undefined,
+    counts: request.server.responseCache,
+  }
 }

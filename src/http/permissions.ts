@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { NotAuthenticated, NotFound, PermissionDenied } from './errors.ts'
-import { readInteger } from './integers.ts'
+import { NotAuthenticated, NotFound, PermissionDenied } from '../core/errors.ts'
+import { readInteger } from '../core/integers.ts'
 
 /**
  * Who may call a route, the single rule every route declares (docs/permissions.md is the table):

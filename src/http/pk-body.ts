@@ -1,7 +1,8 @@
 import type { FastifyError, FastifyRequest } from 'fastify'
 import { readsBodyTypes } from './body.ts'
-import { ValidationFailed, validationBody, type FieldErrors } from './errors.ts'
-import { INT4_MAX, isIntegerText } from './integers.ts'
+import { validationBody } from './errors.ts'
+import { ValidationFailed, type FieldErrors, invalidPk } from '../core/errors.ts'
+import { INT4_MAX, isIntegerText } from '../core/integers.ts'
 
 /** How readBody reads each field: a primary key (nullable or not) or a plain integer. */
 export type BodyFields = Record<string, 'pk' | 'nullable-pk' | 'integer'>
@@ -57,7 +58,7 @@ export function readBody(fields: BodyFields) {
       } else if (typeof value !== 'number' || !Number.isInteger(value)) {
         refused[name] = [`Incorrect type. Expected pk value, received ${PYTHON_TYPE(value)}.`]
       } else if (value < 1 || value > INT4_MAX) {
-        refused[name] = [`Invalid pk "${value}" - object does not exist.`]
+        refused[name] = [invalidPk(value)]
       }
       body[name] = value
     }

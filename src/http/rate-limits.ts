@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import rateLimit, { normalizeIP } from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Redis } from 'ioredis'
-import { PermissionDenied, Throttled } from './errors.ts'
+import { PermissionDenied, Throttled } from '../core/errors.ts'
 import { CounterStore, type Clock } from './rate-limits.store.ts'
 
 /** Every allowance is per minute, in fixed windows that start with a client's first request. */

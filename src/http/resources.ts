@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify'
-import { MethodNotAllowed, NotFound } from './errors.ts'
+import { MethodNotAllowed, NotFound } from '../core/errors.ts'
 import { describeFields } from './metadata.ts'
 import type { Access } from './permissions.ts'
 

@@ -1,5 +1,5 @@
 import { Type, type TSchema, type TProperties } from 'typebox'
-import { ID_LIST_FORMAT, INT4_MAX } from './integers.ts'
+import { ID_LIST_FORMAT, INT4_MAX } from '../core/integers.ts'
 
 /** Shared shapes: every resource builds its schemas from these. */
 export const Id = Type.Integer({ minimum: 1, maximum: INT4_MAX })
@@ -48,15 +48,6 @@ export const GeoPoint = Type.Object({
   type: Type.Literal('Point'),
   coordinates: Type.Array(Type.Number(), { minItems: 2, maxItems: 2, description: '[longitude, latitude]' }),
 })
-
-/** Timestamps leave the service as ISO 8601 UTC with milliseconds and a trailing Z. */
-export function iso(value: Date | string): string {
-  return (value instanceof Date ? value : new Date(value)).toISOString()
-}
-
-export function isoOrNull(value: Date | string | null | undefined): string | null {
-  return value === null || value === undefined ? null : iso(value)
-}
 
 /** Query parameters every listing takes (page, page_size, ordering) plus the resource's own filters. */
 export function ListQuery<T extends TProperties>(filters: T) {

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify'
+import { UrlBuilder } from '../core/urls.ts'
 
 /** Absolute URLs for the request's host, or PUBLIC_URL when the service sits behind a proxy that rewrites it. */
 export function baseUrl(request: FastifyRequest): string {
@@ -7,18 +8,5 @@ export function baseUrl(request: FastifyRequest): string {
   return `${request.protocol}://${request.host}`
 }
 
-export class UrlBuilder {
-  constructor(readonly base: string) {}
-
-  static for(request: FastifyRequest): UrlBuilder {
-    return new UrlBuilder(baseUrl(request))
-  }
-
-  path(path: string): string {
-    return this.base + path
-  }
-
-  detail(resource: string, id: number): string {
-    return `${this.base}/api/${resource}/${id}/`
-  }
-}
+/** The URL builder for the host this request was made on. */
+export const urlsFor = (request: FastifyRequest) => new UrlBuilder(baseUrl(request))

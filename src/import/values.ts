@@ -1,4 +1,4 @@
-import { INT4_MAX } from '../http/integers.ts'
+import { INT4_MAX } from '../core/integers.ts'
 
 /**
  * A count: a whole number from 0 to the int4 limit, digits alone or grouped by thousands as a spreadsheet

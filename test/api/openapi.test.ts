@@ -4,7 +4,7 @@ import { Validator } from '@seriousme/openapi-schema-validator'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
 import { parse as parseYaml } from 'yaml'
-import { ID_LIST_FORMAT } from '../../src/http/integers.ts'
+import { ID_LIST_FORMAT } from '../../src/core/integers.ts'
 import { appKeysRepository } from '../../src/modules/app-keys/app-keys.repository.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 

@@ -1,7 +1,7 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { sql } from 'kysely'
-import { hashSecret } from '../../src/http/authentication.ts'
+import { hashSecret } from '../../src/core/secrets.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { insertUser } from '../helpers/fixtures.ts'
 import { startTestProvider, type TestAccount, type TestProvider } from '../helpers/oidc.ts'

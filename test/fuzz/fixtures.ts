@@ -1,4 +1,4 @@
-import { hashSecret } from '../../src/http/authentication.ts'
+import { hashSecret } from '../../src/core/secrets.ts'
 import { hashPassword } from '../../src/modules/accounts/passwords.ts'
 import type { TestApp } from '../helpers/app.ts'
 import type { RouteSpec } from './routes.ts'

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { Type } from 'typebox'
-import { ValidationFailed } from '../../src/http/errors.ts'
+import { ValidationFailed } from '../../src/core/errors.ts'
 import { createFuzzTarget, type FuzzTarget } from './harness.ts'
 
 let target: FuzzTarget

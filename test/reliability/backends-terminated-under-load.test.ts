@@ -1,7 +1,7 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import pg from 'pg'
-import { hashSecret, newToken } from '../../src/http/authentication.ts'
+import { hashSecret, newToken } from '../../src/core/secrets.ts'
 import { serverUrl } from '../helpers/databases.ts'
 import { cli, freePort, freshDatabase, onServer, serve, terminateBackends, until, type ServeProcess } from './support.ts'
 

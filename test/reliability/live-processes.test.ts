@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { serverUrl } from '../helpers/databases.ts'
 import { openSse, type SseStream } from '../helpers/sse.ts'
-import { hashSecret, newToken } from '../../src/http/authentication.ts'
+import { hashSecret, newToken } from '../../src/core/secrets.ts'
 import { freshDatabase, serveUntilReady, type ServeProcess } from './support.ts'
 
 test(

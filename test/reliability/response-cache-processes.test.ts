@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { serverUrl } from '../helpers/databases.ts'
-import { hashSecret, newToken } from '../../src/http/authentication.ts'
+import { hashSecret, newToken } from '../../src/core/secrets.ts'
 import { cli, freePort, freshDatabase, HIGH_LIMITS, until } from './support.ts'
 
 interface Served {

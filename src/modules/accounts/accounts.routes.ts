@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import type { App } from '../../http/app-type.ts'
-import { ValidationFailed, type FieldErrors } from '../../http/errors.ts'
+import { ValidationFailed, type FieldErrors } from '../../core/errors.ts'
 import { ErrorBody } from '../../http/schemas.ts'
 import { accountsRepository, type Placement } from './accounts.repository.ts'
 import { CheckEmailQuery, LoginBody, Me, ProfilePatch, RegisterBody, Result, SignedIn } from './accounts.schemas.ts'

@@ -2,17 +2,17 @@ import type { FastifyRequest } from 'fastify'
 import type { Updateable } from 'kysely'
 import type { Users } from '../../db/database.ts'
 import type { App } from '../../http/app-type.ts'
-import { ValidationFailed, type FieldErrors } from '../../http/errors.ts'
-import { NotFound } from '../../http/errors.ts'
-import { fullUsersFromRows, userViewContext } from '../users/users.service.ts'
+import { ValidationFailed, type FieldErrors, NotFound, invalidPk } from '../../core/errors.ts'
+import { fullUsersFromRows } from '../users/users.service.ts'
 import { accountsRepository } from './accounts.repository.ts'
 import type { Me, ProfilePatch } from './accounts.schemas.ts'
+import { viewContextOf } from '../../http/view-context.ts'
 
 /** The signed-in user's own view: the public full user plus private profile fields. */
 export async function loadMe(app: App, request: FastifyRequest, userId: number): Promise<Me> {
   const row = await accountsRepository(app.db).findById(userId)
   if (!row) throw NotFound()
-  const full = (await fullUsersFromRows(userViewContext(app, request), [row])).get(row.id)!
+  const full = (await fullUsersFromRows(viewContextOf(app, request), [row])).get(row.id)!
   return {
     ...full,
     email: row.email,
@@ -81,13 +81,12 @@ export async function profileValues(app: App, userId: number, body: ProfilePatch
   const areaIds = [body.country, body.region].filter((id): id is number => typeof id === 'number')
   const areas = await repository.areaTypes(areaIds)
   if (body.country !== undefined) {
-    if (body.country !== null && areas.get(body.country)?.m_type !== 'country')
-      errors.country = [`Invalid pk "${body.country}" - object does not exist.`]
+    if (body.country !== null && areas.get(body.country)?.m_type !== 'country') errors.country = [invalidPk(body.country)]
     else values.country_id = body.country
   }
   if (body.region !== undefined) {
     const region = body.region === null ? null : areas.get(body.region)
-    if (body.region !== null && region?.m_type !== 'region') errors.region = [`Invalid pk "${body.region}" - object does not exist.`]
+    if (body.region !== null && region?.m_type !== 'region') errors.region = [invalidPk(body.region)]
     else {
       values.region_id = body.region
       if (region?.parent_id && body.country === undefined) values.country_id = region.parent_id

@@ -1,7 +1,7 @@
 import { randomBytes, randomInt, timingSafeEqual } from 'node:crypto'
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
-import { hashSecret } from '../../http/authentication.ts'
+import { hashSecret } from '../../core/secrets.ts'
 import { hmac } from './secrets.ts'
 
 export type CodePurpose = 'confirm_email' | 'password_reset' | 'onetime_signin' | 'phone'

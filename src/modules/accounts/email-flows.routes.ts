@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 import type { App } from '../../http/app-type.ts'
-import { ApiError, fieldError } from '../../http/errors.ts'
+import { ApiError, fieldError } from '../../core/errors.ts'
 import { ErrorBody, FieldErrorsBody } from '../../http/schemas.ts'
 import { accountsRepository } from './accounts.repository.ts'
 import { loadMe } from './accounts.service.ts'

@@ -4,7 +4,7 @@ import { availableParallelism } from 'node:os'
 import { gunzipSync } from 'node:zlib'
 import pLimit from 'p-limit'
 import type { PasswordHashing } from '../../config.ts'
-import { ApiError } from '../../http/errors.ts'
+import { ApiError } from '../../core/errors.ts'
 
 /** scrypt at one of OWASP's recommended settings (64 MiB, p=2): memory-hard, a few hundred ms per hash. */
 const SCRYPT = { N: 2 ** 16, r: 8, p: 2, keyLength: 32 }

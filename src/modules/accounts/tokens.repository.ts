@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
-import { hashSecret, newToken } from '../../http/authentication.ts'
+import { hashSecret, newToken } from '../../core/secrets.ts'
 
 /** Sign-in tokens: random, stored as SHA-256 only, revoked rather than deleted so their use stays auditable. */
 export function tokensRepository(db: Kysely<Database>) {

@@ -1,14 +1,16 @@
 import { Type } from 'typebox'
 import type { App } from '../../http/app-type.ts'
-import { fieldError } from '../../http/errors.ts'
-import { envelope, pageRequest, resolvePage } from '../../http/pagination.ts'
+import { fieldError } from '../../core/errors.ts'
+import { envelope, pageRequest } from '../../http/pagination.ts'
+import { resolvePage } from '../../db/paging.ts'
 import { signedIn } from '../../http/permissions.ts'
-import { iso, ListQuery, Nullable, Page, readErrors, Timestamp, Url } from '../../http/schemas.ts'
-import { UrlBuilder } from '../../http/urls.ts'
-import { UserSummary } from '../groups/user-summaries.ts'
+import { ListQuery, Nullable, Page, readErrors, Timestamp, Url } from '../../http/schemas.ts'
+import { iso } from '../../core/time.ts'
+import { UserSummary } from '../users/user-summaries.ts'
 import { photoUrl } from '../users/users.mapper.ts'
 import type { UserRow } from '../users/users.repository.ts'
 import { ACTIVITY_KINDS, activityPage, REASONS, type ActivityFilters, type ActivityKind, type ActivityRow } from './activity.repository.ts'
+import { urlsFor } from '../../http/urls.ts'
 
 const KIND_LIST = `^(${ACTIVITY_KINDS.join('|')})(,(${ACTIVITY_KINDS.join('|')}))*$`
 
@@ -71,7 +73,7 @@ export function activityRoutes(app: App): void {
       const page = requested.last ? resolvePage(requested, await totalOf()) : requested
       const rows = await activityPage(app.db, userId, filters, page.size, page.offset)
       const total = rows.length ? Number(rows[0].total) : page.offset > 0 ? await totalOf() : 0
-      const urls = UrlBuilder.for(request)
+      const urls = urlsFor(request)
       const avatar = app.config.defaultAvatarUrl
       const toItem = (row: ActivityRow) => ({
         kind: row.kind,

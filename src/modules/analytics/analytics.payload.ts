@@ -1,4 +1,4 @@
-import { ValidationFailed, type FieldErrors } from '../../http/errors.ts'
+import { ValidationFailed, type FieldErrors } from '../../core/errors.ts'
 import { EVENT_BODIES, type EventKind, type EventPayload } from './analytics.schemas.ts'
 
 /** Reading an event body into the payload stored, apart from any storage. Lengths and types are the schema's. */

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import type { App } from '../../http/app-type.ts'
-import { NotFound } from '../../http/errors.ts'
+import { NotFound } from '../../core/errors.ts'
 import { DOCS_PAGE_POLICY, docsAsset, docsPage } from './docs-page.ts'
 
 declare module 'fastify' {

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
-import { hashSecret, newSecret } from '../../http/authentication.ts'
+import { hashSecret, newSecret } from '../../core/secrets.ts'
 
 /** Application keys (spec 5): shown once at creation, stored only as a hash. */
 export function appKeysRepository(db: Kysely<Database>) {

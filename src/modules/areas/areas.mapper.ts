@@ -1,5 +1,5 @@
-import { iso } from '../../http/schemas.ts'
-import type { UrlBuilder } from '../../http/urls.ts'
+import { iso } from '../../core/time.ts'
+import type { UrlBuilder } from '../../core/urls.ts'
 import type { Area, SimpleArea } from './areas.schemas.ts'
 import type { AreaRow } from './areas.repository.ts'
 

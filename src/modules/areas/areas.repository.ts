@@ -1,7 +1,8 @@
+import { escapeLike } from '../../db/text-search.ts'
 import type { Kysely, Selectable } from 'kysely'
 import type { Areas, Database } from '../../db/database.ts'
-import { parseIdList } from '../../http/integers.ts'
-import { orderingFieldsOf } from '../../http/ordering.ts'
+import { parseIdList } from '../../core/integers.ts'
+import { orderingFieldsOf } from '../../db/ordering.ts'
 
 export type AreaRow = Selectable<Areas>
 
@@ -41,9 +42,4 @@ export function areasRepository(db: Kysely<Database>) {
       return new Map(rows.map((row) => [row.id, row]))
     },
   }
-}
-
-/** ILIKE treats % and _ as wildcards; a search term means the literal text. */
-export function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`)
 }

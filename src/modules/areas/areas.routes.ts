@@ -1,16 +1,16 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
 import { type Static } from 'typebox'
-import { NotFound } from '../../http/errors.ts'
+import { NotFound } from '../../core/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
-import { orderingTerms, column } from '../../http/ordering.ts'
+import { orderingTerms, column } from '../../db/ordering.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
-import { UrlBuilder } from '../../http/urls.ts'
 import { toSimpleArea } from './areas.mapper.ts'
 import { AREA_ORDERING, areasRepository, type AreaRow } from './areas.repository.ts'
 import { Area, AreaListQuery, SimpleArea } from './areas.schemas.ts'
 import { areasFromRows } from './areas.service.ts'
 import { IdParams } from '../../http/route-schemas.ts'
+import { urlsFor } from '../../http/urls.ts'
 
 export function areaRoutes(app: App): void {
   const repository = () => areasRepository(app.db)
@@ -31,7 +31,7 @@ export function areaRoutes(app: App): void {
     handler: async (request) => {
       const result = await page(request)
       return listing(request, result, async (rows) => {
-        const areas = await areasFromRows(app.db, rows, UrlBuilder.for(request))
+        const areas = await areasFromRows(app.db, rows, urlsFor(request))
         return rows.map((row) => areas.get(row.id)!)
       })
     },
@@ -42,7 +42,7 @@ export function areaRoutes(app: App): void {
     handler: async (request) => {
       const row = await repository().findById(request.params.id)
       if (!row) throw NotFound()
-      const areas = await areasFromRows(app.db, [row], UrlBuilder.for(request))
+      const areas = await areasFromRows(app.db, [row], urlsFor(request))
       return areas.get(row.id)!
     },
   })
@@ -54,7 +54,7 @@ export function areaRoutes(app: App): void {
       resource: { name: 'Simple Geo List', description: 'Geographic areas in their light form.' },
     },
     handler: async (request) => {
-      const urls = UrlBuilder.for(request)
+      const urls = urlsFor(request)
       return listing(request, await page(request), (rows) => rows.map((row) => toSimpleArea(row, urls)))
     },
   })
@@ -68,7 +68,7 @@ export function areaRoutes(app: App): void {
     handler: async (request) => {
       const row = await repository().findById(request.params.id)
       if (!row) throw NotFound()
-      return toSimpleArea(row, UrlBuilder.for(request))
+      return toSimpleArea(row, urlsFor(request))
     },
   })
 }

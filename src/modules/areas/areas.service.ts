@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
-import type { UrlBuilder } from '../../http/urls.ts'
+import type { UrlBuilder } from '../../core/urls.ts'
 import { politiciansRepository } from '../politicians/politicians.repository.ts'
 import { toArea } from './areas.mapper.ts'
 import { areasRepository, type AreaRow } from './areas.repository.ts'

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import { copyIn } from '../../db/copy-in.ts'
-import { INT4_MAX } from '../../http/integers.ts'
+import { INT4_MAX } from '../../core/integers.ts'
 import { headerKey, readCsvLines, type CsvLine, type CsvRecord } from '../../import/csv.ts'
 import { ImportError } from '../../import/errors.ts'
 import { parseCount, quoted } from '../../import/values.ts'

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely'
 import type { CensusData, Database } from '../../db/database.ts'
-import { orderingFieldsOf } from '../../http/ordering.ts'
-import type { UrlBuilder } from '../../http/urls.ts'
+import { orderingFieldsOf } from '../../db/ordering.ts'
+import type { UrlBuilder } from '../../core/urls.ts'
 import { CENSUS_AGES, type CensusListQuery, type CensusRecord } from './census.schemas.ts'
 
 export type CensusRow = Selectable<CensusData>

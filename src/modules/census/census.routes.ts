@@ -1,12 +1,12 @@
 import type { App } from '../../http/app-type.ts'
-import { NotFound } from '../../http/errors.ts'
+import { NotFound } from '../../core/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
-import { column, orderingTerms } from '../../http/ordering.ts'
+import { column, orderingTerms } from '../../db/ordering.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
-import { UrlBuilder } from '../../http/urls.ts'
 import { ageOrdering, CENSUS_ORDERING, censusRepository, toCensusRecord, type CensusRow } from './census.repository.ts'
 import { CensusListQuery, CensusRecord, type CensusListQuery as CensusFilters } from './census.schemas.ts'
 import { IdParams } from '../../http/route-schemas.ts'
+import { urlsFor } from '../../http/urls.ts'
 
 export function censusRoutes(app: App): void {
   const resource = {
@@ -22,7 +22,7 @@ export function censusRoutes(app: App): void {
     config: { access: 'anyone', cachedForAnyone: true, resource },
     handler: async (request) => {
       const filters = request.query as CensusFilters
-      const urls = UrlBuilder.for(request)
+      const urls = urlsFor(request)
       const ordering = orderingTerms(filters.ordering, CENSUS_ORDERING, ['code', 'date'], column('census_data.id'), ageOrdering)
       const result = await pageOfRows<CensusRow>(
         request,
@@ -43,7 +43,7 @@ export function censusRoutes(app: App): void {
     handler: async (request) => {
       const [row] = await censusRepository(app.db).filtered({ id: request.params.id }).selectAll('census_data').execute()
       if (!row) throw NotFound()
-      return toCensusRecord(row, UrlBuilder.for(request))
+      return toCensusRecord(row, urlsFor(request))
     },
   })
 }

@@ -1,20 +1,20 @@
 import type { FastifyRequest } from 'fastify'
 import { Type, type Static } from 'typebox'
 import type { App } from '../../http/app-type.ts'
-import { fieldError, NotFound, ValidationFailed } from '../../http/errors.ts'
+import { fieldError, NotFound, ValidationFailed, invalidPk } from '../../core/errors.ts'
 import { idParam, signedIn } from '../../http/permissions.ts'
 import { Id } from '../../http/schemas.ts'
-import { UrlBuilder } from '../../http/urls.ts'
-import { authoredQuestion } from '../questions/question-access.ts'
+import { authoredQuestion } from '../../access/question-access.ts'
 import { questionCounters } from '../questions/question-counters.repository.ts'
 import { MCQ_CHOICES_MESSAGE } from '../questions/question-rules.ts'
 import { questionWriteErrors } from '../questions/question-writes.schemas.ts'
 import { toChoiceListItem } from '../questions/questions.mapper.ts'
 import { ChoiceListItem } from '../questions/questions.schemas.ts'
-import type { Caller } from '../../http/authentication.ts'
+import type { Caller } from '../../core/caller.ts'
 import { IdParams, NoContent } from '../../http/route-schemas.ts'
 import { choicesRepository } from './choices.repository.ts'
 import { publishedChoices } from './choices.routes.ts'
+import { urlsFor } from '../../http/urls.ts'
 
 const Text = Type.String({ minLength: 1, maxLength: 500 })
 const ChoiceCreateBody = Type.Object({ question: Id, text: Text })
@@ -50,13 +50,13 @@ export function choiceWriteRoutes(
       await authoredQuestion(app.db, signedIn(request), body.question)
       const row = await app.db.transaction().execute(async (trx) => {
         const question = await questionCounters(trx).lockQuestion(body.question)
-        if (!question) throw fieldError('question', `Invalid pk "${body.question}" - object does not exist.`)
+        if (!question) throw fieldError('question', invalidPk(body.question))
         if (question.subtype !== 'mcq')
           throw fieldError('question', 'Only multiple-choice questions have choices; make it one by editing the question with its choices.')
         return choicesRepository(trx).add(question.id, text)
       })
-      const item = toChoiceListItem(row, UrlBuilder.for(request))
-      return reply.code(201).header('location', UrlBuilder.for(request).detail('question_choices', row.id)).send(item)
+      const item = toChoiceListItem(row, urlsFor(request))
+      return reply.code(201).header('location', urlsFor(request).detail('question_choices', row.id)).send(item)
     },
   })
 
@@ -100,7 +100,7 @@ export function choiceWriteRoutes(
           return choices.reword(choice.id, text)
         })
         const [published] = await publishedChoices(app, [row])
-        return toChoiceListItem(published, UrlBuilder.for(request))
+        return toChoiceListItem(published, urlsFor(request))
       },
     })
   }

@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import type { Db } from '../../db/types.ts'
-import type { Caller } from '../../http/authentication.ts'
+import type { Caller } from '../../core/caller.ts'
 
 /** Store numbers step down by way of this free range, as (question, store_number) is unique at every row. */
 const RENUMBER_OFFSET = 1_000_000

@@ -4,11 +4,10 @@ import { idParam } from '../../http/permissions.ts'
 import { choiceWriteRoutes } from './choice-writes.routes.ts'
 import { choicesRepository } from './choices.repository.ts'
 import { Type, type Static } from 'typebox'
-import { NotFound } from '../../http/errors.ts'
+import { NotFound } from '../../core/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
-import { column, orderingFieldsOf, orderingTerms } from '../../http/ordering.ts'
+import { column, orderingFieldsOf, orderingTerms } from '../../db/ordering.ts'
 import { IdFilter, ListQuery, Page, readErrors } from '../../http/schemas.ts'
-import { UrlBuilder } from '../../http/urls.ts'
 import { toChoiceListItem } from '../questions/questions.mapper.ts'
 import type { ChoiceRow } from '../questions/questions.repository.ts'
 import { ChoiceListItem } from '../questions/questions.schemas.ts'
@@ -16,6 +15,7 @@ import { IdParams } from '../../http/route-schemas.ts'
 import { withFigures } from '../../disclosure/figures.ts'
 import { loadPublishedFigures } from '../questions/published-figures.ts'
 import { publishedFigureOrdering } from '../questions/published-ordering.ts'
+import { urlsFor } from '../../http/urls.ts'
 
 const ChoiceListQuery = ListQuery({
   question: Type.Optional(IdFilter),
@@ -50,7 +50,7 @@ export function choiceRoutes(app: App): void {
     },
     handler: async (request) => {
       const filters = request.query as ChoiceListFilters
-      const urls = UrlBuilder.for(request)
+      const urls = urlsFor(request)
       const ordering = orderingTerms(
         filters.ordering,
         { ...CHOICE_ORDERING, ...publishedFigureOrdering('choice', app.config.minCellSize) },
@@ -81,7 +81,7 @@ export function choiceRoutes(app: App): void {
       const row = await choices.visibleOne(request.params.id, request.caller)
       if (!row) throw NotFound()
       const [published] = await publishedChoices(app, [row])
-      return toChoiceListItem(published, UrlBuilder.for(request))
+      return toChoiceListItem(published, urlsFor(request))
     },
   })
 }

@@ -1,16 +1,16 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
-import { NotFound } from '../../http/errors.ts'
+import { NotFound } from '../../core/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
-import { column, orderingFieldsOf, orderingTerms } from '../../http/ordering.ts'
+import { column, orderingFieldsOf, orderingTerms } from '../../db/ordering.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
-import { UrlBuilder } from '../../http/urls.ts'
 import { percentage } from './collections.mapper.ts'
 import { collectionsRepository, type CollectionRow } from './collections.repository.ts'
 import { collectionFigures, type CollectionFigures } from './collection-stats.repository.ts'
 import { releaseGroup, releaseSiblings, shownCount } from '../../disclosure/release.ts'
 import { CollectionStats, CollectionStatsQuery } from './related.schemas.ts'
 import { IdParams } from '../../http/route-schemas.ts'
+import { urlsFor } from '../../http/urls.ts'
 
 /**
  * The figures of one collection as the disclosure rules let them out (docs/collections.md): the group is its
@@ -46,7 +46,7 @@ export function collectionStatsRoutes(app: App): void {
       app.db,
       rows.map((row) => row.id),
     )
-    const urls = UrlBuilder.for(request)
+    const urls = urlsFor(request)
     return rows.map((row) => ({
       id: row.id,
       url: urls.detail('collection_stats', row.id),

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
-import { orderingFieldsOf } from '../../http/ordering.ts'
-import { iso } from '../../http/schemas.ts'
-import type { UrlBuilder } from '../../http/urls.ts'
+import { orderingFieldsOf } from '../../db/ordering.ts'
+import { iso } from '../../core/time.ts'
+import type { UrlBuilder } from '../../core/urls.ts'
 import type { CollectionTag, CollectionTagQuery } from './related.schemas.ts'
 
 export const COLLECTION_TAG_ORDERING = orderingFieldsOf(['id', 'created_at'], 'ct')

@@ -1,18 +1,18 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
-import { NotFound, PermissionDenied, ValidationFailed } from '../../http/errors.ts'
+import { NotFound, PermissionDenied, ValidationFailed, invalidPk, uniqueSet } from '../../core/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
-import { column, orderingTerms } from '../../http/ordering.ts'
+import { column, orderingTerms } from '../../db/ordering.ts'
 import { idParam, signedIn } from '../../http/permissions.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
-import { UrlBuilder } from '../../http/urls.ts'
-import { invalidPk, refusingConstraintViolations, uniqueSet } from '../groups/constraints.ts'
+import { refusingViolations } from '../../core/constraint-errors.ts'
 import { collectionsRepository } from './collections.repository.ts'
 import { COLLECTION_TAG_ORDERING, collectionTagsRepository, toCollectionTag, type CollectionTagRow } from './collection-tags.repository.ts'
 import { CollectionTag, CollectionTagCreate, CollectionTagQuery } from './related.schemas.ts'
 import { IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
 import { readBody } from '../../http/pk-body.ts'
 import { tagsRepository } from '../tags/tags.repository.ts'
+import { urlsFor } from '../../http/urls.ts'
 
 export function collectionTagRoutes(app: App): void {
   const repository = () => collectionTagsRepository(app.db)
@@ -24,7 +24,7 @@ export function collectionTagRoutes(app: App): void {
   const load = async (request: FastifyRequest, id: number) => {
     const row = await repository().find(id)
     if (!row) throw NotFound()
-    return toCollectionTag(row, UrlBuilder.for(request))
+    return toCollectionTag(row, urlsFor(request))
   }
 
   app.get('/api/question_collection_tags/', {
@@ -45,7 +45,7 @@ export function collectionTagRoutes(app: App): void {
         (q) => q.select(repository().columns),
         ordering,
       )
-      const urls = UrlBuilder.for(request)
+      const urls = urlsFor(request)
       return listing(request, result, (rows) => rows.map((row) => toCollectionTag(row, urls)))
     },
   })
@@ -63,7 +63,7 @@ export function collectionTagRoutes(app: App): void {
       if (!tag) errors.tag = [invalidPk(tagId)]
       if (Object.keys(errors).length) throw ValidationFailed(errors)
       if (collection!.user_id !== caller.id && !caller.isStaff) throw PermissionDenied()
-      const id = await refusingConstraintViolations(() => repository().insert(collectionId, tagId), {
+      const id = await refusingViolations(() => repository().insert(collectionId, tagId), {
         unique: uniqueSet('collection', 'tag'),
         missing: () => ({ collection: [invalidPk(collectionId)] }),
       })

@@ -1,14 +1,16 @@
 import type { App } from '../../http/app-type.ts'
-import { fieldError } from '../../http/errors.ts'
+import { fieldError, invalidPk } from '../../core/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
-import { column, orderingTerms } from '../../http/ordering.ts'
-import { iso, Page, readErrors } from '../../http/schemas.ts'
-import { UrlBuilder } from '../../http/urls.ts'
+import { column, orderingTerms } from '../../db/ordering.ts'
+import { Page, readErrors } from '../../http/schemas.ts'
+import { iso } from '../../core/time.ts'
 import { percentage } from './collections.mapper.ts'
 import { collectionsRepository } from './collections.repository.ts'
 import { COLLECTION_USER_ORDERING, collectionUsers, type CollectionUserRow } from './collection-users.repository.ts'
 import { CollectionUser, CollectionUserQuery } from './related.schemas.ts'
 import { reducedUsers } from '../users/users.service.ts'
+import { urlsFor } from '../../http/urls.ts'
+import { viewContextOf } from '../../http/view-context.ts'
 
 export function collectionUserRoutes(app: App): void {
   app.get('/api/question_collection_users/', {
@@ -29,7 +31,7 @@ export function collectionUserRoutes(app: App): void {
       const filters = request.query
       if (filters.parent === undefined) throw fieldError('parent', 'This field is required.')
       const collection = await collectionsRepository(app.db).find(filters.parent)
-      if (!collection) throw fieldError('parent', `Invalid pk "${filters.parent}" - object does not exist.`)
+      if (!collection) throw fieldError('parent', invalidPk(filters.parent))
       const ordering = orderingTerms(
         filters.ordering,
         COLLECTION_USER_ORDERING,
@@ -44,11 +46,10 @@ export function collectionUserRoutes(app: App): void {
       )
       return listing(request, result, async (rows) => {
         const users = await reducedUsers(
-          app,
-          request,
+          viewContextOf(app, request),
           rows.map((row) => row.user_id),
         )
-        const urls = UrlBuilder.for(request)
+        const urls = urlsFor(request)
         return rows.map((row) => ({
           id: row.user_id,
           user_url: urls.detail('users', row.user_id),

@@ -1,5 +1,5 @@
-import { iso, isoOrNull } from '../../http/schemas.ts'
-import type { UrlBuilder } from '../../http/urls.ts'
+import { iso, isoOrNull } from '../../core/time.ts'
+import type { UrlBuilder } from '../../core/urls.ts'
 import type { Area } from '../areas/areas.schemas.ts'
 import type { CollectionRow } from './collections.repository.ts'
 

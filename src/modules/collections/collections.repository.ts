@@ -1,8 +1,8 @@
 import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely'
 import type { Database, QuestionCollections } from '../../db/database.ts'
-import { column, orderingFieldsOf, type OrderingFields } from '../../http/ordering.ts'
-import { escapeLike } from '../areas/areas.repository.ts'
-import { parseIdList } from '../../http/integers.ts'
+import { column, orderingFieldsOf, type OrderingFields } from '../../db/ordering.ts'
+import { escapeLike } from '../../db/text-search.ts'
+import { parseIdList } from '../../core/integers.ts'
 import type { CollectionListQuery } from './collections.schemas.ts'
 
 export type CollectionRow = Selectable<QuestionCollections>

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
-import { NotFound } from '../../http/errors.ts'
+import { NotFound } from '../../core/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
-import { column, orderingTerms } from '../../http/ordering.ts'
+import { column, orderingTerms } from '../../db/ordering.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
 import { collectionOwner } from './collections.http.ts'
 import { COLLECTION_ORDERING, collectionsRepository, type CollectionRow } from './collections.repository.ts'
@@ -19,9 +19,9 @@ import { collectionStatsRoutes } from './collection-stats.routes.ts'
 import { collectionTagRoutes } from './collection-tags.routes.ts'
 import { collectionUserRoutes } from './collection-users.routes.ts'
 import { itemRoutes } from './items.routes.ts'
-import { collectionViewContext } from './view-context.ts'
 import { EmptyBody, IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
 import { signedIn } from '../../http/permissions.ts'
+import { viewContextOf } from '../../http/view-context.ts'
 
 /** question_collections (reduced user) and question_collections_full (full user, tags, copied_from), plus copy. */
 export function collectionRoutes(app: App): void {
@@ -30,7 +30,7 @@ export function collectionRoutes(app: App): void {
     const base = form === 'full' ? '/api/question_collections_full' : '/api/question_collections'
     const Item = form === 'full' ? CollectionFull : Collection
     const render = (request: FastifyRequest, rows: CollectionRow[]) =>
-      collectionsFromRows(collectionViewContext(app, request), rows, form as 'full')
+      collectionsFromRows(viewContextOf(app, request), rows, form as 'full')
     const load = async (request: FastifyRequest, id: number) => {
       const row = await collectionsRepository(app.db).find(id)
       if (!row) throw NotFound()
@@ -133,7 +133,7 @@ export function collectionRoutes(app: App): void {
     },
     handler: async (request, reply) => {
       const row = await copyCollection(app.db, signedIn(request), request.params.id)
-      const [copy] = await collectionsFromRows(collectionViewContext(app, request), [row], 'reduced')
+      const [copy] = await collectionsFromRows(viewContextOf(app, request), [row], 'reduced')
       return reply.code(201).header('location', copy.url).send(copy)
     },
   })

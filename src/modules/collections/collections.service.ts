@@ -1,25 +1,25 @@
 import { type Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
-import type { Caller } from '../../http/authentication.ts'
-import { NotFound, ValidationFailed, type FieldErrors } from '../../http/errors.ts'
-import { optionalWebLink } from '../../http/web-links.ts'
+import type { Caller } from '../../core/caller.ts'
+import { NotFound, ValidationFailed, type FieldErrors, invalidPk } from '../../core/errors.ts'
+import { optionalWebLink } from '../../core/web-links.ts'
 import { loadAreas } from '../areas/areas.service.ts'
-import { invalidPk, trimmed } from '../groups/constraints.ts'
-import { questionVisibleSql } from '../questions/question-access.ts'
+import { trimmed } from '../../core/text-fields.ts'
+import { questionVisibleSql } from '../../access/question-access.ts'
 import { loadFullUsers } from '../users/users.service.ts'
 import { collectionFields } from './collections.mapper.ts'
 import { collectionsRepository, type CollectionRow, type CollectionValues } from './collections.repository.ts'
 import type { Collection, CollectionChanges, CollectionFull } from './collections.schemas.ts'
-import type { CollectionViewContext } from './view-context.ts'
-import { INT4_MAX } from '../../http/integers.ts'
+import { INT4_MAX } from '../../core/integers.ts'
 import { toReducedUser } from '../users/users.mapper.ts'
 import { areasRepository } from '../areas/areas.repository.ts'
+import type { ViewContext } from '../../core/view-context.ts'
 
 /** Collections for a page of rows in a fixed number of statements: owners, areas, the caller's progress (and tags). */
-export async function collectionsFromRows(context: CollectionViewContext, rows: CollectionRow[], form: 'reduced'): Promise<Collection[]>
-export async function collectionsFromRows(context: CollectionViewContext, rows: CollectionRow[], form: 'full'): Promise<CollectionFull[]>
+export async function collectionsFromRows(context: ViewContext, rows: CollectionRow[], form: 'reduced'): Promise<Collection[]>
+export async function collectionsFromRows(context: ViewContext, rows: CollectionRow[], form: 'full'): Promise<CollectionFull[]>
 export async function collectionsFromRows(
-  context: CollectionViewContext,
+  context: ViewContext,
   rows: CollectionRow[],
   form: 'reduced' | 'full',
 ): Promise<(Collection | CollectionFull)[]> {
@@ -36,7 +36,7 @@ export async function collectionsFromRows(
       rows.map((row) => row.geo_id),
       context.urls,
     ),
-    context.callerId === null ? Promise.resolve(new Map()) : repository.answeredBy(context.callerId, ids),
+    context.caller === null ? Promise.resolve(new Map()) : repository.answeredBy(context.caller.id, ids),
     form === 'full' ? repository.tagsOf(ids) : Promise.resolve([]),
   ])
   return rows.map((row) => {

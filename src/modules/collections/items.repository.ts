@@ -1,8 +1,8 @@
 import { sql, type Kysely, type Selectable } from 'kysely'
 import type { Database, QuestionCollectionItems } from '../../db/database.ts'
-import type { Caller } from '../../http/authentication.ts'
-import { orderingFieldsOf } from '../../http/ordering.ts'
-import { questionVisibleSql } from '../questions/question-access.ts'
+import type { Caller } from '../../core/caller.ts'
+import { orderingFieldsOf } from '../../db/ordering.ts'
+import { questionVisibleSql } from '../../access/question-access.ts'
 import type { BreakContent, ItemListQuery } from './items.schemas.ts'
 
 export type ItemRow = Selectable<QuestionCollectionItems>

@@ -1,10 +1,10 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
 import { readsBodyTypes } from '../../http/body.ts'
-import { NotFound, ValidationFailed } from '../../http/errors.ts'
-import { INT4_MAX, isIntegerText } from '../../http/integers.ts'
+import { NotFound, ValidationFailed } from '../../core/errors.ts'
+import { INT4_MAX, isIntegerText } from '../../core/integers.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
-import { column, orderingTerms } from '../../http/ordering.ts'
+import { column, orderingTerms } from '../../db/ordering.ts'
 import { idParam, signedIn } from '../../http/permissions.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
 import { collectionOwner } from './collections.http.ts'
@@ -12,9 +12,9 @@ import { collectionsRepository } from './collections.repository.ts'
 import { ITEM_ORDERING, itemsRepository, type ItemRow } from './items.repository.ts'
 import { CollectionItem, CollectionItemFull, ItemCreate, ItemListQuery, ItemPatch, ItemResults, UpdateOrderBody } from './items.schemas.ts'
 import { createItem, deleteItem, itemsFromRows, updateItem, updateOrder } from './items.service.ts'
-import { collectionViewContext } from './view-context.ts'
 import { IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
 import { readBody } from '../../http/pk-body.ts'
+import { viewContextOf } from '../../http/view-context.ts'
 
 const MAX_ITEMS = 5000
 const integer = (value: unknown) => (isIntegerText(value) ? Number(value) : value)
@@ -65,7 +65,7 @@ export function itemRoutes(app: App): void {
   for (const form of ['reduced', 'full'] as const) {
     const name = form === 'full' ? 'question_collection_items_full' : 'question_collection_items'
     const Item = form === 'full' ? CollectionItemFull : CollectionItem
-    const render = (request: FastifyRequest, rows: ItemRow[]) => itemsFromRows(collectionViewContext(app, request), rows, form, name)
+    const render = (request: FastifyRequest, rows: ItemRow[]) => itemsFromRows(viewContextOf(app, request), rows, form, name)
     const load = async (request: FastifyRequest, id: number) => {
       const row = await itemsRepository(app.db).filtered({ id }, request.caller).selectAll('question_collection_items').executeTakeFirst()
       const [item] = row ? await render(request, [row]) : []
@@ -175,12 +175,7 @@ export function itemRoutes(app: App): void {
     handler: async (request) => {
       const rows = await updateOrder(app.db, request.params.id, request.body.items)
       return {
-        results: (await itemsFromRows(
-          collectionViewContext(app, request),
-          rows,
-          'reduced',
-          'question_collection_items',
-        )) as CollectionItem[],
+        results: (await itemsFromRows(viewContextOf(app, request), rows, 'reduced', 'question_collection_items')) as CollectionItem[],
       }
     },
   })

@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox'
 import { IdFilter, ListQuery, Nullable, Timestamp, Url } from '../../http/schemas.ts'
 import { Question } from '../questions/questions.schemas.ts'
 import { Collection } from './collections.schemas.ts'
-import { INT4_MAX } from '../../http/integers.ts'
+import { INT4_MAX } from '../../core/integers.ts'
 
 export const Order = Type.Integer({
   minimum: -INT4_MAX - 1,

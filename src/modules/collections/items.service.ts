@@ -1,25 +1,25 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
-import type { Caller } from '../../http/authentication.ts'
-import { NotFound, PermissionDenied, ValidationFailed, fieldError, type FieldErrors } from '../../http/errors.ts'
-import { iso } from '../../http/schemas.ts'
-import { invalidPk, refusingConstraintViolations } from '../groups/constraints.ts'
-import { visibleQuestion } from '../questions/question-access.ts'
+import type { Caller } from '../../core/caller.ts'
+import { NotFound, PermissionDenied, ValidationFailed, fieldError, type FieldErrors, invalidPk } from '../../core/errors.ts'
+import { iso } from '../../core/time.ts'
+import { refusingViolations } from '../../core/constraint-errors.ts'
+import { visibleQuestion } from '../../access/question-access.ts'
 import { QUESTION_COLUMNS, questionsRepository, type QuestionRow } from '../questions/questions.repository.ts'
 import { questionsFromRows } from '../questions/questions.service.ts'
 import { collectionsRepository } from './collections.repository.ts'
 import { collectionsFromRows } from './collections.service.ts'
 import { itemsRepository, type ItemRow } from './items.repository.ts'
 import type { BreakContent, CollectionItem, CollectionItemFull, ItemCreate, ItemPatch } from './items.schemas.ts'
-import type { CollectionViewContext } from './view-context.ts'
 import { notificationEvents } from '../notifications/notification-events.ts'
+import type { ViewContext } from '../../core/view-context.ts'
 
 const ALREADY_THERE = 'This question is already in the collection.'
 const MAX_TEXT = 20000
 
 /** Items for a page of rows: their questions in full form and (full form) their collections, a fixed number of statements. */
 export async function itemsFromRows(
-  context: CollectionViewContext,
+  context: ViewContext,
   rows: ItemRow[],
   form: 'reduced' | 'full',
   resource: string,
@@ -122,7 +122,7 @@ export async function createItem(db: Kysely<Database>, caller: Caller, body: Ite
   const questionId = type === 'Q' ? (body.object_id ?? body.question ?? null) : null
   if (type === 'Q' && questionId === null) errors.object_id = ['This field is required.']
   if (Object.keys(errors).length) throw ValidationFailed(errors)
-  return refusingConstraintViolations(
+  return refusingViolations(
     () =>
       db.transaction().execute(async (trx) => {
         // The question before the collection, the order a question's deletion takes them in.

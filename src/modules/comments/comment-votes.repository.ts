@@ -1,7 +1,8 @@
 import { sql, type Kysely, type Selectable } from 'kysely'
 import type { CommentVotes, Database } from '../../db/database.ts'
-import { column, orderingFieldsOf, type OrderingFields } from '../../http/ordering.ts'
-import { commentVisibleTo, type Viewer } from './comments.repository.ts'
+import { column, orderingFieldsOf, type OrderingFields } from '../../db/ordering.ts'
+import { commentVisibleTo } from './comments.repository.ts'
+import { type Viewer } from '../../core/caller.ts'
 import { queryBoolean } from './comments.schemas.ts'
 import { DOWN, UP, type CommentVoteListQuery } from './comment-votes.schemas.ts'
 

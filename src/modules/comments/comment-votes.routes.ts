@@ -1,11 +1,11 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
-import { column, orderingTerms } from '../../http/ordering.ts'
+import { column, orderingTerms } from '../../db/ordering.ts'
 import { idParam, signedIn } from '../../http/permissions.ts'
-import { NotFound } from '../../http/errors.ts'
+import { NotFound } from '../../core/errors.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
-import { loadFullUsers, userViewContext } from '../users/users.service.ts'
+import { loadFullUsers } from '../users/users.service.ts'
 import { COMMENT_VOTE_ORDERING, commentVotesRepository, type CommentVoteRow } from './comment-votes.repository.ts'
 import {
   CommentVote,
@@ -17,9 +17,10 @@ import {
   type CommentVoteListQuery as VoteFilters,
 } from './comment-votes.schemas.ts'
 import { castCommentVote, commentVotesFromRows, toCommentVote, withdrawCommentVote } from './comment-votes.service.ts'
-import { viewerOf } from './comments.service.ts'
+import { viewerOf } from '../../core/caller.ts'
 import { IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
 import { drfBody } from '../../http/drf-body.ts'
+import { viewContextOf } from '../../http/view-context.ts'
 
 /** comment_votes (spec 2.10): up and down votes on comments, with superseded votes kept inactive. */
 export function commentVoteRoutes(app: App): void {
@@ -39,7 +40,7 @@ export function commentVoteRoutes(app: App): void {
       const ordering = orderingTerms(filters.ordering, COMMENT_VOTE_ORDERING, ['-created_at'], column('comment_votes.id'))
       const filtered = repository().filtered(filters, viewerOf(request.caller))
       const result = await pageOfRows<CommentVoteRow>(request, filtered, (q) => q.select(repository().columns as never), ordering)
-      return listing(request, result, (rows) => commentVotesFromRows(userViewContext(app, request), rows))
+      return listing(request, result, (rows) => commentVotesFromRows(viewContextOf(app, request), rows))
     },
   })
 
@@ -53,7 +54,7 @@ export function commentVoteRoutes(app: App): void {
     preValidation: drfBody({ choices: { value: [UP, DOWN] } }),
     handler: async (request, reply) => {
       const { vote, created, tallies } = await castCommentVote(app.db, signedIn(request), request.body)
-      const context = userViewContext(app, request)
+      const context = viewContextOf(app, request)
       const users = await loadFullUsers(context, [vote.user_id])
       const answer = { ...toCommentVote(vote, users.get(vote.user_id)!, context.urls), ...tallies }
       if (created) reply.header('location', answer.url)
@@ -70,7 +71,7 @@ export function commentVoteRoutes(app: App): void {
     handler: async (request) => {
       const row = await repository().findVisible(request.params.id, viewerOf(request.caller))
       if (!row) throw NotFound()
-      const [vote] = await commentVotesFromRows(userViewContext(app, request), [row])
+      const [vote] = await commentVotesFromRows(viewContextOf(app, request), [row])
       return vote
     },
   })

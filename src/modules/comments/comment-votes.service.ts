@@ -1,16 +1,17 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
-import type { Caller } from '../../http/authentication.ts'
-import { fieldError, NotFound } from '../../http/errors.ts'
-import { iso } from '../../http/schemas.ts'
-import type { UrlBuilder } from '../../http/urls.ts'
-import { loadFullUsers, type UserViewContext } from '../users/users.service.ts'
+import type { Caller } from '../../core/caller.ts'
+import { fieldError, NotFound, invalidPk } from '../../core/errors.ts'
+import { iso } from '../../core/time.ts'
+import type { UrlBuilder } from '../../core/urls.ts'
+import { loadFullUsers } from '../users/users.service.ts'
 import type { FullUser } from '../users/users.schemas.ts'
 import { commentVotesRepository, type CommentVoteRow } from './comment-votes.repository.ts'
 import { DOWN, UP, type CommentVote, type CommentVoteBody } from './comment-votes.schemas.ts'
 import { commentsRepository } from './comments.repository.ts'
-import { viewerOf } from './comments.service.ts'
-import { invalidPk, refusingConstraintViolations } from './constraints.ts'
+import { viewerOf } from '../../core/caller.ts'
+import { refusingViolations } from '../../core/constraint-errors.ts'
+import type { ViewContext } from '../../core/view-context.ts'
 
 export function toCommentVote(row: CommentVoteRow, user: FullUser, urls: UrlBuilder): CommentVote {
   return {
@@ -27,7 +28,7 @@ export function toCommentVote(row: CommentVoteRow, user: FullUser, urls: UrlBuil
 }
 
 /** Votes with their voters in the full user form, loaded once for the whole page. */
-export async function commentVotesFromRows(context: UserViewContext, rows: CommentVoteRow[]): Promise<CommentVote[]> {
+export async function commentVotesFromRows(context: ViewContext, rows: CommentVoteRow[]): Promise<CommentVote[]> {
   if (rows.length === 0) return []
   const users = await loadFullUsers(
     context,
@@ -50,7 +51,7 @@ export interface CastResult {
  */
 export async function castCommentVote(db: Kysely<Database>, caller: Caller, body: CommentVoteBody): Promise<CastResult> {
   if (body.value !== UP && body.value !== DOWN) throw fieldError('value', `"${body.value}" is not a valid choice.`)
-  return refusingConstraintViolations(
+  return refusingViolations(
     () =>
       db.transaction().execute(async (trx) => {
         const comment = await commentsRepository(trx).lockVisible(body.object_id, viewerOf(caller))

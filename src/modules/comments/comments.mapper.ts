@@ -1,5 +1,5 @@
-import { iso } from '../../http/schemas.ts'
-import type { UrlBuilder } from '../../http/urls.ts'
+import { iso } from '../../core/time.ts'
+import type { UrlBuilder } from '../../core/urls.ts'
 import type { VoteSummary } from '../questions/questions.schemas.ts'
 import { photoUrl } from '../users/users.mapper.ts'
 import type { UserRow } from '../users/users.repository.ts'

@@ -1,17 +1,12 @@
 import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely'
 import type { Comments, Database } from '../../db/database.ts'
-import { column, orderingFieldsOf, type OrderingFields } from '../../http/ordering.ts'
+import type { Viewer } from '../../core/caller.ts'
+import { column, orderingFieldsOf, type OrderingFields } from '../../db/ordering.ts'
 import { queryBoolean, type CommentListQuery, type Subtype } from './comments.schemas.ts'
 
 export type CommentRow = Selectable<Comments>
 /** A comment with the title and slug of its question, as listings select it. */
 export type ListedCommentRow = CommentRow & { question_text: string; question_slug: string }
-
-/** Who is looking: visibility of questions and hidden comments depends on it. */
-export interface Viewer {
-  id: number | null
-  isStaff: boolean
-}
 
 export const COMMENT_ORDERING: OrderingFields = {
   ...orderingFieldsOf(['id', 'created_at', 'modified_at', 'direct_maximum', 'direct_minimum', 'subtype', 'text'], 'comments'),

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
-import { column, orderingTerms } from '../../http/ordering.ts'
+import { column, orderingTerms } from '../../db/ordering.ts'
 import { idParam, signedIn } from '../../http/permissions.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
 import { commentVoteRoutes } from './comment-votes.routes.ts'
@@ -21,19 +21,13 @@ import {
   SUBTYPES,
   type CommentListQuery as CommentFilters,
 } from './comments.schemas.ts'
-import {
-  commentsFromRows,
-  commentViewContext,
-  createComment,
-  deleteComment,
-  loadComment,
-  updateComment,
-  viewerOf,
-} from './comments.service.ts'
+import { commentsFromRows, createComment, deleteComment, loadComment, updateComment } from './comments.service.ts'
+import { viewerOf } from '../../core/caller.ts'
 import { moderationRoutes } from './moderation.routes.ts'
 import { voteCommentRoutes } from './vote-comments.routes.ts'
 import { IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
 import { drfBody } from '../../http/drf-body.ts'
+import { viewContextOf } from '../../http/view-context.ts'
 
 /** How the text and subtype of a comment are read, as DRF's CharField and ChoiceField read them. */
 const COMMENT_FIELDS = { trim: ['text'], notBlank: ['text'], choices: { subtype: SUBTYPES } }
@@ -58,11 +52,11 @@ export function commentRoutes(app: App): void {
       resource: { name: 'Comment List', description: 'What people say about questions: information, reasons and suggestions.' },
     },
     handler: async (request) => {
-      const context = commentViewContext(app, request)
+      const context = viewContextOf(app, request)
       const filters = request.query as CommentFilters
-      const fields = context.viewer.isStaff ? STAFF_COMMENT_ORDERING : COMMENT_ORDERING
+      const fields = viewerOf(context.caller).isStaff ? STAFF_COMMENT_ORDERING : COMMENT_ORDERING
       const ordering = orderingTerms(filters.ordering, fields, ['-created_at'], column('comments.id'))
-      const filtered = commentsRepository(app.db).filtered(filters, context.viewer)
+      const filtered = commentsRepository(app.db).filtered(filters, viewerOf(context.caller))
       const result = await pageOfRows<ListedCommentRow>(request, filtered, (q) => q.select(LISTED_COLUMNS as never), ordering)
       return listing(request, result, (rows) => commentsFromRows(context, rows))
     },
@@ -74,7 +68,7 @@ export function commentRoutes(app: App): void {
     preValidation: drfBody(COMMENT_FIELDS),
     handler: async (request, reply) => {
       const id = await createComment(app.db, signedIn(request), request.body)
-      const comment = await loadComment(commentViewContext(app, request), id)
+      const comment = await loadComment(viewContextOf(app, request), id)
       return reply.code(201).header('location', comment.url).send(comment)
     },
   })
@@ -85,12 +79,12 @@ export function commentRoutes(app: App): void {
       access: 'anyone',
       resource: { name: 'Comment Instance', description: 'One comment; its author (or staff) may edit or remove it.' },
     },
-    handler: async (request) => loadComment(commentViewContext(app, request), request.params.id),
+    handler: async (request) => loadComment(viewContextOf(app, request), request.params.id),
   })
 
   const update = async (request: FastifyRequest<{ Params: { id: number }; Body: CommentPatch }>) => {
     await updateComment(app.db, signedIn(request), request.params.id, request.body)
-    return loadComment(commentViewContext(app, request), request.params.id)
+    return loadComment(viewContextOf(app, request), request.params.id)
   }
   app.put('/api/comments/:id/', {
     schema: {

@@ -1,33 +1,24 @@
-import type { FastifyRequest } from 'fastify'
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
-import type { Caller } from '../../http/authentication.ts'
-import { NotFound, type FieldErrors, ValidationFailed } from '../../http/errors.ts'
+import type { Caller } from '../../core/caller.ts'
+import { NotFound, type FieldErrors, ValidationFailed, invalidPk } from '../../core/errors.ts'
 import { usersRepository } from '../users/users.repository.ts'
 import { notificationEvents } from '../notifications/notification-events.ts'
 import { answerKey, answersByAuthor, toComment, toCommentAuthor, toOwnCommentVote } from './comments.mapper.ts'
-import { commentsRepository, type ListedCommentRow, type Viewer } from './comments.repository.ts'
+import { commentsRepository, type ListedCommentRow } from './comments.repository.ts'
 import { SUBTYPES, type Comment, type CommentCreate, type CommentPatch, type Subtype } from './comments.schemas.ts'
-import { invalidPk, refusingConstraintViolations } from './constraints.ts'
-import type { App } from '../../http/app-type.ts'
-import { UrlBuilder } from '../../http/urls.ts'
-
-export interface CommentViewContext {
-  db: Kysely<Database>
-  urls: UrlBuilder
-  viewer: Viewer
-  defaultAvatar: string | null
-}
-
-export const viewerOf = (caller: Caller | null): Viewer => ({ id: caller?.id ?? null, isStaff: caller?.isStaff ?? false })
+import { refusingViolations } from '../../core/constraint-errors.ts'
+import type { ViewContext } from '../../core/view-context.ts'
+import { viewerOf } from '../../core/caller.ts'
 
 /**
  * Comments for a page of rows in a fixed number of statements: authors, their answers to the
  * questions and the viewer's votes on the comments are each loaded once for the whole page.
  */
-export async function commentsFromRows(context: CommentViewContext, rows: ListedCommentRow[]): Promise<Comment[]> {
+export async function commentsFromRows(context: ViewContext, rows: ListedCommentRow[]): Promise<Comment[]> {
   if (rows.length === 0) return []
-  const { db, urls, viewer } = context
+  const { db, urls } = context
+  const viewer = viewerOf(context.caller)
   const repository = commentsRepository(db)
   const authorIds = rows.map((row) => row.user_id)
   const [authors, answers, myVotes] = await Promise.all([
@@ -60,8 +51,8 @@ export async function commentsFromRows(context: CommentViewContext, rows: Listed
   })
 }
 
-export async function loadComment(context: CommentViewContext, id: number): Promise<Comment> {
-  const row = await commentsRepository(context.db).findVisible(id, context.viewer)
+export async function loadComment(context: ViewContext, id: number): Promise<Comment> {
+  const row = await commentsRepository(context.db).findVisible(id, viewerOf(context.caller))
   if (!row) throw NotFound()
   const [comment] = await commentsFromRows(context, [row])
   return comment
@@ -89,7 +80,7 @@ export async function createComment(db: Kysely<Database>, caller: Caller, body: 
   const text = textOf(body.text, errors)!
   const subtype = subtypeOf(body.subtype, errors) ?? 'info'
   const parentId = body.parent ?? null
-  return refusingConstraintViolations(
+  return refusingViolations(
     () =>
       db.transaction().execute(async (trx) => {
         const repository = commentsRepository(trx)
@@ -174,9 +165,4 @@ export async function reportComment(db: Kysely<Database>, caller: Caller, id: nu
     if (comment.user_id === caller.id) throw ValidationFailed({ non_field_errors: ['You cannot report your own comment.'] })
     return repository.report(id, caller.id, reason.trim())
   })
-}
-
-/** How the request's caller sees comments: their own votes and hidden comments, and URLs on the request's host. */
-export function commentViewContext(app: App, request: FastifyRequest): CommentViewContext {
-  return { db: app.db, urls: UrlBuilder.for(request), viewer: viewerOf(request.caller), defaultAvatar: app.config.defaultAvatarUrl }
 }

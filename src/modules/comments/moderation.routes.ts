@@ -1,10 +1,11 @@
 import type { App } from '../../http/app-type.ts'
-import { iso } from '../../http/schemas.ts'
+import { iso } from '../../core/time.ts'
 import { Comment, Report, ReportBody } from './comments.schemas.ts'
-import { commentViewContext, loadComment, reportComment, setHidden } from './comments.service.ts'
+import { loadComment, reportComment, setHidden } from './comments.service.ts'
 import { IdParams, writeErrors } from '../../http/route-schemas.ts'
 import { drfBody } from '../../http/drf-body.ts'
 import { signedIn } from '../../http/permissions.ts'
+import { viewContextOf } from '../../http/view-context.ts'
 
 /** Reports by anyone signed in; hiding and showing again by staff. */
 export function moderationRoutes(app: App): void {
@@ -47,7 +48,7 @@ export function moderationRoutes(app: App): void {
       },
       handler: async (request) => {
         await setHidden(app.db, signedIn(request), request.params.id, hidden)
-        return loadComment(commentViewContext(app, request), request.params.id)
+        return loadComment(viewContextOf(app, request), request.params.id)
       },
     })
   }

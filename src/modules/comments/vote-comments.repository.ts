@@ -1,9 +1,10 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
-import { iso } from '../../http/schemas.ts'
-import type { UrlBuilder } from '../../http/urls.ts'
-import { column, orderingFieldsOf, type OrderingFields } from '../../http/ordering.ts'
-import { commentVisibleTo, type Viewer } from './comments.repository.ts'
+import { iso } from '../../core/time.ts'
+import type { UrlBuilder } from '../../core/urls.ts'
+import { column, orderingFieldsOf, type OrderingFields } from '../../db/ordering.ts'
+import { commentVisibleTo } from './comments.repository.ts'
+import { type Viewer } from '../../core/caller.ts'
 import type { VoteComment, VoteCommentListQuery } from './vote-comments.schemas.ts'
 
 export const VOTE_COMMENT_ORDERING: OrderingFields = {

@@ -1,12 +1,11 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
-import { NotFound } from '../../http/errors.ts'
+import { NotFound } from '../../core/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
-import { column, orderingTerms } from '../../http/ordering.ts'
+import { column, orderingTerms } from '../../db/ordering.ts'
 import { idParam, signedIn } from '../../http/permissions.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
-import { UrlBuilder } from '../../http/urls.ts'
-import { viewerOf } from './comments.service.ts'
+import { viewerOf } from '../../core/caller.ts'
 import {
   toVoteComment,
   VOTE_COMMENT_COLUMNS,
@@ -18,6 +17,7 @@ import { VoteComment, VoteCommentBody, VoteCommentListQuery, type VoteCommentLis
 import { giveReason } from './vote-comments.service.ts'
 import { IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
 import { drfBody } from '../../http/drf-body.ts'
+import { urlsFor } from '../../http/urls.ts'
 
 /** vote_comments: comments people give as the reasons of their answers. */
 export function voteCommentRoutes(app: App): void {
@@ -38,7 +38,7 @@ export function voteCommentRoutes(app: App): void {
       const ordering = orderingTerms(filters.ordering, VOTE_COMMENT_ORDERING, ['id'], column('vote_comments.id'))
       const filtered = repository().filtered(filters, viewerOf(request.caller))
       const result = await pageOfRows<VoteCommentRow>(request, filtered, (q) => q.select(VOTE_COMMENT_COLUMNS as never), ordering)
-      const urls = UrlBuilder.for(request)
+      const urls = urlsFor(request)
       return listing(request, result, (rows) => rows.map((row) => toVoteComment(row, urls)))
     },
   })
@@ -55,7 +55,7 @@ export function voteCommentRoutes(app: App): void {
       const id = await giveReason(app.db, signedIn(request), request.body)
       const row = await repository().findVisible(id, viewerOf(request.caller))
       if (!row) throw NotFound()
-      const answer = toVoteComment(row, UrlBuilder.for(request))
+      const answer = toVoteComment(row, urlsFor(request))
       return reply.code(201).header('location', answer.url).send(answer)
     },
   })
@@ -72,7 +72,7 @@ export function voteCommentRoutes(app: App): void {
     handler: async (request) => {
       const row = await repository().findVisible(request.params.id, viewerOf(request.caller))
       if (!row) throw NotFound()
-      return toVoteComment(row, UrlBuilder.for(request))
+      return toVoteComment(row, urlsFor(request))
     },
   })
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { INT4_MAX } from '../../http/integers.ts'
+import { INT4_MAX } from '../../core/integers.ts'
 import { Nullable } from '../../http/schemas.ts'
 
 /** The shapes of compare_questions (docs/statistics.md, "Comparing two questions"). */

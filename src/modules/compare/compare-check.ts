@@ -1,8 +1,8 @@
 import { sql } from 'kysely'
-import type { Caller } from '../../http/authentication.ts'
-import { fieldError } from '../../http/errors.ts'
-import { INT4_MAX, readInteger } from '../../http/integers.ts'
-import { column, type OrderTerm } from '../../http/ordering.ts'
+import type { Caller } from '../../core/caller.ts'
+import { fieldError } from '../../core/errors.ts'
+import { INT4_MAX, readInteger } from '../../core/integers.ts'
+import { column, type OrderTerm } from '../../db/ordering.ts'
 
 /**
  * The users filter `compare_check=<user id>,<minimum common questions>[,<field>]` (client call 28): the people

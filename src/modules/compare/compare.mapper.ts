@@ -1,4 +1,4 @@
-import { iso } from '../../http/schemas.ts'
+import { iso } from '../../core/time.ts'
 import { differencePercent, questionsCounted, quickDifferencePercent, type Distances } from './compare.compute.ts'
 import type { CommonAnswerRow, ComparisonFigures, ComparisonRow } from './compare.repository.ts'
 import type { ComparedQuestion, LatestCompare, QuickFigures, UserCompare } from './compare.schemas.ts'

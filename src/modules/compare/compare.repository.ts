@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
-import type { Caller } from '../../http/authentication.ts'
-import { questionVisibleSql } from '../questions/question-access.ts'
+import type { Caller } from '../../core/caller.ts'
+import { questionVisibleSql } from '../../access/question-access.ts'
 import type { Distances } from './compare.compute.ts'
 
 /** One person's distance histogram against the person compared with. */

@@ -1,6 +1,6 @@
 import type { App } from '../../http/app-type.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
-import { column, orderingFieldsOf, orderingTerms } from '../../http/ordering.ts'
+import { column, orderingFieldsOf, orderingTerms } from '../../db/ordering.ts'
 import { signedIn } from '../../http/permissions.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
 import { toUserCompare } from './compare.mapper.ts'

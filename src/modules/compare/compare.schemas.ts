@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { ID_LIST_FORMAT, INT4_MAX } from '../../http/integers.ts'
+import { ID_LIST_FORMAT, INT4_MAX } from '../../core/integers.ts'
 import { IdFilter, ListQuery, Nullable, Timestamp } from '../../http/schemas.ts'
 
 /** The shapes of the comparison resources (docs/compare.md). */

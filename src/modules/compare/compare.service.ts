@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
-import type { Caller } from '../../http/authentication.ts'
-import { NotFound, fieldError } from '../../http/errors.ts'
-import { INT4_MAX, isIntegerText } from '../../http/integers.ts'
+import type { Caller } from '../../core/caller.ts'
+import { NotFound, fieldError, invalidPk } from '../../core/errors.ts'
+import { INT4_MAX, isIntegerText } from '../../core/integers.ts'
 import {
   differencePercent,
   histogramOf,
@@ -18,8 +18,6 @@ import { MAX_COMPARED_USERS, type CompareMany, type CompareUsers, type CompareUs
 
 /** How many kept comparisons a user's latest_compare shows. */
 export const LATEST_COMPARE_SIZE = 10
-
-const invalidPk = (id: string | number) => `Invalid pk "${id}" - object does not exist.`
 
 /** Comparing someone with themselves says nothing: 400 on userb. */
 function refuseSelf(usera: number, userb: number): void {

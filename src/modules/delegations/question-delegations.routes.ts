@@ -1,10 +1,9 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
-import { column, orderingTerms } from '../../http/ordering.ts'
+import { column, orderingTerms } from '../../db/ordering.ts'
 import { idParam, signedIn } from '../../http/permissions.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
-import { UrlBuilder } from '../../http/urls.ts'
 import { ownOrStaff } from './delegations.http.ts'
 import {
   QUESTION_DELEGATION_ORDERING,
@@ -23,6 +22,8 @@ import { createQuestionDelegation, revokeQuestionDelegation, updateQuestionDeleg
 import { IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
 import { readBody } from '../../http/pk-body.ts'
 import { reducedUsers } from '../users/users.service.ts'
+import { urlsFor } from '../../http/urls.ts'
+import { viewContextOf } from '../../http/view-context.ts'
 
 /** `question_delegation` (the spec's singular name): delegations for one question. */
 export function questionDelegationRoutes(app: App): void {
@@ -34,10 +35,9 @@ export function questionDelegationRoutes(app: App): void {
   }
 
   const items = async (request: FastifyRequest, rows: QuestionDelegationRow[]) => {
-    const urls = UrlBuilder.for(request)
+    const urls = urlsFor(request)
     const users = await reducedUsers(
-      app,
-      request,
+      viewContextOf(app, request),
       rows.map((row) => row.trustee_id),
     )
     return rows.map((row) => toQuestionDelegation(row, users, urls))
@@ -95,7 +95,7 @@ export function questionDelegationRoutes(app: App): void {
       },
     },
     handler: async (request) => {
-      const urls = UrlBuilder.for(request)
+      const urls = urlsFor(request)
       const counts = await repository().countsFor(signedIn(request))
       return {
         results: counts.map((row) => ({

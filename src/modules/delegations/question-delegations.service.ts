@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
-import type { Caller } from '../../http/authentication.ts'
-import { NotFound, ValidationFailed, type FieldErrors } from '../../http/errors.ts'
-import { invalidPk, refusingConstraintViolations } from '../groups/constraints.ts'
+import type { Caller } from '../../core/caller.ts'
+import { NotFound, ValidationFailed, type FieldErrors, invalidPk } from '../../core/errors.ts'
+import { refusingViolations } from '../../core/constraint-errors.ts'
 import { withLiquidEffects } from '../liquid/liquid.effects.ts'
-import { visibleQuestion } from '../questions/question-access.ts'
+import { visibleQuestion } from '../../access/question-access.ts'
 import { checkTrustee, lockDelegator, revokedError, SELF_DELEGATION } from './delegations.http.ts'
 import { questionDelegationsRepository, type QuestionDelegationRow } from './question-delegations.repository.ts'
 import type { QuestionDelegationCreate, QuestionDelegationUpdate } from './question-delegations.schemas.ts'
@@ -15,7 +15,7 @@ import type { QuestionDelegationCreate, QuestionDelegationUpdate } from './quest
  */
 
 function guarded<T>(body: { question?: number; trustee?: number | null }, work: () => Promise<T>): Promise<T> {
-  return refusingConstraintViolations(work, {
+  return refusingViolations(work, {
     missing: (constraint): FieldErrors =>
       constraint.endsWith('question_id_fkey') && body.question !== undefined
         ? { question: [invalidPk(body.question)] }

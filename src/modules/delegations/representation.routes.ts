@@ -1,12 +1,13 @@
 import type { App } from '../../http/app-type.ts'
-import { NotFound } from '../../http/errors.ts'
+import { NotFound } from '../../core/errors.ts'
 import { readErrors } from '../../http/schemas.ts'
-import { visibleQuestion } from '../questions/question-access.ts'
+import { visibleQuestion } from '../../access/question-access.ts'
 import { Representation } from './representation.schemas.ts'
 import { resolveRepresentation } from './representation.service.ts'
 import { IdParams } from '../../http/route-schemas.ts'
 import { reducedUsers } from '../users/users.service.ts'
 import { signedIn } from '../../http/permissions.ts'
+import { viewContextOf } from '../../http/view-context.ts'
 
 /** GET /api/questions/<id>/representation/: where the caller's vote on a question goes. */
 export function representationRoutes(app: App): void {
@@ -30,7 +31,7 @@ export function representationRoutes(app: App): void {
       const questionId = request.params.id
       if (!(await visibleQuestion(app.db, caller, questionId))) throw NotFound()
       const resolution = await resolveRepresentation(app.db, questionId, caller.id)
-      const users = await reducedUsers(app, request, resolution.chain)
+      const users = await reducedUsers(viewContextOf(app, request), resolution.chain)
       return {
         question: questionId,
         outcome: resolution.outcome,

@@ -1,4 +1,4 @@
-import { iso } from '../../http/schemas.ts'
+import { iso } from '../../core/time.ts'
 import { representationRepository, type Hop } from './representation.repository.ts'
 import type { Outcome, RepresentativeAnswer, WinningDelegation } from './representation.schemas.ts'
 import type { Db } from '../../db/types.ts'

@@ -1,12 +1,12 @@
 import { sql, type Selectable } from 'kysely'
 import type { TagDelegations } from '../../db/database.ts'
-import { column, orderingFieldsOf, type OrderingFields } from '../../http/ordering.ts'
-import { iso, isoOrNull } from '../../http/schemas.ts'
-import type { UrlBuilder } from '../../http/urls.ts'
+import { column, orderingFieldsOf, type OrderingFields } from '../../db/ordering.ts'
+import { iso, isoOrNull } from '../../core/time.ts'
+import type { UrlBuilder } from '../../core/urls.ts'
 import { historyOn } from './delegations.http.ts'
 import type { TagDelegation, TagDelegationListQuery, TagInfo } from './tag-delegations.schemas.ts'
 import type { Db } from '../../db/types.ts'
-import { INT4_MAX } from '../../http/integers.ts'
+import { INT4_MAX } from '../../core/integers.ts'
 import type { ReducedUser } from '../users/users.schemas.ts'
 
 export type TagDelegationRow = Selectable<TagDelegations>

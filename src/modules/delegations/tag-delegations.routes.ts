@@ -1,13 +1,12 @@
 import { readsBodyTypes } from '../../http/body.ts'
-import { INT4_MAX, readInteger } from '../../http/integers.ts'
+import { INT4_MAX, readInteger } from '../../core/integers.ts'
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
-import { ValidationFailed } from '../../http/errors.ts'
+import { ValidationFailed } from '../../core/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
-import { column, orderingTerms } from '../../http/ordering.ts'
+import { column, orderingTerms } from '../../db/ordering.ts'
 import { idParam, signedIn } from '../../http/permissions.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
-import { UrlBuilder } from '../../http/urls.ts'
 import { ownOrStaff } from './delegations.http.ts'
 import { TAG_DELEGATION_ORDERING, tagDelegationsRepository, toTagDelegation, type TagDelegationRow } from './tag-delegations.repository.ts'
 import {
@@ -23,6 +22,8 @@ import { createTagDelegation, reorderTagDelegations, revokeTagDelegation, update
 import { IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
 import { readBody } from '../../http/pk-body.ts'
 import { reducedUsers } from '../users/users.service.ts'
+import { urlsFor } from '../../http/urls.ts'
+import { viewContextOf } from '../../http/view-context.ts'
 
 /**
  * `order` as DRF's ListField of integers reads it: a JSON list, or a form field given once or repeated.
@@ -66,12 +67,11 @@ export function tagDelegationRoutes(app: App): void {
 
   /** Items for rows: their tags and trustees in one statement each (the trustees' in a fixed few). */
   const items = async (request: FastifyRequest, rows: TagDelegationRow[]) => {
-    const urls = UrlBuilder.for(request)
+    const urls = urlsFor(request)
     const [tags, users] = await Promise.all([
       repository().tagInfos(rows.map((row) => row.tag_id)),
       reducedUsers(
-        app,
-        request,
+        viewContextOf(app, request),
         rows.map((row) => row.trustee_id),
       ),
     ])

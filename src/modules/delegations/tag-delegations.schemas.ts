@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { IdFilter, ListQuery, Nullable, Timestamp, Url } from '../../http/schemas.ts'
 import { PkField, TrusteeField } from './delegations.http.ts'
-import { INT4_MAX } from '../../http/integers.ts'
+import { INT4_MAX } from '../../core/integers.ts'
 import { ReducedUser } from '../users/users.schemas.ts'
 
 export const TagInfo = Type.Object({ id: Type.Integer(), text: Type.String() })

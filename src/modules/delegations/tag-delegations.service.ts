@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
-import type { Caller } from '../../http/authentication.ts'
-import { NotFound, ValidationFailed, type FieldErrors } from '../../http/errors.ts'
-import { invalidPk, refusingConstraintViolations } from '../groups/constraints.ts'
+import type { Caller } from '../../core/caller.ts'
+import { NotFound, ValidationFailed, type FieldErrors, invalidPk } from '../../core/errors.ts'
+import { refusingViolations } from '../../core/constraint-errors.ts'
 import { questionsWithTags, withLiquidEffects } from '../liquid/liquid.effects.ts'
 import { checkTrustee, lockDelegator, revokedError, SELF_DELEGATION } from './delegations.http.ts'
 import { tagDelegationsRepository, type TagDelegationRow } from './tag-delegations.repository.ts'
@@ -16,7 +16,7 @@ import type { TagDelegationCreate, TagDelegationUpdate } from './tag-delegations
 
 /** Races the checks cannot see (a trustee removed meanwhile, a self-delegation) end as the check's 400. */
 function guarded<T>(trusteeId: number | null | undefined, work: () => Promise<T>): Promise<T> {
-  return refusingConstraintViolations(work, {
+  return refusingViolations(work, {
     missing: () => ({ trustee: [invalidPk(trusteeId)] }),
     check: { trustee: [SELF_DELEGATION] },
   })

@@ -1,11 +1,12 @@
 import { sql } from 'kysely'
 import { Type } from 'typebox'
 import type { App } from '../../http/app-type.ts'
-import { ValidationFailed, type FieldErrors } from '../../http/errors.ts'
+import { ValidationFailed, type FieldErrors } from '../../core/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
-import { column, orderingTerms } from '../../http/ordering.ts'
+import { column, orderingTerms } from '../../db/ordering.ts'
 import { writeErrors } from '../../http/route-schemas.ts'
-import { iso, isoOrNull, ListQuery, Nullable, Page, readErrors, Timestamp } from '../../http/schemas.ts'
+import { ListQuery, Nullable, Page, readErrors, Timestamp } from '../../http/schemas.ts'
+import { iso, isoOrNull } from '../../core/time.ts'
 import { Email } from '../accounts/accounts.schemas.ts'
 
 const TeamMessageCreate = Type.Object({

@@ -1,8 +1,8 @@
 import type { Kysely, Selectable } from 'kysely'
 import type { Database, FollowingTags } from '../../db/database.ts'
-import { column, orderingFieldsOf, type OrderingFields } from '../../http/ordering.ts'
-import { iso } from '../../http/schemas.ts'
-import type { UrlBuilder } from '../../http/urls.ts'
+import { column, orderingFieldsOf, type OrderingFields } from '../../db/ordering.ts'
+import { iso } from '../../core/time.ts'
+import type { UrlBuilder } from '../../core/urls.ts'
 import type { FollowingTag, FollowingTagListQuery } from './following-tags.schemas.ts'
 
 export type FollowingTagRow = Selectable<FollowingTags>

@@ -1,17 +1,17 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
-import { NotFound } from '../../http/errors.ts'
+import { NotFound } from '../../core/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
-import { column, orderingTerms } from '../../http/ordering.ts'
+import { column, orderingTerms } from '../../db/ordering.ts'
 import { idParam, signedIn } from '../../http/permissions.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
-import { UrlBuilder } from '../../http/urls.ts'
 import { tagsRepository, toTag } from '../tags/tags.repository.ts'
 import { Tag } from '../tags/tags.schemas.ts'
 import { FOLLOWING_TAG_ORDERING, followingTagsRepository, toFollowingTag, type FollowingTagRow } from './following-tags.repository.ts'
 import { FollowingTag, FollowingTagCreate, FollowingTagListQuery } from './following-tags.schemas.ts'
 import { createFollowingTag, deleteFollowingTag, followTag, unfollowTag } from './following-tags.service.ts'
 import { EmptyBody, IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
+import { urlsFor } from '../../http/urls.ts'
 
 export function followingTagRoutes(app: App): void {
   const repository = () => followingTagsRepository(app.db)
@@ -29,7 +29,7 @@ export function followingTagRoutes(app: App): void {
     },
     handler: async (request) => {
       const filters = request.query
-      const urls = UrlBuilder.for(request)
+      const urls = urlsFor(request)
       const ordering = orderingTerms(filters.ordering, FOLLOWING_TAG_ORDERING, ['-created_at'], column('following_tags.id'))
       const result = await pageOfRows<FollowingTagRow>(
         request,
@@ -46,7 +46,7 @@ export function followingTagRoutes(app: App): void {
     config: { access: 'signed-in' },
     handler: async (request, reply) => {
       const row = await createFollowingTag(app.db, signedIn(request), request.body.tag)
-      return reply.code(201).send(toFollowingTag(row, UrlBuilder.for(request)))
+      return reply.code(201).send(toFollowingTag(row, urlsFor(request)))
     },
   })
 
@@ -59,7 +59,7 @@ export function followingTagRoutes(app: App): void {
     handler: async (request) => {
       const row = await repository().find(request.params.id)
       if (!row) throw NotFound()
-      return toFollowingTag(row, UrlBuilder.for(request))
+      return toFollowingTag(row, urlsFor(request))
     },
   })
 
@@ -77,7 +77,7 @@ export function followingTagRoutes(app: App): void {
     const [row] = await tagsRepository(app.db).filtered({ id }).selectAll('tags').execute()
     if (!row) throw NotFound()
     const followed = await tagsRepository(app.db).followedBy(signedIn(request).id, [id])
-    return toTag(row, followed.has(id), UrlBuilder.for(request))
+    return toTag(row, followed.has(id), urlsFor(request))
   }
 
   app.post('/api/tags/:id/follow/', {

@@ -1,13 +1,13 @@
 import type { Kysely } from 'kysely'
-import type { Caller } from '../../http/authentication.ts'
+import type { Caller } from '../../core/caller.ts'
 import type { Database } from '../../db/database.ts'
-import { NotFound, fieldError } from '../../http/errors.ts'
-import { invalidPk, refusingConstraintViolations, uniqueSet } from '../groups/constraints.ts'
+import { NotFound, fieldError, invalidPk, uniqueSet } from '../../core/errors.ts'
+import { refusingViolations } from '../../core/constraint-errors.ts'
 import { followingTagsRepository, type FollowingTagRow } from './following-tags.repository.ts'
 
 /** A new follow link; a second one for the same tag is refused by the unique constraint. */
 export async function createFollowingTag(db: Kysely<Database>, caller: Caller, tagId: number): Promise<FollowingTagRow> {
-  return refusingConstraintViolations(
+  return refusingViolations(
     () =>
       db.transaction().execute(async (trx) => {
         const repository = followingTagsRepository(trx)

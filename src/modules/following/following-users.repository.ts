@@ -1,9 +1,9 @@
 import type { Kysely, Selectable } from 'kysely'
 import type { Database, FollowingUsers } from '../../db/database.ts'
-import { iso } from '../../http/schemas.ts'
-import type { UrlBuilder } from '../../http/urls.ts'
-import { column, orderingFieldsOf, type OrderingFields } from '../../http/ordering.ts'
-import { parseIdList } from '../../http/integers.ts'
+import { iso } from '../../core/time.ts'
+import type { UrlBuilder } from '../../core/urls.ts'
+import { column, orderingFieldsOf, type OrderingFields } from '../../db/ordering.ts'
+import { parseIdList } from '../../core/integers.ts'
 import type { FollowingUser, FollowingUserListQuery } from './following-users.schemas.ts'
 
 export type FollowingUserRow = Selectable<FollowingUsers>

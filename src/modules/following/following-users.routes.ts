@@ -1,15 +1,15 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
-import { NotFound } from '../../http/errors.ts'
+import { NotFound } from '../../core/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
-import { column, orderingTerms } from '../../http/ordering.ts'
+import { column, orderingTerms } from '../../db/ordering.ts'
 import { idParam, signedIn } from '../../http/permissions.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
-import { UrlBuilder } from '../../http/urls.ts'
 import { FOLLOWING_USER_ORDERING, followingUsersRepository, toFollowingUser, type FollowingUserRow } from './following-users.repository.ts'
 import { FollowingUser, FollowingUserCreate, FollowingUserListQuery } from './following-users.schemas.ts'
 import { followUser, unfollowUser } from './following-users.service.ts'
 import { IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
+import { urlsFor } from '../../http/urls.ts'
 
 export function followingUserRoutes(app: App): void {
   const repository = () => followingUsersRepository(app.db)
@@ -30,7 +30,7 @@ export function followingUserRoutes(app: App): void {
     },
     handler: async (request) => {
       const filters = request.query
-      const urls = UrlBuilder.for(request)
+      const urls = urlsFor(request)
       const ordering = orderingTerms(filters.ordering, FOLLOWING_USER_ORDERING, ['-created_at'], column('following_users.id'))
       const result = await pageOfRows<FollowingUserRow>(
         request,
@@ -47,7 +47,7 @@ export function followingUserRoutes(app: App): void {
     config: { access: 'signed-in' },
     handler: async (request, reply) => {
       const row = await followUser(app.db, signedIn(request), request.body.following)
-      return reply.code(201).send(toFollowingUser(row, UrlBuilder.for(request)))
+      return reply.code(201).send(toFollowingUser(row, urlsFor(request)))
     },
   })
 
@@ -60,7 +60,7 @@ export function followingUserRoutes(app: App): void {
     handler: async (request) => {
       const row = await repository().find(request.params.id)
       if (!row) throw NotFound()
-      return toFollowingUser(row, UrlBuilder.for(request))
+      return toFollowingUser(row, urlsFor(request))
     },
   })
 

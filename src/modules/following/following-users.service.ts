@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely'
-import type { Caller } from '../../http/authentication.ts'
+import type { Caller } from '../../core/caller.ts'
 import type { Database } from '../../db/database.ts'
-import { NotFound, fieldError } from '../../http/errors.ts'
-import { invalidPk, refusingConstraintViolations, uniqueSet } from '../groups/constraints.ts'
-import { activeUserExists } from '../groups/user-summaries.ts'
+import { NotFound, fieldError, invalidPk, uniqueSet } from '../../core/errors.ts'
+import { refusingViolations } from '../../core/constraint-errors.ts'
+import { activeUserExists } from '../users/user-summaries.ts'
 import { followingUsersRepository, type FollowingUserRow } from './following-users.repository.ts'
 
 const SELF = 'You cannot follow yourself.'
@@ -11,7 +11,7 @@ const SELF = 'You cannot follow yourself.'
 /** The caller follows someone; the unique constraint refuses a second link, the check constraint a link to oneself. */
 export async function followUser(db: Kysely<Database>, caller: Caller, followingId: number): Promise<FollowingUserRow> {
   if (followingId === caller.id) throw fieldError('following', SELF)
-  return refusingConstraintViolations(
+  return refusingViolations(
     () =>
       db.transaction().execute(async (trx) => {
         if (!(await activeUserExists(trx, followingId))) throw fieldError('following', invalidPk(followingId))

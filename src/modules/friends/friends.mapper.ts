@@ -1,11 +1,12 @@
-import { iso, isoOrNull } from '../../http/schemas.ts'
-import type { UrlBuilder } from '../../http/urls.ts'
-import { loadUserSummaries, summaryOf, type SummaryContext } from '../groups/user-summaries.ts'
+import { iso, isoOrNull } from '../../core/time.ts'
+import type { UrlBuilder } from '../../core/urls.ts'
+import { loadUserSummaries, summaryOf } from '../users/user-summaries.ts'
 import type { FriendshipRow } from './friends.repository.ts'
 import type { Friendship } from './friends.schemas.ts'
+import type { ViewContext } from '../../core/view-context.ts'
 
 /** Friendships as the API shows them, both people's summaries read in one statement for the lot. */
-export async function toFriendships(context: SummaryContext, rows: FriendshipRow[]): Promise<Friendship[]> {
+export async function toFriendships(context: ViewContext, rows: FriendshipRow[]): Promise<Friendship[]> {
   const people = await loadUserSummaries(
     context,
     rows.flatMap((row) => [row.user_id, row.friend_id]),

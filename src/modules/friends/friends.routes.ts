@@ -1,26 +1,21 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
-import { NotFound } from '../../http/errors.ts'
+import { NotFound } from '../../core/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
-import { column, orderingTerms } from '../../http/ordering.ts'
+import { column, orderingTerms } from '../../db/ordering.ts'
 import { idParam, signedIn } from '../../http/permissions.ts'
 import { EmptyBody, IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
-import { UrlBuilder } from '../../http/urls.ts'
-import type { SummaryContext } from '../groups/user-summaries.ts'
 import { toFriendships } from './friends.mapper.ts'
 import { FRIENDSHIP_ORDERING, friendsRepository, type FriendshipRow } from './friends.repository.ts'
 import { Friendship, FriendshipCreate, FriendshipListQuery } from './friends.schemas.ts'
 import { acceptFriendship, declineFriendship, removeFriendship, requestFriend } from './friends.service.ts'
+import { viewContextOf } from '../../http/view-context.ts'
 
 /** Friends: requests, acceptance, removal and lists. */
 export function friendRoutes(app: App): void {
   const repository = () => friendsRepository(app.db)
-  const context = (request: FastifyRequest): SummaryContext => ({
-    db: app.db,
-    urls: UrlBuilder.for(request),
-    defaultAvatar: app.config.defaultAvatarUrl,
-  })
+  const context = (request: FastifyRequest) => viewContextOf(app, request)
   const one = async (request: FastifyRequest, row: FriendshipRow) => (await toFriendships(context(request), [row]))[0]
 
   /** A friendship belongs to both its people: either of them is its owner. */

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { IdFilter, ListQuery, Nullable, Timestamp, Url } from '../../http/schemas.ts'
-import { INT4_MAX } from '../../http/integers.ts'
-import { UserSummary } from '../groups/user-summaries.ts'
+import { INT4_MAX } from '../../core/integers.ts'
+import { UserSummary } from '../users/user-summaries.ts'
 
 /** One friendship: `user` asked, `friend` was asked; pending until the friend accepts. */
 export const Friendship = Type.Object({

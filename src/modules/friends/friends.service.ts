@@ -1,8 +1,8 @@
 import type { Kysely, Transaction } from 'kysely'
 import type { Database } from '../../db/database.ts'
-import type { Caller } from '../../http/authentication.ts'
-import { NotFound, ValidationFailed, fieldError } from '../../http/errors.ts'
-import { invalidPk, refusingConstraintViolations } from '../groups/constraints.ts'
+import type { Caller } from '../../core/caller.ts'
+import { NotFound, ValidationFailed, fieldError, invalidPk } from '../../core/errors.ts'
+import { refusingViolations } from '../../core/constraint-errors.ts'
 import { friendsRepository, type FriendshipRow } from './friends.repository.ts'
 import { notificationEvents } from '../notifications/notification-events.ts'
 
@@ -25,7 +25,7 @@ export async function requestFriend(
   friendId: number,
 ): Promise<{ row: FriendshipRow; created: boolean }> {
   if (friendId === caller.id) throw fieldError('friend', SELF)
-  return refusingConstraintViolations(
+  return refusingViolations(
     () =>
       db.transaction().execute(async (trx) => {
         const repository = friendsRepository(trx)

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely'
-import type { Caller } from '../../http/authentication.ts'
+import type { Caller } from '../../core/caller.ts'
 import type { Database } from '../../db/database.ts'
 
 /**

@@ -1,5 +1,5 @@
-import { iso } from '../../http/schemas.ts'
-import type { UrlBuilder } from '../../http/urls.ts'
+import { iso } from '../../core/time.ts'
+import type { UrlBuilder } from '../../core/urls.ts'
 import type { GroupRow } from './groups.repository.ts'
 import type { Group } from './groups.schemas.ts'
 import { toMyMembership } from './memberships/memberships.mapper.ts'

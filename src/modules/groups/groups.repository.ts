@@ -1,8 +1,8 @@
 import { sql, type Kysely, type Selectable } from 'kysely'
 import type { Database, Groups } from '../../db/database.ts'
-import { orderingFieldsOf } from '../../http/ordering.ts'
-import { escapeLike } from '../areas/areas.repository.ts'
-import { parseIdList } from '../../http/integers.ts'
+import { orderingFieldsOf } from '../../db/ordering.ts'
+import { escapeLike } from '../../db/text-search.ts'
+import { parseIdList } from '../../core/integers.ts'
 import type { GroupListQuery, JoinPolicy } from './groups.schemas.ts'
 
 export type GroupRow = Selectable<Groups>

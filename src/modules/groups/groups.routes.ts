@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
-import { NotFound } from '../../http/errors.ts'
+import { NotFound } from '../../core/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
-import { column, orderingTerms } from '../../http/ordering.ts'
+import { column, orderingTerms } from '../../db/ordering.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
 import { GROUP_ORDERING, groupsRepository, type GroupRow } from './groups.repository.ts'
 import { Group, GroupCreate, GroupListQuery, GroupPatch, GroupReplace, JoinBody, type GroupChanges } from './groups.schemas.ts'
@@ -11,9 +11,9 @@ import { inviteRoutes } from './invites/invites.routes.ts'
 import { joinRequestRoutes } from './join-requests/join-requests.routes.ts'
 import { membershipRoutes } from './memberships/memberships.routes.ts'
 import { questionConnectionRoutes } from './question-connections/question-connections.routes.ts'
-import { groupViewContext } from './view-context.ts'
 import { EmptyBody, IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
 import { idParam, signedIn } from '../../http/permissions.ts'
+import { viewContextOf } from '../../http/view-context.ts'
 
 /** groups (join, leave), group_memberships, group_invites, group_join_requests and group_question_connections. */
 export function groupRoutes(app: App): void {
@@ -35,7 +35,7 @@ function groupResourceRoutes(app: App): void {
   const loadGroup = async (request: FastifyRequest, id: number): Promise<Group> => {
     const row = await repository().find(id)
     if (!row) throw NotFound()
-    const [group] = await groupsFromRows(groupViewContext(app, request), [row])
+    const [group] = await groupsFromRows(viewContextOf(app, request), [row])
     return group
   }
 
@@ -56,7 +56,7 @@ function groupResourceRoutes(app: App): void {
       const filters = request.query
       const ordering = orderingTerms(filters.ordering, GROUP_ORDERING, ['name'], column('groups.id'))
       const result = await pageOfRows<GroupRow>(request, repository().filtered(filters), (q) => q.selectAll('groups'), ordering)
-      return listing(request, result, (rows) => groupsFromRows(groupViewContext(app, request), rows))
+      return listing(request, result, (rows) => groupsFromRows(viewContextOf(app, request), rows))
     },
   })
 

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { IdFilter, ListQuery, Nullable, Timestamp, Url, IdList } from '../../http/schemas.ts'
 import { MyMembership } from './memberships/memberships.schemas.ts'
-import { INT4_MAX } from '../../http/integers.ts'
+import { INT4_MAX } from '../../core/integers.ts'
 
 /** open: anyone joins; request: an administrator accepts a join request; invite: only invited people join. */
 export const JOIN_POLICIES = ['open', 'request', 'invite'] as const

@@ -1,10 +1,11 @@
 import type { Kysely } from 'kysely'
-import type { Caller } from '../../http/authentication.ts'
+import type { Caller } from '../../core/caller.ts'
 import type { Database } from '../../db/database.ts'
-import { NotFound, PermissionDenied, ValidationFailed, type FieldErrors } from '../../http/errors.ts'
-import { optionalWebLink } from '../../http/web-links.ts'
+import { NotFound, PermissionDenied, ValidationFailed, type FieldErrors, invalidPk } from '../../core/errors.ts'
+import { optionalWebLink } from '../../core/web-links.ts'
 import { nextFreeSlug, slugify } from '../questions/slug.ts'
-import { databaseErrorOf, invalidPk, refusingConstraintViolations, trimmed } from './constraints.ts'
+import { sqlState, refusingViolations } from '../../core/constraint-errors.ts'
+import { trimmed } from '../../core/text-fields.ts'
 import { toGroup } from './groups.mapper.ts'
 import { groupsRepository, type GroupRow, type GroupValues } from './groups.repository.ts'
 import { JOIN_POLICIES, type Group, type GroupChanges, type GroupCreate, type JoinBody, type JoinPolicy } from './groups.schemas.ts'
@@ -12,13 +13,13 @@ import { invitesRepository } from './invites/invites.repository.ts'
 import { joinRequestsRepository } from './join-requests/join-requests.repository.ts'
 import { membershipsRepository } from './memberships/memberships.repository.ts'
 import { addMember, removeMember } from './memberships/memberships.service.ts'
-import type { GroupViewContext } from './view-context.ts'
+import type { ViewContext } from '../../core/view-context.ts'
 
 const SLUG_PATTERN = /^[-a-zA-Z0-9_]+$/
 const SLUG_TAKEN = 'group with this slug already exists.'
 
 /** Groups for a page of rows: question counts and the caller's membership and pending request, one statement each. */
-export async function groupsFromRows(context: GroupViewContext, rows: GroupRow[]): Promise<Group[]> {
+export async function groupsFromRows(context: ViewContext, rows: GroupRow[]): Promise<Group[]> {
   if (rows.length === 0) return []
   const repository = groupsRepository(context.db)
   const ids = rows.map((row) => row.id)
@@ -91,7 +92,7 @@ export async function createGroup(db: Kysely<Database>, caller: Caller, body: Gr
         return group.id
       })
     } catch (error) {
-      if (databaseErrorOf(error).code !== '23505') throw error
+      if (sqlState(error) !== '23505') throw error
       if (values.slug !== undefined || attempt >= 3) throw ValidationFailed({ slug: [SLUG_TAKEN] })
     }
   }
@@ -99,7 +100,7 @@ export async function createGroup(db: Kysely<Database>, caller: Caller, body: Gr
 
 /** Changes the fields sent. A new owner must be a member already and becomes an administrator. */
 export async function updateGroup(db: Kysely<Database>, id: number, body: GroupChanges): Promise<void> {
-  await refusingConstraintViolations(
+  await refusingViolations(
     () =>
       db.transaction().execute(async (trx) => {
         const repository = groupsRepository(trx)

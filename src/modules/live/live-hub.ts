@@ -4,6 +4,7 @@ import type { DataChangeListener } from '../../db/data-changes.ts'
 import { fingerprint, questionFigures, sseEvent } from './live-events.ts'
 import { withFigures } from '../../disclosure/figures.ts'
 import type { ChoiceFiguresRow, LiveFiguresRepository } from './live-figures.repository.ts'
+import type { Viewer } from '../../core/caller.ts'
 
 /** The channels migration 015's triggers announce on, each with an id as payload. */
 export const QUESTION_FIGURES_CHANNEL = 'question_figures'
@@ -21,11 +22,6 @@ export interface LiveOptions {
   maxSubscribers: number
   intervalMs: number
   heartbeatMs: number
-}
-
-export interface Viewer {
-  id: number | null
-  isStaff: boolean
 }
 
 interface Subscriber {

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
-import { ApiError, NotFound } from '../../http/errors.ts'
+import { ApiError, NotFound } from '../../core/errors.ts'
 import { IdParams } from '../../http/route-schemas.ts'
 import { ErrorBody, readErrors } from '../../http/schemas.ts'
 import { questionsRepository } from '../questions/questions.repository.ts'

@@ -1,13 +1,12 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
-import { ValidationFailed, type FieldErrors } from '../../http/errors.ts'
-import { column, orderingTerms } from '../../http/ordering.ts'
+import { ValidationFailed, type FieldErrors } from '../../core/errors.ts'
+import { column, orderingTerms } from '../../db/ordering.ts'
 import { readErrors } from '../../http/schemas.ts'
-import { UrlBuilder } from '../../http/urls.ts'
 import { toChoice } from '../questions/questions.mapper.ts'
 import { questionOrderingWithFigures, type ChoiceRow } from '../questions/questions.repository.ts'
 import type { QuestionListQuery } from '../questions/questions.schemas.ts'
-import { parseIdList } from '../../http/integers.ts'
+import { parseIdList } from '../../core/integers.ts'
 import { nextQuestionRepository, type LightRow } from './next-question.repository.ts'
 import { withFigures } from '../../disclosure/figures.ts'
 import { loadWithChoices } from '../questions/published-figures.ts'
@@ -20,6 +19,7 @@ import {
   type LightQuestion,
   type NextQuestionQuery,
 } from './next-question.schemas.ts'
+import { urlsFor } from '../../http/urls.ts'
 
 const ON = new Set(['1', 'true', 't', 'yes', 'y', 'on'])
 const OFF = new Set(['', '0', 'false', 'f', 'no', 'n', 'off'])
@@ -81,7 +81,7 @@ export function nextQuestionRoutes(app: App): void {
           ? orderingTerms(query.ordering, questionOrderingWithFigures(app.config.minCellSize), ['id'], column('questions.id'))
           : []
       const [counts, rows] = await repository.countsAndNext(filters, caller, ordering, limit, collection)
-      const urls = UrlBuilder.for(request)
+      const urls = urlsFor(request)
       // The choices with the figures everyone sees (src/disclosure/figures.ts), in one statement.
       const { figures, choices } = await loadWithChoices(
         app.db,

@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox'
 import { IdFilter, IdList } from '../../http/schemas.ts'
 import { statisticsProperties } from '../statistics/statistics.schemas.ts'
 import { Choice, VoteSummary } from '../questions/questions.schemas.ts'
-import { INT4_MAX } from '../../http/integers.ts'
+import { INT4_MAX } from '../../core/integers.ts'
 
 /** Most questions one answer of next_question_light carries (spec 4.4). */
 export const MAX_LIMIT_COUNT = 30

@@ -1,11 +1,12 @@
-import { iso, isoOrNull } from '../../http/schemas.ts'
-import { loadUserSummaries, summaryOf, type SummaryContext } from '../groups/user-summaries.ts'
+import { iso, isoOrNull } from '../../core/time.ts'
+import { loadUserSummaries, summaryOf } from '../users/user-summaries.ts'
 import type { NotificationKind } from './notification-kinds.ts'
 import type { NotificationRow } from './notifications.repository.ts'
 import type { Notification } from './notifications.schemas.ts'
+import type { ViewContext } from '../../core/view-context.ts'
 
 /** Notifications as the API shows them, their actors read in one statement for the lot. */
-export async function toNotifications(context: SummaryContext, rows: NotificationRow[]): Promise<Notification[]> {
+export async function toNotifications(context: ViewContext, rows: NotificationRow[]): Promise<Notification[]> {
   const actors = await loadUserSummaries(
     context,
     rows.flatMap((row) => (row.actor_id === null ? [] : [row.actor_id])),

@@ -1,12 +1,11 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
-import { NotFound, fieldError } from '../../http/errors.ts'
-import { envelope, pageRequest, resolvePage } from '../../http/pagination.ts'
+import { NotFound, fieldError } from '../../core/errors.ts'
+import { envelope, pageRequest } from '../../http/pagination.ts'
+import { resolvePage } from '../../db/paging.ts'
 import { idParam, signedIn } from '../../http/permissions.ts'
 import { EmptyBody, IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
 import { readErrors } from '../../http/schemas.ts'
-import { UrlBuilder } from '../../http/urls.ts'
-import type { SummaryContext } from '../groups/user-summaries.ts'
 import { effectiveSettings, NOTIFICATION_KINDS, type NotificationKind, type StoredSettings } from './notification-kinds.ts'
 import { toNotifications } from './notifications.mapper.ts'
 import { notificationsRepository, type NotificationFilters, type NotificationRow } from './notifications.repository.ts'
@@ -19,15 +18,13 @@ import {
   NotificationSettingsUpdate,
   NotificationUpdate,
 } from './notifications.schemas.ts'
+import { urlsFor } from '../../http/urls.ts'
+import { viewContextOf } from '../../http/view-context.ts'
 
 /** The caller's notifications, and their settings: which kinds reach them by which channel. */
 export function notificationRoutes(app: App): void {
   const repository = () => notificationsRepository(app.db)
-  const context = (request: FastifyRequest): SummaryContext => ({
-    db: app.db,
-    urls: UrlBuilder.for(request),
-    defaultAvatar: app.config.defaultAvatarUrl,
-  })
+  const context = (request: FastifyRequest) => viewContextOf(app, request)
   const one = async (request: FastifyRequest, row: NotificationRow) => (await toNotifications(context(request), [row]))[0]
   const recipient = async (request: FastifyRequest) => {
     const id = idParam(request)
@@ -119,7 +116,7 @@ export function notificationRoutes(app: App): void {
   })
 
   const settingsOf = (request: FastifyRequest, stored: StoredSettings | null) => ({
-    url: UrlBuilder.for(request).path('/api/notification_settings/'),
+    url: urlsFor(request).path('/api/notification_settings/'),
     ...effectiveSettings(stored),
   })
   const settingsResource = {

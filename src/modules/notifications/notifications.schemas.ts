@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { ListQuery, Nullable, Page, Timestamp, Url } from '../../http/schemas.ts'
-import { UserSummary } from '../groups/user-summaries.ts'
+import { UserSummary } from '../users/user-summaries.ts'
 import { DIGEST_FREQUENCIES, NOTIFICATION_KINDS, type Channel, type NotificationKind } from './notification-kinds.ts'
 
 const Kind = Type.Enum([...NOTIFICATION_KINDS], { description: `what happened: ${NOTIFICATION_KINDS.join(', ')}` })

@@ -1,8 +1,8 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
-import type { Caller } from '../../http/authentication.ts'
+import type { Caller } from '../../core/caller.ts'
 import type { DistanceRow } from '../compare/compare.repository.ts'
-import { questionVisibleSql } from '../questions/question-access.ts'
+import { questionVisibleSql } from '../../access/question-access.ts'
 
 /**
  * The SQL of matching a person with politicians (docs/politicians.md). It differs from compare.repository.ts in

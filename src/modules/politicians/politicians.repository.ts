@@ -1,8 +1,8 @@
 import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely'
 import type { Database, Politicians } from '../../db/database.ts'
-import { parseIdList } from '../../http/integers.ts'
-import { column, orderingFieldsOf, type OrderingFields } from '../../http/ordering.ts'
-import { escapeLike } from '../areas/areas.repository.ts'
+import { parseIdList } from '../../core/integers.ts'
+import { column, orderingFieldsOf, type OrderingFields } from '../../db/ordering.ts'
+import { escapeLike } from '../../db/text-search.ts'
 import type { Politician, SimplePoliticianListQuery } from './politicians.schemas.ts'
 
 export type PoliticianRow = Selectable<Politicians>

@@ -1,5 +1,5 @@
 import type { App } from '../../http/app-type.ts'
-import { NotFound } from '../../http/errors.ts'
+import { NotFound } from '../../core/errors.ts'
 import { listing } from '../../http/listing.ts'
 import { IdParams } from '../../http/route-schemas.ts'
 import { Page, readErrors } from '../../http/schemas.ts'

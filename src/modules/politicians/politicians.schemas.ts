@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { INT4_MAX } from '../../http/integers.ts'
+import { INT4_MAX } from '../../core/integers.ts'
 import { IdList, ListQuery, Nullable } from '../../http/schemas.ts'
 import { ComparedQuestion, Distances } from '../compare/compare.schemas.ts'
 

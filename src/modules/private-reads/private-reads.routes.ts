@@ -1,7 +1,8 @@
 import type { App } from '../../http/app-type.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
-import { column, orderingTerms } from '../../http/ordering.ts'
-import { iso, Page, readErrors } from '../../http/schemas.ts'
+import { column, orderingTerms } from '../../db/ordering.ts'
+import { Page, readErrors } from '../../http/schemas.ts'
+import { iso } from '../../core/time.ts'
 import { privateReadsFiltered, type PrivateReadRow } from './private-reads.repository.ts'
 import { PrivateRead, PrivateReadListQuery } from './private-reads.schemas.ts'
 

@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { INT4_MAX } from '../../http/integers.ts'
+import { INT4_MAX } from '../../core/integers.ts'
 import { ListQuery, Timestamp } from '../../http/schemas.ts'
 
 const Ids = (description: string) => Type.Array(Type.Integer(), { description })

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Selectable } from 'kysely'
 import type { Database, PushDevices } from '../../db/database.ts'
-import { iso } from '../../http/schemas.ts'
+import { iso } from '../../core/time.ts'
 import type { Device, DeviceKind } from './push-devices.schemas.ts'
 
 export type DeviceRow = Selectable<PushDevices>

@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely'
-import type { OrderingFields } from '../../http/ordering.ts'
+import type { OrderingFields } from '../../db/ordering.ts'
 import { LEVEL_NAMES } from '../statistics/compute/likert.ts'
 
 /**

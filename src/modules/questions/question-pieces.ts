@@ -2,17 +2,17 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { sql } from 'kysely'
 import { Type } from 'typebox'
 import type { App } from '../../http/app-type.ts'
-import { UrlBuilder } from '../../http/urls.ts'
 import { toLatestCompare } from '../compare/compare.mapper.ts'
 import { compareRepository } from '../compare/compare.repository.ts'
 import { LATEST_COMPARE_SIZE } from '../compare/compare.service.ts'
 import { usersRepository } from '../users/users.repository.ts'
 import { FullUser } from '../users/users.schemas.ts'
-import { iso } from '../../http/schemas.ts'
+import { iso } from '../../core/time.ts'
 import { votesByQuestion } from './questions.mapper.ts'
 import { QUESTION_COLUMNS, questionsRepository, type QuestionRow } from './questions.repository.ts'
 import { Importance, Question, VoteSummary } from './questions.schemas.ts'
 import { questionsFromRows } from './questions.service.ts'
+import { urlsFor } from '../../http/urls.ts'
 
 /** A page's question as the page query reads it: enough to find its kept JSON and whose it is. */
 export interface QuestionStamp {
@@ -76,7 +76,7 @@ export async function signedInQuestionsJson(
 ): Promise<string[]> {
   if (stamps.length === 0) return []
   const cache = app.responseCache
-  const urls = UrlBuilder.for(request)
+  const urls = urlsFor(request)
   const keyOf = (stamp: QuestionStamp) => `question:${request.protocol}://${request.host}:${stamp.id}:${stamp.version}`
   const ids = stamps.map((stamp) => stamp.id)
   const authors = [...new Set(stamps.map((stamp) => stamp.user_id))]
@@ -101,7 +101,7 @@ export async function signedInQuestionsJson(
         missing.map((stamp) => stamp.id),
       )
       .execute()) as QuestionRow[]
-    const anonymous = { db: app.db, urls, callerId: null, defaultAvatar: app.config.defaultAvatarUrl, minCellSize: app.config.minCellSize }
+    const anonymous = { db: app.db, urls, caller: null, defaultAvatar: app.config.defaultAvatarUrl, minCellSize: app.config.minCellSize }
     const questions = await questionsFromRows(anonymous, rows)
     const versions = new Map(missing.map((stamp) => [stamp.id, stamp]))
     for (const question of questions) {

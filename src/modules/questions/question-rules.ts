@@ -1,5 +1,6 @@
-import type { FieldErrors } from '../../http/errors.ts'
+import type { FieldErrors } from '../../core/errors.ts'
 import type { ChoiceInput } from './question-writes.schemas.ts'
+import { invalidPk } from '../../core/errors.ts'
 
 /** Pure rules of question writes: what a body means and what it may change, apart from any I/O. */
 
@@ -20,7 +21,7 @@ export function parseDateTime(text: string): Date | null {
   return value
 }
 
-export { isWebLink } from '../../http/web-links.ts'
+export { isWebLink } from '../../core/web-links.ts'
 
 /** The voting window: both ends optional, the end strictly after the start. */
 export function windowErrors(startAt: Date | null, endAt: Date | null): FieldErrors {
@@ -88,7 +89,7 @@ export function planChoices(existing: ExistingChoice[], requested: ChoiceInput[]
     }
     const current = byId.get(entry.id)
     if (!current || seen.has(entry.id)) {
-      messages.push(`Invalid pk "${entry.id}" - object does not exist.`)
+      messages.push(invalidPk(entry.id))
       continue
     }
     seen.add(entry.id)

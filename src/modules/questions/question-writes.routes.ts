@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
-import { NotFound } from '../../http/errors.ts'
+import { NotFound } from '../../core/errors.ts'
 import { idParam, signedIn } from '../../http/permissions.ts'
 import { connectionRoutes } from './connections/connections.routes.ts'
 import { directVoteRoutes } from './direct-votes/direct-votes.routes.ts'
@@ -15,18 +15,18 @@ import {
   questionWriteErrors,
   type QuestionUpdateBody,
 } from './question-writes.schemas.ts'
-import { questionOwner } from './question-access.ts'
+import { questionOwner } from '../../access/question-access.ts'
 import { Question } from './questions.schemas.ts'
 import { loadQuestion } from './questions.service.ts'
 import { IdParams, NoContent } from '../../http/route-schemas.ts'
-import { userViewContext } from '../users/users.service.ts'
+import { viewContextOf } from '../../http/view-context.ts'
 
 /** creating, editing, publishing and deleting questions; question_links, question_tags, question_question_connections and their votes. */
 export function questionWriteRoutes(app: App): void {
   const owner = (request: FastifyRequest) => questionOwner(app.db, request.caller, idParam(request))
 
   const answerWith = async (request: FastifyRequest, reply: FastifyReply, questionId: number, status: 200 | 201) => {
-    const question = await loadQuestion(userViewContext(app, request), request.caller, questionId)
+    const question = await loadQuestion(viewContextOf(app, request), request.caller, questionId)
     if (!question) throw NotFound()
     if (status === 201) reply.header('location', question.url)
     return reply.code(status).send(question)

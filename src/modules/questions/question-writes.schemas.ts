@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from 'typebox'
 import { ErrorBody, FieldErrorsBody, Id } from '../../http/schemas.ts'
-import { INT4_MAX } from '../../http/integers.ts'
+import { INT4_MAX } from '../../core/integers.ts'
 import { writeErrors } from '../../http/route-schemas.ts'
 
 /**

@@ -2,8 +2,8 @@ import { recordRetag, tagOrder } from '../liquid/liquid.retag.ts'
 import { notificationEvents } from '../notifications/notification-events.ts'
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
-import type { Caller } from '../../http/authentication.ts'
-import { NotFound, ValidationFailed, type FieldErrors } from '../../http/errors.ts'
+import type { Caller } from '../../core/caller.ts'
+import { NotFound, ValidationFailed, type FieldErrors, invalidPk } from '../../core/errors.ts'
 import { questionCounters } from './question-counters.repository.ts'
 import { removeQuestion } from './question-removal.repository.ts'
 import {
@@ -20,7 +20,6 @@ import {
 import { questionWritesRepository } from './question-writes.repository.ts'
 import type { ChoiceInput, LinkInput, QuestionCreateBody, QuestionUpdateBody } from './question-writes.schemas.ts'
 
-const invalidPk = (id: number) => `Invalid pk "${id}" - object does not exist.`
 const BLANK = 'This field may not be blank.'
 
 /** DRF's CharField trims surrounding whitespace before checking for blanks. */

@@ -1,6 +1,6 @@
-import { iso, isoOrNull } from '../../http/schemas.ts'
+import { iso, isoOrNull } from '../../core/time.ts'
 import { statisticsColumns } from '../statistics/statistics.schemas.ts'
-import type { UrlBuilder } from '../../http/urls.ts'
+import type { UrlBuilder } from '../../core/urls.ts'
 import type { Area } from '../areas/areas.schemas.ts'
 import { toTagInfo, type TagRow } from '../tags/tags.repository.ts'
 import type { FullUser } from '../users/users.schemas.ts'

@@ -1,10 +1,10 @@
 import { sql, type ExpressionBuilder, type Kysely, type RawBuilder, type Selectable, type SelectQueryBuilder } from 'kysely'
 import type { Database, Questions } from '../../db/database.ts'
-import { column, orderingFieldsOf, type OrderingFields } from '../../http/ordering.ts'
+import { column, orderingFieldsOf, type OrderingFields } from '../../db/ordering.ts'
 import { statisticsColumns } from '../statistics/statistics.schemas.ts'
 import { publishedFigureOrdering } from './published-ordering.ts'
-import type { Caller } from '../../http/authentication.ts'
-import { parseIdList } from '../../http/integers.ts'
+import type { Caller } from '../../core/caller.ts'
+import { parseIdList } from '../../core/integers.ts'
 import type { QuestionListQuery } from './questions.schemas.ts'
 
 export type QuestionRow = Omit<Selectable<Questions>, 'search_vector'>

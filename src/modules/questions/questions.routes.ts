@@ -1,7 +1,7 @@
 import type { App } from '../../http/app-type.ts'
-import { NotFound } from '../../http/errors.ts'
+import { NotFound } from '../../core/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
-import { column, orderingTerms } from '../../http/ordering.ts'
+import { column, orderingTerms } from '../../db/ordering.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
 import {
   answeredAt,
@@ -18,7 +18,7 @@ import { IdParams } from '../../http/route-schemas.ts'
 import { envelope } from '../../http/pagination.ts'
 import { plainJson } from '../../http/response-cache.ts'
 import { QUESTION_STAMP, sendJson, signedInQuestionsJson, type QuestionStamp } from './question-pieces.ts'
-import { userViewContext } from '../users/users.service.ts'
+import { viewContextOf } from '../../http/view-context.ts'
 
 export function questionRoutes(app: App): void {
   app.get('/api/questions/', {
@@ -70,7 +70,7 @@ export function questionRoutes(app: App): void {
       }
       const result = await pageOfRows<QuestionRow>(request, filtered, (q) => q.select(QUESTION_COLUMNS) as never, ordering)
       const theirUserId = await their()
-      return listing(request, result, (rows) => questionsFromRows(userViewContext(app, request), rows, { theirUserId }))
+      return listing(request, result, (rows) => questionsFromRows(viewContextOf(app, request), rows, { theirUserId }))
     },
   })
 
@@ -91,7 +91,7 @@ export function questionRoutes(app: App): void {
         if (json === undefined) throw NotFound()
         return sendJson(reply, json)
       }
-      const question = await loadQuestion(userViewContext(app, request), request.caller, request.params.id)
+      const question = await loadQuestion(viewContextOf(app, request), request.caller, request.params.id)
       if (!question) throw NotFound()
       return question
     },

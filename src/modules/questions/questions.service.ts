@@ -1,12 +1,13 @@
 import { loadAreas } from '../areas/areas.service.ts'
 import { tagsRepository } from '../tags/tags.repository.ts'
-import { loadFullUsers, type UserViewContext } from '../users/users.service.ts'
+import { loadFullUsers } from '../users/users.service.ts'
 import { toChoice, toQuestion, toQuestionTag, votesByQuestion } from './questions.mapper.ts'
-import type { Caller } from '../../http/authentication.ts'
+import type { Caller } from '../../core/caller.ts'
 import { QUESTION_COLUMNS, questionsRepository, type QuestionRow } from './questions.repository.ts'
 import type { Question, VoteSummary } from './questions.schemas.ts'
 import { withFigures } from '../../disclosure/figures.ts'
 import { loadPublishedFigures } from './published-figures.ts'
+import type { ViewContext } from '../../core/view-context.ts'
 
 function groupBy<T, K>(items: T[], key: (item: T) => K): Map<K, T[]> {
   const out = new Map<K, T[]>()
@@ -29,13 +30,10 @@ export interface QuestionViewOptions {
  * links, topics, groups, areas, the published figures and the caller's answers are each loaded once for the
  * whole page. Everyone sees the same figures (src/disclosure/figures.ts); the caller's own answer is in my_vote.
  */
-export async function questionsFromRows(
-  context: UserViewContext,
-  rows: QuestionRow[],
-  options: QuestionViewOptions = {},
-): Promise<Question[]> {
+export async function questionsFromRows(context: ViewContext, rows: QuestionRow[], options: QuestionViewOptions = {}): Promise<Question[]> {
   if (rows.length === 0) return []
-  const { db, urls, callerId } = context
+  const { db, urls } = context
+  const callerId = context.caller?.id ?? null
   const repository = questionsRepository(db)
   const ids = rows.map((row) => row.id)
   const theirUserId = options.theirUserId ?? null
@@ -90,7 +88,7 @@ export async function questionsFromRows(
 }
 
 /** One question as the caller may see it in its full form, or undefined when it is not there for them. */
-export async function loadQuestion(context: UserViewContext, caller: Caller | null, questionId: number): Promise<Question | undefined> {
+export async function loadQuestion(context: ViewContext, caller: Caller | null, questionId: number): Promise<Question | undefined> {
   const [row] = await questionsRepository(context.db).filtered({ id: questionId }, caller).select(QUESTION_COLUMNS).execute()
   if (!row) return undefined
   const [question] = await questionsFromRows(context, [row as QuestionRow])

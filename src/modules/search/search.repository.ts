@@ -1,8 +1,8 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { Database } from '../../db/database.ts'
-import type { Caller } from '../../http/authentication.ts'
+import type { Caller } from '../../core/caller.ts'
 import { SEARCH_VECTORS } from '../../db/migrations/2026-11-24-013-search-indexes.ts'
-import { questionVisibleSql } from '../questions/question-access.ts'
+import { questionVisibleSql } from '../../access/question-access.ts'
 
 export const SEARCH_KINDS = ['question', 'collection', 'user', 'tag', 'area'] as const
 export type SearchKind = (typeof SEARCH_KINDS)[number]

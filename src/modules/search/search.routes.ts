@@ -1,11 +1,12 @@
 import { Type } from 'typebox'
 import type { App } from '../../http/app-type.ts'
-import { fieldError } from '../../http/errors.ts'
-import { envelope, pageRequest, resolvePage } from '../../http/pagination.ts'
+import { fieldError } from '../../core/errors.ts'
+import { envelope, pageRequest } from '../../http/pagination.ts'
+import { resolvePage } from '../../db/paging.ts'
 import { ListQuery, Page, readErrors, Url } from '../../http/schemas.ts'
-import { UrlBuilder } from '../../http/urls.ts'
 import { searchQuery } from '../questions/questions.repository.ts'
 import { SEARCH_KINDS, searchCount, searchPage, type SearchKind } from './search.repository.ts'
+import { urlsFor } from '../../http/urls.ts'
 
 const KIND_LIST = `^(${SEARCH_KINDS.join('|')})(,(${SEARCH_KINDS.join('|')}))*$`
 
@@ -65,7 +66,7 @@ export function searchRoutes(app: App): void {
       const page = requested.last ? resolvePage(requested, await searchCount(app.db, caller, words, kinds)) : requested
       const rows = await searchPage(app.db, caller, words, kinds, page.size, page.offset)
       const total = rows.length ? Number(rows[0].total) : page.offset > 0 ? await searchCount(app.db, caller, words, kinds) : 0
-      const urls = UrlBuilder.for(request)
+      const urls = urlsFor(request)
       const results = rows.map((row) => ({
         kind: row.kind,
         id: row.id,

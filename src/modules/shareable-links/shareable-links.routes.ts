@@ -1,24 +1,24 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
-import { ApiError, fieldError, NotFound, ValidationFailed } from '../../http/errors.ts'
+import { ApiError, fieldError, NotFound, ValidationFailed, invalidPk } from '../../core/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
-import { column, orderingTerms } from '../../http/ordering.ts'
+import { column, orderingTerms } from '../../db/ordering.ts'
 import { idParam, signedIn } from '../../http/permissions.ts'
 import { IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
-import { iso, isoOrNull, ListQuery, Page, readErrors } from '../../http/schemas.ts'
-import { UrlBuilder } from '../../http/urls.ts'
+import { ListQuery, Page, readErrors } from '../../http/schemas.ts'
+import { iso, isoOrNull } from '../../core/time.ts'
 import { signingKey } from '../accounts/secrets.ts'
 import { collectionsRepository } from '../collections/collections.repository.ts'
 import { collectionsFromRows } from '../collections/collections.service.ts'
-import { collectionViewContext } from '../collections/view-context.ts'
-import { visibleQuestion } from '../questions/question-access.ts'
+import { visibleQuestion } from '../../access/question-access.ts'
 import { QUESTION_COLUMNS, questionsRepository, type QuestionRow } from '../questions/questions.repository.ts'
 import { questionsFromRows } from '../questions/questions.service.ts'
-import { userViewContext } from '../users/users.service.ts'
 import { verifiedLinkId } from './link-tokens.ts'
 import { shareableLinksRepository, type LinkRow } from './shareable-links.repository.ts'
 import { DEFAULT_LINK_DAYS, LinkCreate, ShareableLink, SharedResults, TokenParams } from './shareable-links.schemas.ts'
 import { sharedPage } from './shared-page.ts'
+import { urlsFor } from '../../http/urls.ts'
+import { viewContextOf } from '../../http/view-context.ts'
 
 /**
  * The request as nobody's: a link's page shows what an anonymous caller sees now, whoever opens or made it.
@@ -31,7 +31,7 @@ const Gone = (text: string) => new ApiError(410, { detail: text })
 export function shareableLinkRoutes(app: App): void {
   const repository = () => shareableLinksRepository(app.db)
   const toLink = (request: FastifyRequest, row: LinkRow) => {
-    const urls = UrlBuilder.for(request)
+    const urls = urlsFor(request)
     return {
       id: row.id,
       url: urls.detail('create_shareable_link', row.id),
@@ -84,12 +84,12 @@ export function shareableLinkRoutes(app: App): void {
         throw ValidationFailed({ non_field_errors: ['Give either a question or a collection.'] })
       if (question !== undefined) {
         const found = await visibleQuestion(app.db, caller, question)
-        if (!found) throw fieldError('question', `Invalid pk "${question}" - object does not exist.`)
+        if (!found) throw fieldError('question', invalidPk(question))
         // A draft is for its author (and staff) only: a link would open it to anyone holding it.
         if (!found.publish) throw fieldError('question', 'Only published questions can be shared.')
       }
       if (collection !== undefined && !(await collectionsRepository(app.db).find(collection)))
-        throw fieldError('collection', `Invalid pk "${collection}" - object does not exist.`)
+        throw fieldError('collection', invalidPk(collection))
       const row = await repository().create(await signingKey(app.db, app.config), {
         user_id: caller.id,
         question_id: question ?? null,
@@ -155,7 +155,7 @@ export function shareableLinkRoutes(app: App): void {
     if (row.collection_id !== null) {
       const found = await collectionsRepository(app.db).find(row.collection_id)
       if (!found) throw NotFound()
-      ;[collection] = await collectionsFromRows(collectionViewContext(app, nobody), [found], 'full')
+      ;[collection] = await collectionsFromRows(viewContextOf(app, nobody), [found], 'full')
       const items = await app.db
         .selectFrom('question_collection_items')
         .select('question_id')
@@ -173,7 +173,7 @@ export function shareableLinkRoutes(app: App): void {
           .select(QUESTION_COLUMNS)
           .execute()) as QuestionRow[])
       : []
-    const byId = new Map((await questionsFromRows(userViewContext(app, nobody), rows)).map((question) => [question.id, question]))
+    const byId = new Map((await questionsFromRows(viewContextOf(app, nobody), rows)).map((question) => [question.id, question]))
     const questions = questionIds.flatMap((id) => byId.get(id) ?? [])
     // A question unpublished (or deleted) since: the link opens nothing.
     if (row.question_id !== null && questions.length === 0) throw NotFound()

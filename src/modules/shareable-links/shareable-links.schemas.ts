@@ -2,7 +2,7 @@ import { Type } from 'typebox'
 import { Nullable, Timestamp, Url } from '../../http/schemas.ts'
 import { CollectionFull } from '../collections/collections.schemas.ts'
 import { Question } from '../questions/questions.schemas.ts'
-import { INT4_MAX } from '../../http/integers.ts'
+import { INT4_MAX } from '../../core/integers.ts'
 
 export const MAX_LINK_DAYS = 365
 export const DEFAULT_LINK_DAYS = 30

@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import { Type } from 'typebox'
 import type { App } from '../../http/app-type.ts'
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../http/pagination.ts'
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../db/paging.ts'
 import { readErrors } from '../../http/schemas.ts'
 import { MAX_LIMIT_COUNT, MAX_LONG_WALK } from '../next-question/next-question.schemas.ts'
 

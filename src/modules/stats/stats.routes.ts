@@ -1,15 +1,15 @@
 import type { App } from '../../http/app-type.ts'
-import { NotFound } from '../../http/errors.ts'
+import { NotFound } from '../../core/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
-import { column, orderingTerms } from '../../http/ordering.ts'
+import { column, orderingTerms } from '../../db/ordering.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
-import { UrlBuilder } from '../../http/urls.ts'
 import { QUESTION_COLUMNS, questionOrderingWithFigures, questionsRepository, type QuestionRow } from '../questions/questions.repository.ts'
 import type { QuestionListQuery } from '../questions/questions.schemas.ts'
 import { advancedStats, generalStats, questionStatsFromRows } from './stats.service.ts'
 import { AdvancedStats, AdvancedStatsQuery, GeneralStats, QuestionStats, QuestionStatsListQuery, UserCount } from './stats.schemas.ts'
 import { statsRepository } from './stats.repository.ts'
 import { IdParams } from '../../http/route-schemas.ts'
+import { urlsFor } from '../../http/urls.ts'
 
 /** question_stats, general_stats, advanced_stats and user_count: figures anyone may read, computed from the raw rows or the exact stored ones. */
 export function statsRoutes(app: App): void {
@@ -31,7 +31,7 @@ export function statsRoutes(app: App): void {
       )
       const filtered = questionsRepository(app.db).filtered(filters, request.caller)
       const result = await pageOfRows<QuestionRow>(request, filtered, (q) => q.select(QUESTION_COLUMNS) as never, ordering)
-      return listing(request, result, (rows) => questionStatsFromRows(app.db, rows, UrlBuilder.for(request), app.config.minCellSize))
+      return listing(request, result, (rows) => questionStatsFromRows(app.db, rows, urlsFor(request), app.config.minCellSize))
     },
   })
 
@@ -41,7 +41,7 @@ export function statsRoutes(app: App): void {
     handler: async (request) => {
       const rows = await questionsRepository(app.db).filtered({ id: request.params.id }, request.caller).select(QUESTION_COLUMNS).execute()
       if (rows.length === 0) throw NotFound()
-      const [stats] = await questionStatsFromRows(app.db, rows as QuestionRow[], UrlBuilder.for(request), app.config.minCellSize)
+      const [stats] = await questionStatsFromRows(app.db, rows as QuestionRow[], urlsFor(request), app.config.minCellSize)
       return stats
     },
   })

@@ -1,4 +1,4 @@
-import type { UrlBuilder } from '../../http/urls.ts'
+import type { UrlBuilder } from '../../core/urls.ts'
 import { csvDocument } from '../demographics/demographics.mapper.ts'
 import { LEVEL_KEYS } from '../statistics/compute/weighting.ts'
 import type { WeightedQuestionResult } from '../weighting/weighting.service.ts'

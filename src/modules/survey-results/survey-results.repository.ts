@@ -1,8 +1,8 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
-import type { Caller } from '../../http/authentication.ts'
-import { column, type OrderingFields } from '../../http/ordering.ts'
-import { questionVisibleSql } from '../questions/question-access.ts'
+import type { Caller } from '../../core/caller.ts'
+import { column, type OrderingFields } from '../../db/ordering.ts'
+import { questionVisibleSql } from '../../access/question-access.ts'
 
 /** A question as survey_results shows it. */
 export interface SurveyQuestionRow {

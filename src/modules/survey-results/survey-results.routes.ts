@@ -1,16 +1,16 @@
 import { Type } from 'typebox'
 import type { App } from '../../http/app-type.ts'
-import { NotFound } from '../../http/errors.ts'
+import { NotFound } from '../../core/errors.ts'
 import { pageOfRows } from '../../http/listing.ts'
-import { orderingTerms, column } from '../../http/ordering.ts'
+import { orderingTerms, column } from '../../db/ordering.ts'
 import { envelope } from '../../http/pagination.ts'
 import { readErrors } from '../../http/schemas.ts'
-import { UrlBuilder } from '../../http/urls.ts'
 import type { WeightingOptions } from '../weighting/weighting.service.ts'
 import { CSV_TYPE, surveyResultsCsv } from './survey-results.mapper.ts'
 import { surveyOrdering, surveyResultsRepository, type SurveyQuestionRow } from './survey-results.repository.ts'
 import { AllResults, AllResultsQuery, CollectionResults, CollectionResultsQuery, withMediaTypes } from './survey-results.schemas.ts'
 import { surveyResults } from './survey-results.service.ts'
+import { urlsFor } from '../../http/urls.ts'
 
 const CsvText = Type.String({
   description:
@@ -58,7 +58,7 @@ export function surveyResultsRoutes(app: App): void {
       const collection = await repository.collection(query.collection)
       if (!collection) throw NotFound()
       const questions = await repository.collectionQuestions(request.caller, collection.id)
-      const urls = UrlBuilder.for(request)
+      const urls = urlsFor(request)
       const outcomes = await surveyResults(app.db, questions, options(), urls)
       if (query.format === 'csv') return reply.type(CSV_TYPE).send(surveyResultsCsv(outcomes))
       return {
@@ -98,7 +98,7 @@ export function surveyResultsRoutes(app: App): void {
         (q) => q.select(['questions.id', 'questions.question', 'questions.subtype']),
         ordering,
       )
-      const outcomes = await surveyResults(app.db, page.rows, options(), UrlBuilder.for(request))
+      const outcomes = await surveyResults(app.db, page.rows, options(), urlsFor(request))
       if (query.format === 'csv') return reply.type(CSV_TYPE).send(surveyResultsCsv(outcomes))
       return envelope(
         request,

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import { publishedCells, releaseWhole } from '../../disclosure/release.ts'
-import type { UrlBuilder } from '../../http/urls.ts'
+import type { UrlBuilder } from '../../core/urls.ts'
 import { LEVEL_KEYS } from '../statistics/compute/weighting.ts'
 import { loadQuestions, overallResult, type WeightingOptions } from '../weighting/weighting.service.ts'
 import { toChoiceResult, toLikertResult } from './survey-results.mapper.ts'

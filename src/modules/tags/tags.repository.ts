@@ -1,9 +1,9 @@
 import type { Kysely, Selectable } from 'kysely'
 import type { Database, Tags } from '../../db/database.ts'
-import { orderingFieldsOf } from '../../http/ordering.ts'
-import { iso } from '../../http/schemas.ts'
-import type { UrlBuilder } from '../../http/urls.ts'
-import { escapeLike } from '../areas/areas.repository.ts'
+import { orderingFieldsOf } from '../../db/ordering.ts'
+import { iso } from '../../core/time.ts'
+import type { UrlBuilder } from '../../core/urls.ts'
+import { escapeLike } from '../../db/text-search.ts'
 import type { Tag, TagInfo, TagListQuery } from './tags.schemas.ts'
 
 export type TagRow = Selectable<Tags>

@@ -1,12 +1,12 @@
 import type { App } from '../../http/app-type.ts'
-import { NotFound } from '../../http/errors.ts'
+import { NotFound } from '../../core/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
-import { column, orderingTerms } from '../../http/ordering.ts'
+import { column, orderingTerms } from '../../db/ordering.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
-import { UrlBuilder } from '../../http/urls.ts'
 import { TAG_ORDERING, tagsRepository, toTag, type TagRow } from './tags.repository.ts'
 import { Tag, TagListQuery, type TagListQuery as TagFilters } from './tags.schemas.ts'
 import { IdParams } from '../../http/route-schemas.ts'
+import { urlsFor } from '../../http/urls.ts'
 
 export function tagRoutes(app: App): void {
   const repository = () => tagsRepository(app.db)
@@ -33,7 +33,7 @@ export function tagRoutes(app: App): void {
       },
       handler: async (request) => {
         const filters = request.query as TagFilters
-        const urls = UrlBuilder.for(request)
+        const urls = urlsFor(request)
         const fallback = quick ? ['quick_order'] : ['text']
         const fields = quick ? { ...TAG_ORDERING, quick_order: column('tags.quick_order') } : TAG_ORDERING
         const ordering = orderingTerms(filters.ordering, fields, fallback, column('tags.id'))
@@ -58,7 +58,7 @@ export function tagRoutes(app: App): void {
         const [row] = await repository().filtered({ id: request.params.id, quick }).selectAll('tags').execute()
         if (!row) throw NotFound()
         const followed = await repository().followedBy(request.caller?.id ?? null, [row.id])
-        return toTag(row, followed.has(row.id), UrlBuilder.for(request))
+        return toTag(row, followed.has(row.id), urlsFor(request))
       },
     })
   }

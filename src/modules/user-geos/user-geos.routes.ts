@@ -1,12 +1,14 @@
 import { Type } from 'typebox'
 import type { App } from '../../http/app-type.ts'
-import { NotFound } from '../../http/errors.ts'
+import { NotFound } from '../../core/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
-import { column, orderingFieldsOf, orderingTerms } from '../../http/ordering.ts'
-import { IdFilter, ListQuery, Page, Timestamp, Url, iso, readErrors } from '../../http/schemas.ts'
-import { UrlBuilder } from '../../http/urls.ts'
+import { column, orderingFieldsOf, orderingTerms } from '../../db/ordering.ts'
+import { IdFilter, ListQuery, Page, Timestamp, Url, readErrors } from '../../http/schemas.ts'
+import { iso } from '../../core/time.ts'
+import { UrlBuilder } from '../../core/urls.ts'
 import { IdParams } from '../../http/route-schemas.ts'
 import { type UserGeoRow, userGeosRepository } from './user-geos.repository.ts'
+import { urlsFor } from '../../http/urls.ts'
 
 /** A link between a user and an area they belong to: what a user's `locations` point at. */
 const UserGeo = Type.Object({
@@ -47,7 +49,7 @@ export function userGeoRoutes(app: App): void {
     config: { access: 'anyone', resource: { name: 'User Geo List', description: 'Which areas (country, region) each user belongs to.' } },
     handler: async (request) => {
       const query = request.query
-      const urls = UrlBuilder.for(request)
+      const urls = urlsFor(request)
       const ordering = orderingTerms(query.ordering, ORDERING, ['id'], column('user_geos.id'))
       const result = await pageOfRows<UserGeoRow>(request, userGeos.filtered(query), (q) => q.selectAll('user_geos'), ordering)
       return listing(request, result, (rows) => rows.map((row) => toUserGeo(row, urls)))
@@ -59,7 +61,7 @@ export function userGeoRoutes(app: App): void {
     handler: async (request) => {
       const row = await userGeos.find(request.params.id)
       if (!row) throw NotFound()
-      return toUserGeo(row, UrlBuilder.for(request))
+      return toUserGeo(row, urlsFor(request))
     },
   })
 }

@@ -1,5 +1,5 @@
-import { iso } from '../../http/schemas.ts'
-import type { UrlBuilder } from '../../http/urls.ts'
+import { iso } from '../../core/time.ts'
+import type { UrlBuilder } from '../../core/urls.ts'
 import type { Area } from '../areas/areas.schemas.ts'
 import type { LatestCompare } from '../compare/compare.schemas.ts'
 import { toPolitician, type PoliticianRow } from '../politicians/politicians.repository.ts'

@@ -1,9 +1,9 @@
 import { sql, type Kysely, type Selectable } from 'kysely'
 import type { Database, Users } from '../../db/database.ts'
-import type { Caller } from '../../http/authentication.ts'
-import { parseIdList } from '../../http/integers.ts'
-import { orderingFieldsOf, type OrderingFields } from '../../http/ordering.ts'
-import { escapeLike } from '../areas/areas.repository.ts'
+import type { Caller } from '../../core/caller.ts'
+import { parseIdList } from '../../core/integers.ts'
+import { orderingFieldsOf, type OrderingFields } from '../../db/ordering.ts'
+import { escapeLike } from '../../db/text-search.ts'
 import type { CompareCheck } from '../compare/compare-check.ts'
 import type { UserListQuery } from './users.schemas.ts'
 

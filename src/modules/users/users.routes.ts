@@ -1,13 +1,14 @@
 import type { App } from '../../http/app-type.ts'
-import { NotFound } from '../../http/errors.ts'
+import { NotFound } from '../../core/errors.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
-import { column, orderingTerms } from '../../http/ordering.ts'
+import { column, orderingTerms } from '../../db/ordering.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
 import { userOrdering, usersRepository, type UserRow } from './users.repository.ts'
 import { FullUser, UserListQuery, type UserListQuery as UserFilters } from './users.schemas.ts'
-import { fullUsersFromRows, userViewContext } from './users.service.ts'
+import { fullUsersFromRows } from './users.service.ts'
 import { IdParams } from '../../http/route-schemas.ts'
 import { readCompareCheck } from '../compare/compare-check.ts'
+import { viewContextOf } from '../../http/view-context.ts'
 
 /** `users` and `user_politician` are one resource under two names (spec 4.4); the clients call `users`. */
 export function userRoutes(app: App): void {
@@ -24,7 +25,7 @@ export function userRoutes(app: App): void {
         resource: { name: 'User Politician List', description: 'People of the service, with their areas and politician records.' },
       },
       handler: async (request) => {
-        const context = userViewContext(app, request)
+        const context = viewContextOf(app, request)
         const filters = request.query as UserFilters
         const compareCheck = readCompareCheck(filters.compare_check, request.caller)
         const ordering = orderingTerms(filters.ordering, userOrdering(request.caller), ['id'], column('users.id'))
@@ -47,7 +48,7 @@ export function userRoutes(app: App): void {
       handler: async (request) => {
         const [row] = await usersRepository(app.db).filtered({ id: request.params.id }).selectAll('users').execute()
         if (!row) throw NotFound()
-        const users = await fullUsersFromRows(userViewContext(app, request), [row])
+        const users = await fullUsersFromRows(viewContextOf(app, request), [row])
         return users.get(row.id)!
       },
     })

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { IdFilter, ListQuery, Nullable, Timestamp, Url, IdList } from '../../http/schemas.ts'
-import { INT4_MAX } from '../../http/integers.ts'
+import { INT4_MAX } from '../../core/integers.ts'
 import { Area } from '../areas/areas.schemas.ts'
 import { Politician } from '../politicians/politicians.schemas.ts'
 import { LatestCompare } from '../compare/compare.schemas.ts'

@@ -1,8 +1,3 @@
-import type { Kysely } from 'kysely'
-import type { Database } from '../../db/database.ts'
-import type { FastifyRequest } from 'fastify'
-import type { App } from '../../http/app-type.ts'
-import { UrlBuilder } from '../../http/urls.ts'
 import { loadAreas } from '../areas/areas.service.ts'
 import { politiciansRepository } from '../politicians/politicians.repository.ts'
 import { toFullUser, toReducedUser } from './users.mapper.ts'
@@ -11,25 +6,16 @@ import type { FullUser, ReducedUser } from './users.schemas.ts'
 import { compareRepository } from '../compare/compare.repository.ts'
 import { toLatestCompare } from '../compare/compare.mapper.ts'
 import { LATEST_COMPARE_SIZE } from '../compare/compare.service.ts'
-
-export interface UserViewContext {
-  db: Kysely<Database>
-  urls: UrlBuilder
-  callerId: number | null
-  /** Staff see every user's answer counters in full; a view with no caller (a shared page) never does. */
-  callerIsStaff?: boolean
-  defaultAvatar: string | null
-  /** MIN_CELL_SIZE, for the question figures shown beside users (src/disclosure/figures.ts). */
-  minCellSize: number
-}
+import type { ViewContext } from '../../core/view-context.ts'
 
 /**
  * Full users for a set of rows in a fixed number of statements, whatever their number: their
  * areas (with politicians), politicians, locations and the caller's follow links. Answer counters are
  * the full ones for the caller's own row and for staff, the public ones otherwise.
  */
-export async function fullUsersFromRows(context: UserViewContext, rows: UserRow[]): Promise<Map<number, FullUser>> {
-  const { db, urls, callerId } = context
+export async function fullUsersFromRows(context: ViewContext, rows: UserRow[]): Promise<Map<number, FullUser>> {
+  const { db, urls } = context
+  const callerId = context.caller?.id ?? null
   const repository = usersRepository(db)
   const ids = rows.map((row) => row.id)
   // latest_compare is the caller's own: one statement, only when the caller is among the rows.
@@ -61,34 +47,22 @@ export async function fullUsersFromRows(context: UserViewContext, rows: UserRow[
         },
         urls,
         context.defaultAvatar,
-        callerId !== null && (row.id === callerId || context.callerIsStaff === true),
+        callerId !== null && (row.id === callerId || context.caller?.isStaff === true),
       ),
     )
   }
   return out
 }
 
-export async function loadFullUsers(context: UserViewContext, ids: number[]): Promise<Map<number, FullUser>> {
+export async function loadFullUsers(context: ViewContext, ids: number[]): Promise<Map<number, FullUser>> {
   const rows = await usersRepository(context.db).findByIds(ids)
   return fullUsersFromRows(context, rows)
 }
 
-/** How the request's caller sees users: their follow links, and URLs on the request's host. */
-export function userViewContext(app: App, request: FastifyRequest): UserViewContext {
-  return {
-    db: app.db,
-    urls: UrlBuilder.for(request),
-    callerId: request.caller?.id ?? null,
-    callerIsStaff: request.caller?.isStaff ?? false,
-    defaultAvatar: app.config.defaultAvatarUrl,
-    minCellSize: app.config.minCellSize,
-  }
-}
-
 /** Reduced users (spec 2.2) by id, in a fixed number of statements. */
-export async function reducedUsers(app: App, request: FastifyRequest, ids: (number | null)[]): Promise<Map<number, ReducedUser>> {
+export async function reducedUsers(context: ViewContext, ids: (number | null)[]): Promise<Map<number, ReducedUser>> {
   const wanted = ids.filter((id): id is number => id !== null)
   if (wanted.length === 0) return new Map()
-  const users = await loadFullUsers(userViewContext(app, request), wanted)
+  const users = await loadFullUsers(context, wanted)
   return new Map([...users].map(([id, user]) => [id, toReducedUser(user)]))
 }

@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely'
 import type { Database } from '../../db/database.ts'
-import { fieldError } from '../../http/errors.ts'
+import { fieldError } from '../../core/errors.ts'
 import { editedAnswerWeight, answerMoves } from '../liquid/liquid.answers.ts'
 import { applyAnswerChange } from '../statistics/apply.ts'
 import type { Tally } from '../statistics/compute/tally.ts'

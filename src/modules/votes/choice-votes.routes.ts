@@ -1,5 +1,5 @@
 import type { App } from '../../http/app-type.ts'
-import { column } from '../../http/ordering.ts'
+import { column } from '../../db/ordering.ts'
 import { CHOICE_VOTE_ORDERING, choiceVotesRepository, type ChoiceVoteRow } from './choice-votes.repository.ts'
 import { castChoiceVote, editChoiceVote, withdrawChoiceVote } from './choice-votes.service.ts'
 import { voteResourceRoutes } from './vote-resource.routes.ts'

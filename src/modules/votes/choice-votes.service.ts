@@ -1,17 +1,17 @@
 import type { Kysely, Transaction } from 'kysely'
 import type { Database } from '../../db/database.ts'
-import type { Caller } from '../../http/authentication.ts'
-import { NotFound } from '../../http/errors.ts'
+import type { Caller } from '../../core/caller.ts'
+import { NotFound, invalidPk, fieldError } from '../../core/errors.ts'
 import { applyAnswerChange, lockTallies, type LiquidMove } from '../statistics/apply.ts'
 import type { Answer, Tally } from '../statistics/compute/tally.ts'
 import { countAnswerDeleted, countAnswerWritten } from '../statistics/counters.ts'
 import { answerMoves, ownAnswerWeight, readBlock, shiftRepresentative } from '../liquid/liquid.answers.ts'
 import { editAnswer, type LockedAnswer } from './answer-edit.ts'
 import { choiceVotesRepository, type ChoiceVoteRow } from './choice-votes.repository.ts'
-import { refusingConflicts } from './constraints.ts'
+import { refusingViolations } from '../../core/constraint-errors.ts'
 import { checkCollection, raceRefusals } from './vote-checks.ts'
 import { voteContextRepository } from './vote-context.repository.ts'
-import { analyticsOf, answerOf, existingIdShape, invalidPk } from './vote-input.ts'
+import { analyticsOf, answerOf, existingIdShape } from './vote-input.ts'
 import { voteRefusal, windowRefusal } from './vote-rules.ts'
 import { answerOfRow } from './votes.mapper.ts'
 import type { ChoiceVoteBody, ChoiceVotePatch } from './votes.schemas.ts'
@@ -26,7 +26,7 @@ import { notificationEvents } from '../notifications/notification-events.ts'
 /** The locked tally of a choice, which the lock found (a choice deleted meanwhile names nothing). */
 function tallyOf(tallies: Map<number, Tally>, choiceId: number): Tally {
   const tally = tallies.get(choiceId)
-  if (!tally) throw invalidPk('object_id', choiceId)
+  if (!tally) throw fieldError('object_id', invalidPk(choiceId))
   return tally
 }
 
@@ -38,7 +38,7 @@ export async function castChoiceVote(
   const choiceId = existingIdShape('object_id', body.object_id)
   const answer = answerOf(body, 'new') as number | null
   const work = (trx: Transaction<Database>) => castIn(trx, caller, choiceId, answer, body)
-  return refusingConflicts(() => db.transaction().execute(work), raceRefusals('question, choice', choiceId, body.collection))
+  return refusingViolations(() => db.transaction().execute(work), raceRefusals('question, choice', choiceId, body.collection))
 }
 
 async function castIn(trx: Transaction<Database>, caller: Caller, choiceId: number, answer: number | null, body: ChoiceVoteBody) {
@@ -46,7 +46,7 @@ async function castIn(trx: Transaction<Database>, caller: Caller, choiceId: numb
   const context = voteContextRepository(trx)
   const questionId = await repository.questionOfChoice(choiceId)
   const question = questionId === undefined ? undefined : await repository.lockQuestion(questionId)
-  if (!question) throw invalidPk('object_id', choiceId)
+  if (!question) throw fieldError('object_id', invalidPk(choiceId))
   // The clock, the voter's default privacy and their liquid block (where it counts without their answer), in one read.
   const { now, defaultPrivate, block } = await context.forAnswer(caller.id, question.id)
   const refusal = voteRefusal(question, caller, now, 'choice', choiceId)
@@ -121,7 +121,7 @@ export async function editChoiceVote(db: Kysely<Database>, voteId: number, patch
   const work = async (trx: Transaction<Database>) =>
     // A pick has no importance, whatever the body says.
     editAnswer(trx, choiceVotesRepository(trx), await lockVote(trx, voteId), answer, { ...patch, importance: undefined }, 'choice')
-  return refusingConflicts(() => db.transaction().execute(work), raceRefusals('question, choice', null, patch.collection))
+  return refusingViolations(() => db.transaction().execute(work), raceRefusals('question, choice', null, patch.collection))
 }
 
 /** Withdraws a pick: it moves to the history and stops counting, inside the voting window only. */

@@ -1,5 +1,5 @@
-import { iso, isoOrNull } from '../../http/schemas.ts'
-import type { UrlBuilder } from '../../http/urls.ts'
+import { iso, isoOrNull } from '../../core/time.ts'
+import type { UrlBuilder } from '../../core/urls.ts'
 import type { HistoryRow } from './history.repository.ts'
 import type { HistoryItem, HistorySimpleItem } from './votes.schemas.ts'
 

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely'
 import { untyped } from '../../db/types.ts'
 import type { Database } from '../../db/database.ts'
-import { column, type OrderingFields } from '../../http/ordering.ts'
+import { column, type OrderingFields } from '../../db/ordering.ts'
 
 /** One answer of a user's history, current or replaced, from any of the four tables that hold them. */
 export interface HistoryRow {

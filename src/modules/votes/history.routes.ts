@@ -1,13 +1,13 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
 import { listing, pageOfRows } from '../../http/listing.ts'
-import { orderingTerms } from '../../http/ordering.ts'
+import { orderingTerms } from '../../db/ordering.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
-import { UrlBuilder } from '../../http/urls.ts'
 import { toHistoryItem, toHistorySimpleItem } from './history.mapper.ts'
 import { HISTORY_ORDERING, HISTORY_TIE_BREAK, historyRepository, type HistoryRow } from './history.repository.ts'
 import { HistoryItem, HistoryListQuery, HistorySimpleItem, type HistoryListQuery as HistoryFilters } from './votes.schemas.ts'
 import { signedIn } from '../../http/permissions.ts'
+import { urlsFor } from '../../http/urls.ts'
 
 /**
  * The caller's answering history, newest first: current answers and the ones they replaced or withdrew,
@@ -48,7 +48,7 @@ export function historyRoutes(app: App): void {
     handler: async (request) => {
       const { filtered, ordering } = page(request)
       const result = await pageOfRows<HistoryRow>(request, filtered, (q) => q.selectAll('h'), ordering)
-      const urls = UrlBuilder.for(request)
+      const urls = urlsFor(request)
       return listing(request, result, async (rows) => {
         const repository = historyRepository(app.db)
         const [questions, choiceTexts] = await Promise.all([

@@ -1,5 +1,5 @@
 import type { App } from '../../http/app-type.ts'
-import { column } from '../../http/ordering.ts'
+import { column } from '../../db/ordering.ts'
 import { QUESTION_VOTE_ORDERING, questionVotesRepository, type QuestionVoteRow } from './question-votes.repository.ts'
 import { castQuestionVote, editQuestionVote, withdrawQuestionVote } from './question-votes.service.ts'
 import { voteResourceRoutes } from './vote-resource.routes.ts'

@@ -1,16 +1,16 @@
 import type { Kysely, Transaction } from 'kysely'
 import type { Database } from '../../db/database.ts'
-import type { Caller } from '../../http/authentication.ts'
-import { NotFound } from '../../http/errors.ts'
+import type { Caller } from '../../core/caller.ts'
+import { NotFound, invalidPk, fieldError } from '../../core/errors.ts'
 import { applyAnswerChange, type LiquidMove } from '../statistics/apply.ts'
 import { countAnswerDeleted, countAnswerWritten, countTagVotes } from '../statistics/counters.ts'
 import { editAnswer, type LockedAnswer } from './answer-edit.ts'
-import { refusingConflicts } from './constraints.ts'
+import { refusingViolations } from '../../core/constraint-errors.ts'
 import { answerMoves, ownAnswerWeight, readBlock, shiftRepresentative } from '../liquid/liquid.answers.ts'
 import { questionVotesRepository, type QuestionVoteRow } from './question-votes.repository.ts'
 import { checkCollection, raceRefusals } from './vote-checks.ts'
 import { voteContextRepository } from './vote-context.repository.ts'
-import { analyticsOf, answerOf, existingIdShape, invalidPk } from './vote-input.ts'
+import { analyticsOf, answerOf, existingIdShape } from './vote-input.ts'
 import { voteRefusal, windowRefusal } from './vote-rules.ts'
 import { answerOfRow } from './votes.mapper.ts'
 import type { QuestionVoteBody, QuestionVotePatch } from './votes.schemas.ts'
@@ -31,14 +31,14 @@ export async function castQuestionVote(
   const questionId = existingIdShape('object_id', body.object_id)
   const answer = answerOf(body, 'new') as number | null
   const work = (trx: Transaction<Database>) => castIn(trx, caller, questionId, answer, body)
-  return refusingConflicts(() => db.transaction().execute(work), raceRefusals('question', questionId, body.collection))
+  return refusingViolations(() => db.transaction().execute(work), raceRefusals('question', questionId, body.collection))
 }
 
 async function castIn(trx: Transaction<Database>, caller: Caller, questionId: number, answer: number | null, body: QuestionVoteBody) {
   const repository = questionVotesRepository(trx)
   const context = voteContextRepository(trx)
   const locked = await repository.lockQuestion(questionId)
-  if (!locked) throw invalidPk('object_id', questionId)
+  if (!locked) throw fieldError('object_id', invalidPk(questionId))
   // The clock, the voter's default privacy and their liquid block (where it counts without their answer), in one read.
   const { now, defaultPrivate, block } = await context.forAnswer(caller.id, questionId)
   const refusal = voteRefusal(locked.question, caller, now, 'question', questionId)
@@ -104,7 +104,7 @@ export async function editQuestionVote(db: Kysely<Database>, voteId: number, pat
   const answer = answerOf(patch, 'edit')
   const work = async (trx: Transaction<Database>) =>
     editAnswer(trx, questionVotesRepository(trx), await lockVote(trx, voteId), answer, patch, 'question')
-  return refusingConflicts(() => db.transaction().execute(work), raceRefusals('question', null, patch.collection))
+  return refusingViolations(() => db.transaction().execute(work), raceRefusals('question', null, patch.collection))
 }
 
 /** Withdraws a vote: it moves to the history and stops counting, inside the voting window only. */

@@ -1,5 +1,5 @@
 import type { App } from '../../http/app-type.ts'
-import { column } from '../../http/ordering.ts'
+import { column } from '../../db/ordering.ts'
 import { TAG_VOTE_ORDERING, tagVotesRepository } from './tag-votes.repository.ts'
 import { castTagVote, editTagVote, withdrawTagVote } from './tag-votes.service.ts'
 import { voteResourceRoutes } from './vote-resource.routes.ts'

@@ -1,14 +1,14 @@
 import type { Kysely, Transaction } from 'kysely'
 import type { Database } from '../../db/database.ts'
-import type { Caller } from '../../http/authentication.ts'
-import { NotFound } from '../../http/errors.ts'
+import type { Caller } from '../../core/caller.ts'
+import { NotFound, invalidPk, fieldError } from '../../core/errors.ts'
 import { applyAnswerChange } from '../statistics/apply.ts'
 import type { Answer } from '../statistics/compute/tally.ts'
-import { refusingConflicts } from './constraints.ts'
+import { refusingViolations } from '../../core/constraint-errors.ts'
 import { tagVotesRepository } from './tag-votes.repository.ts'
 import { raceRefusals } from './vote-checks.ts'
 import { voteContextRepository } from './vote-context.repository.ts'
-import { existingIdShape, invalidPk } from './vote-input.ts'
+import { existingIdShape } from './vote-input.ts'
 import { canSee } from './vote-rules.ts'
 import type { TagVoteRow } from './votes.mapper.ts'
 import type { TagVoteBody, TagVotePatch } from './votes.schemas.ts'
@@ -31,7 +31,7 @@ export async function castTagVote(
     const repository = tagVotesRepository(trx)
     const context = voteContextRepository(trx)
     const questionTag = await repository.lockQuestionTag(questionTagId)
-    if (!questionTag || !canSee(questionTag, caller)) throw invalidPk('object_id', questionTagId)
+    if (!questionTag || !canSee(questionTag, caller)) throw fieldError('object_id', invalidPk(questionTagId))
     const now = await context.now()
     const existing = await repository.current(caller.id, questionTagId)
     const values = { value: body.value, private: body.private ?? (await context.defaultPrivate(caller.id)), modified_at: now }
@@ -48,7 +48,7 @@ export async function castTagVote(
     )
     return { vote, created: !existing }
   }
-  return refusingConflicts(() => db.transaction().execute(work), raceRefusals('question_tag', questionTagId, null))
+  return refusingViolations(() => db.transaction().execute(work), raceRefusals('question_tag', questionTagId, null))
 }
 
 async function lockVote(trx: Transaction<Database>, voteId: number) {

@@ -1,6 +1,7 @@
-import type { FieldErrors } from '../../http/errors.ts'
-import { existingIdShape, invalidPk } from './vote-input.ts'
+import type { FieldErrors } from '../../core/errors.ts'
+import { existingIdShape } from './vote-input.ts'
 import type { voteContextRepository } from './vote-context.repository.ts'
+import { invalidPk, fieldError } from '../../core/errors.ts'
 
 // Checks every kind of vote makes besides its own rules.
 
@@ -11,7 +12,7 @@ export async function checkCollection(
 ): Promise<void> {
   if (collection === null || collection === undefined) return
   existingIdShape('collection', collection)
-  if (!(await context.collectionExists(collection))) throw invalidPk('collection', collection)
+  if (!(await context.collectionExists(collection))) throw fieldError('collection', invalidPk(collection))
 }
 
 /** What a lost race with another writer reads as: the refusal the checks would have given. */
@@ -24,9 +25,9 @@ export function raceRefusals(
     unique: { non_field_errors: [`The fields ${what}, user must make a unique set.`] },
     missing: (constraint: string): FieldErrors =>
       constraint.includes('collection')
-        ? { collection: [`Invalid pk "${collection}" - object does not exist.`] }
+        ? { collection: [invalidPk(collection)] }
         : objectId === null
           ? { non_field_errors: ['The object voted on no longer exists.'] }
-          : { object_id: [`Invalid pk "${objectId}" - object does not exist.`] },
+          : { object_id: [invalidPk(objectId)] },
   }
 }

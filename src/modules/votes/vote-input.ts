@@ -1,4 +1,4 @@
-import { fieldError } from '../../http/errors.ts'
+import { fieldError, invalidPk } from '../../core/errors.ts'
 
 /** Reading what a vote body means, apart from any storage. */
 
@@ -17,11 +17,10 @@ export type AnalyticsField = (typeof ANALYTICS_FIELDS)[number]
 export type Analytics = Record<AnalyticsField, string | null>
 
 /** DRF's message for a related id that names nothing. */
-export const invalidPk = (field: string, value: unknown) => fieldError(field, `Invalid pk "${value}" - object does not exist.`)
 
 /** An id that can name a row, or the DRF refusal for `field`. */
 export function existingIdShape(field: string, value: number): number {
-  if (!Number.isInteger(value) || value < 1 || value > MAX_ID) throw invalidPk(field, value)
+  if (!Number.isInteger(value) || value < 1 || value > MAX_ID) throw fieldError(field, invalidPk(value))
   return value
 }
 

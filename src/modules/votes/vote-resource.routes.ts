@@ -1,17 +1,18 @@
 import type { FastifyRequest } from 'fastify'
 import { type TSchema } from 'typebox'
 import type { App } from '../../http/app-type.ts'
-import type { Caller } from '../../http/authentication.ts'
-import { NotFound } from '../../http/errors.ts'
+import type { Caller } from '../../core/caller.ts'
+import { NotFound } from '../../core/errors.ts'
 import { listing, pageOfRows, type AnySelect } from '../../http/listing.ts'
-import { orderingTerms, type OrderingFields } from '../../http/ordering.ts'
+import { orderingTerms, type OrderingFields } from '../../db/ordering.ts'
 import type { RawBuilder } from 'kysely'
 import { Page, readErrors } from '../../http/schemas.ts'
-import { UrlBuilder } from '../../http/urls.ts'
+import { UrlBuilder } from '../../core/urls.ts'
 import { nullBooleansAbsent, voteIdOf } from './votes.http.ts'
 import { IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
 import { signedIn } from '../../http/permissions.ts'
 import { recordPrivateReads, type AuditedVotes, type VoteShown } from '../private-reads/private-reads.repository.ts'
+import { urlsFor } from '../../http/urls.ts'
 
 /**
  * One kind of vote as a DRF model resource: a listing with filters and ordering, POST to vote (201 new,
@@ -55,7 +56,7 @@ export function voteResourceRoutes<Row, Item, Query extends { ordering?: string 
     const row = id === null ? undefined : await visible(request.caller, id)
     return (row as { user_id?: number } | undefined)?.user_id
   }
-  const item = (request: FastifyRequest, row: Row) => resource.toItem(row, UrlBuilder.for(request))
+  const item = (request: FastifyRequest, row: Row) => resource.toItem(row, urlsFor(request))
   /** Staff see others' private votes (docs/votes.md); each response that shows some is logged. */
   const audit = (request: FastifyRequest, rows: Row[]) => recordPrivateReads(app.db, request, resource.audited, rows as VoteShown[])
 

@@ -1,6 +1,5 @@
-import type { Caller } from '../../http/authentication.ts'
-import { fieldError, type ApiError } from '../../http/errors.ts'
-import { invalidPk } from './vote-input.ts'
+import type { Caller } from '../../core/caller.ts'
+import { fieldError, type ApiError, invalidPk } from '../../core/errors.ts'
 
 /** Who may answer a question, and when: pure rules over the question row as read under lock. */
 export interface VotableQuestion {
@@ -38,7 +37,7 @@ export function voteRefusal(
   kind: 'question' | 'choice',
   objectId: number,
 ): ApiError | null {
-  if (!question || !canSee(question, caller)) return invalidPk('object_id', objectId)
+  if (!question || !canSee(question, caller)) return fieldError('object_id', invalidPk(objectId))
   if (kind === 'question' && question.subtype === 'mcq') {
     return fieldError('object_id', 'This question is answered by choosing one of its choices: vote on the choice.')
   }

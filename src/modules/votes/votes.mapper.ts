@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely'
 import type { QuestionChoiceVotes, QuestionTagVotes, QuestionVotes } from '../../db/database.ts'
-import { iso } from '../../http/schemas.ts'
-import type { UrlBuilder } from '../../http/urls.ts'
+import { iso } from '../../core/time.ts'
+import type { UrlBuilder } from '../../core/urls.ts'
 import type { Answer } from '../statistics/compute/tally.ts'
 import type { ChoiceVote, QuestionVote, TagVote } from './votes.schemas.ts'
 

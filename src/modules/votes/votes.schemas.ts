@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { ListQuery, Nullable, RelatedId, Timestamp, Url } from '../../http/schemas.ts'
-import { INT4_MAX } from '../../http/integers.ts'
+import { INT4_MAX } from '../../core/integers.ts'
 
 /**
  * An integer or null as one JSON type list, not a union: with type coercion on, a union's null branch

@@ -1,8 +1,8 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
-import type { Caller } from '../../http/authentication.ts'
+import type { Caller } from '../../core/caller.ts'
 import { AGE_SQL } from '../demographics/age-bands.ts'
-import { questionVisibleSql } from '../questions/question-access.ts'
+import { questionVisibleSql } from '../../access/question-access.ts'
 
 /** Age when answering, in whole years, computed where the rows are (no date travels to be parsed). */
 const AGE_AT_ANSWER = sql.raw(AGE_SQL('users.dob', "question_votes.created_at AT TIME ZONE 'UTC'"))

@@ -1,6 +1,6 @@
 import type { App } from '../../http/app-type.ts'
-import type { Caller } from '../../http/authentication.ts'
-import { fieldError, NotFound } from '../../http/errors.ts'
+import type { Caller } from '../../core/caller.ts'
+import { fieldError, NotFound, invalidPk } from '../../core/errors.ts'
 import { IdParams } from '../../http/route-schemas.ts'
 import { readErrors } from '../../http/schemas.ts'
 import { areaReleases } from '../demographics/demographics.service.ts'
@@ -51,7 +51,7 @@ export function weightingRoutes(app: App): void {
     handler: async (request) => {
       const { question } = request.query as LegacyQuery
       const answer = await byAge(request.caller, question)
-      if (!answer) throw fieldError('question', `Invalid pk "${question}" - object does not exist.`)
+      if (!answer) throw fieldError('question', invalidPk(question))
       return answer
     },
   })

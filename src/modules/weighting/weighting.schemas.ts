@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from 'typebox'
-import { INT4_MAX } from '../../http/integers.ts'
+import { INT4_MAX } from '../../core/integers.ts'
 import { Nullable } from '../../http/schemas.ts'
 
 /** Answers of question_weighted_demographics (docs/statistics.md, "Weighting to the census"). */

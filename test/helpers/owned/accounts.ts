@@ -1,4 +1,4 @@
-import { hashSecret, newToken } from '../../../src/http/authentication.ts'
+import { hashSecret, newToken } from '../../../src/core/secrets.ts'
 import type { OwnedObjects } from './index.ts'
 
 /** Objects of the account tree and the push devices that belong to one user. */

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Selectable } from 'kysely'
 import type { Database, PaymentSubscriptions } from '../../../db/database.ts'
-import { iso, isoOrNull } from '../../../http/schemas.ts'
+import { iso, isoOrNull } from '../../../core/time.ts'
 import type { Subscription, SubscriptionStatus } from './payments.schemas.ts'
 
 export type SubscriptionRow = Selectable<PaymentSubscriptions>

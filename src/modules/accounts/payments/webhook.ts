@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../../../db/database.ts'
-import { ParseError, ValidationFailed, type FieldErrors } from '../../../http/errors.ts'
+import { ParseError, ValidationFailed, type FieldErrors } from '../../../core/errors.ts'
 import { EVENT_STATUS } from './payments.schemas.ts'
 import { subscriptionsRepository } from './subscriptions.repository.ts'
 

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../../db/database.ts'
-import { hashSecret } from '../../../http/authentication.ts'
+import { hashSecret } from '../../../core/secrets.ts'
 import type { Slot } from './social.providers.ts'
 
 export interface LoginState {

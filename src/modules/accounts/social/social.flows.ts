@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import * as client from 'openid-client'
 import type { Config, SocialProviderConfig } from '../../../config.ts'
-import { ValidationFailed } from '../../../http/errors.ts'
+import { ValidationFailed } from '../../../core/errors.ts'
 import { identityFromClaims, type SocialIdentity } from './social.identity.ts'
 import { askProvider, configurationFor, SCOPE } from './social.providers.ts'
 import type { LoginState } from './login-states.repository.ts'

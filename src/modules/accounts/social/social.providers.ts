@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import * as client from 'openid-client'
 import type { Config, SocialProviderConfig } from '../../../config.ts'
-import { ApiError, ValidationFailed, type FieldErrors } from '../../../http/errors.ts'
+import { ApiError, ValidationFailed, type FieldErrors } from '../../../core/errors.ts'
 
 export type Slot = SocialProviderConfig['slot']
 export const SLOTS: readonly Slot[] = ['social1', 'social2', 'social3', 'social4']

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { App } from '../../../http/app-type.ts'
-import { ApiError, ValidationFailed } from '../../../http/errors.ts'
+import { ApiError, ValidationFailed } from '../../../core/errors.ts'
 import { ErrorBody, FieldErrorsBody } from '../../../http/schemas.ts'
 import { baseUrl } from '../../../http/urls.ts'
 import type { SocialProviderConfig } from '../../../config.ts'

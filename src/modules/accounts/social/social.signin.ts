@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Updateable } from 'kysely'
 import type { Database, Users } from '../../../db/database.ts'
-import { ValidationFailed } from '../../../http/errors.ts'
+import { ValidationFailed } from '../../../core/errors.ts'
 import { accountsRepository } from '../accounts.repository.ts'
 import { baseUsername, firstFreeUsername, type SocialIdentity } from './social.identity.ts'
 import type { Slot } from './social.providers.ts'

@@ -1,17 +1,17 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../../http/app-type.ts'
-import { NotFound } from '../../../http/errors.ts'
+import { NotFound } from '../../../core/errors.ts'
 import { listing, pageOfRows } from '../../../http/listing.ts'
-import { column, orderingTerms } from '../../../http/ordering.ts'
+import { column, orderingTerms } from '../../../db/ordering.ts'
 import { Page, readErrors } from '../../../http/schemas.ts'
 import { groupAccess } from '../group-access.ts'
 import { callerIdOf } from '../http.ts'
-import { groupViewContext } from '../view-context.ts'
 import { INVITE_ORDERING, invitesRepository, type InviteRow } from './invites.repository.ts'
 import { Invite, InviteCreate, InviteListQuery } from './invites.schemas.ts'
 import { answerInvite, createInvite, invitesFromRows, type InviteAnswer } from './invites.service.ts'
 import { EmptyBody, IdParams, writeErrors } from '../../../http/route-schemas.ts'
 import { idParam, signedIn } from '../../../http/permissions.ts'
+import { viewContextOf } from '../../../http/view-context.ts'
 
 type Party = 'invitee' | 'administrator' | 'either'
 
@@ -37,7 +37,7 @@ const ACTIONS: { answer: InviteAnswer; party: Party; summary: string }[] = [
 export function inviteRoutes(app: App): void {
   const one = async (request: FastifyRequest, row: InviteRow | undefined) => {
     if (!row) throw NotFound()
-    const [invite] = await invitesFromRows(groupViewContext(app, request), [row])
+    const [invite] = await invitesFromRows(viewContextOf(app, request), [row])
     return invite
   }
 
@@ -63,7 +63,7 @@ export function inviteRoutes(app: App): void {
         (q) => q.selectAll('group_invites'),
         ordering,
       )
-      return listing(request, result, (rows) => invitesFromRows(groupViewContext(app, request), rows))
+      return listing(request, result, (rows) => invitesFromRows(viewContextOf(app, request), rows))
     },
   })
 

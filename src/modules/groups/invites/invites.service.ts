@@ -1,22 +1,22 @@
 import type { Kysely } from 'kysely'
-import type { Caller } from '../../../http/authentication.ts'
+import type { Caller } from '../../../core/caller.ts'
 import type { Database } from '../../../db/database.ts'
-import { NotFound, PermissionDenied, ValidationFailed, fieldError, type FieldErrors } from '../../../http/errors.ts'
-import { iso } from '../../../http/schemas.ts'
-import { invalidPk, refusingConstraintViolations } from '../constraints.ts'
+import { NotFound, PermissionDenied, ValidationFailed, fieldError, type FieldErrors, invalidPk } from '../../../core/errors.ts'
+import { iso } from '../../../core/time.ts'
+import { refusingViolations } from '../../../core/constraint-errors.ts'
 import { groupAccess } from '../group-access.ts'
 import { groupsRepository } from '../groups.repository.ts'
 import { membershipsRepository } from '../memberships/memberships.repository.ts'
 import { addMember } from '../memberships/memberships.service.ts'
-import { activeUserExists, loadUserSummaries, summaryOf } from '../user-summaries.ts'
-import type { GroupViewContext } from '../view-context.ts'
+import { activeUserExists, loadUserSummaries, summaryOf } from '../../users/user-summaries.ts'
 import { invitesRepository, type InviteRow } from './invites.repository.ts'
 import type { Invite, InviteCreate } from './invites.schemas.ts'
 import { notificationEvents } from '../../notifications/notification-events.ts'
+import type { ViewContext } from '../../../core/view-context.ts'
 
 export const NOT_PENDING = 'This invitation is no longer pending.'
 
-export function toInvite(row: InviteRow, context: GroupViewContext, users: Awaited<ReturnType<typeof loadUserSummaries>>): Invite {
+export function toInvite(row: InviteRow, context: ViewContext, users: Awaited<ReturnType<typeof loadUserSummaries>>): Invite {
   return {
     id: row.id,
     url: context.urls.detail('group_invites', row.id),
@@ -31,7 +31,7 @@ export function toInvite(row: InviteRow, context: GroupViewContext, users: Await
   }
 }
 
-export async function invitesFromRows(context: GroupViewContext, rows: InviteRow[]): Promise<Invite[]> {
+export async function invitesFromRows(context: ViewContext, rows: InviteRow[]): Promise<Invite[]> {
   const users = await loadUserSummaries(
     context,
     rows.map((row) => row.user_id).filter((id): id is number => id !== null),
@@ -41,7 +41,7 @@ export async function invitesFromRows(context: GroupViewContext, rows: InviteRow
 
 /** An administrator invites someone who is not a member yet; one pending invitation per person and group. */
 export async function createInvite(db: Kysely<Database>, caller: Caller, body: InviteCreate): Promise<InviteRow> {
-  return refusingConstraintViolations(
+  return refusingViolations(
     () =>
       db.transaction().execute(async (trx) => {
         const group = await trx.selectFrom('groups').select('id').where('id', '=', body.group).executeTakeFirst()

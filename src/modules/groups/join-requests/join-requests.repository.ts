@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely'
-import type { Caller } from '../../../http/authentication.ts'
+import type { Caller } from '../../../core/caller.ts'
 import type { Database, GroupJoinRequests } from '../../../db/database.ts'
-import { column, orderingFieldsOf, type OrderingFields } from '../../../http/ordering.ts'
+import { column, orderingFieldsOf, type OrderingFields } from '../../../db/ordering.ts'
 import { groupAccess } from '../group-access.ts'
 import type { JoinRequestListQuery, JoinRequestStatus } from './join-requests.schemas.ts'
 

@@ -1,17 +1,17 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../../http/app-type.ts'
-import { NotFound } from '../../../http/errors.ts'
+import { NotFound } from '../../../core/errors.ts'
 import { listing, pageOfRows } from '../../../http/listing.ts'
-import { column, orderingTerms } from '../../../http/ordering.ts'
+import { column, orderingTerms } from '../../../db/ordering.ts'
 import { Page, readErrors } from '../../../http/schemas.ts'
 import { groupAccess } from '../group-access.ts'
 import { callerIdOf } from '../http.ts'
-import { groupViewContext } from '../view-context.ts'
 import { JOIN_REQUEST_ORDERING, joinRequestsRepository, type JoinRequestRow } from './join-requests.repository.ts'
 import { JoinRequest, JoinRequestCreate, JoinRequestListQuery } from './join-requests.schemas.ts'
 import { answerJoinRequest, createJoinRequest, joinRequestsFromRows, type JoinRequestAnswer } from './join-requests.service.ts'
 import { EmptyBody, IdParams, writeErrors } from '../../../http/route-schemas.ts'
 import { idParam, signedIn } from '../../../http/permissions.ts'
+import { viewContextOf } from '../../../http/view-context.ts'
 
 type Party = 'requester' | 'administrator' | 'either'
 
@@ -37,7 +37,7 @@ const ACTIONS: { answer: JoinRequestAnswer; party: Party; summary: string }[] = 
 export function joinRequestRoutes(app: App): void {
   const one = async (request: FastifyRequest, row: JoinRequestRow | undefined) => {
     if (!row) throw NotFound()
-    const [joinRequest] = await joinRequestsFromRows(groupViewContext(app, request), [row])
+    const [joinRequest] = await joinRequestsFromRows(viewContextOf(app, request), [row])
     return joinRequest
   }
 
@@ -63,7 +63,7 @@ export function joinRequestRoutes(app: App): void {
         (q) => q.selectAll('group_join_requests'),
         ordering,
       )
-      return listing(request, result, (rows) => joinRequestsFromRows(groupViewContext(app, request), rows))
+      return listing(request, result, (rows) => joinRequestsFromRows(viewContextOf(app, request), rows))
     },
   })
 

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { IdFilter, ListQuery, Nullable, Timestamp, Url } from '../../../http/schemas.ts'
-import { UserSummary } from '../user-summaries.ts'
-import { INT4_MAX } from '../../../http/integers.ts'
+import { UserSummary } from '../../users/user-summaries.ts'
+import { INT4_MAX } from '../../../core/integers.ts'
 
 export const JOIN_REQUEST_STATUSES = ['pending', 'accepted', 'declined', 'withdrawn'] as const
 export type JoinRequestStatus = (typeof JOIN_REQUEST_STATUSES)[number]

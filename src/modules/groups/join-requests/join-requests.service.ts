@@ -1,19 +1,19 @@
 import type { Kysely } from 'kysely'
-import type { Caller } from '../../../http/authentication.ts'
+import type { Caller } from '../../../core/caller.ts'
 import type { Database } from '../../../db/database.ts'
-import { NotFound, ValidationFailed, fieldError } from '../../../http/errors.ts'
-import { iso } from '../../../http/schemas.ts'
-import { invalidPk, refusingConstraintViolations } from '../constraints.ts'
+import { NotFound, ValidationFailed, fieldError, invalidPk } from '../../../core/errors.ts'
+import { iso } from '../../../core/time.ts'
+import { refusingViolations } from '../../../core/constraint-errors.ts'
 import { groupsRepository } from '../groups.repository.ts'
 import { membershipsRepository } from '../memberships/memberships.repository.ts'
 import { addMember } from '../memberships/memberships.service.ts'
-import { loadUserSummaries, summaryOf } from '../user-summaries.ts'
-import type { GroupViewContext } from '../view-context.ts'
+import { loadUserSummaries, summaryOf } from '../../users/user-summaries.ts'
 import { joinRequestsRepository, type JoinRequestRow } from './join-requests.repository.ts'
 import type { JoinRequest, JoinRequestCreate } from './join-requests.schemas.ts'
 import { notificationEvents } from '../../notifications/notification-events.ts'
+import type { ViewContext } from '../../../core/view-context.ts'
 
-export async function joinRequestsFromRows(context: GroupViewContext, rows: JoinRequestRow[]): Promise<JoinRequest[]> {
+export async function joinRequestsFromRows(context: ViewContext, rows: JoinRequestRow[]): Promise<JoinRequest[]> {
   const users = await loadUserSummaries(
     context,
     rows.map((row) => row.user_id),
@@ -33,7 +33,7 @@ export async function joinRequestsFromRows(context: GroupViewContext, rows: Join
 
 /** The caller asks to join a group that takes requests; one pending request per person and group. */
 export async function createJoinRequest(db: Kysely<Database>, caller: Caller, body: JoinRequestCreate): Promise<JoinRequestRow> {
-  return refusingConstraintViolations(
+  return refusingViolations(
     () =>
       db.transaction().execute(async (trx) => {
         const group = await trx.selectFrom('groups').select(['id', 'join_policy']).where('id', '=', body.group).executeTakeFirst()

@@ -1,6 +1,6 @@
-import { iso } from '../../../http/schemas.ts'
-import type { UrlBuilder } from '../../../http/urls.ts'
-import type { UserSummary } from '../user-summaries.ts'
+import { iso } from '../../../core/time.ts'
+import type { UrlBuilder } from '../../../core/urls.ts'
+import type { UserSummary } from '../../users/user-summaries.ts'
 import type { MembershipRow } from './memberships.repository.ts'
 import type { Membership, MyMembership } from './memberships.schemas.ts'
 

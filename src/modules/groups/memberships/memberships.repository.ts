@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Selectable } from 'kysely'
 import type { Database, GroupMemberships } from '../../../db/database.ts'
-import { column, orderingFieldsOf, type OrderingFields } from '../../../http/ordering.ts'
+import { column, orderingFieldsOf, type OrderingFields } from '../../../db/ordering.ts'
 import type { MembershipListQuery } from './memberships.schemas.ts'
 
 export type MembershipRow = Selectable<GroupMemberships>

@@ -1,17 +1,17 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../../http/app-type.ts'
-import { NotFound } from '../../../http/errors.ts'
+import { NotFound } from '../../../core/errors.ts'
 import { listing, pageOfRows } from '../../../http/listing.ts'
-import { column, orderingTerms } from '../../../http/ordering.ts'
+import { column, orderingTerms } from '../../../db/ordering.ts'
 import { Page, readErrors } from '../../../http/schemas.ts'
 import { groupAccess } from '../group-access.ts'
 import { callerIdOf } from '../http.ts'
-import { groupViewContext } from '../view-context.ts'
 import { MEMBERSHIP_ORDERING, membershipsRepository, type MembershipRow } from './memberships.repository.ts'
 import { Membership, MembershipListQuery, MembershipPatch } from './memberships.schemas.ts'
 import { deleteMembership, membershipsFromRows, updateMembership } from './memberships.service.ts'
 import { IdParams, NoContent, writeErrors } from '../../../http/route-schemas.ts'
 import { idParam, signedIn } from '../../../http/permissions.ts'
+import { viewContextOf } from '../../../http/view-context.ts'
 
 /** The member and the group's administrators control a membership. */
 async function membershipController(app: App, request: FastifyRequest): Promise<number | null | undefined> {
@@ -27,7 +27,7 @@ export function membershipRoutes(app: App): void {
   const owner = (request: FastifyRequest) => membershipController(app, request)
   const one = async (request: FastifyRequest, row: MembershipRow | undefined) => {
     if (!row) throw NotFound()
-    const [membership] = await membershipsFromRows(groupViewContext(app, request), [row])
+    const [membership] = await membershipsFromRows(viewContextOf(app, request), [row])
     return membership
   }
 
@@ -50,7 +50,7 @@ export function membershipRoutes(app: App): void {
         (q) => q.selectAll('group_memberships'),
         ordering,
       )
-      return listing(request, result, (rows) => membershipsFromRows(groupViewContext(app, request), rows))
+      return listing(request, result, (rows) => membershipsFromRows(viewContextOf(app, request), rows))
     },
   })
 

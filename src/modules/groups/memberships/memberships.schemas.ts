@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { IdFilter, ListQuery, Nullable, Timestamp, Url } from '../../../http/schemas.ts'
-import { UserSummary } from '../user-summaries.ts'
+import { UserSummary } from '../../users/user-summaries.ts'
 
 export const ROLES = ['member', 'admin'] as const
 export type Role = (typeof ROLES)[number]

@@ -1,14 +1,14 @@
 import type { Kysely } from 'kysely'
-import type { Caller } from '../../../http/authentication.ts'
+import type { Caller } from '../../../core/caller.ts'
 import type { Database } from '../../../db/database.ts'
-import { NotFound, PermissionDenied, ValidationFailed } from '../../../http/errors.ts'
+import { NotFound, PermissionDenied, ValidationFailed } from '../../../core/errors.ts'
 import { groupAccess } from '../group-access.ts'
 import { groupsRepository } from '../groups.repository.ts'
-import { loadUserSummaries, summaryOf } from '../user-summaries.ts'
-import type { GroupViewContext } from '../view-context.ts'
+import { loadUserSummaries, summaryOf } from '../../users/user-summaries.ts'
 import { toMembership, visibleEmail } from './memberships.mapper.ts'
 import { membershipsRepository, type MembershipRow } from './memberships.repository.ts'
 import { ROLES, type Membership, type MembershipPatch, type Role } from './memberships.schemas.ts'
+import type { ViewContext } from '../../../core/view-context.ts'
 
 export const OWNER_STAYS = "The group's owner cannot leave it; hand the group over to another member first."
 
@@ -70,7 +70,7 @@ export async function updateMembership(db: Kysely<Database>, caller: Caller, id:
 }
 
 /** Memberships for a page of rows: the members and the groups the caller administers, one statement each. */
-export async function membershipsFromRows(context: GroupViewContext, rows: MembershipRow[]): Promise<Membership[]> {
+export async function membershipsFromRows(context: ViewContext, rows: MembershipRow[]): Promise<Membership[]> {
   if (rows.length === 0) return []
   const callerId = context.caller?.id ?? null
   const [users, administered] = await Promise.all([

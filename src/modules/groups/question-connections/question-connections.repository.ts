@@ -1,8 +1,8 @@
 import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely'
-import type { Caller } from '../../../http/authentication.ts'
+import type { Caller } from '../../../core/caller.ts'
 import type { Database, GroupQuestionConnections } from '../../../db/database.ts'
-import { fieldError } from '../../../http/errors.ts'
-import { column, orderingFieldsOf, type OrderingFields } from '../../../http/ordering.ts'
+import { fieldError } from '../../../core/errors.ts'
+import { column, orderingFieldsOf, type OrderingFields } from '../../../db/ordering.ts'
 import type { QuestionConnectionListQuery } from './question-connections.schemas.ts'
 
 export type QuestionConnectionRow = Selectable<GroupQuestionConnections>

@@ -1,10 +1,9 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../../http/app-type.ts'
-import { NotFound } from '../../../http/errors.ts'
+import { NotFound } from '../../../core/errors.ts'
 import { listing, pageOfRows } from '../../../http/listing.ts'
-import { column, orderingTerms } from '../../../http/ordering.ts'
+import { column, orderingTerms } from '../../../db/ordering.ts'
 import { Page, readErrors } from '../../../http/schemas.ts'
-import { UrlBuilder } from '../../../http/urls.ts'
 import { groupAccess } from '../group-access.ts'
 import { callerIdOf } from '../http.ts'
 import {
@@ -23,6 +22,7 @@ import {
 import { createQuestionConnection, toQuestionConnection, updateQuestionConnection } from './question-connections.service.ts'
 import { IdParams, NoContent, writeErrors } from '../../../http/route-schemas.ts'
 import { idParam, signedIn } from '../../../http/permissions.ts'
+import { urlsFor } from '../../../http/urls.ts'
 
 export function questionConnectionRoutes(app: App): void {
   const repository = () => questionConnectionsRepository(app.db)
@@ -48,7 +48,7 @@ export function questionConnectionRoutes(app: App): void {
     },
     handler: async (request) => {
       const filters = request.query
-      const urls = UrlBuilder.for(request)
+      const urls = urlsFor(request)
       const ordering = orderingTerms(
         filters.ordering,
         QUESTION_CONNECTION_ORDERING,
@@ -74,7 +74,7 @@ export function questionConnectionRoutes(app: App): void {
     config: { access: 'signed-in' },
     handler: async (request, reply) => {
       const row = await createQuestionConnection(app.db, signedIn(request), request.body)
-      return reply.code(201).send(toQuestionConnection(row, UrlBuilder.for(request)))
+      return reply.code(201).send(toQuestionConnection(row, urlsFor(request)))
     },
   })
 
@@ -90,7 +90,7 @@ export function questionConnectionRoutes(app: App): void {
     handler: async (request) => {
       const row = await repository().findVisible(request.params.id, request.caller)
       if (!row) throw NotFound()
-      return toQuestionConnection(row, UrlBuilder.for(request))
+      return toQuestionConnection(row, urlsFor(request))
     },
   })
 
@@ -111,7 +111,7 @@ export function questionConnectionRoutes(app: App): void {
       handler: async (request: FastifyRequest) => {
         const { id } = request.params as { id: number }
         const row = await updateQuestionConnection(app.db, id, request.body as QuestionConnectionChanges)
-        return toQuestionConnection(row, UrlBuilder.for(request))
+        return toQuestionConnection(row, urlsFor(request))
       },
     })
   }

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { IdFilter, ListQuery, Timestamp, Url } from '../../../http/schemas.ts'
-import { INT4_MAX } from '../../../http/integers.ts'
+import { INT4_MAX } from '../../../core/integers.ts'
 
 export const QuestionConnection = Type.Object({
   id: Type.Integer(),

@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely'
-import type { Caller } from '../../../http/authentication.ts'
+import type { Caller } from '../../../core/caller.ts'
 import type { Database } from '../../../db/database.ts'
-import { NotFound, PermissionDenied, fieldError, type FieldErrors } from '../../../http/errors.ts'
-import { iso } from '../../../http/schemas.ts'
-import type { UrlBuilder } from '../../../http/urls.ts'
-import { invalidPk, refusingConstraintViolations, uniqueSet } from '../constraints.ts'
+import { NotFound, PermissionDenied, fieldError, type FieldErrors, invalidPk, uniqueSet } from '../../../core/errors.ts'
+import { iso } from '../../../core/time.ts'
+import type { UrlBuilder } from '../../../core/urls.ts'
+import { refusingViolations } from '../../../core/constraint-errors.ts'
 import { groupAccess } from '../group-access.ts'
 import { questionConnectionsRepository, type QuestionConnectionRow } from './question-connections.repository.ts'
 import type { QuestionConnection, QuestionConnectionChanges, QuestionConnectionCreate } from './question-connections.schemas.ts'
@@ -28,7 +28,7 @@ export async function createQuestionConnection(
   caller: Caller,
   body: QuestionConnectionCreate,
 ): Promise<QuestionConnectionRow> {
-  return refusingConstraintViolations(
+  return refusingViolations(
     async () => {
       const group = await db.selectFrom('groups').select('id').where('id', '=', body.group).executeTakeFirst()
       if (!group) throw fieldError('group', invalidPk(body.group))

@@ -1,11 +1,11 @@
 import type { Kysely, Selectable } from 'kysely'
 import type { Database, QuestionQuestionConnections } from '../../../db/database.ts'
-import type { Caller } from '../../../http/authentication.ts'
-import { orderingFieldsOf } from '../../../http/ordering.ts'
-import { iso } from '../../../http/schemas.ts'
+import type { Caller } from '../../../core/caller.ts'
+import { orderingFieldsOf } from '../../../db/ordering.ts'
+import { iso } from '../../../core/time.ts'
 import { statisticsColumns } from '../../statistics/statistics.schemas.ts'
-import type { UrlBuilder } from '../../../http/urls.ts'
-import { questionVisibleSql } from '../question-access.ts'
+import type { UrlBuilder } from '../../../core/urls.ts'
+import { questionVisibleSql } from '../../../access/question-access.ts'
 import type { ConnectionItem, ConnectionListQuery } from './connections.schemas.ts'
 
 export type ConnectionRow = Selectable<QuestionQuestionConnections>

@@ -1,17 +1,17 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../../http/app-type.ts'
-import { NotFound, ValidationFailed, type FieldErrors } from '../../../http/errors.ts'
+import { NotFound, ValidationFailed, type FieldErrors, invalidPk } from '../../../core/errors.ts'
 import { listing, pageOfRows } from '../../../http/listing.ts'
-import { column, orderingTerms } from '../../../http/ordering.ts'
+import { column, orderingTerms } from '../../../db/ordering.ts'
 import { idParam, signedIn } from '../../../http/permissions.ts'
 import { Page, readErrors } from '../../../http/schemas.ts'
-import { UrlBuilder } from '../../../http/urls.ts'
-import { refusingViolations } from '../db-errors.ts'
-import { visibleQuestion } from '../question-access.ts'
+import { refusingViolations } from '../../../core/constraint-errors.ts'
+import { visibleQuestion } from '../../../access/question-access.ts'
 import { questionWriteErrors } from '../question-writes.schemas.ts'
 import { CONNECTION_ORDERING, connectionsRepository, toConnectionItem, type ConnectionRow } from './connections.repository.ts'
 import { ConnectionCreateBody, ConnectionItem, ConnectionListQuery } from './connections.schemas.ts'
 import { IdParams, NoContent } from '../../../http/route-schemas.ts'
+import { urlsFor } from '../../../http/urls.ts'
 
 /** question_question_connections: anyone signed in may point from a question to a related one; the creator or staff remove it. */
 export function connectionRoutes(app: App): void {
@@ -36,7 +36,7 @@ export function connectionRoutes(app: App): void {
       },
     },
     handler: async (request) => {
-      const urls = UrlBuilder.for(request)
+      const urls = urlsFor(request)
       const ordering = orderingTerms(
         request.query.ordering,
         CONNECTION_ORDERING,
@@ -74,16 +74,18 @@ export function connectionRoutes(app: App): void {
         ['question_from', from],
         ['question_to', to],
       ] as const) {
-        if (!(await visibleQuestion(app.db, caller, id))) errors[field] = [`Invalid pk "${id}" - object does not exist.`]
+        if (!(await visibleQuestion(app.db, caller, id))) errors[field] = [invalidPk(id)]
       }
       if (Object.keys(errors).length) throw ValidationFailed(errors)
       const row = await refusingViolations(() => repository().insert({ from_question_id: from, to_question_id: to, user_id: caller.id }), {
-        question_question_connections_unique: { non_field_errors: ['The fields question_from, question_to must make a unique set.'] },
-        question_question_connections_not_self: { non_field_errors: ['A question cannot be connected to itself.'] },
-        question_question_connections_from_question_id_fkey: { question_from: [`Invalid pk "${from}" - object does not exist.`] },
-        question_question_connections_to_question_id_fkey: { question_to: [`Invalid pk "${to}" - object does not exist.`] },
+        named: {
+          question_question_connections_unique: { non_field_errors: ['The fields question_from, question_to must make a unique set.'] },
+          question_question_connections_not_self: { non_field_errors: ['A question cannot be connected to itself.'] },
+          question_question_connections_from_question_id_fkey: { question_from: [invalidPk(from)] },
+          question_question_connections_to_question_id_fkey: { question_to: [invalidPk(to)] },
+        },
       })
-      const item = toConnectionItem(row, UrlBuilder.for(request))
+      const item = toConnectionItem(row, urlsFor(request))
       return reply.code(201).header('location', item.url).send(item)
     },
   })
@@ -97,7 +99,7 @@ export function connectionRoutes(app: App): void {
     handler: async (request) => {
       const row = await repository().find(request.params.id, request.caller)
       if (!row) throw NotFound()
-      return toConnectionItem(row, UrlBuilder.for(request))
+      return toConnectionItem(row, urlsFor(request))
     },
   })
 

@@ -1,9 +1,9 @@
 import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely'
 import type { Database } from '../../../db/database.ts'
 import { untyped, type UntypedTables } from '../../../db/types.ts'
-import type { Caller } from '../../../http/authentication.ts'
-import { orderingFieldsOf, type OrderingFields } from '../../../http/ordering.ts'
-import { questionVisibleSql } from '../question-access.ts'
+import type { Caller } from '../../../core/caller.ts'
+import { orderingFieldsOf, type OrderingFields } from '../../../db/ordering.ts'
+import { questionVisibleSql } from '../../../access/question-access.ts'
 import { directAfter, familyColumns, familyFromRow } from '../../statistics/compute/tally.ts'
 import type { DirectVoteListQuery } from './direct-votes.schemas.ts'
 

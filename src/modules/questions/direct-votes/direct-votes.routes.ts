@@ -1,11 +1,12 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../../http/app-type.ts'
-import { fieldError, NotFound } from '../../../http/errors.ts'
+import { fieldError, NotFound, invalidPk } from '../../../core/errors.ts'
 import { listing, pageOfRows } from '../../../http/listing.ts'
-import { column, orderingTerms } from '../../../http/ordering.ts'
+import { column, orderingTerms } from '../../../db/ordering.ts'
 import { idParam, signedIn } from '../../../http/permissions.ts'
-import { iso, Page, readErrors } from '../../../http/schemas.ts'
-import { UrlBuilder } from '../../../http/urls.ts'
+import { Page, readErrors } from '../../../http/schemas.ts'
+import { iso } from '../../../core/time.ts'
+import { UrlBuilder } from '../../../core/urls.ts'
 import { questionWriteErrors } from '../question-writes.schemas.ts'
 import {
   CONNECTION_VOTES,
@@ -17,6 +18,7 @@ import {
 } from './direct-votes.repository.ts'
 import { DirectVote, DirectVoteBody, DirectVoteListQuery } from './direct-votes.schemas.ts'
 import { IdParams, NoContent } from '../../../http/route-schemas.ts'
+import { urlsFor } from '../../../http/urls.ts'
 
 function toDirectVote(row: DirectVoteRow, kind: DirectVoteKind, urls: UrlBuilder): DirectVote {
   return {
@@ -55,7 +57,7 @@ function directVoteResource(app: App, kind: DirectVoteKind, name: string, what: 
       resource: { name: `${name} List`, description: `Ratings from 1 to 5 of each ${what}; one per person, a new one replaces it.` },
     },
     handler: async (request) => {
-      const urls = UrlBuilder.for(request)
+      const urls = urlsFor(request)
       const ordering = orderingTerms(request.query.ordering, directVoteOrdering(kind), ['id'], column(`${kind.resource}.id`), (field) =>
         field === 'object_id' ? column(`${kind.resource}.${kind.key}`) : field === 'user' ? column(`${kind.resource}.user_id`) : null,
       )
@@ -78,11 +80,11 @@ function directVoteResource(app: App, kind: DirectVoteKind, name: string, what: 
     config: { access: 'signed-in' },
     handler: async (request, reply) => {
       const { object_id: targetId, value } = request.body
-      const invalid = () => fieldError('object_id', `Invalid pk "${targetId}" - object does not exist.`)
+      const invalid = () => fieldError('object_id', invalidPk(targetId))
       if (!(await repository().targetVisible(targetId, request.caller))) throw invalid()
       const cast = await repository().cast(signedIn(request).id, targetId, value)
       if (!cast) throw invalid()
-      return reply.code(cast.created ? 201 : 200).send(toDirectVote(cast.row, kind, UrlBuilder.for(request)))
+      return reply.code(cast.created ? 201 : 200).send(toDirectVote(cast.row, kind, urlsFor(request)))
     },
   })
 
@@ -92,7 +94,7 @@ function directVoteResource(app: App, kind: DirectVoteKind, name: string, what: 
     handler: async (request) => {
       const row = await repository().find(request.params.id, request.caller)
       if (!row) throw NotFound()
-      return toDirectVote(row, kind, UrlBuilder.for(request))
+      return toDirectVote(row, kind, urlsFor(request))
     },
   })
 

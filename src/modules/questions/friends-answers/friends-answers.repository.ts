@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../../db/database.ts'
-import { orderingFieldsOf } from '../../../http/ordering.ts'
+import { orderingFieldsOf } from '../../../db/ordering.ts'
 
 export const FRIEND_ANSWER_ORDERING = orderingFieldsOf(['created_at', 'modified_at', 'value'], 'answers')
 /** Likert and choice answers have ids of their own tables: together they order by kind, then id. */

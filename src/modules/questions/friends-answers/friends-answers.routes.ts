@@ -1,15 +1,17 @@
 import type { App } from '../../../http/app-type.ts'
-import { NotFound } from '../../../http/errors.ts'
+import { NotFound } from '../../../core/errors.ts'
 import { listing, pageOfRows } from '../../../http/listing.ts'
-import { orderingTerms } from '../../../http/ordering.ts'
-import { iso, Page, readErrors } from '../../../http/schemas.ts'
-import { loadFullUsers, userViewContext } from '../../users/users.service.ts'
-import { visibleQuestion } from '../question-access.ts'
+import { orderingTerms } from '../../../db/ordering.ts'
+import { Page, readErrors } from '../../../http/schemas.ts'
+import { iso } from '../../../core/time.ts'
+import { loadFullUsers } from '../../users/users.service.ts'
+import { visibleQuestion } from '../../../access/question-access.ts'
 import { FRIEND_ANSWER_ORDERING, FRIEND_ANSWER_TIE_BREAK, friendsAnswers, type FriendAnswerRow } from './friends-answers.repository.ts'
 import { FriendAnswer, FriendAnswersQuery } from './friends-answers.schemas.ts'
 import { IdParams } from '../../../http/route-schemas.ts'
 import { toReducedUser } from '../../users/users.mapper.ts'
 import { signedIn } from '../../../http/permissions.ts'
+import { viewContextOf } from '../../../http/view-context.ts'
 
 export function friendsAnswersRoutes(app: App): void {
   app.get('/api/questions/:id/friends_answers/', {
@@ -36,7 +38,7 @@ export function friendsAnswersRoutes(app: App): void {
       )
       return listing(request, result, async (rows) => {
         const users = await loadFullUsers(
-          userViewContext(app, request),
+          viewContextOf(app, request),
           rows.map((row) => row.user_id),
         )
         return rows.map((row) => ({

@@ -1,17 +1,17 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../../http/app-type.ts'
-import { fieldError, NotFound } from '../../../http/errors.ts'
+import { fieldError, NotFound } from '../../../core/errors.ts'
 import { listing, pageOfRows } from '../../../http/listing.ts'
-import { column, orderingTerms } from '../../../http/ordering.ts'
+import { column, orderingTerms } from '../../../db/ordering.ts'
 import { idParam, signedIn } from '../../../http/permissions.ts'
 import { Page, readErrors } from '../../../http/schemas.ts'
-import { UrlBuilder } from '../../../http/urls.ts'
-import { authoredQuestion } from '../question-access.ts'
+import { authoredQuestion } from '../../../access/question-access.ts'
 import { isWebLink } from '../question-rules.ts'
 import { questionWriteErrors } from '../question-writes.schemas.ts'
 import { LINK_ORDERING, linksRepository, toLinkItem, type LinkRow } from './links.repository.ts'
 import { LinkCreateBody, LinkListQuery, LinkPutBody, LinkUpdateBody, QuestionLinkItem } from './links.schemas.ts'
 import { IdParams, NoContent } from '../../../http/route-schemas.ts'
+import { urlsFor } from '../../../http/urls.ts'
 
 function webLink(text: string): string {
   const link = text.trim()
@@ -37,7 +37,7 @@ export function linkRoutes(app: App): void {
       },
     },
     handler: async (request) => {
-      const urls = UrlBuilder.for(request)
+      const urls = urlsFor(request)
       const ordering = orderingTerms(request.query.ordering, LINK_ORDERING, ['id'], column('question_links.id'))
       const result = await pageOfRows<LinkRow>(
         request,
@@ -66,7 +66,7 @@ export function linkRoutes(app: App): void {
         link,
         title: (request.body.title ?? '').trim(),
       })
-      const item = toLinkItem(row, UrlBuilder.for(request))
+      const item = toLinkItem(row, urlsFor(request))
       return reply.code(201).header('location', item.url).send(item)
     },
   })
@@ -77,7 +77,7 @@ export function linkRoutes(app: App): void {
     handler: async (request) => {
       const row = await repository().find(request.params.id, request.caller)
       if (!row) throw NotFound()
-      return toLinkItem(row, UrlBuilder.for(request))
+      return toLinkItem(row, urlsFor(request))
     },
   })
 
@@ -101,7 +101,7 @@ export function linkRoutes(app: App): void {
         if (request.body.title !== undefined) values.title = (request.body.title ?? '').trim()
         const row = await repository().update(request.params.id, values)
         if (!row) throw NotFound()
-        return toLinkItem(row, UrlBuilder.for(request))
+        return toLinkItem(row, urlsFor(request))
       },
     })
   }

@@ -1,14 +1,13 @@
 import { recordRetag, tagOrder } from '../../liquid/liquid.retag.ts'
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../../http/app-type.ts'
-import { fieldError, NotFound } from '../../../http/errors.ts'
+import { fieldError, NotFound, invalidPk } from '../../../core/errors.ts'
 import { listing, pageOfRows } from '../../../http/listing.ts'
-import { column, orderingTerms } from '../../../http/ordering.ts'
+import { column, orderingTerms } from '../../../db/ordering.ts'
 import { idParam, signedIn } from '../../../http/permissions.ts'
 import { Page, readErrors } from '../../../http/schemas.ts'
-import { UrlBuilder } from '../../../http/urls.ts'
-import { refusingViolations } from '../db-errors.ts'
-import { authoredQuestion } from '../question-access.ts'
+import { refusingViolations } from '../../../core/constraint-errors.ts'
+import { authoredQuestion } from '../../../access/question-access.ts'
 import { questionCounters } from '../question-counters.repository.ts'
 import { questionWriteErrors } from '../question-writes.schemas.ts'
 import {
@@ -23,6 +22,7 @@ import { QuestionTagCreateBody, QuestionTagItem, QuestionTagListQuery } from './
 import { IdParams, NoContent } from '../../../http/route-schemas.ts'
 import { withFigures } from '../../../disclosure/figures.ts'
 import { loadPublishedFigures } from '../published-figures.ts'
+import { urlsFor } from '../../../http/urls.ts'
 
 const DUPLICATE = { non_field_errors: ['The fields question, tag must make a unique set.'] }
 
@@ -54,7 +54,7 @@ export function questionTagRoutes(app: App): void {
       },
     },
     handler: async (request) => {
-      const urls = UrlBuilder.for(request)
+      const urls = urlsFor(request)
       const ordering = orderingTerms(
         request.query.ordering,
         questionTagOrdering(app.config.minCellSize),
@@ -87,9 +87,9 @@ export function questionTagRoutes(app: App): void {
           app.db.transaction().execute(async (trx) => {
             const counters = questionCounters(trx)
             const question = await counters.lockQuestion(questionId)
-            if (!question) throw fieldError('question', `Invalid pk "${questionId}" - object does not exist.`)
+            if (!question) throw fieldError('question', invalidPk(questionId))
             const writes = questionTagWrites(trx)
-            if (!(await writes.tagExists(tagId))) throw fieldError('tag', `Invalid pk "${tagId}" - object does not exist.`)
+            if (!(await writes.tagExists(tagId))) throw fieldError('tag', invalidPk(tagId))
             const before = await counters.carriedTags(questionId)
             const order = await tagOrder(trx, questionId)
             await counters.lockTags([...before, tagId])
@@ -98,10 +98,10 @@ export function questionTagRoutes(app: App): void {
             await recordRetag(trx, questionId, signedIn(request).id, order)
             return created
           }),
-        { question_tags_unique: DUPLICATE, question_tags_tag_id_fkey: { tag: [`Invalid pk "${tagId}" - object does not exist.`] } },
+        { named: { question_tags_unique: DUPLICATE, question_tags_tag_id_fkey: { tag: [invalidPk(tagId)] } } },
       )
       const [row] = await published([(await repository().find(id, request.caller))!])
-      const item = toQuestionTagItem(row, UrlBuilder.for(request))
+      const item = toQuestionTagItem(row, urlsFor(request))
       return reply.code(201).header('location', item.url).send(item)
     },
   })
@@ -113,7 +113,7 @@ export function questionTagRoutes(app: App): void {
       const row = await repository().find(request.params.id, request.caller)
       if (!row) throw NotFound()
       const [shown] = await published([row])
-      return toQuestionTagItem(shown, UrlBuilder.for(request))
+      return toQuestionTagItem(shown, urlsFor(request))
     },
   })
 

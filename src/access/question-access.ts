@@ -1,7 +1,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely'
-import type { Database } from '../../db/database.ts'
-import type { Caller } from '../../http/authentication.ts'
-import { fieldError, PermissionDenied } from '../../http/errors.ts'
+import type { Database } from '../db/database.ts'
+import type { Caller } from '../core/caller.ts'
+import { fieldError, PermissionDenied, invalidPk } from '../core/errors.ts'
 
 /** Whether a question is there for the caller: published, or theirs, or the caller is staff. */
 export function canSee(caller: Caller | null, question: { user_id: number; publish: boolean }): boolean {
@@ -37,7 +37,7 @@ export function questionVisibleSql(caller: Caller | null, table = 'questions'): 
  */
 export async function authoredQuestion(db: Kysely<Database>, caller: Caller, questionId: number, field = 'question') {
   const question = await visibleQuestion(db, caller, questionId)
-  if (!question) throw fieldError(field, `Invalid pk "${questionId}" - object does not exist.`)
+  if (!question) throw fieldError(field, invalidPk(questionId))
   if (question.user_id !== caller.id && !caller.isStaff) throw PermissionDenied()
   return question
 }

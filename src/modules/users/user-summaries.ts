@@ -2,9 +2,9 @@ import type { Kysely } from 'kysely'
 import { Type, type Static } from 'typebox'
 import type { Database } from '../../db/database.ts'
 import { Url } from '../../http/schemas.ts'
-import type { UrlBuilder } from '../../http/urls.ts'
-import { photoUrl } from '../users/users.mapper.ts'
-import type { UserRow } from '../users/users.repository.ts'
+import { photoUrl } from './users.mapper.ts'
+import type { UserRow } from './users.repository.ts'
+import type { ViewContext } from '../../core/view-context.ts'
 
 /** Enough of a person to show them in a member list or a request queue. */
 export const UserSummary = Type.Object({
@@ -16,17 +16,8 @@ export const UserSummary = Type.Object({
 })
 export type UserSummary = Static<typeof UserSummary>
 
-export interface SummaryContext {
-  db: Kysely<Database>
-  urls: UrlBuilder
-  defaultAvatar: string | null
-}
-
 /** Summaries and e-mail addresses of these users, in one statement. */
-export async function loadUserSummaries(
-  context: SummaryContext,
-  ids: number[],
-): Promise<Map<number, UserSummary & { email: string | null }>> {
+export async function loadUserSummaries(context: ViewContext, ids: number[]): Promise<Map<number, UserSummary & { email: string | null }>> {
   const unique = [...new Set(ids)]
   if (unique.length === 0) return new Map()
   const rows = await context.db

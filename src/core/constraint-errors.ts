@@ -1,5 +1,5 @@
 import { NoResultError } from 'kysely'
-import { ApiError } from './errors.ts'
+import { ApiError, ValidationFailed, type FieldErrors } from './errors.ts'
 
 /**
  * Unique constraints a client can run into, by name: the field and the message the route gives when it finds
@@ -49,5 +49,48 @@ export function constraintError(error: unknown): ApiError | null {
       return new ApiError(400, { non_field_errors: ['Invalid value.'] })
     default:
       return null
+  }
+}
+
+type Refusal = FieldErrors | ((constraint: string) => FieldErrors | undefined)
+
+/** What a write answers when a constraint stops it: by kind of violation, or by the constraint's name. */
+export interface Refusals {
+  /** 23505: a unique index holds the value already (a race to the same value). */
+  unique?: Refusal
+  /** 23503: a row referred to is gone (deleted meanwhile). */
+  missing?: Refusal
+  /** 23514: a check constraint refused the row. */
+  check?: Refusal
+  /** Any of the three, by the constraint's name; a name not listed goes on to the central handler. */
+  named?: Record<string, FieldErrors>
+}
+
+const REFUSAL_OF_CODE = { '23505': 'unique', '23503': 'missing', '23514': 'check' } as const
+
+/** The SQLSTATE of a database error (pg, PGlite), if it is one. */
+export function sqlState(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code
+  return typeof code === 'string' ? code : undefined
+}
+
+/**
+ * Runs `work`; when a constraint listed in `refusals` stops it, answers that constraint's 400 instead. The
+ * constraints, not a read before the write, keep duplicates and dangling rows out: a write that lost a race
+ * answers exactly what it would have answered a moment later. Anything else is rethrown.
+ */
+export async function refusingViolations<T>(work: () => Promise<T>, refusals: Refusals): Promise<T> {
+  try {
+    return await work()
+  } catch (error) {
+    const code = sqlState(error)
+    const kind = code && Object.hasOwn(REFUSAL_OF_CODE, code) ? REFUSAL_OF_CODE[code as keyof typeof REFUSAL_OF_CODE] : null
+    if (!kind) throw error
+    const constraint = constraintName(error as object) ?? ''
+    const named = refusals.named && Object.hasOwn(refusals.named, constraint) ? refusals.named[constraint] : undefined
+    const refusal = refusals[kind]
+    const errors = named ?? (typeof refusal === 'function' ? refusal(constraint) : refusal)
+    if (errors) throw ValidationFailed(errors)
+    throw error
   }
 }

@@ -1,0 +1,62 @@
+/**
+ * The layering of src/ (README, "Architecture"), checked in CI: `npm run layers`.
+ * core (no Fastify) <- db, access, disclosure, engines <- modules (resources) <- http edge, app.
+ */
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-cycles',
+      severity: 'error',
+      comment: 'A cycle means two pieces own each other: move the shared piece below both.',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'no-folder-cycles',
+      severity: 'error',
+      comment: 'Resources depend on each other one way only: a shared piece lives below both (core, db, access, users).',
+      scope: 'folder',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'core-knows-no-fastify',
+      severity: 'error',
+      comment: 'src/core is the kernel every layer uses; it must not depend on the HTTP framework or anything above it.',
+      from: { path: '^src/core/' },
+      to: { path: ['node_modules/(fastify|@fastify)/', '^src/(http|modules|engines|access|disclosure|app)'] },
+    },
+    {
+      name: 'no-edge-below-routes',
+      severity: 'error',
+      comment:
+        'Repositories, services and mappers are called by routes, workers and the command line alike: they take plain values, not requests.',
+      from: { path: ['\\.(repository|service|mapper)\\.ts$', '^src/(core|db|access|disclosure|engines)/'] },
+      to: { path: ['^src/http/', 'node_modules/(fastify|@fastify)/'] },
+    },
+    {
+      name: 'engines-never-import-resources',
+      severity: 'error',
+      comment: 'Engines (figures, statistics, liquid, notification delivery) serve resources; a resource is never below them.',
+      from: { path: '^src/(engines|db|access|disclosure)/' },
+      to: { path: '^src/modules/' },
+    },
+    {
+      name: 'routes-build-no-sql',
+      severity: 'error',
+      comment: 'Routes declare; repositories query. A route that imports Kysely is building a query.',
+      from: { path: '\\.routes\\.ts$' },
+      to: { path: 'node_modules/kysely/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    includeOnly: { path: ['^src/', 'node_modules/(fastify|@fastify|kysely)/'] },
+    exclude: { path: ['^src/db/schema\\.generated\\.ts$'] },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+}
