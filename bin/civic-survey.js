@@ -2,4 +2,7 @@
 // Runs the TypeScript sources directly, so `npx civic-survey` needs no build step.
 import { register } from 'tsx/esm/api'
 register()
-await import('../src/cli.ts')
+const { main } = await import('../src/cli.ts')
+const code = await main(process.argv.slice(2))
+// -1: a server is running and exits on its own signal handlers.
+if (code >= 0) process.exit(code)
