@@ -2,7 +2,8 @@ import { escapeLike } from '../../db/text-search.ts'
 import type { Kysely, Selectable } from 'kysely'
 import type { Areas, Database } from '../../db/database.ts'
 import { parseIdList } from '../../core/integers.ts'
-import { orderingFieldsOf } from '../../db/ordering.ts'
+import { column, orderingFieldsOf, orderingTerms } from '../../db/ordering.ts'
+import { pageOfRows, type ListRequest, type RowsPage } from '../../db/paging.ts'
 
 export type AreaRow = Selectable<Areas>
 
@@ -21,6 +22,11 @@ export const AREA_ORDERING = orderingFieldsOf(
 
 export function areasRepository(db: Kysely<Database>) {
   return {
+    async page(filters: AreaFilters, list: ListRequest): Promise<RowsPage<AreaRow>> {
+      const ordering = orderingTerms(list.ordering, AREA_ORDERING, ['id'], column('areas.id'))
+      return pageOfRows<AreaRow>(list, this.filtered(filters), (q) => q.selectAll('areas'), ordering)
+    },
+
     filtered(filters: AreaFilters) {
       let query = db.selectFrom('areas')
       if (filters.search) query = query.where('areas.name', 'ilike', `%${escapeLike(filters.search)}%`)

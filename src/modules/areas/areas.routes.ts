@@ -1,12 +1,9 @@
-import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
-import { type Static } from 'typebox'
 import { NotFound } from '../../core/errors.ts'
-import { listing, pageOfRows } from '../../http/listing.ts'
-import { orderingTerms, column } from '../../db/ordering.ts'
-import { Page, readErrors } from '../../http/schemas.ts'
+import { listRoute } from '../../http/list-route.ts'
+import { readErrors } from '../../http/schemas.ts'
 import { toSimpleArea } from './areas.mapper.ts'
-import { AREA_ORDERING, areasRepository, type AreaRow } from './areas.repository.ts'
+import { areasRepository } from './areas.repository.ts'
 import { Area, AreaListQuery, SimpleArea } from './areas.schemas.ts'
 import { areasFromRows } from './areas.service.ts'
 import { IdParams } from '../../http/route-schemas.ts'
@@ -15,25 +12,19 @@ import { urlsFor } from '../../http/urls.ts'
 export function areaRoutes(app: App): void {
   const repository = () => areasRepository(app.db)
 
-  const page = (request: FastifyRequest) => {
-    const query = request.query as Static<typeof AreaListQuery>
-    const ordering = orderingTerms(query.ordering, AREA_ORDERING, ['id'], column('areas.id'))
-    return pageOfRows<AreaRow>(request, repository().filtered(query), (q) => q.selectAll('areas'), ordering)
-  }
-
-  app.get('/api/geos/', {
-    schema: { summary: 'Geographic areas (countries, regions)', querystring: AreaListQuery, response: { 200: Page(Area), ...readErrors } },
+  listRoute(app, '/api/geos/', {
+    summary: 'Geographic areas (countries, regions)',
+    querystring: AreaListQuery,
+    item: Area,
     config: {
       access: 'anyone',
       cachedForAnyone: true,
       resource: { name: 'Geo List', description: 'Geographic areas: countries and their regions, with location and counts.' },
     },
-    handler: async (request) => {
-      const result = await page(request)
-      return listing(request, result, async (rows) => {
-        const areas = await areasFromRows(app.db, rows, urlsFor(request))
-        return rows.map((row) => areas.get(row.id)!)
-      })
+    rows: (request, list) => repository().page(request.query, list),
+    items: async (rows, request) => {
+      const areas = await areasFromRows(app.db, rows, urlsFor(request))
+      return rows.map((row) => areas.get(row.id)!)
     },
   })
   app.get('/api/geos/:id/', {
@@ -46,16 +37,19 @@ export function areaRoutes(app: App): void {
       return areas.get(row.id)!
     },
   })
-  app.get('/api/simple_geos/', {
-    schema: { summary: 'Geographic areas, light form', querystring: AreaListQuery, response: { 200: Page(SimpleArea), ...readErrors } },
+  listRoute(app, '/api/simple_geos/', {
+    summary: 'Geographic areas, light form',
+    querystring: AreaListQuery,
+    item: SimpleArea,
     config: {
       access: 'anyone',
       cachedForAnyone: true,
       resource: { name: 'Simple Geo List', description: 'Geographic areas in their light form.' },
     },
-    handler: async (request) => {
+    rows: (request, list) => repository().page(request.query, list),
+    items: (rows, request) => {
       const urls = urlsFor(request)
-      return listing(request, await page(request), (rows) => rows.map((row) => toSimpleArea(row, urls)))
+      return rows.map((row) => toSimpleArea(row, urls))
     },
   })
   app.get('/api/simple_geos/:id/', {

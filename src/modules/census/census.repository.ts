@@ -1,6 +1,7 @@
 import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely'
 import type { CensusData, Database } from '../../db/database.ts'
-import { orderingFieldsOf } from '../../db/ordering.ts'
+import { column, orderingFieldsOf, orderingTerms } from '../../db/ordering.ts'
+import { pageOfRows, type ListRequest, type RowsPage } from '../../db/paging.ts'
 import type { UrlBuilder } from '../../core/urls.ts'
 import { CENSUS_AGES, type CensusListQuery, type CensusRecord } from './census.schemas.ts'
 
@@ -17,6 +18,15 @@ export function ageOrdering(name: string): RawBuilder<unknown> | null {
 
 export function censusRepository(db: Kysely<Database>) {
   return {
+    async page(filters: CensusListQuery, list: ListRequest): Promise<RowsPage<CensusRow>> {
+      const ordering = orderingTerms(list.ordering, CENSUS_ORDERING, ['code', 'date'], column('census_data.id'), ageOrdering)
+      return pageOfRows<CensusRow>(list, this.filtered(filters), (q) => q.selectAll('census_data'), ordering)
+    },
+
+    async find(id: number): Promise<CensusRow | undefined> {
+      return this.filtered({ id }).selectAll('census_data').executeTakeFirst()
+    },
+
     filtered(filters: CensusListQuery) {
       let query = db.selectFrom('census_data')
       if (filters.id !== undefined) query = query.where('census_data.id', '=', filters.id)

@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely'
 import type { Database, PushDevices } from '../../db/database.ts'
 import { iso } from '../../core/time.ts'
+import { pageOfRows, type ListRequest, type RowsPage } from '../../db/paging.ts'
 import type { Device, DeviceKind } from './push-devices.schemas.ts'
 
 export type DeviceRow = Selectable<PushDevices>
@@ -11,9 +12,10 @@ export function toDevice(row: DeviceRow): Device {
 
 export function pushDevicesRepository(db: Kysely<Database>) {
   return {
-    /** A user's devices of one kind, for a listing (nothing selected yet). */
-    ofUser(userId: number, kind: DeviceKind) {
-      return db.selectFrom('push_devices').where('user_id', '=', userId).where('kind', '=', kind)
+    /** A page of a user's devices of one kind, oldest first (the listing takes no ordering). */
+    async page(userId: number, kind: DeviceKind, list: ListRequest): Promise<RowsPage<DeviceRow>> {
+      const filtered = db.selectFrom('push_devices').where('user_id', '=', userId).where('kind', '=', kind)
+      return pageOfRows<DeviceRow>(list, filtered, (q) => q.selectAll(), [{ expression: sql`id`, direction: 'asc' }])
     },
 
     async find(kind: DeviceKind, registrationId: string): Promise<DeviceRow | undefined> {

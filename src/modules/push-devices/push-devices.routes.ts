@@ -1,10 +1,9 @@
 import type { FastifyRequest } from 'fastify'
-import { sql } from 'kysely'
 import { Type } from 'typebox'
 import type { App } from '../../http/app-type.ts'
 import { fieldError, NotFound } from '../../core/errors.ts'
-import { listing, pageOfRows } from '../../http/listing.ts'
-import { ErrorBody, FieldErrorsBody, Page } from '../../http/schemas.ts'
+import { listRoute } from '../../http/list-route.ts'
+import { ErrorBody, FieldErrorsBody } from '../../http/schemas.ts'
 import { pushDevicesRepository, toDevice, type DeviceRow } from './push-devices.repository.ts'
 import { Device, DeviceParams, deviceBodies, KINDS, registrationIdValid, type DeviceBody, type DeviceKind } from './push-devices.schemas.ts'
 import { NoContent } from '../../http/route-schemas.ts'
@@ -42,18 +41,16 @@ function deviceRoutes(app: App, kind: DeviceKind): void {
     return device
   }
 
-  app.get(base, {
-    schema: { summary: `Your ${label} devices`, querystring: PageQuery, response: { 200: Page(Device), ...errors } },
+  listRoute(app, base, {
+    summary: `Your ${label} devices`,
+    querystring: PageQuery,
+    item: Device,
     config: {
       access: 'signed-in',
       resource: { name: `${label} Device List`, description: `Your phones registered for ${label} push notifications.` },
     },
-    handler: async (request) => {
-      const result = await pageOfRows<DeviceRow>(request, repository().ofUser(signedIn(request).id, kind), (q) => q.selectAll(), [
-        { expression: sql`id`, direction: 'asc' },
-      ])
-      return listing(request, result, (rows) => rows.map(toDevice))
-    },
+    rows: (request, list) => repository().page(signedIn(request).id, kind, list),
+    items: (rows) => rows.map(toDevice),
   })
 
   app.post(base, {

@@ -1,9 +1,8 @@
 import { Type } from 'typebox'
 import type { App } from '../../http/app-type.ts'
 import { NotFound } from '../../core/errors.ts'
-import { listing, pageOfRows } from '../../http/listing.ts'
-import { column, orderingFieldsOf, orderingTerms } from '../../db/ordering.ts'
-import { IdFilter, ListQuery, Page, Timestamp, Url, readErrors } from '../../http/schemas.ts'
+import { listRoute } from '../../http/list-route.ts'
+import { IdFilter, ListQuery, Timestamp, Url, readErrors } from '../../http/schemas.ts'
 import { iso } from '../../core/time.ts'
 import { UrlBuilder } from '../../core/urls.ts'
 import { IdParams } from '../../http/route-schemas.ts'
@@ -26,8 +25,6 @@ const UserGeoListQuery = ListQuery({
   geo: Type.Optional(IdFilter),
 })
 
-const ORDERING = orderingFieldsOf(['id', 'created_at'], 'user_geos')
-
 export function userGeoRoutes(app: App): void {
   const userGeos = userGeosRepository(app.db)
   const toUserGeo = (row: UserGeoRow, urls: UrlBuilder) => ({
@@ -40,19 +37,15 @@ export function userGeoRoutes(app: App): void {
     created_at: iso(row.created_at),
   })
 
-  app.get('/api/user_geos/', {
-    schema: {
-      summary: 'Links between users and their areas',
-      querystring: UserGeoListQuery,
-      response: { 200: Page(UserGeo), ...readErrors },
-    },
+  listRoute(app, '/api/user_geos/', {
+    summary: 'Links between users and their areas',
+    querystring: UserGeoListQuery,
+    item: UserGeo,
     config: { access: 'anyone', resource: { name: 'User Geo List', description: 'Which areas (country, region) each user belongs to.' } },
-    handler: async (request) => {
-      const query = request.query
+    rows: (request, list) => userGeos.page(request.query, list),
+    items: (rows, request) => {
       const urls = urlsFor(request)
-      const ordering = orderingTerms(query.ordering, ORDERING, ['id'], column('user_geos.id'))
-      const result = await pageOfRows<UserGeoRow>(request, userGeos.filtered(query), (q) => q.selectAll('user_geos'), ordering)
-      return listing(request, result, (rows) => rows.map((row) => toUserGeo(row, urls)))
+      return rows.map((row) => toUserGeo(row, urls))
     },
   })
   app.get('/api/user_geos/:id/', {

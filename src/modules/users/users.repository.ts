@@ -2,9 +2,10 @@ import { sql, type Kysely, type Selectable } from 'kysely'
 import type { Database, Users } from '../../db/database.ts'
 import type { Caller } from '../../core/caller.ts'
 import { parseIdList } from '../../core/integers.ts'
-import { orderingFieldsOf, type OrderingFields } from '../../db/ordering.ts'
+import { column, orderingFieldsOf, orderingTerms, type OrderingFields } from '../../db/ordering.ts'
+import { pageOfRows, type ListRequest, type RowsPage } from '../../db/paging.ts'
 import { escapeLike } from '../../db/text-search.ts'
-import type { CompareCheck } from '../compare/compare-check.ts'
+import { readCompareCheck, type CompareCheck } from '../compare/compare-check.ts'
 import type { UserListQuery } from './users.schemas.ts'
 
 export type UserRow = Selectable<Users>
@@ -51,6 +52,19 @@ export function usersRepository(db: Kysely<Database>) {
     /** Locks the user row until the transaction ends (NO KEY UPDATE: rows referencing the user can still be written). */
     async lock(id: number): Promise<void> {
       await db.selectFrom('users').select('id').where('id', '=', id).forNoKeyUpdate().execute()
+    },
+
+    /** A page of users as the viewer may sort them; `compare_check` narrows and orders by kept comparisons. */
+    async page(filters: UserListQuery, viewer: Caller | null, list: ListRequest): Promise<RowsPage<UserRow>> {
+      const compareCheck = readCompareCheck(filters.compare_check, viewer)
+      const ordering = orderingTerms(list.ordering, userOrdering(viewer), ['id'], column('users.id'))
+      if (compareCheck) ordering.unshift(compareCheck.order)
+      return pageOfRows<UserRow>(list, this.filtered(filters, compareCheck), (q) => q.selectAll('users'), ordering)
+    },
+
+    /** One user as listings show them (deactivated accounts are not found). */
+    async listed(id: number): Promise<UserRow | undefined> {
+      return this.filtered({ id }).selectAll('users').executeTakeFirst()
     },
 
     /** Deactivated accounts leave listings; deleted ones stay, anonymised (their answers still count). */
