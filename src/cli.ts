@@ -204,8 +204,8 @@ async function userCommand(config: Config, args: string[]): Promise<void> {
 
 async function recomputeCommand(config: Config, args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { liquid: { type: 'boolean', default: false } } })
-  const { rebuildAllLiquid } = await import('./modules/liquid/liquid.rebuild.ts')
-  const { recomputeStatistics } = await import('./modules/statistics/recompute.ts')
+  const { rebuildAllLiquid } = await import('./engines/liquid/liquid.rebuild.ts')
+  const { recomputeStatistics } = await import('./engines/figures/recompute.ts')
   await withDatabase(config, async ({ db }) => {
     await migrateToLatest(db)
     if (values.liquid) {
@@ -223,8 +223,8 @@ async function recomputeCommand(config: Config, args: string[]): Promise<void> {
 
 /** Prints each difference on a line; the status says whether there was any. */
 async function checkCommand(config: Config): Promise<number> {
-  const { rebuildAllLiquid } = await import('./modules/liquid/liquid.rebuild.ts')
-  const { storedFigureDifferences } = await import('./modules/statistics/check.ts')
+  const { rebuildAllLiquid } = await import('./engines/liquid/liquid.rebuild.ts')
+  const { storedFigureDifferences } = await import('./engines/figures/check.ts')
   return withDatabase(config, async ({ db }) => {
     await migrateToLatest(db)
     const liquid = await rebuildAllLiquid(db, false)

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../src/db/database.ts'
-import { resolveQuestions } from '../../src/modules/liquid/liquid.rebuild.ts'
-import { recomputeStatistics } from '../../src/modules/statistics/recompute.ts'
+import { resolveQuestions } from '../../src/engines/liquid/liquid.rebuild.ts'
+import { recomputeStatistics } from '../../src/engines/figures/recompute.ts'
 import { generateLiquidScale, type LiquidScale } from './generate.ts'
 import {
   answerChange,

@@ -1,9 +1,9 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
 import type { Database } from '../../src/db/database.ts'
-import { ownAnswerWeight, shiftRepresentative } from '../../src/modules/liquid/liquid.answers.ts'
+import { ownAnswerWeight, shiftRepresentative } from '../../src/engines/liquid/liquid.answers.ts'
 import { voteContextRepository } from '../../src/modules/votes/vote-context.repository.ts'
-import { questionsWithTags, withLiquidEffects } from '../../src/modules/liquid/liquid.effects.ts'
-import { loadBatch, loadTagDelegations, resolveQuestions } from '../../src/modules/liquid/liquid.rebuild.ts'
+import { questionsWithTags, withLiquidEffects } from '../../src/engines/liquid/liquid.effects.ts'
+import { loadBatch, loadTagDelegations, resolveQuestions } from '../../src/engines/liquid/liquid.rebuild.ts'
 
 /** Timings of the liquid engine on a generated database; every change is rolled back, so runs repeat. */
 export const seconds = (ms: number) => ms / 1000

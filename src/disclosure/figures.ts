@@ -9,7 +9,7 @@
  * by the same function that stores them, so a question without private answers shows its stored figures to the bit.
  * A question-tag's figures count tag votes, not answers: the same rule applies to its own private tag votes.
  */
-import { emptyFamily, storedColumns, type FamilyTally, type Tally } from '../modules/statistics/compute/tally.ts'
+import { emptyFamily, storedColumns, type FamilyTally, type Tally } from '../engines/statistics/tally.ts'
 import { releaseWhole } from './release.ts'
 
 /** The stored counts of one row that carries figures: a question, a choice or a question-tag. */

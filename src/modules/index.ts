@@ -22,7 +22,7 @@ import { pushDeviceRoutes } from './push-devices/push-devices.routes.ts'
 import { questionWriteRoutes } from './questions/question-writes.routes.ts'
 import { questionRoutes } from './questions/questions.routes.ts'
 import { rootRoutes } from './root/root.routes.ts'
-import { statsRoutes } from './stats/stats.routes.ts'
+import { publicStatsRoutes } from './public-stats/public-stats.routes.ts'
 import { staticRoutes } from './static/static.routes.ts'
 import { tagRoutes } from './tags/tags.routes.ts'
 import { userRoutes } from './users/users.routes.ts'
@@ -71,7 +71,7 @@ export function registerModules(app: App): void {
   delegationRoutes(app)
   choiceRoutes(app)
   censusRoutes(app)
-  statsRoutes(app)
+  publicStatsRoutes(app)
   userGeoRoutes(app)
   demographicsRoutes(app)
   weightingRoutes(app)

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import type { TestApp } from '../helpers/app.ts'
 import { insertQuestion, insertUser } from '../helpers/fixtures.ts'
-import { storedFigureDifferences } from '../../src/modules/statistics/check.ts'
+import { storedFigureDifferences } from '../../src/engines/figures/check.ts'
 
 export interface Person {
   id: number

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../src/db/database.ts'
-import { recomputeStatistics } from '../../src/modules/statistics/recompute.ts'
+import { recomputeStatistics } from '../../src/engines/figures/recompute.ts'
 
 /** Counters this part of the service keeps, as stored. */
 async function storedCounters(db: Kysely<Database>) {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { cramersV, erfc, kendallTauB, twoSidedNormalP } from '../../src/modules/statistics/compute/rank-correlation.ts'
+import { cramersV, erfc, kendallTauB, twoSidedNormalP } from '../../src/engines/statistics/rank-correlation.ts'
 
 /** The pure arithmetic on literal tables worked out by hand, and its edge cases. */
 

@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { rebuildQuestionLiquid } from '../../src/modules/liquid/liquid.rebuild.ts'
+import { rebuildQuestionLiquid } from '../../src/engines/liquid/liquid.rebuild.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { delegationWorld, type Person } from './support.ts'
 

@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { insertUser } from '../helpers/fixtures.ts'
-import { storedFigureDifferences } from '../../src/modules/statistics/check.ts'
+import { storedFigureDifferences } from '../../src/engines/figures/check.ts'
 
 /**
  * Counters and times around a private answer, attacked as an observer would: watching a person's answer counters

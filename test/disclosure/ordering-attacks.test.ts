@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import { sql } from 'kysely'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { insertTag, insertUser } from '../helpers/fixtures.ts'
-import { likertFigures, type LevelCounts } from '../../src/modules/statistics/compute/likert.ts'
+import { likertFigures, type LevelCounts } from '../../src/engines/statistics/likert.ts'
 
 /**
  * Orderings by a figure, attacked as an observer would send them: with MIN_CELL_SIZE 5 a question's figures leave

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { insertQuestion, insertUser } from '../helpers/fixtures.ts'
 import { TIMESTAMP } from '../helpers/shapes.ts'
-import { storedFigureDifferences } from '../../src/modules/statistics/check.ts'
+import { storedFigureDifferences } from '../../src/engines/figures/check.ts'
 
 let t: TestApp
 const users: Record<string, { id: number; token: string }> = {}

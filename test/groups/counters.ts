@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import type { Kysely } from 'kysely'
 import type { Database } from '../../src/db/database.ts'
-import { storedFigureDifferences } from '../../src/modules/statistics/check.ts'
+import { storedFigureDifferences } from '../../src/engines/figures/check.ts'
 
 /** The stored counters that group memberships and follow links move. */
 const COUNTERS = {

@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { familyColumns } from '../../src/modules/statistics/compute/tally.ts'
+import { familyColumns } from '../../src/engines/statistics/tally.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { insertGroup, insertQuestion, insertTag, insertUser } from '../helpers/fixtures.ts'
 import { collection, inGroup, mcq, tagged } from './support.ts'

@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { insertQuestion, insertUser } from '../helpers/fixtures.ts'
-import { statisticsColumns } from '../../src/modules/statistics/statistics.schemas.ts'
+import { statisticsColumns } from '../../src/engines/statistics/statistics-fields.ts'
 import { collection, hoursFromNow, mcq } from './support.ts'
 
 /** A collection walked as the web app walks it: next question, answer it, next, until nothing remains. */

@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { recomputeStatistics } from '../../src/modules/statistics/recompute.ts'
+import { recomputeStatistics } from '../../src/engines/figures/recompute.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { insertGroup, insertTag, insertUser } from '../helpers/fixtures.ts'
 import { assertStoredEqualsRecomputed } from './stored-counters.ts'

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import type { Kysely } from 'kysely'
 import type { Database } from '../../src/db/database.ts'
-import { storedFigureDifferences } from '../../src/modules/statistics/check.ts'
+import { storedFigureDifferences } from '../../src/engines/figures/check.ts'
 
 /** What the writes stored equals what a recomputation from the raw rows gives, for every stored figure and counter. */
 export async function assertStoredEqualsRecomputed(db: Kysely<Database>): Promise<void> {

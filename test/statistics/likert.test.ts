@@ -12,7 +12,7 @@ import {
   vanDerEijkPolarisation,
   type LevelCounts,
   type LikertFigures,
-} from '../../src/modules/statistics/compute/likert.ts'
+} from '../../src/engines/statistics/likert.ts'
 
 const TOLERANCE = 1e-6
 

@@ -1,6 +1,6 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { likertFigures, type LevelCounts } from '../../src/modules/statistics/compute/likert.ts'
+import { likertFigures, type LevelCounts } from '../../src/engines/statistics/likert.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 
 let t: TestApp

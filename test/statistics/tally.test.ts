@@ -1,7 +1,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { likertFigures } from '../../src/modules/statistics/compute/likert.ts'
-import { directAfter, emptyFamily, familyColumns, withMoves, type FamilyTally } from '../../src/modules/statistics/compute/tally.ts'
+import { likertFigures } from '../../src/engines/statistics/likert.ts'
+import { directAfter, emptyFamily, familyColumns, withMoves, type FamilyTally } from '../../src/engines/statistics/tally.ts'
 
 const family = (counts: FamilyTally['counts'], skipped = 0): FamilyTally => ({ counts, skipped })
 

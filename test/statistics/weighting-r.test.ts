@@ -19,7 +19,7 @@ import {
   trimWeights,
   type Calibration,
   LEVEL_KEYS,
-} from '../../src/modules/statistics/compute/weighting.ts'
+} from '../../src/engines/statistics/weighting.ts'
 import { loadQuestion, overallDesign, overallRespondents, overallResult } from '../../src/modules/weighting/weighting.service.ts'
 import { createTestApp } from '../helpers/app.ts'
 import { seededRandom } from '../helpers/random.ts'

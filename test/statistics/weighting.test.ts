@@ -10,7 +10,7 @@ import {
   trimWeights,
   unweightedRatingEstimates,
   Z95,
-} from '../../src/modules/statistics/compute/weighting.ts'
+} from '../../src/engines/statistics/weighting.ts'
 
 /** Close to the digits a reference prints: |actual − expected| ≤ half a unit of its last printed digit. */
 function assertDigits(actual: number | null, expected: number, decimals: number, label: string): void {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import type { Insertable, Kysely } from 'kysely'
 import type { Database, Questions } from '../../src/db/database.ts'
-import { storedFigureDifferences } from '../../src/modules/statistics/check.ts'
+import { storedFigureDifferences } from '../../src/engines/figures/check.ts'
 import { insertQuestion } from '../helpers/fixtures.ts'
 
 /** Questions to vote on, and the check that every stored figure equals a full recomputation. */

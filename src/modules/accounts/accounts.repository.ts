@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Kysely, type Updateable } from 'kysely'
 import type { Database, Users } from '../../db/database.ts'
-import { withEligibility } from '../liquid/liquid.accounts.ts'
+import { withEligibility } from '../../engines/liquid/liquid.accounts.ts'
 
 /** Nearest region centre within this distance places a user in that region; otherwise the nearest country. */
 const REGION_RADIUS_KM = 150

@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from 'typebox'
 import { IdFilter, Nullable } from '../../http/schemas.ts'
-import { statisticsProperties } from '../statistics/statistics.schemas.ts'
+import { statisticsProperties } from '../../engines/statistics/statistics-fields.ts'
 
 const format = (extra: string[], description: string) =>
   Type.Optional(

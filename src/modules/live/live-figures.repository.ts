@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
-import { statisticsColumns } from '../statistics/statistics.schemas.ts'
+import { statisticsColumns } from '../../engines/statistics/statistics-fields.ts'
 import type { PublishedFigures } from '../../disclosure/figures.ts'
 import { loadPublishedFigures } from '../questions/published-figures.ts'
 

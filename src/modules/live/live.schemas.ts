@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { statisticsProperties } from '../statistics/statistics.schemas.ts'
+import { statisticsProperties } from '../../engines/statistics/statistics-fields.ts'
 
 const figures = { ...statisticsProperties('direct'), ...statisticsProperties('liquid'), polarisation: Type.Number() }
 

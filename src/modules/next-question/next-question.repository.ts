@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { Caller } from '../../core/caller.ts'
 import type { OrderTerm } from '../../db/ordering.ts'
-import { statisticsColumns } from '../statistics/statistics.schemas.ts'
+import { statisticsColumns } from '../../engines/statistics/statistics-fields.ts'
 import { questionsRepository, type QuestionRow } from '../questions/questions.repository.ts'
 import type { QuestionListQuery } from '../questions/questions.schemas.ts'
 

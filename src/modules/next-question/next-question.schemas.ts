@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { IdFilter, IdList } from '../../http/schemas.ts'
-import { statisticsProperties } from '../statistics/statistics.schemas.ts'
+import { statisticsProperties } from '../../engines/statistics/statistics-fields.ts'
 import { Choice, VoteSummary } from '../questions/questions.schemas.ts'
 import { INT4_MAX } from '../../core/integers.ts'
 

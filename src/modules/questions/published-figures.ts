@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import { PublishedFigures, type FigureSources } from '../../disclosure/figures.ts'
-import { countColumns, type FamilyTally } from '../statistics/compute/tally.ts'
+import { countColumns, type FamilyTally } from '../../engines/statistics/tally.ts'
 
 const DIRECT = countColumns('direct')
 const LIQUID = countColumns('liquid')

@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely'
 import type { OrderingFields } from '../../db/ordering.ts'
-import { LEVEL_NAMES } from '../statistics/compute/likert.ts'
+import { LEVEL_NAMES } from '../../engines/statistics/likert.ts'
 
 /**
  * Ordering fields that sort on the published figures (src/disclosure/figures.ts), not the stored ones, which count

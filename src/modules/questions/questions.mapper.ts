@@ -1,5 +1,5 @@
 import { iso, isoOrNull } from '../../core/time.ts'
-import { statisticsColumns } from '../statistics/statistics.schemas.ts'
+import { statisticsColumns } from '../../engines/statistics/statistics-fields.ts'
 import type { UrlBuilder } from '../../core/urls.ts'
 import type { Area } from '../areas/areas.schemas.ts'
 import { toTagInfo, type TagRow } from '../tags/tags.repository.ts'

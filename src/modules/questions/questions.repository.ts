@@ -1,7 +1,7 @@
 import { sql, type ExpressionBuilder, type Kysely, type RawBuilder, type Selectable, type SelectQueryBuilder } from 'kysely'
 import type { Database, Questions } from '../../db/database.ts'
 import { column, orderingFieldsOf, type OrderingFields } from '../../db/ordering.ts'
-import { statisticsColumns } from '../statistics/statistics.schemas.ts'
+import { statisticsColumns } from '../../engines/statistics/statistics-fields.ts'
 import { publishedFigureOrdering } from './published-ordering.ts'
 import type { Caller } from '../../core/caller.ts'
 import { parseIdList } from '../../core/integers.ts'

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { IdFilter, ListQuery, Nullable, Timestamp, Url, IdList } from '../../http/schemas.ts'
-import { statisticsProperties } from '../statistics/statistics.schemas.ts'
+import { statisticsProperties } from '../../engines/statistics/statistics-fields.ts'
 import { Area } from '../areas/areas.schemas.ts'
 import { TagInfo } from '../tags/tags.schemas.ts'
 import { FullUser } from '../users/users.schemas.ts'

@@ -1,6 +1,6 @@
 import type { Static } from 'typebox'
 import { escapeHtml } from '../../http/browsable/html.ts'
-import { LEVEL_NAMES } from '../statistics/compute/likert.ts'
+import { LEVEL_NAMES } from '../../engines/statistics/likert.ts'
 import type { Question } from '../questions/questions.schemas.ts'
 import type { SharedResults } from './shareable-links.schemas.ts'
 

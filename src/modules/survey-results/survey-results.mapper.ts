@@ -1,6 +1,6 @@
 import type { UrlBuilder } from '../../core/urls.ts'
 import { csvDocument } from '../demographics/demographics.mapper.ts'
-import { LEVEL_KEYS } from '../statistics/compute/weighting.ts'
+import { LEVEL_KEYS } from '../../engines/statistics/weighting.ts'
 import type { WeightedQuestionResult } from '../weighting/weighting.service.ts'
 import type { ChoiceCountRow, SurveyQuestionRow } from './survey-results.repository.ts'
 import type { SurveyResult } from './survey-results.schemas.ts'

@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import { liquidRepository, type Block } from '../liquid/liquid.repository.ts'
+import { liquidRepository, type Block } from '../../engines/liquid/liquid.repository.ts'
 import type { Db } from '../../db/types.ts'
 
 /** What every kind of vote reads besides its own table: the clock, the voter's default, collections. */

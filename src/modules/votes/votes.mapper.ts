@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely'
 import type { QuestionChoiceVotes, QuestionTagVotes, QuestionVotes } from '../../db/database.ts'
 import { iso } from '../../core/time.ts'
 import type { UrlBuilder } from '../../core/urls.ts'
-import type { Answer } from '../statistics/compute/tally.ts'
+import type { Answer } from '../../engines/statistics/tally.ts'
 import type { ChoiceVote, QuestionVote, TagVote } from './votes.schemas.ts'
 
 /** Where the API root points the names question_votes and question_choice_votes (spec 4.5). */

@@ -15,7 +15,7 @@ import {
   unweightedRatingEstimates,
   type Calibration,
   type LevelKey,
-} from '../statistics/compute/weighting.ts'
+} from '../../engines/statistics/weighting.ts'
 import { weightingBatchRepository, weightingRepository, type AreaCensusRow, type RespondentRow } from './weighting.repository.ts'
 
 /**

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../../../src/db/database.ts'
-import { storeTally } from '../../../src/modules/statistics/apply.ts'
-import { emptyFamily } from '../../../src/modules/statistics/compute/tally.ts'
+import { storeTally } from '../../../src/engines/figures/figures.repository.ts'
+import { emptyFamily } from '../../../src/engines/statistics/tally.ts'
 import { insertQuestion } from '../fixtures.ts'
 import type { OwnedObjects } from './index.ts'
 

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { Id, IdFilter, ListQuery, Nullable, Timestamp, Url } from '../../../http/schemas.ts'
-import { statisticsProperties } from '../../statistics/statistics.schemas.ts'
+import { statisticsProperties } from '../../../engines/statistics/statistics-fields.ts'
 
 /** A link from one question to a related one, with the direct statistics of votes on how related they are. */
 export const ConnectionItem = Type.Object({

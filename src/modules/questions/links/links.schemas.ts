@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { Id, IdFilter, ListQuery, Nullable, Timestamp, Url } from '../../../http/schemas.ts'
-import { statisticsProperties } from '../../statistics/statistics.schemas.ts'
+import { statisticsProperties } from '../../../engines/statistics/statistics-fields.ts'
 import { NullOr } from '../question-writes.schemas.ts'
 
 /** A link of a question (further reading) with the direct statistics of its votes. */

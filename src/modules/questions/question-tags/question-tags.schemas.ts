@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { Id, IdFilter, ListQuery, Timestamp, Url } from '../../../http/schemas.ts'
-import { statisticsProperties } from '../../statistics/statistics.schemas.ts'
+import { statisticsProperties } from '../../../engines/statistics/statistics-fields.ts'
 import { TagInfo } from '../../tags/tags.schemas.ts'
 
 /** A tag on a question (spec 2.6) as its own resource: also the question and its place, position 0 being the topic. */

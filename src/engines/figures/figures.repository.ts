@@ -1,0 +1,46 @@
+import { countColumns, storedColumns, tallyFromRow, type Tally } from '../statistics/tally.ts'
+import { untyped, type Db } from '../../db/types.ts'
+
+/** The rows that carry stored likert figures: a tally's counts are read under lock and stored with the figures. */
+export type LikertTarget = 'questions' | 'question_choices' | 'question_tags' | 'question_links' | 'question_question_connections'
+
+/** Questions and choices carry the liquid family and polarisation; the others only the direct family. */
+export function carriesLiquid(target: LikertTarget): boolean {
+  return target === 'questions' || target === 'question_choices'
+}
+
+/** The count columns to read under lock for a tally of the target. */
+export function tallyColumns(target: LikertTarget): string[] {
+  return carriesLiquid(target) ? [...countColumns('direct'), ...countColumns('liquid')] : countColumns('direct')
+}
+
+/**
+ * Locks the rows in id order (so that writers touching several rows never deadlock) and reads their
+ * tallies. Ids without a row are absent from the answer.
+ */
+export async function lockTallies(db: Db, target: LikertTarget, ids: number[]): Promise<Map<number, Tally>> {
+  const unique = [...new Set(ids)].sort((a, b) => a - b)
+  if (unique.length === 0) return new Map()
+  const rows = await untyped(db)
+    .selectFrom(target)
+    .select(['id', ...tallyColumns(target)])
+    .where('id', 'in', unique)
+    .orderBy('id')
+    .forUpdate()
+    .execute()
+  return new Map(rows.map((row: Record<string, unknown>) => [Number(row.id), tallyFromRow(row, carriesLiquid(target))]))
+}
+
+/** Stores a tally's counts and the figures derived from them. */
+export async function storeTally(db: Db, target: LikertTarget, id: number, tally: Tally): Promise<void> {
+  await untyped(db).updateTable(target).set(storedColumns(tally)).where('id', '=', id).execute()
+}
+
+/** Every row of the table with the given columns, in id order. */
+export async function storedFigureRows(db: Db, table: string, columns: string[]): Promise<Record<string, unknown>[]> {
+  return untyped(db)
+    .selectFrom(table)
+    .select(['id', ...columns])
+    .orderBy('id')
+    .execute()
+}

@@ -1,0 +1,111 @@
+import { sql } from 'kysely'
+import { countColumns } from '../statistics/tally.ts'
+import type { Slot } from './liquid.repository.ts'
+import { untyped, type Db } from '../../db/types.ts'
+
+/** The reads of a full resolution (liquid.rebuild.ts): every answer and delegation of a batch of questions at once. */
+export interface AnswerRow {
+  question_id: number
+  vote_table: Slot['voteTable']
+  id: number
+  user_id: number
+  target_id: number
+  value: number | null
+  skipped: boolean
+  carries: boolean
+  liquid_weight: number
+}
+
+export interface DelegationRow {
+  user_id: number
+  trustee_id: number | null
+  priority: number
+  id: number
+}
+
+export function liquidRebuildRepository(db: Db) {
+  return {
+    /** Active tag delegations by active accounts on these tags (all when null), after `after` in (tag, id) order. */
+    async tagDelegations(tagIds: number[] | null, after: { tag: number; id: number }, limit: number) {
+      const { rows } = await sql<DelegationRow & { tag_id: number }>`
+        SELECT td.tag_id, td.user_id, td.trustee_id, td.priority, td.id
+        FROM tag_delegations td JOIN users u ON u.id = td.user_id AND u.is_active AND NOT u.is_deleted
+        WHERE td.revoked_at IS NULL AND (td.tag_id, td.id) > (${after.tag}, ${after.id})
+          ${tagIds === null ? sql`` : sql`AND td.tag_id IN (${sql.join(tagIds.length ? tagIds : [-1])})`}
+        ORDER BY td.tag_id, td.id LIMIT ${limit}`.execute(db)
+      return rows
+    },
+
+    /** The answers (with whether each carries delegated weight) of these questions. */
+    async answers(questionIds: number[]): Promise<AnswerRow[]> {
+      const ids = sql.join(questionIds)
+      const { rows } = await sql<AnswerRow>`
+        SELECT v.question_id, 'question_votes' AS vote_table, v.id, v.user_id, v.question_id AS target_id, v.value, v.skipped, v.liquid_weight,
+               (NOT v.private AND u.is_active AND NOT u.is_deleted) AS carries
+        FROM question_votes v JOIN users u ON u.id = v.user_id WHERE v.question_id IN (${ids})
+        UNION ALL
+        SELECT v.question_id, 'question_choice_votes', v.id, v.user_id, v.choice_id, v.value, v.skipped, v.liquid_weight,
+               (NOT v.private AND u.is_active AND NOT u.is_deleted)
+        FROM question_choice_votes v JOIN users u ON u.id = v.user_id WHERE v.question_id IN (${ids})`.execute(db)
+      return rows
+    },
+
+    /** Active question delegations by active accounts on these questions. */
+    async questionDelegations(questionIds: number[]) {
+      const { rows } = await sql<DelegationRow & { question_id: number }>`
+        SELECT qd.question_id, qd.user_id, qd.trustee_id, 0 AS priority, qd.id
+        FROM question_delegations qd JOIN users u ON u.id = qd.user_id AND u.is_active AND NOT u.is_deleted
+        WHERE qd.question_id IN (${sql.join(questionIds)}) AND qd.revoked_at IS NULL`.execute(db)
+      return rows
+    },
+
+    /** The tags of these questions, in each question's tag order. */
+    questionTags(questionIds: number[]) {
+      return db
+        .selectFrom('question_tags')
+        .select(['question_id', 'tag_id'])
+        .where('question_id', 'in', questionIds)
+        .orderBy('question_id')
+        .orderBy('position')
+        .orderBy('id')
+        .execute()
+    },
+
+    /** The tags any of these questions carries, each once. */
+    async tagsOf(questionIds: number[]): Promise<number[]> {
+      const rows = await db.selectFrom('question_tags').select('tag_id').distinct().where('question_id', 'in', questionIds).execute()
+      return rows.map((row) => row.tag_id)
+    },
+
+    /** The stored liquid counts of these questions and of their choices. */
+    async storedLiquid(questionIds: number[]) {
+      const [questions, choices] = await Promise.all([
+        untyped(db)
+          .selectFrom('questions')
+          .select(['id', ...countColumns('liquid')])
+          .where('id', 'in', questionIds)
+          .execute(),
+        untyped(db)
+          .selectFrom('question_choices')
+          .select(['id', 'question_id', ...countColumns('liquid')])
+          .where('question_id', 'in', questionIds)
+          .execute(),
+      ])
+      return { questions, choices }
+    },
+
+    /** Every question id, in id order. */
+    async questionIds(): Promise<number[]> {
+      return (await db.selectFrom('questions').select('id').orderBy('id').execute()).map((row) => row.id)
+    },
+
+    /** The highest user id (0 without users): the size of the resolver's tables. */
+    async maxUserId(): Promise<number> {
+      const row = await db
+        .selectFrom('users')
+        .select((eb) => eb.fn.max('id').as('max'))
+        .executeTakeFirstOrThrow()
+      return Number(row.max ?? 0)
+    },
+  }
+}

@@ -1,0 +1,226 @@
+import { sql, type RawBuilder } from 'kysely'
+import { countColumns, familyFromRow, type FamilyTally, familyColumns } from '../statistics/tally.ts'
+import { likertFigures, type LevelCounts } from '../statistics/likert.ts'
+import { untyped, type Db } from '../../db/types.ts'
+
+/** A user's block on a question, read before their own answer changes (see liquid.answers.ts). */
+export interface Block {
+  /** Unanswered users whose chains pass through the user. */
+  intree: number
+  /** Whether the user's account may give or carry weight. */
+  eligible: boolean
+  /** The answer the user's own chain reaches without an answer of theirs (null: nowhere). */
+  representative: Slot | null
+}
+
+/** Where an answer counts: the row carrying its figures, the level (null: a skip) and the vote row. */
+export interface Slot {
+  target: 'questions' | 'question_choices'
+  targetId: number
+  value: number | null
+  voteTable: 'question_votes' | 'question_choice_votes'
+  voteId: number
+  weight: number
+}
+
+/**
+ * A user's standing on a question: their own answer (and whether it carries delegated weight), or,
+ * without one, the answer their weight reaches (null: it counts nowhere).
+ */
+export type Standing = { answered: true; carries: boolean; slot: Slot } | { answered: false; representative: Slot | null }
+
+interface StandingRow {
+  question_id: number
+  carries: boolean | null
+  vote_table: Slot['voteTable'] | null
+  vote_id: number | null
+  target_id: number | null
+  value: number | null
+  skipped: boolean | null
+  weight: number | null
+}
+
+function toStanding(row: StandingRow): Standing {
+  const slot: Slot | null =
+    row.vote_id === null
+      ? null
+      : {
+          target: row.vote_table === 'question_votes' ? 'questions' : 'question_choices',
+          targetId: row.target_id!,
+          value: row.skipped ? null : row.value,
+          voteTable: row.vote_table!,
+          voteId: row.vote_id,
+          weight: row.weight!,
+        }
+  return row.carries === null ? { answered: false, representative: slot } : { answered: true, carries: row.carries, slot: slot! }
+}
+
+export function liquidRepository(db: Db) {
+  return {
+    /** The user's standing on each question, in one statement (the chain walks run in the database). */
+    async standings(questionIds: number[], userId: number): Promise<Map<number, Standing>> {
+      if (questionIds.length === 0) return new Map()
+      const { rows } = await sql<StandingRow>`
+        SELECT q.id AS question_id, r.carries, a.vote_table, a.vote_id, a.target_id, a.value, a.skipped, a.weight
+        FROM unnest(${sql.val(questionIds)}::integer[]) AS q(id)
+        CROSS JOIN LATERAL (SELECT liquid_answer_carries(q.id, ${userId}) AS carries) AS c
+        CROSS JOIN LATERAL (
+          SELECT c.carries, CASE WHEN c.carries IS NULL THEN liquid_representative(q.id, ${userId}) ELSE ${userId}::integer END AS holder
+        ) AS r
+        LEFT JOIN LATERAL (
+          SELECT 'question_votes' AS vote_table, v.id AS vote_id, v.question_id AS target_id, v.value, v.skipped, v.liquid_weight AS weight
+          FROM question_votes v WHERE v.question_id = q.id AND v.user_id = r.holder
+          UNION ALL
+          SELECT 'question_choice_votes', v.id, v.choice_id, v.value, v.skipped, v.liquid_weight
+          FROM question_choice_votes v WHERE v.question_id = q.id AND v.user_id = r.holder
+        ) AS a ON true`.execute(db)
+      return new Map(rows.map((row) => [row.question_id, toStanding(row)]))
+    },
+
+    /**
+     * In one statement: how many unanswered users' chains pass through the user, whether the user's account
+     * may carry weight, and the answer the user's own chain reaches. None of it depends on the user's own
+     * answer, so a writer can read it before changing that answer. `extra` adds columns a writer needs
+     * anyway (the clock, the voter's defaults), so the read costs the vote path no round trip of its own.
+     */
+    async block<E extends Record<string, unknown> = Record<string, never>>(
+      questionId: number,
+      userId: number,
+      extra?: RawBuilder<unknown>,
+    ): Promise<Block & { extra: E }> {
+      const {
+        rows: [row],
+      } = await sql<StandingRow & { intree: number; eligible: boolean }>`
+        SELECT ${extra ?? sql`NULL AS none`}, liquid_intree(${questionId}, ${userId}) AS intree, liquid_eligible(${userId}) AS eligible,
+               ${questionId}::integer AS question_id, NULL::boolean AS carries,
+               a.vote_table, a.vote_id, a.target_id, a.value, a.skipped, a.weight
+        FROM (SELECT liquid_representative(${questionId}, ${userId}) AS holder) AS r
+        LEFT JOIN LATERAL (
+          SELECT 'question_votes' AS vote_table, v.id AS vote_id, v.question_id AS target_id, v.value, v.skipped, v.liquid_weight AS weight
+          FROM question_votes v WHERE v.question_id = ${questionId} AND v.user_id = r.holder
+          UNION ALL
+          SELECT 'question_choice_votes', v.id, v.choice_id, v.value, v.skipped, v.liquid_weight
+          FROM question_choice_votes v WHERE v.question_id = ${questionId} AND v.user_id = r.holder
+        ) AS a ON true`.execute(db)
+      const standing = toStanding(row)
+      return {
+        intree: Number(row.intree),
+        eligible: row.eligible,
+        representative: standing.answered ? null : standing.representative,
+        extra: row as unknown as E,
+      }
+    },
+
+    /** How many unanswered users' chains pass through the user on each question. */
+    async intrees(questionIds: number[], userId: number): Promise<Map<number, number>> {
+      if (questionIds.length === 0) return new Map()
+      const { rows } = await sql<{ question_id: number; size: number }>`
+        SELECT q.id AS question_id, liquid_intree(q.id, ${userId}) AS size FROM unnest(${sql.val(questionIds)}::integer[]) AS q(id)`.execute(
+        db,
+      )
+      return new Map(rows.map((row) => [row.question_id, Number(row.size)]))
+    },
+
+    /** Adds to the liquid weight of vote rows. */
+    async addWeights(table: Slot['voteTable'], deltas: Map<number, number>): Promise<void> {
+      const entries = [...deltas].filter(([, delta]) => delta !== 0)
+      if (entries.length === 0) return
+      const values = sql.join(entries.map(([id, delta]) => sql`(${id}::integer, ${delta}::integer)`))
+      await sql`UPDATE ${sql.table(table)} AS v SET liquid_weight = v.liquid_weight + d.delta
+        FROM (VALUES ${values}) AS d(id, delta) WHERE v.id = d.id`.execute(db)
+    },
+
+    /** Sets the liquid weight of vote rows. */
+    async setWeights(table: Slot['voteTable'], weights: Map<number, number>): Promise<void> {
+      if (weights.size === 0) return
+      const values = sql.join([...weights].map(([id, weight]) => sql`(${id}::integer, ${weight}::integer)`))
+      await sql`UPDATE ${sql.table(table)} AS v SET liquid_weight = d.weight
+        FROM (VALUES ${values}) AS d(id, weight) WHERE v.id = d.id AND v.liquid_weight <> d.weight`.execute(db)
+    },
+
+    /** The liquid counts of rows carrying figures, locked in id order. */
+    async lockLiquid(target: Slot['target'], ids: number[]): Promise<Map<number, FamilyTally>> {
+      const unique = [...new Set(ids)].sort((a, b) => a - b)
+      if (unique.length === 0) return new Map()
+      const rows = await untyped(db)
+        .selectFrom(target)
+        .select(['id', ...countColumns('liquid')])
+        .where('id', 'in', unique)
+        .orderBy('id')
+        .forUpdate()
+        .execute()
+      return new Map(rows.map((row: Record<string, unknown>) => [Number(row.id), familyFromRow(row, 'liquid')]))
+    },
+
+    /** Stores a liquid family and the polarisation derived from it. */
+    async storeLiquid(target: Slot['target'], id: number, family: FamilyTally): Promise<void> {
+      const columns = {
+        ...familyColumns('liquid', family),
+        polarisation: likertFigures(family.counts as unknown as LevelCounts).polarisation,
+      }
+      await untyped(db).updateTable(target).set(columns).where('id', '=', id).execute()
+    },
+
+    /** Locks these questions (every question when null) in id order, as every writer of a question's answers does. */
+    async lockQuestions(questionIds: number[] | null): Promise<void> {
+      if (questionIds !== null && questionIds.length === 0) return
+      let query = db.selectFrom('questions').select('id')
+      if (questionIds !== null) query = query.where('id', 'in', questionIds)
+      await query.orderBy('id').forUpdate().execute()
+    },
+
+    /** Whether the account is active and undeleted (null: no such account). */
+    async eligibility(userId: number): Promise<{ is_active: boolean; is_deleted: boolean } | undefined> {
+      return db.selectFrom('users').select(['is_active', 'is_deleted']).where('id', '=', userId).executeTakeFirst()
+    },
+
+    /** Questions carrying any of these tags. */
+    async questionsWithTags(tagIds: number[]): Promise<number[]> {
+      const rows = await db.selectFrom('question_tags').select('question_id').distinct().where('tag_id', 'in', tagIds).execute()
+      return rows.map((row) => row.question_id)
+    },
+
+    /** Questions the user answered or their active delegations reach. */
+    async questionsTouchedByUser(userId: number): Promise<number[]> {
+      const { rows } = await sql<{ question_id: number }>`
+        SELECT question_id FROM question_votes WHERE user_id = ${userId}
+        UNION SELECT question_id FROM question_choice_votes WHERE user_id = ${userId}
+        UNION SELECT question_id FROM question_delegations WHERE user_id = ${userId} AND revoked_at IS NULL
+        UNION SELECT qt.question_id FROM tag_delegations td JOIN question_tags qt ON qt.tag_id = td.tag_id
+          WHERE td.user_id = ${userId} AND td.revoked_at IS NULL`.execute(db)
+      return rows.map((row) => row.question_id)
+    },
+
+    /** The question's tags in order. */
+    async tagOrder(questionId: number): Promise<number[]> {
+      const rows = await db
+        .selectFrom('question_tags')
+        .select('tag_id')
+        .where('question_id', '=', questionId)
+        .orderBy('position')
+        .orderBy('id')
+        .execute()
+      return rows.map((row) => row.tag_id)
+    },
+
+    /** Whether the question holds any answer. */
+    async answered(questionId: number): Promise<boolean> {
+      const rows = await db
+        .selectFrom('question_votes')
+        .select('id')
+        .where('question_id', '=', questionId)
+        .union(db.selectFrom('question_choice_votes').select('id').where('question_id', '=', questionId))
+        .limit(1)
+        .execute()
+      return rows.length > 0
+    },
+
+    /** Logs a change of the question's tags. */
+    async recordTagChange(questionId: number, userId: number, before: number[], after: number[], answered: boolean): Promise<void> {
+      await db
+        .insertInto('question_tag_changes')
+        .values({ question_id: questionId, user_id: userId, tags_before: before, tags_after: after, answered })
+        .execute()
+    },
+  }
+}

@@ -1,0 +1,129 @@
+import { sql, type Kysely } from 'kysely'
+import type { Database } from '../../db/database.ts'
+import type { Interval } from './public-stats.schemas.ts'
+
+/** The only SQL of the statistics resources: counts and groupings straight from the raw rows. */
+
+type Bucketed = { bucket: string; count: number }
+
+/** The bucket of a timestamp column, as its first day in UTC. */
+const bucketOf = (interval: Interval, ref: string) =>
+  sql<string>`to_char(date_trunc(${interval}, ${sql.ref(ref)} AT TIME ZONE 'UTC'), 'YYYY-MM-DD')`
+
+export function publicStatsRepository(db: Kysely<Database>) {
+  return {
+    /**
+     * Who answered each question and when, over current answers and the replaced ones kept in history; the
+     * `public_` ones count and time public answers only.
+     */
+    async answerSummaries(questionIds: number[]) {
+      if (questionIds.length === 0) return []
+      const { rows } = await sql<{
+        question_id: number
+        answer_count: number
+        private_answer_count: number
+        replaced_answer_count: number
+        first_answer_at: Date | null
+        last_answer_at: Date | null
+        public_replaced_answer_count: number
+        public_first_answer_at: Date | null
+        public_last_answer_at: Date | null
+      }>`
+        SELECT question_id,
+               count(*) FILTER (WHERE current)::int AS answer_count,
+               count(*) FILTER (WHERE current AND private)::int AS private_answer_count,
+               count(*) FILTER (WHERE NOT current)::int AS replaced_answer_count,
+               min(first_at) AS first_answer_at,
+               max(last_at) AS last_answer_at,
+               count(*) FILTER (WHERE NOT current AND NOT private)::int AS public_replaced_answer_count,
+               min(first_at) FILTER (WHERE NOT private) AS public_first_answer_at,
+               max(last_at) FILTER (WHERE NOT private) AS public_last_answer_at
+        FROM (
+          SELECT question_id, true AS current, private, created_at AS first_at, modified_at AS last_at FROM question_votes WHERE question_id IN (${sql.join(questionIds)})
+          UNION ALL
+          SELECT question_id, true, private, created_at, modified_at FROM question_choice_votes WHERE question_id IN (${sql.join(questionIds)})
+          UNION ALL
+          SELECT question_id, false, private, answered_at, answered_at FROM question_vote_history WHERE question_id IN (${sql.join(questionIds)})
+          UNION ALL
+          SELECT question_id, false, private, answered_at, answered_at FROM question_choice_vote_history WHERE question_id IN (${sql.join(questionIds)})
+        ) AS answers
+        GROUP BY question_id`.execute(db)
+      return rows
+    },
+
+    /** Every total of general_stats in one statement. */
+    async totals() {
+      const { rows } = await sql<Record<string, number>>`
+        SELECT
+          (SELECT count(*) FROM users WHERE is_active AND NOT is_deleted)::int AS user_count,
+          (SELECT count(*) FROM questions WHERE publish)::int AS question_count,
+          (SELECT count(*) FROM question_votes)::int AS question_vote_count,
+          (SELECT count(*) FROM question_choice_votes)::int AS choice_vote_count,
+          ((SELECT count(*) FROM question_votes WHERE skipped) + (SELECT count(*) FROM question_choice_votes WHERE skipped))::int AS skip_count,
+          (SELECT count(*) FROM comments WHERE NOT is_hidden)::int AS comment_count,
+          (SELECT count(*) FROM comment_votes WHERE active)::int AS comment_vote_count,
+          (SELECT count(*) FROM question_collections)::int AS collection_count,
+          (SELECT count(*) FROM groups)::int AS group_count,
+          (SELECT count(*) FROM tags)::int AS tag_count,
+          now() AS generated_at`.execute(db)
+      return rows[0] as Record<string, number> & { generated_at: Date }
+    },
+
+    async activeUserCount(): Promise<number> {
+      const row = await db
+        .selectFrom('users')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('is_active', '=', true)
+        .where('is_deleted', '=', false)
+        .executeTakeFirstOrThrow()
+      return Number(row.count)
+    },
+
+    /** Active accounts that registered before `from`: where the running user count starts. */
+    async activeUsersBefore(from: Date): Promise<number> {
+      const row = await db
+        .selectFrom('users')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('is_active', '=', true)
+        .where('is_deleted', '=', false)
+        .where('created_at', '<', from)
+        .executeTakeFirstOrThrow()
+      return Number(row.count)
+    },
+
+    async newActiveUsers(interval: Interval, from: Date, to: Date): Promise<Bucketed[]> {
+      const { rows } = await sql<Bucketed>`
+        SELECT ${bucketOf(interval, 'created_at')} AS bucket, count(*)::int AS count FROM users
+        WHERE is_active AND NOT is_deleted AND created_at >= ${from} AND created_at < ${to} GROUP BY 1`.execute(db)
+      return rows
+    },
+
+    /** Answers given in each bucket (replaced ones included, at the time they were given) and how many people gave them. */
+    async answers(interval: Interval, from: Date, to: Date): Promise<{ bucket: string; count: number; people: number }[]> {
+      const { rows } = await sql<{ bucket: string; count: number; people: number }>`
+        SELECT ${bucketOf(interval, 'at')} AS bucket, count(*)::int AS count, count(DISTINCT user_id)::int AS people
+        FROM (
+          SELECT user_id, modified_at AS at FROM question_votes WHERE modified_at >= ${from} AND modified_at < ${to}
+          UNION ALL SELECT user_id, modified_at FROM question_choice_votes WHERE modified_at >= ${from} AND modified_at < ${to}
+          UNION ALL SELECT user_id, answered_at FROM question_vote_history WHERE answered_at >= ${from} AND answered_at < ${to}
+          UNION ALL SELECT user_id, answered_at FROM question_choice_vote_history WHERE answered_at >= ${from} AND answered_at < ${to}
+        ) AS answers
+        GROUP BY 1`.execute(db)
+      return rows
+    },
+
+    async newQuestions(interval: Interval, from: Date, to: Date): Promise<Bucketed[]> {
+      const { rows } = await sql<Bucketed>`
+        SELECT ${bucketOf(interval, 'created_at')} AS bucket, count(*)::int AS count FROM questions
+        WHERE publish AND created_at >= ${from} AND created_at < ${to} GROUP BY 1`.execute(db)
+      return rows
+    },
+
+    async newComments(interval: Interval, from: Date, to: Date): Promise<Bucketed[]> {
+      const { rows } = await sql<Bucketed>`
+        SELECT ${bucketOf(interval, 'created_at')} AS bucket, count(*)::int AS count FROM comments
+        WHERE NOT is_hidden AND created_at >= ${from} AND created_at < ${to} GROUP BY 1`.execute(db)
+      return rows
+    },
+  }
+}
