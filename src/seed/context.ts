@@ -102,6 +102,15 @@ export interface UserPool {
   politicianUserIds: number[]
 }
 
+/** A seeded person's name, gender and region (index into UK_REGIONS), before they become a user or politician. */
+export interface Person {
+  first: string
+  last: string
+  /** 0 rather not say, 1 male, 2 female, 3 other. */
+  gender: number
+  region: number
+}
+
 /** How many users had signed up by time t (users are sorted by sign-up time). */
 export function usersSignedUpBy(users: UserPool, t: number): number {
   let lo = 0

@@ -1,5 +1,15 @@
 import { insertRows } from './bulk.ts'
-import { ACTIVITY_END, BASE_TIME, DAY, loadOptions, REFERENCE_DATE, type AreaIds, type SeedContext, type UserPool } from './context.ts'
+import {
+  ACTIVITY_END,
+  BASE_TIME,
+  DAY,
+  loadOptions,
+  REFERENCE_DATE,
+  type AreaIds,
+  type Person,
+  type SeedContext,
+  type UserPool,
+} from './context.ts'
 import { ukAgeShape } from './census.ts'
 import { BIO_PHRASES, FEMALE_NAMES, MALE_NAMES, NEUTRAL_NAMES, OTHER_COUNTRY_CODES, SURNAMES } from './data/names.ts'
 import { UK_REGIONS } from './data/uk-regions.ts'
@@ -40,14 +50,6 @@ const USER_SPEC = {
 } as const
 
 const USER_GEO_SPEC = { id: 'int', user_id: 'int', area_id: 'int', created_at: 'time' } as const
-
-export interface Person {
-  first: string
-  last: string
-  /** 0 rather not say, 1 male, 2 female, 3 other. */
-  gender: number
-  region: number
-}
 
 function personName(rng: Random): Pick<Person, 'first' | 'last' | 'gender'> {
   const gender = rng.weighted<number>([

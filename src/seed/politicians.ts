@@ -1,9 +1,8 @@
 import { insertRows } from './bulk.ts'
-import { isoDate, type AreaIds, type SeedContext } from './context.ts'
+import { isoDate, type AreaIds, type Person, type SeedContext } from './context.ts'
 import { NATIONAL_PARTIES, PARTIES } from './data/names.ts'
 import { TOPICS } from './data/topics.ts'
 import { UK_REGIONS } from './data/uk-regions.ts'
-import type { Person } from './people.ts'
 import { politicianStatement } from './text.ts'
 
 const POLITICIAN_SPEC = {

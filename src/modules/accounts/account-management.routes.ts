@@ -6,27 +6,16 @@ import { ErrorBody, FieldErrorsBody } from '../../http/schemas.ts'
 import { iso, isoOrNull } from '../../core/time.ts'
 import { accountsRepository } from './accounts.repository.ts'
 import { ChangePasswordBody, PasswordBody, TokenInfo } from './accounts.schemas.ts'
-import { hashPassword, passwordProblems, verifyPassword } from './passwords.ts'
+import { confirmPassword, deleteAccount } from './accounts.service.ts'
+import { hashPassword, passwordProblems } from './passwords.ts'
 import { tokensRepository } from './tokens.repository.ts'
 import { IdParams, NoContent } from '../../http/route-schemas.ts'
-import { dropFriendshipsOf } from '../friends/friends.service.ts'
 
 const errors = { 400: FieldErrorsBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody }
 const Detail = Type.Object({ detail: Type.String() })
 
 /** change-password, deactivate-account, delete-account and the signed-in user's tokens. */
 export function accountManagementRoutes(app: App): void {
-  /** The caller's password, checked; an account without one (social or generated) passes with none. */
-  async function confirmPassword(userId: number, password: string | undefined, field: string) {
-    const user = await accountsRepository(app.db).findById(userId)
-    if (!user) throw ValidationFailed({ [field]: ['Invalid password.'] })
-    if (user.password_hash === null) return user
-    if (password === undefined) throw ValidationFailed({ [field]: ['This field is required.'] })
-    const check = await verifyPassword(password, user.password_hash)
-    if (!check.valid) throw ValidationFailed({ [field]: ['Invalid password.'] })
-    return user
-  }
-
   app.post('/auth/change-password/', {
     schema: {
       summary: 'Change your password; signs out every other token',
@@ -36,7 +25,7 @@ export function accountManagementRoutes(app: App): void {
     config: { access: 'signed-in', resource: { name: 'Change Password', description: 'Set a new password; other sign-ins end.' } },
     handler: async (request) => {
       const caller = signedIn(request)
-      const user = await confirmPassword(caller.id, request.body.old_password, 'old_password')
+      const user = await confirmPassword(app.db, caller.id, request.body.old_password, 'old_password')
       const problems = passwordProblems(request.body.new_password, { username: user.username, email: user.email })
       if (problems.length) throw ValidationFailed({ new_password: problems })
       await accountsRepository(app.db).update(caller.id, { password_hash: await hashPassword(request.body.new_password) })
@@ -57,7 +46,7 @@ export function accountManagementRoutes(app: App): void {
     },
     handler: async (request, reply) => {
       const caller = signedIn(request)
-      await confirmPassword(caller.id, request.body.password, 'password')
+      await confirmPassword(app.db, caller.id, request.body.password, 'password')
       await accountsRepository(app.db).update(caller.id, { is_active: false })
       await tokensRepository(app.db).revokeAllOf(caller.id)
       return reply.code(204).send(null)
@@ -79,12 +68,8 @@ export function accountManagementRoutes(app: App): void {
       },
       handler: async (request, reply) => {
         const caller = signedIn(request)
-        await confirmPassword(caller.id, request.body?.password, 'password')
-        await app.db.transaction().execute(async (trx) => {
-          await dropFriendshipsOf(trx, caller.id)
-          await accountsRepository(trx).anonymise(caller.id)
-          await tokensRepository(trx).revokeAllOf(caller.id)
-        })
+        await confirmPassword(app.db, caller.id, request.body?.password, 'password')
+        await deleteAccount(app.db, caller.id)
         return reply.code(204).send(null)
       },
     })

@@ -5,6 +5,7 @@ import { ValidationFailed, type FieldErrors } from '../../core/errors.ts'
 import { ErrorBody } from '../../http/schemas.ts'
 import { accountsRepository, type Placement } from './accounts.repository.ts'
 import { CheckEmailQuery, LoginBody, Me, ProfilePatch, RegisterBody, Result, SignedIn } from './accounts.schemas.ts'
+import { viewContextOf } from '../../http/view-context.ts'
 import { dateOfBirth, loadMe, profileValues } from './accounts.service.ts'
 import { sendEmailConfirmation } from './email-flows.ts'
 import { configurePasswordHashing, decoyHash, hashPassword, passwordProblems, verifyPassword } from './passwords.ts'
@@ -79,7 +80,7 @@ export function accountRoutes(app: App): void {
       if (location) await repository.syncLocations(userId, [placement.country_id ?? null, placement.region_id ?? null])
       const token = await tokensRepository(app.db).issue(userId, tokenName(request, 'register'))
       await sendEmailConfirmation(app, request, { id: userId, email: body.email.trim() })
-      return reply.code(201).send({ ...(await loadMe(app, request, userId)), auth_token: token })
+      return reply.code(201).send({ ...(await loadMe(viewContextOf(app, request), userId)), auth_token: token })
     },
   })
 
@@ -105,7 +106,7 @@ export function accountRoutes(app: App): void {
         ...(check.needsRehash ? { password_hash: await hashPassword(request.body.password) } : {}),
       })
       const token = await tokensRepository(app.db).issue(user.id, tokenName(request, 'password'))
-      return { ...(await loadMe(app, request, user.id)), auth_token: token }
+      return { ...(await loadMe(viewContextOf(app, request), user.id)), auth_token: token }
     },
   })
 
@@ -131,13 +132,13 @@ export function accountRoutes(app: App): void {
   app.get('/auth/me/', {
     schema: { summary: 'The signed-in user with their private profile', response: { 200: Me, 401: ErrorBody, 403: ErrorBody } },
     config: { access: 'signed-in', resource: resource('Me', 'The signed-in user: read and edit your own profile.') },
-    handler: async (request) => loadMe(app, request, signedIn(request).id),
+    handler: async (request) => loadMe(viewContextOf(app, request), signedIn(request).id),
   })
 
   const updateMe = async (request: FastifyRequest<{ Body: ProfilePatch }>) => {
     const userId = signedIn(request).id
     const before = await accountsRepository(app.db).findById(userId)
-    const values = await profileValues(app, userId, request.body)
+    const values = await profileValues(app.db, userId, request.body)
     const emailChanged = typeof values.email === 'string' && values.email.toLowerCase() !== (before?.email ?? '').toLowerCase()
     if (emailChanged) values.is_email_verified = false
     const repository = accountsRepository(app.db)
@@ -147,7 +148,7 @@ export function accountRoutes(app: App): void {
       await repository.syncLocations(userId, [after!.country_id, after!.region_id])
     }
     if (emailChanged) await sendEmailConfirmation(app, request, { id: userId, email: values.email as string })
-    return loadMe(app, request, userId)
+    return loadMe(viewContextOf(app, request), userId)
   }
   for (const method of ['PATCH', 'PUT'] as const) {
     app.route({

@@ -1,18 +1,19 @@
-import type { FastifyRequest } from 'fastify'
-import type { Updateable } from 'kysely'
-import type { Users } from '../../db/database.ts'
-import type { App } from '../../http/app-type.ts'
+import type { Kysely, Updateable } from 'kysely'
+import type { Database, Users } from '../../db/database.ts'
+import type { ViewContext } from '../../core/view-context.ts'
 import { ValidationFailed, type FieldErrors, NotFound, invalidPk } from '../../core/errors.ts'
 import { fullUsersFromRows } from '../users/users.service.ts'
 import { accountsRepository } from './accounts.repository.ts'
 import type { Me, ProfilePatch } from './accounts.schemas.ts'
-import { viewContextOf } from '../../http/view-context.ts'
+import { dropFriendshipsOf } from '../friends/friends.service.ts'
+import { verifyPassword } from './passwords.ts'
+import { tokensRepository } from './tokens.repository.ts'
 
 /** The signed-in user's own view: the public full user plus private profile fields. */
-export async function loadMe(app: App, request: FastifyRequest, userId: number): Promise<Me> {
-  const row = await accountsRepository(app.db).findById(userId)
+export async function loadMe(context: ViewContext, userId: number): Promise<Me> {
+  const row = await accountsRepository(context.db).findById(userId)
   if (!row) throw NotFound()
-  const full = (await fullUsersFromRows(viewContextOf(app, request), [row])).get(row.id)!
+  const full = (await fullUsersFromRows(context, [row])).get(row.id)!
   return {
     ...full,
     email: row.email,
@@ -52,8 +53,8 @@ export function dateOfBirth(value: string | null | undefined, errors: FieldError
  * The user columns a profile body sets, checked against the database (unique names, known areas);
  * all problems are reported together, as DRF does.
  */
-export async function profileValues(app: App, userId: number, body: ProfilePatch): Promise<Updateable<Users>> {
-  const repository = accountsRepository(app.db)
+export async function profileValues(db: Kysely<Database>, userId: number, body: ProfilePatch): Promise<Updateable<Users>> {
+  const repository = accountsRepository(db)
   const errors: FieldErrors = {}
   const values: Updateable<Users> = {}
   for (const field of ['first_name', 'last_name', 'bio', 'address', 'gender'] as const) {
@@ -94,4 +95,24 @@ export async function profileValues(app: App, userId: number, body: ProfilePatch
   }
   if (Object.keys(errors).length) throw ValidationFailed(errors)
   return values
+}
+
+/** The caller's password, checked; an account without one (social or generated) passes with none. */
+export async function confirmPassword(db: Kysely<Database>, userId: number, password: string | undefined, field: string) {
+  const user = await accountsRepository(db).findById(userId)
+  if (!user) throw ValidationFailed({ [field]: ['Invalid password.'] })
+  if (user.password_hash === null) return user
+  if (password === undefined) throw ValidationFailed({ [field]: ['This field is required.'] })
+  const check = await verifyPassword(password, user.password_hash)
+  if (!check.valid) throw ValidationFailed({ [field]: ['Invalid password.'] })
+  return user
+}
+
+/** Anonymises the account for good (answers stay), with its friendships and sign-ins, in one transaction. */
+export async function deleteAccount(db: Kysely<Database>, userId: number): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await dropFriendshipsOf(trx, userId)
+    await accountsRepository(trx).anonymise(userId)
+    await tokensRepository(trx).revokeAllOf(userId)
+  })
 }

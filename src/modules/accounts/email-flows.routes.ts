@@ -3,6 +3,7 @@ import type { App } from '../../http/app-type.ts'
 import { ApiError, fieldError } from '../../core/errors.ts'
 import { ErrorBody, FieldErrorsBody } from '../../http/schemas.ts'
 import { accountsRepository } from './accounts.repository.ts'
+import { viewContextOf } from '../../http/view-context.ts'
 import { loadMe } from './accounts.service.ts'
 import { mailEmailConfirmation, requestPasswordReset, requestSignInLink, waitForMailsOnClose } from './email-flows.ts'
 import { confirmEmail, resetPassword, signInWithCode } from './email-flows.redeem.ts'
@@ -105,7 +106,7 @@ export function emailFlowRoutes(app: App): void {
       const { email, code, redirect = '/' } = request.body
       if (code !== undefined) {
         const { userId, token } = await signInWithCode(app, request, code, email)
-        return { ...(await loadMe(app, request, userId)), access_token: token }
+        return { ...(await loadMe(viewContextOf(app, request), userId)), access_token: token }
       }
       if (!isAppPath(redirect)) throw fieldError('redirect', 'Enter a path of the web app, starting with "/".')
       await requestSignInLink(app, request, email, redirect)

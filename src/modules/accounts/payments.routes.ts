@@ -1,24 +1,22 @@
 import { Readable } from 'node:stream'
 import type { FastifyRequest } from 'fastify'
-import { sql } from 'kysely'
 import { Type } from 'typebox'
 import type { App } from '../../http/app-type.ts'
-import { ApiError, NotFound, ValidationFailed } from '../../core/errors.ts'
-import { listing, pageOfRows } from '../../http/listing.ts'
-import { ErrorBody, FieldErrorsBody, Page } from '../../http/schemas.ts'
+import { ApiError, NotFound } from '../../core/errors.ts'
+import { listRoute } from '../../http/list-route.ts'
+import { ErrorBody, FieldErrorsBody } from '../../http/schemas.ts'
 import { PageQuery, SubscribeBody, Subscription } from './payments/payments.schemas.ts'
 import { configuredProvider, type PaymentProvider } from './payments/provider.ts'
 import { signatureProblem } from './payments/signature.ts'
-import { subscriptionsRepository, toSubscription, type SubscriptionRow } from './payments/subscriptions.repository.ts'
-import { applyEvent, parseEvent } from './payments/webhook.ts'
+import { subscriptionsRepository, toSubscription } from './payments/subscriptions.repository.ts'
+import { applyEvent, notConfigured, subscribe, unsubscribe } from './payments/subscriptions.service.ts'
+import { parseEvent } from './payments/webhook.ts'
 import { signedIn } from '../../http/permissions.ts'
 
 /** Field errors, or a detail when the body is not JSON or not signed. */
 const BadRequest = Type.Union([FieldErrorsBody, ErrorBody])
 const errors = { 400: BadRequest, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody, 503: ErrorBody }
 const Detail = Type.Object({ detail: Type.String() })
-const notConfigured = () => new ApiError(503, { detail: 'Payments are not configured.' })
-const unreachable = () => new ApiError(503, { detail: 'The payment provider could not be reached. Try again later.' })
 
 const SIGNATURE_PROBLEMS = {
   malformed: 'Missing or malformed Payment-Signature header.',
@@ -33,24 +31,11 @@ const rawBodies = new WeakMap<FastifyRequest, Buffer>()
 export function paymentRoutes(app: App, provider: PaymentProvider | null = configuredProvider(app.config)): void {
   const resource = (name: string, description: string) => ({ name, description })
 
-  /** Cancels at the provider first: when it cannot be reached, nothing changes here. */
-  async function cancelAll(rows: SubscriptionRow[], userId: number): Promise<SubscriptionRow[]> {
-    if (!provider) throw notConfigured()
-    try {
-      for (const row of rows) await provider.cancel(row.external_id)
-    } catch (error) {
-      app.log.error({ err: error }, 'payment cancellation failed')
-      throw unreachable()
-    }
-    return app.db.transaction().execute(async (trx) => {
-      const canceled = await subscriptionsRepository(trx).setStatus(
-        rows.map((row) => row.id),
-        'canceled',
-      )
-      await subscriptionsRepository(trx).refreshPaymentFlag(userId)
-      return canceled
-    })
-  }
+  const payments = (request: FastifyRequest) => ({
+    db: app.db,
+    provider,
+    logError: (error: unknown, message: string) => request.log.error({ err: error }, message),
+  })
 
   app.get('/auth/payment_subscription/', {
     schema: { summary: 'Your current subscription: the latest one not canceled', response: { 200: Subscription, ...errors } },
@@ -73,57 +58,27 @@ export function paymentRoutes(app: App, provider: PaymentProvider | null = confi
     },
     config: { access: 'signed-in' },
     handler: async (request, reply) => {
-      if (!provider) throw notConfigured()
-      const userId = signedIn(request).id
-      const live = await subscriptionsRepository(app.db).live(userId)
-      if (live.some((row) => row.status !== 'pending')) {
-        throw ValidationFailed({ non_field_errors: ['You already have a subscription. Cancel it before starting another.'] })
-      }
-      // A new checkout replaces one left unfinished, so that it cannot be paid as well.
-      if (live.length) await cancelAll(live, userId)
-      let checkout: Awaited<ReturnType<PaymentProvider['createCheckout']>>
-      try {
-        checkout = await provider.createCheckout({ userId, plan: request.body.plan })
-      } catch (error) {
-        request.log.error({ err: error }, 'payment checkout failed')
-        throw unreachable()
-      }
-      const row = await subscriptionsRepository(app.db).create({
-        user_id: userId,
-        provider: provider.name,
-        external_id: checkout.externalId,
-        plan: request.body.plan,
-      })
-      return reply.code(201).send(toSubscription(row, checkout.checkoutUrl))
+      const { row, checkoutUrl } = await subscribe(payments(request), signedIn(request).id, request.body.plan)
+      return reply.code(201).send(toSubscription(row, checkoutUrl))
     },
   })
 
   app.delete('/auth/payment_subscription/', {
     schema: { summary: 'Cancel your subscription; answers it, canceled', response: { 200: Subscription, ...errors } },
     config: { access: 'signed-in' },
-    handler: async (request) => {
-      const live = await subscriptionsRepository(app.db).live(signedIn(request).id)
-      if (live.length === 0) throw NotFound('You have no subscription.')
-      const canceled = await cancelAll(live, signedIn(request).id)
-      return toSubscription(canceled.find((row) => row.id === live[0].id)!)
-    },
+    handler: async (request) => toSubscription(await unsubscribe(payments(request), signedIn(request).id)),
   })
 
-  app.get('/auth/payment_subscription_list/', {
-    schema: { summary: 'All your subscriptions, newest first', querystring: PageQuery, response: { 200: Page(Subscription), ...errors } },
+  listRoute(app, '/auth/payment_subscription_list/', {
+    summary: 'All your subscriptions, newest first',
+    querystring: PageQuery,
+    item: Subscription,
     config: {
       access: 'signed-in',
       resource: resource('Payment Subscription List', 'Every subscription you started, canceled ones included.'),
     },
-    handler: async (request) => {
-      const result = await pageOfRows<SubscriptionRow>(
-        request,
-        subscriptionsRepository(app.db).ofUser(signedIn(request).id),
-        (q) => q.selectAll(),
-        [{ expression: sql`id`, direction: 'desc' }],
-      )
-      return listing(request, result, (rows) => rows.map((row) => toSubscription(row)))
-    },
+    rows: (request, list) => subscriptionsRepository(app.db).page(signedIn(request).id, list),
+    items: (rows) => rows.map((row) => toSubscription(row)),
   })
 
   app.post('/auth/payment_subscription/webhook/', {

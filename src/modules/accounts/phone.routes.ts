@@ -3,6 +3,7 @@ import type { App } from '../../http/app-type.ts'
 import { ApiError, fieldError } from '../../core/errors.ts'
 import { ErrorBody, FieldErrorsBody } from '../../http/schemas.ts'
 import { Me } from './accounts.schemas.ts'
+import { viewContextOf } from '../../http/view-context.ts'
 import { loadMe } from './accounts.service.ts'
 import { CODE_LIFETIME, CodeRejected, codeStore } from './codes.repository.ts'
 import { normalisePhone, PHONE_FORMAT, PHONE_TAKEN, phoneRepository } from './phone.ts'
@@ -81,7 +82,7 @@ export function phoneRoutes(app: App): void {
         throw error
       }
       await repository.setPhone(userId, verified)
-      return loadMe(app, request, userId)
+      return loadMe(viewContextOf(app, request), userId)
     },
   })
 
@@ -93,7 +94,7 @@ export function phoneRoutes(app: App): void {
       config: { access: 'signed-in', resource: { name: 'Verification Remove', description: 'Forget your phone number.' } },
       handler: async (request) => {
         await phoneRepository(app.db).setPhone(signedIn(request).id, null)
-        return loadMe(app, request, signedIn(request).id)
+        return loadMe(viewContextOf(app, request), signedIn(request).id)
       },
     })
   }

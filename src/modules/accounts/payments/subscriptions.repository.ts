@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely'
 import type { Database, PaymentSubscriptions } from '../../../db/database.ts'
 import { iso, isoOrNull } from '../../../core/time.ts'
+import { pageOfRows, type ListRequest, type RowsPage } from '../../../db/paging.ts'
 import type { Subscription, SubscriptionStatus } from './payments.schemas.ts'
 
 export type SubscriptionRow = Selectable<PaymentSubscriptions>
@@ -18,9 +19,10 @@ export function toSubscription(row: SubscriptionRow, checkoutUrl: string | null 
 
 export function subscriptionsRepository(db: Kysely<Database>) {
   return {
-    /** Every subscription of the user, for a listing (nothing selected yet). */
-    ofUser(userId: number) {
-      return db.selectFrom('payment_subscriptions').where('user_id', '=', userId)
+    /** A page of every subscription of the user, newest first. */
+    async page(userId: number, list: ListRequest): Promise<RowsPage<SubscriptionRow>> {
+      const filtered = db.selectFrom('payment_subscriptions').where('user_id', '=', userId)
+      return pageOfRows<SubscriptionRow>(list, filtered, (q) => q.selectAll(), [{ expression: sql`id`, direction: 'desc' }])
     },
 
     /** Subscriptions that are not canceled, newest first: normally one at most. */

@@ -1,8 +1,4 @@
-import type { Kysely } from 'kysely'
-import type { Database } from '../../../db/database.ts'
 import { ParseError, ValidationFailed, type FieldErrors } from '../../../core/errors.ts'
-import { EVENT_STATUS } from './payments.schemas.ts'
-import { subscriptionsRepository } from './subscriptions.repository.ts'
 
 export interface PaymentEvent {
   id: string
@@ -46,24 +42,4 @@ export function parseEvent(raw: Buffer): PaymentEvent {
   if (periodEnd === null) errors['data.current_period_end'] = ['Expected an ISO 8601 date-time or Unix seconds.']
   if (Object.keys(errors).length) throw ValidationFailed(errors)
   return { id: id as string, type: type as string, subscription: fields!.subscription as string, ...(periodEnd ? { periodEnd } : {}) }
-}
-
-export type EventOutcome = 'applied' | 'duplicate' | 'ignored'
-
-/**
- * Applies an event once, in one transaction with the user's payment flag. Events of unknown types or
- * subscriptions are recorded and ignored (a redelivery would not help); a canceled subscription stays
- * canceled, since events may arrive out of order.
- */
-export async function applyEvent(db: Kysely<Database>, event: PaymentEvent): Promise<EventOutcome> {
-  return db.transaction().execute(async (trx) => {
-    const repository = subscriptionsRepository(trx)
-    if (!(await repository.recordEvent(event.id, event.type))) return 'duplicate'
-    const status = Object.hasOwn(EVENT_STATUS, event.type) ? EVENT_STATUS[event.type] : undefined
-    const subscription = await repository.byExternalIdForUpdate(event.subscription)
-    if (!status || !subscription || subscription.status === 'canceled') return 'ignored'
-    await repository.setStatus([subscription.id], status, event.periodEnd)
-    await repository.refreshPaymentFlag(subscription.user_id)
-    return 'applied'
-  })
 }

@@ -5,6 +5,7 @@ import { ErrorBody, FieldErrorsBody } from '../../../http/schemas.ts'
 import { baseUrl } from '../../../http/urls.ts'
 import type { SocialProviderConfig } from '../../../config.ts'
 import { tokenName } from '../accounts.routes.ts'
+import { viewContextOf } from '../../../http/view-context.ts'
 import { loadMe } from '../accounts.service.ts'
 import { tokensRepository } from '../tokens.repository.ts'
 import { allowedNext, finishCodeFlow, identityFromAccessToken, identityFromCode, startCodeFlow, withFragment } from './social.flows.ts'
@@ -107,7 +108,7 @@ export function socialRoutes(app: App): void {
         provider,
         await identityFromAccessToken(request, provider, request.body.access_token),
       )
-      return { ...(await loadMe(app, request, userId)), auth_token: token, created }
+      return { ...(await loadMe(viewContextOf(app, request), userId)), auth_token: token, created }
     },
   })
 
@@ -153,7 +154,7 @@ export function socialRoutes(app: App): void {
     },
     handler: async (request) => {
       const { userId, token } = await signInFromBody(request, request.body)
-      return { ...(await loadMe(app, request, userId)), auth_token: token }
+      return { ...(await loadMe(viewContextOf(app, request), userId)), auth_token: token }
     },
   })
 }
