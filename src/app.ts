@@ -27,7 +27,7 @@ import { compilersOnFirstUse, sharedCompilers } from './http/schema-compilers.ts
 import { createMailer, type Mailer } from './mail/mailer.ts'
 import type { PushSender } from './push/push-sender.ts'
 import { createPushSender } from './push/providers.ts'
-import { startPushDelivery } from './modules/notifications/push-delivery.ts'
+import { startPushDelivery } from './engines/notifications/push-delivery.ts'
 import { LIVE_CHANNELS, LiveHub } from './modules/live/live-hub.ts'
 import { liveFiguresRepository } from './modules/live/live-figures.repository.ts'
 import { createSmsSender, type SmsSender } from './sms/sms-sender.ts'

@@ -239,7 +239,7 @@ async function checkCommand(config: Config): Promise<number> {
 }
 
 async function sendDigestsCommand(config: Config): Promise<void> {
-  const { sendDigests } = await import('./modules/notifications/digests.ts')
+  const { sendDigests } = await import('./engines/notifications/digests.ts')
   const { createMailer } = await import('./mail/mailer.ts')
   const { pino } = await import('pino')
   const mailer = createMailer(config, pino({ level: config.logLevel }, process.stderr))

@@ -45,7 +45,7 @@ export interface Config {
   responseCache: { maxBytes: number; graceMs: number; maxAgeMs: number }
   /** Live results streams (src/modules/live/): subscribers a process admits, coalescing interval, keep-alive. */
   live: { maxSubscribers: number; intervalMs: number; heartbeatMs: number }
-  /** Push delivery (src/modules/notifications/push-delivery.ts) and its providers; a provider is off until configured. */
+  /** Push delivery (src/engines/notifications/push-delivery.ts) and its providers; a provider is off until configured. */
   push: {
     deliver: boolean
     fcm: { endpoint: string; serviceAccountFile: string | null }

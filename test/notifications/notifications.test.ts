@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { insertGroup, insertTag, insertUser } from '../helpers/fixtures.ts'
 import { TIMESTAMP } from '../helpers/shapes.ts'
-import { NOTIFICATION_KINDS } from '../../src/modules/notifications/notification-kinds.ts'
+import { NOTIFICATION_KINDS } from '../../src/engines/notifications/notification-kinds.ts'
 
 let t: TestApp
 const users: Record<string, { id: number; token: string }> = {}

@@ -7,8 +7,8 @@ import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { insertUser } from '../helpers/fixtures.ts'
 import { startApnsStandIn } from '../helpers/apns-standin.ts'
 import { startFcmStandIn } from '../helpers/fcm-standin.ts'
-import { NOTIFICATION_KINDS } from '../../src/modules/notifications/notification-kinds.ts'
-import { deliverDuePushes } from '../../src/modules/notifications/push-delivery.ts'
+import { NOTIFICATION_KINDS } from '../../src/engines/notifications/notification-kinds.ts'
+import { deliverDuePushes } from '../../src/engines/notifications/push-delivery.ts'
 import type { PushSender } from '../../src/push/push-sender.ts'
 
 let t: TestApp

@@ -4,7 +4,7 @@ import type { Caller } from '../../core/caller.ts'
 import { NotFound, ValidationFailed, fieldError, invalidPk } from '../../core/errors.ts'
 import { refusingViolations } from '../../core/constraint-errors.ts'
 import { friendsRepository, type FriendshipRow } from './friends.repository.ts'
-import { notificationEvents } from '../notifications/notification-events.ts'
+import { notificationEvents } from '../../engines/notifications/notification-events.ts'
 
 export const SELF = 'You cannot be friends with yourself.'
 export const DELETED = 'This user has deleted their account.'

@@ -1,6 +1,6 @@
 import { iso, isoOrNull } from '../../core/time.ts'
 import { loadUserSummaries, summaryOf } from '../users/user-summaries.ts'
-import type { NotificationKind } from './notification-kinds.ts'
+import type { NotificationKind } from '../../engines/notifications/notification-kinds.ts'
 import type { NotificationRow } from './notifications.repository.ts'
 import type { Notification } from './notifications.schemas.ts'
 import type { ViewContext } from '../../core/view-context.ts'

@@ -1,7 +1,12 @@
 import { Type, type Static } from 'typebox'
 import { ListQuery, Nullable, Page, Timestamp, Url } from '../../http/schemas.ts'
 import { UserSummary } from '../users/user-summaries.ts'
-import { DIGEST_FREQUENCIES, NOTIFICATION_KINDS, type Channel, type NotificationKind } from './notification-kinds.ts'
+import {
+  DIGEST_FREQUENCIES,
+  NOTIFICATION_KINDS,
+  type Channel,
+  type NotificationKind,
+} from '../../engines/notifications/notification-kinds.ts'
 
 const Kind = Type.Enum([...NOTIFICATION_KINDS], { description: `what happened: ${NOTIFICATION_KINDS.join(', ')}` })
 

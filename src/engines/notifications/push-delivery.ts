@@ -1,8 +1,8 @@
-import { sql, type Kysely } from 'kysely'
-import type { FastifyBaseLogger } from 'fastify'
+import type { Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { DatabaseHandle } from '../../db/connect.ts'
 import type { PushDevice, PushOutcome, PushSender } from '../../push/push-sender.ts'
+import { pushDeliveryRepository } from './push-delivery.repository.ts'
 
 /** The channel migration 012's trigger announces new notifications on. */
 export const NOTIFICATIONS_CREATED_CHANNEL = 'notifications_created'
@@ -10,6 +10,12 @@ const BATCH = 100
 const SWEEP_MS = 30_000
 /** A push the provider keeps refusing is given up after this long, so it stops being tried. */
 const GIVE_UP_MS = 24 * 3600_000
+
+/** Where a delivery run reports (the server's logger). */
+export interface DeliveryLog {
+  info(report: object, message: string): void
+  error(context: object, message: string): void
+}
 
 export interface DeliveryReport {
   notifications: number
@@ -25,25 +31,11 @@ export interface DeliveryReport {
  */
 export async function deliverDuePushes(db: Kysely<Database>, sender: PushSender): Promise<DeliveryReport> {
   return db.transaction().execute(async (trx) => {
-    const due = await trx
-      .selectFrom('notifications as n')
-      .leftJoin('users as a', 'a.id', 'n.actor_id')
-      .select(['n.id', 'n.user_id', 'n.message', 'n.url', 'n.created_at', 'a.id as actor_id', 'a.username', 'a.first_name', 'a.last_name'])
-      .where('n.push', '=', true)
-      .where('n.pushed_at', 'is', null)
-      .orderBy('n.id')
-      .limit(BATCH)
-      .forUpdate('n')
-      .skipLocked()
-      .execute()
+    const repository = pushDeliveryRepository(trx)
+    const due = await repository.claimDue(BATCH)
     const report: DeliveryReport = { notifications: due.length, sent: 0, gone: 0, retry: 0 }
     if (due.length === 0) return report
-    const devices = await trx
-      .selectFrom('push_devices')
-      .select(['id', 'user_id', 'kind', 'registration_id'])
-      .where('user_id', 'in', [...new Set(due.map((row) => row.user_id))])
-      .where('active', '=', true)
-      .execute()
+    const devices = await repository.activeDevices([...new Set(due.map((row) => row.user_id))])
     const goneDevices = new Set<number>()
     const delivered: number[] = []
     for (const row of due) {
@@ -64,18 +56,8 @@ export async function deliverDuePushes(db: Kysely<Database>, sender: PushSender)
       const givenUp = Date.now() - new Date(row.created_at).getTime() > GIVE_UP_MS
       if (!outcomes.includes('retry') || givenUp) delivered.push(row.id)
     }
-    if (goneDevices.size)
-      await trx
-        .updateTable('push_devices')
-        .set({ active: false, modified_at: sql<Date>`now()` })
-        .where('id', 'in', [...goneDevices])
-        .execute()
-    if (delivered.length)
-      await trx
-        .updateTable('notifications')
-        .set({ pushed_at: sql<Date>`now()` })
-        .where('id', 'in', delivered)
-        .execute()
+    await repository.deactivateDevices([...goneDevices])
+    await repository.markPushed(delivered)
     return report
   })
 }
@@ -88,7 +70,7 @@ export async function startPushDelivery(
   db: Kysely<Database>,
   database: Pick<DatabaseHandle, 'listenForChanges'>,
   sender: PushSender,
-  log: FastifyBaseLogger,
+  log: DeliveryLog,
 ): Promise<{ close(): Promise<void> }> {
   let running: Promise<void> | null = null
   let again = false
