@@ -18,7 +18,7 @@ export interface CollectionFigures {
 /**
  * For each collection, in one statement: who answered its questions (likert or choice, skips included), how many
  * answers that makes (one per person and question) and how many answered them all; the same over public answers;
- * and how many of the people have a private answer there (what collection-stats.routes.ts releases them by).
+ * and how many of the people have a private answer there (what collection-stats.service.ts releases them by).
  */
 export async function collectionFigures(db: Kysely<Database>, collectionIds: number[]): Promise<Map<number, CollectionFigures>> {
   if (collectionIds.length === 0) return new Map()

@@ -1,69 +1,18 @@
-import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
 import { NotFound } from '../../core/errors.ts'
-import { listing, pageOfRows } from '../../http/listing.ts'
-import { column, orderingFieldsOf, orderingTerms } from '../../db/ordering.ts'
-import { Page, readErrors } from '../../http/schemas.ts'
-import { percentage } from './collections.mapper.ts'
-import { collectionsRepository, type CollectionRow } from './collections.repository.ts'
-import { collectionFigures, type CollectionFigures } from './collection-stats.repository.ts'
-import { releaseGroup, releaseSiblings, shownCount } from '../../disclosure/release.ts'
-import { CollectionStats, CollectionStatsQuery } from './related.schemas.ts'
+import { listRoute } from '../../http/list-route.ts'
+import { readErrors } from '../../http/schemas.ts'
 import { IdParams } from '../../http/route-schemas.ts'
-import { urlsFor } from '../../http/urls.ts'
-
-/**
- * The figures of one collection as the disclosure rules let them out (docs/collections.md): the group is its
- * answerers; their private answers count once k of them have one there; nothing is shown below k answerers; the
- * people who answered everything, and the others, are siblings under them (secondary suppression).
- */
-function releasedFigures(figures: CollectionFigures | undefined, questionCount: number, k: number) {
-  if (!figures) return {}
-  const everyone = { public: figures.answerers - figures.private_people, private: figures.private_people }
-  const release = releaseGroup(everyone, k)
-  if (!release.published) return {}
-  const complete = {
-    public: figures.complete_count - figures.complete_private_people,
-    private: figures.complete_private_people,
-  }
-  const others = { public: everyone.public - complete.public, private: everyone.private - complete.private }
-  const [completeRelease] = releaseSiblings([complete, others], k, { count: everyone, release })
-  const answerers = release.withPrivate ? figures.answerers : figures.public_answerers
-  const answers = release.withPrivate ? figures.answers : figures.public_answers
-  return {
-    answerers,
-    answers,
-    ...(completeRelease.published ? { complete_count: shownCount(complete, completeRelease) } : {}),
-    completion: percentage(answers, answerers * questionCount),
-  }
-}
-
-const STATS_ORDERING = orderingFieldsOf(['id', 'question_count', 'item_count', 'created_at'], 'question_collections')
+import { viewContextOf } from '../../http/view-context.ts'
+import { collectionsRepository } from './collections.repository.ts'
+import { collectionStatsFromRows } from './collection-stats.service.ts'
+import { CollectionStats, CollectionStatsQuery } from './related.schemas.ts'
 
 export function collectionStatsRoutes(app: App): void {
-  const render = async (request: FastifyRequest, rows: CollectionRow[]): Promise<CollectionStats[]> => {
-    const figures = await collectionFigures(
-      app.db,
-      rows.map((row) => row.id),
-    )
-    const urls = urlsFor(request)
-    return rows.map((row) => ({
-      id: row.id,
-      url: urls.detail('collection_stats', row.id),
-      collection: row.id,
-      collection_url: urls.detail('question_collections', row.id),
-      question_count: row.question_count,
-      item_count: row.item_count,
-      ...releasedFigures(figures.get(row.id), row.question_count, app.config.minCellSize),
-    }))
-  }
-
-  app.get('/api/collection_stats/', {
-    schema: {
-      summary: 'Figures of each collection',
-      querystring: CollectionStatsQuery,
-      response: { 200: Page(CollectionStats), ...readErrors },
-    },
+  listRoute(app, '/api/collection_stats/', {
+    summary: 'Figures of each collection',
+    querystring: CollectionStatsQuery,
+    item: CollectionStats,
     config: {
       access: 'anyone',
       cachedForAnyone: true,
@@ -75,13 +24,8 @@ export function collectionStatsRoutes(app: App): void {
           'people are left out.',
       },
     },
-    handler: async (request) => {
-      const filters = request.query
-      const ordering = orderingTerms(filters.ordering, STATS_ORDERING, ['id'], column('question_collections.id'))
-      const query = collectionsRepository(app.db).filtered({ id: filters.collection ?? filters.id })
-      const result = await pageOfRows<CollectionRow>(request, query, (q) => q.selectAll('question_collections'), ordering)
-      return listing(request, result, (rows) => render(request, rows))
-    },
+    rows: (request, list) => collectionsRepository(app.db).statsPage(request.query.collection ?? request.query.id, list),
+    items: (rows, request) => collectionStatsFromRows(viewContextOf(app, request), rows),
   })
 
   app.get('/api/collection_stats/:id/', {
@@ -98,7 +42,7 @@ export function collectionStatsRoutes(app: App): void {
     handler: async (request) => {
       const row = await collectionsRepository(app.db).find(request.params.id)
       if (!row) throw NotFound()
-      return (await render(request, [row]))[0]
+      return (await collectionStatsFromRows(viewContextOf(app, request), [row]))[0]
     },
   })
 }

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
-import { orderingFieldsOf } from '../../db/ordering.ts'
+import { column, orderingFieldsOf, orderingTerms } from '../../db/ordering.ts'
+import { pageOfRows, type ListRequest, type RowsPage } from '../../db/paging.ts'
 import { iso } from '../../core/time.ts'
 import type { UrlBuilder } from '../../core/urls.ts'
 import type { CollectionTag, CollectionTagQuery } from './related.schemas.ts'
@@ -39,7 +40,10 @@ export function collectionTagsRepository(db: Kysely<Database>) {
       return query
     },
 
-    columns: COLUMNS,
+    async page(filters: CollectionTagQuery, list: ListRequest): Promise<RowsPage<CollectionTagRow>> {
+      const ordering = orderingTerms(list.ordering, COLLECTION_TAG_ORDERING, ['created_at'], column('ct.id'))
+      return pageOfRows(list, this.filtered(filters), (q) => q.select(COLUMNS), ordering)
+    },
 
     async find(id: number): Promise<CollectionTagRow | undefined> {
       return db

@@ -1,17 +1,14 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
-import { NotFound, PermissionDenied, ValidationFailed, invalidPk, uniqueSet } from '../../core/errors.ts'
-import { listing, pageOfRows } from '../../http/listing.ts'
-import { column, orderingTerms } from '../../db/ordering.ts'
+import { NotFound } from '../../core/errors.ts'
+import { listRoute } from '../../http/list-route.ts'
 import { idParam, signedIn } from '../../http/permissions.ts'
-import { Page, readErrors } from '../../http/schemas.ts'
-import { refusingViolations } from '../../core/constraint-errors.ts'
-import { collectionsRepository } from './collections.repository.ts'
-import { COLLECTION_TAG_ORDERING, collectionTagsRepository, toCollectionTag, type CollectionTagRow } from './collection-tags.repository.ts'
+import { readErrors } from '../../http/schemas.ts'
+import { tagCollection } from './collection-tags.service.ts'
+import { collectionTagsRepository, toCollectionTag } from './collection-tags.repository.ts'
 import { CollectionTag, CollectionTagCreate, CollectionTagQuery } from './related.schemas.ts'
 import { IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
 import { readBody } from '../../http/pk-body.ts'
-import { tagsRepository } from '../tags/tags.repository.ts'
 import { urlsFor } from '../../http/urls.ts'
 
 export function collectionTagRoutes(app: App): void {
@@ -27,8 +24,10 @@ export function collectionTagRoutes(app: App): void {
     return toCollectionTag(row, urlsFor(request))
   }
 
-  app.get('/api/question_collection_tags/', {
-    schema: { summary: 'Tags of collections', querystring: CollectionTagQuery, response: { 200: Page(CollectionTag), ...readErrors } },
+  listRoute(app, '/api/question_collection_tags/', {
+    summary: 'Tags of collections',
+    querystring: CollectionTagQuery,
+    item: CollectionTag,
     config: {
       access: 'anyone',
       resource: {
@@ -36,17 +35,10 @@ export function collectionTagRoutes(app: App): void {
         description: "The tags of collections (filter collection=<id>). The collection's owner adds {collection, tag} and removes them.",
       },
     },
-    handler: async (request) => {
-      const filters = request.query
-      const ordering = orderingTerms(filters.ordering, COLLECTION_TAG_ORDERING, ['created_at'], column('ct.id'))
-      const result = await pageOfRows<CollectionTagRow>(
-        request,
-        repository().filtered(filters),
-        (q) => q.select(repository().columns),
-        ordering,
-      )
+    rows: (request, list) => repository().page(request.query, list),
+    items: (rows, request) => {
       const urls = urlsFor(request)
-      return listing(request, result, (rows) => rows.map((row) => toCollectionTag(row, urls)))
+      return rows.map((row) => toCollectionTag(row, urls))
     },
   })
 
@@ -55,18 +47,7 @@ export function collectionTagRoutes(app: App): void {
     config: { access: 'signed-in' },
     preValidation: readBody({ collection: 'pk', tag: 'pk' }),
     handler: async (request, reply) => {
-      const { collection: collectionId, tag: tagId } = request.body
-      const caller = signedIn(request)
-      const [collection, tag] = await Promise.all([collectionsRepository(app.db).find(collectionId), tagsRepository(app.db).exists(tagId)])
-      const errors: Record<string, string[]> = {}
-      if (!collection) errors.collection = [invalidPk(collectionId)]
-      if (!tag) errors.tag = [invalidPk(tagId)]
-      if (Object.keys(errors).length) throw ValidationFailed(errors)
-      if (collection!.user_id !== caller.id && !caller.isStaff) throw PermissionDenied()
-      const id = await refusingViolations(() => repository().insert(collectionId, tagId), {
-        unique: uniqueSet('collection', 'tag'),
-        missing: () => ({ collection: [invalidPk(collectionId)] }),
-      })
+      const id = await tagCollection(app.db, signedIn(request), request.body)
       const created = await load(request, id)
       return reply.code(201).header('location', created.url).send(created)
     },

@@ -1,7 +1,8 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { Caller } from '../../core/caller.ts'
-import { column, type OrderingFields } from '../../db/ordering.ts'
+import { column, orderingTerms, type OrderingFields } from '../../db/ordering.ts'
+import { pageOfRows, type ListRequest, type RowsPage } from '../../db/paging.ts'
 import { questionVisibleSql } from '../../access/question-access.ts'
 
 export interface CollectionUserRow {
@@ -27,7 +28,7 @@ function seen(viewer: Caller | null, table: string): RawBuilder<boolean> {
  * People who answered the collection's questions (likert or choice, skips included), one row each, as the
  * viewer may know it: only answers they may see, on questions they may see. Deactivated accounts are left out.
  */
-export function collectionUsers(db: Kysely<Database>, collectionId: number, viewer: Caller | null, userId?: number) {
+function answerers(db: Kysely<Database>, collectionId: number, viewer: Caller | null, userId?: number) {
   const only = userId === undefined ? sql`` : sql`AND v.user_id = ${userId}`
   const grouped = sql<CollectionUserRow>`(
     SELECT v.user_id, count(DISTINCT v.question_id)::int AS answered_count, max(v.modified_at) AS last_answered_at
@@ -43,4 +44,23 @@ export function collectionUsers(db: Kysely<Database>, collectionId: number, view
     GROUP BY v.user_id
   )`
   return db.selectFrom(grouped.as('answerers'))
+}
+
+export function collectionUsersRepository(db: Kysely<Database>) {
+  return {
+    async page(
+      collectionId: number,
+      viewer: Caller | null,
+      userId: number | undefined,
+      list: ListRequest,
+    ): Promise<RowsPage<CollectionUserRow>> {
+      const ordering = orderingTerms(
+        list.ordering,
+        COLLECTION_USER_ORDERING,
+        ['-answered_count', '-last_answered_at'],
+        column('answerers.user_id'),
+      )
+      return pageOfRows(list, answerers(db, collectionId, viewer, userId), (q) => q.selectAll(), ordering)
+    },
+  }
 }

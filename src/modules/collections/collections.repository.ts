@@ -1,6 +1,7 @@
 import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely'
 import type { Database, QuestionCollections } from '../../db/database.ts'
-import { column, orderingFieldsOf, type OrderingFields } from '../../db/ordering.ts'
+import { column, orderingFieldsOf, orderingTerms, type OrderingFields } from '../../db/ordering.ts'
+import { pageOfRows, type ListRequest, type RowsPage } from '../../db/paging.ts'
 import { escapeLike } from '../../db/text-search.ts'
 import { parseIdList } from '../../core/integers.ts'
 import type { CollectionListQuery } from './collections.schemas.ts'
@@ -11,6 +12,8 @@ export const COLLECTION_ORDERING: OrderingFields = {
   ...orderingFieldsOf(['id', 'name', 'created_at', 'modified_at', 'question_count', 'item_count', 'expire_at'], 'question_collections'),
   user: column('question_collections.user_id'),
 }
+
+const STATS_ORDERING = orderingFieldsOf(['id', 'question_count', 'item_count', 'created_at'], 'question_collections')
 
 export interface CollectionValues {
   name?: string
@@ -51,6 +54,17 @@ export function collectionsRepository(db: Kysely<Database>) {
         }
       }
       return query
+    },
+
+    async page(filters: CollectionListQuery, list: ListRequest): Promise<RowsPage<CollectionRow>> {
+      const ordering = orderingTerms(list.ordering, COLLECTION_ORDERING, ['-created_at'], column('question_collections.id'))
+      return pageOfRows(list, this.filtered(filters), (q) => q.selectAll('question_collections'), ordering)
+    },
+
+    /** collection_stats lists collections by id alone, in its own orderings. */
+    async statsPage(id: number | undefined, list: ListRequest): Promise<RowsPage<CollectionRow>> {
+      const ordering = orderingTerms(list.ordering, STATS_ORDERING, ['id'], column('question_collections.id'))
+      return pageOfRows(list, this.filtered({ id }), (q) => q.selectAll('question_collections'), ordering)
     },
 
     async find(id: number): Promise<CollectionRow | undefined> {

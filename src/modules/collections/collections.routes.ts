@@ -1,11 +1,10 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
 import { NotFound } from '../../core/errors.ts'
-import { listing, pageOfRows } from '../../http/listing.ts'
-import { column, orderingTerms } from '../../db/ordering.ts'
-import { Page, readErrors } from '../../http/schemas.ts'
+import { listRoute } from '../../http/list-route.ts'
+import { readErrors } from '../../http/schemas.ts'
 import { collectionOwner } from './collections.http.ts'
-import { COLLECTION_ORDERING, collectionsRepository, type CollectionRow } from './collections.repository.ts'
+import { collectionsRepository, type CollectionRow } from './collections.repository.ts'
 import {
   Collection,
   CollectionCreate,
@@ -38,8 +37,10 @@ export function collectionRoutes(app: App): void {
     }
     const what = form === 'full' ? ' with the full user, tags and copied_from' : ''
 
-    app.get(`${base}/`, {
-      schema: { summary: `Question collections${what}`, querystring: CollectionListQuery, response: { 200: Page(Item), ...readErrors } },
+    listRoute(app, `${base}/`, {
+      summary: `Question collections${what}`,
+      querystring: CollectionListQuery,
+      item: Item,
       config: {
         access: 'anyone',
         cachedForAnyone: true,
@@ -49,17 +50,8 @@ export function collectionRoutes(app: App): void {
             "Collections of questions people answer in order. Signed-in users create their own; answered is the caller's progress in percent.",
         },
       },
-      handler: async (request) => {
-        const filters = request.query
-        const ordering = orderingTerms(filters.ordering, COLLECTION_ORDERING, ['-created_at'], column('question_collections.id'))
-        const result = await pageOfRows<CollectionRow>(
-          request,
-          collectionsRepository(app.db).filtered(filters),
-          (q) => q.selectAll('question_collections'),
-          ordering,
-        )
-        return listing(request, result, (rows) => render(request, rows))
-      },
+      rows: (request, list) => collectionsRepository(app.db).page(request.query, list),
+      items: (rows, request) => render(request, rows),
     })
 
     app.post(`${base}/`, {

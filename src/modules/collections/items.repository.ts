@@ -1,7 +1,8 @@
 import { sql, type Kysely, type Selectable } from 'kysely'
 import type { Database, QuestionCollectionItems } from '../../db/database.ts'
 import type { Caller } from '../../core/caller.ts'
-import { orderingFieldsOf } from '../../db/ordering.ts'
+import { column, orderingFieldsOf, orderingTerms } from '../../db/ordering.ts'
+import { pageOfRows, type ListRequest, type RowsPage } from '../../db/paging.ts'
 import { questionVisibleSql } from '../../access/question-access.ts'
 import type { BreakContent, ItemListQuery } from './items.schemas.ts'
 
@@ -16,12 +17,22 @@ export function itemsRepository(db: Kysely<Database>) {
       let query = db
         .selectFrom('question_collection_items')
         .leftJoin('questions', 'questions.id', 'question_collection_items.question_id')
-        .where((eb) => eb.or([eb('question_collection_items.type', '=', 'B'), questionVisibleSql(caller) as never]))
+        .where((eb) => eb.or([eb('question_collection_items.type', '=', 'B'), questionVisibleSql(caller)]))
       if (filters.parent !== undefined) query = query.where('question_collection_items.parent_id', '=', filters.parent)
       if (filters.id !== undefined) query = query.where('question_collection_items.id', '=', filters.id)
       if (filters.type !== undefined) query = query.where('question_collection_items.type', '=', filters.type)
       if (filters.object_id !== undefined) query = query.where('question_collection_items.question_id', '=', filters.object_id)
       return query
+    },
+
+    async page(filters: ItemListQuery, caller: Caller | null, list: ListRequest): Promise<RowsPage<ItemRow>> {
+      const ordering = orderingTerms(list.ordering, ITEM_ORDERING, ['order'], column('question_collection_items.id'))
+      return pageOfRows(list, this.filtered(filters, caller), (q) => q.selectAll('question_collection_items'), ordering)
+    },
+
+    /** The item when the caller may see it. */
+    async findVisible(id: number, caller: Caller | null): Promise<ItemRow | undefined> {
+      return this.filtered({ id }, caller).selectAll('question_collection_items').executeTakeFirst()
     },
 
     async find(id: number): Promise<ItemRow | undefined> {
@@ -36,6 +47,24 @@ export function itemsRepository(db: Kysely<Database>) {
         .orderBy('order')
         .orderBy('id')
         .execute()
+    },
+
+    /** The questions of a collection, in its order (breaks left out). */
+    async questionIdsOf(collectionId: number): Promise<number[]> {
+      const rows = await db
+        .selectFrom('question_collection_items')
+        .select('question_id')
+        .where('parent_id', '=', collectionId)
+        .where('type', '=', 'Q')
+        .orderBy('order')
+        .orderBy('id')
+        .execute()
+      return rows.map((row) => row.question_id!)
+    },
+
+    /** Keeps the question from being deleted until the transaction ends (KEY SHARE: its answers go on). */
+    async holdQuestion(questionId: number): Promise<void> {
+      await db.selectFrom('questions').select('id').where('id', '=', questionId).forKeyShare().execute()
     },
 
     async hasQuestion(collectionId: number, questionId: number): Promise<boolean> {

@@ -3,13 +3,12 @@ import type { App } from '../../http/app-type.ts'
 import { readsBodyTypes } from '../../http/body.ts'
 import { NotFound, ValidationFailed } from '../../core/errors.ts'
 import { INT4_MAX, isIntegerText } from '../../core/integers.ts'
-import { listing, pageOfRows } from '../../http/listing.ts'
-import { column, orderingTerms } from '../../db/ordering.ts'
+import { listRoute } from '../../http/list-route.ts'
 import { idParam, signedIn } from '../../http/permissions.ts'
-import { Page, readErrors } from '../../http/schemas.ts'
+import { readErrors } from '../../http/schemas.ts'
 import { collectionOwner } from './collections.http.ts'
 import { collectionsRepository } from './collections.repository.ts'
-import { ITEM_ORDERING, itemsRepository, type ItemRow } from './items.repository.ts'
+import { itemsRepository, type ItemRow } from './items.repository.ts'
 import { CollectionItem, CollectionItemFull, ItemCreate, ItemListQuery, ItemPatch, ItemResults, UpdateOrderBody } from './items.schemas.ts'
 import { createItem, deleteItem, itemsFromRows, updateItem, updateOrder } from './items.service.ts'
 import { IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
@@ -67,19 +66,17 @@ export function itemRoutes(app: App): void {
     const Item = form === 'full' ? CollectionItemFull : CollectionItem
     const render = (request: FastifyRequest, rows: ItemRow[]) => itemsFromRows(viewContextOf(app, request), rows, form, name)
     const load = async (request: FastifyRequest, id: number) => {
-      const row = await itemsRepository(app.db).filtered({ id }, request.caller).selectAll('question_collection_items').executeTakeFirst()
+      const row = await itemsRepository(app.db).findVisible(id, request.caller)
       const [item] = row ? await render(request, [row]) : []
       if (!item) throw NotFound()
       return item
     }
     const label = form === 'full' ? 'Question Collection Item Full' : 'Question Collection Item'
 
-    app.get(`/api/${name}/`, {
-      schema: {
-        summary: 'Items of collections: questions and breaks, by order',
-        querystring: ItemListQuery,
-        response: { 200: Page(Item), ...readErrors },
-      },
+    listRoute(app, `/api/${name}/`, {
+      summary: 'Items of collections: questions and breaks, by order',
+      querystring: ItemListQuery,
+      item: Item,
       config: {
         access: 'anyone',
         cachedForAnyone: true,
@@ -89,17 +86,8 @@ export function itemRoutes(app: App): void {
             "The questions and breaks of collections (filter parent=<collection id>), in order. The collection's owner adds, reorders and removes them.",
         },
       },
-      handler: async (request) => {
-        const filters = request.query
-        const ordering = orderingTerms(filters.ordering, ITEM_ORDERING, ['order'], column('question_collection_items.id'))
-        const result = await pageOfRows<ItemRow>(
-          request,
-          itemsRepository(app.db).filtered(filters, request.caller),
-          (q) => q.selectAll('question_collection_items'),
-          ordering,
-        )
-        return listing(request, result, (rows) => render(request, rows))
-      },
+      rows: (request, list) => itemsRepository(app.db).page(request.query, request.caller, list),
+      items: (rows, request) => render(request, rows),
     })
 
     app.post(`/api/${name}/`, {

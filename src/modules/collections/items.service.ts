@@ -11,7 +11,7 @@ import { collectionsRepository } from './collections.repository.ts'
 import { collectionsFromRows } from './collections.service.ts'
 import { itemsRepository, type ItemRow } from './items.repository.ts'
 import type { BreakContent, CollectionItem, CollectionItemFull, ItemCreate, ItemPatch } from './items.schemas.ts'
-import { notificationEvents } from '../notifications/notification-events.ts'
+import { notificationEvents } from '../../engines/notifications/notification-events.ts'
 import type { ViewContext } from '../../core/view-context.ts'
 
 const ALREADY_THERE = 'This question is already in the collection.'
@@ -126,7 +126,7 @@ export async function createItem(db: Kysely<Database>, caller: Caller, body: Ite
     () =>
       db.transaction().execute(async (trx) => {
         // The question before the collection, the order a question's deletion takes them in.
-        if (questionId !== null) await trx.selectFrom('questions').select('id').where('id', '=', questionId).forKeyShare().execute()
+        if (questionId !== null) await itemsRepository(trx).holdQuestion(questionId)
         await ownCollection(trx, caller, body.parent, () => fieldError('parent', invalidPk(body.parent)))
         const items = itemsRepository(trx)
         if (questionId !== null) {

@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely'
 import type { Database, FollowingTags } from '../../db/database.ts'
-import { column, orderingFieldsOf, type OrderingFields } from '../../db/ordering.ts'
+import { column, orderingFieldsOf, orderingTerms, type OrderingFields } from '../../db/ordering.ts'
+import { pageOfRows, type ListRequest, type RowsPage } from '../../db/paging.ts'
 import { iso } from '../../core/time.ts'
 import type { UrlBuilder } from '../../core/urls.ts'
 import type { FollowingTag, FollowingTagListQuery } from './following-tags.schemas.ts'
@@ -25,6 +26,11 @@ export function followingTagsRepository(db: Kysely<Database>) {
       if (filters.user !== undefined) query = query.where('following_tags.user_id', '=', filters.user)
       if (filters.tag !== undefined) query = query.where('following_tags.tag_id', '=', filters.tag)
       return query
+    },
+
+    async page(filters: FollowingTagListQuery, list: ListRequest): Promise<RowsPage<FollowingTagRow>> {
+      const ordering = orderingTerms(list.ordering, FOLLOWING_TAG_ORDERING, ['-created_at'], column('following_tags.id'))
+      return pageOfRows(list, this.filtered(filters), (q) => q.selectAll('following_tags'), ordering)
     },
 
     async find(id: number): Promise<FollowingTagRow | undefined> {

@@ -1,15 +1,13 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
 import { NotFound } from '../../core/errors.ts'
-import { listing, pageOfRows } from '../../http/listing.ts'
-import { column, orderingTerms } from '../../db/ordering.ts'
+import { listRoute } from '../../http/list-route.ts'
 import { idParam, signedIn } from '../../http/permissions.ts'
-import { Page, readErrors } from '../../http/schemas.ts'
-import { tagsRepository, toTag } from '../tags/tags.repository.ts'
+import { readErrors } from '../../http/schemas.ts'
 import { Tag } from '../tags/tags.schemas.ts'
-import { FOLLOWING_TAG_ORDERING, followingTagsRepository, toFollowingTag, type FollowingTagRow } from './following-tags.repository.ts'
+import { followingTagsRepository, toFollowingTag } from './following-tags.repository.ts'
 import { FollowingTag, FollowingTagCreate, FollowingTagListQuery } from './following-tags.schemas.ts'
-import { createFollowingTag, deleteFollowingTag, followTag, unfollowTag } from './following-tags.service.ts'
+import { createFollowingTag, deleteFollowingTag, followTag, tagAsFollowerSees, unfollowTag } from './following-tags.service.ts'
 import { EmptyBody, IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
 import { urlsFor } from '../../http/urls.ts'
 
@@ -21,23 +19,18 @@ export function followingTagRoutes(app: App): void {
     return id === null ? undefined : (await repository().find(id))?.user_id
   }
 
-  app.get('/api/following_tags/', {
-    schema: { summary: 'Who follows which tag', querystring: FollowingTagListQuery, response: { 200: Page(FollowingTag), ...readErrors } },
+  listRoute(app, '/api/following_tags/', {
+    summary: 'Who follows which tag',
+    querystring: FollowingTagListQuery,
+    item: FollowingTag,
     config: {
       access: 'anyone',
       resource: { name: 'Following Tag List', description: 'Links from a user to a tag (topic) they follow. Follow one with {tag}.' },
     },
-    handler: async (request) => {
-      const filters = request.query
+    rows: (request, list) => repository().page(request.query, list),
+    items: (rows, request) => {
       const urls = urlsFor(request)
-      const ordering = orderingTerms(filters.ordering, FOLLOWING_TAG_ORDERING, ['-created_at'], column('following_tags.id'))
-      const result = await pageOfRows<FollowingTagRow>(
-        request,
-        repository().filtered(filters),
-        (q) => q.selectAll('following_tags'),
-        ordering,
-      )
-      return listing(request, result, (rows) => rows.map((row) => toFollowingTag(row, urls)))
+      return rows.map((row) => toFollowingTag(row, urls))
     },
   })
 
@@ -73,12 +66,7 @@ export function followingTagRoutes(app: App): void {
   })
 
   /** The tag as /api/tags/:id/ shows it, after the change. */
-  const tagAfter = async (request: FastifyRequest, id: number) => {
-    const [row] = await tagsRepository(app.db).filtered({ id }).selectAll('tags').execute()
-    if (!row) throw NotFound()
-    const followed = await tagsRepository(app.db).followedBy(signedIn(request).id, [id])
-    return toTag(row, followed.has(id), urlsFor(request))
-  }
+  const tagAfter = (request: FastifyRequest, id: number) => tagAsFollowerSees(app.db, signedIn(request), id, urlsFor(request))
 
   app.post('/api/tags/:id/follow/', {
     schema: {

@@ -3,6 +3,9 @@ import type { Caller } from '../../core/caller.ts'
 import type { Database } from '../../db/database.ts'
 import { NotFound, fieldError, invalidPk, uniqueSet } from '../../core/errors.ts'
 import { refusingViolations } from '../../core/constraint-errors.ts'
+import type { UrlBuilder } from '../../core/urls.ts'
+import { tagsRepository, toTag } from '../tags/tags.repository.ts'
+import type { Tag } from '../tags/tags.schemas.ts'
 import { followingTagsRepository, type FollowingTagRow } from './following-tags.repository.ts'
 
 /** A new follow link; a second one for the same tag is refused by the unique constraint. */
@@ -47,4 +50,12 @@ export async function unfollowTag(db: Kysely<Database>, caller: Caller, tagId: n
     const removed = await repository.removeOf(caller.id, tagId)
     if (removed) await repository.count(removed, -1)
   })
+}
+
+/** The tag as /api/tags/:id/ shows the caller it, after a follow or unfollow. */
+export async function tagAsFollowerSees(db: Kysely<Database>, caller: Caller, id: number, urls: UrlBuilder): Promise<Tag> {
+  const row = (await tagsRepository(db).findByIds([id])).get(id)
+  if (!row) throw NotFound()
+  const followed = await tagsRepository(db).followedBy(caller.id, [id])
+  return toTag(row, followed.has(id), urls)
 }

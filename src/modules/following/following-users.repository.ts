@@ -2,7 +2,8 @@ import type { Kysely, Selectable } from 'kysely'
 import type { Database, FollowingUsers } from '../../db/database.ts'
 import { iso } from '../../core/time.ts'
 import type { UrlBuilder } from '../../core/urls.ts'
-import { column, orderingFieldsOf, type OrderingFields } from '../../db/ordering.ts'
+import { column, orderingFieldsOf, orderingTerms, type OrderingFields } from '../../db/ordering.ts'
+import { pageOfRows, type ListRequest, type RowsPage } from '../../db/paging.ts'
 import { parseIdList } from '../../core/integers.ts'
 import type { FollowingUser, FollowingUserListQuery } from './following-users.schemas.ts'
 
@@ -34,6 +35,11 @@ export function followingUsersRepository(db: Kysely<Database>) {
       if (filters.following__id__in !== undefined)
         query = query.where('following_users.following_id', 'in', [...parseIdList(filters.following__id__in), -1])
       return query
+    },
+
+    async page(filters: FollowingUserListQuery, list: ListRequest): Promise<RowsPage<FollowingUserRow>> {
+      const ordering = orderingTerms(list.ordering, FOLLOWING_USER_ORDERING, ['-created_at'], column('following_users.id'))
+      return pageOfRows(list, this.filtered(filters), (q) => q.selectAll('following_users'), ordering)
     },
 
     async find(id: number): Promise<FollowingUserRow | undefined> {

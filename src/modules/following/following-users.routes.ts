@@ -1,11 +1,10 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
 import { NotFound } from '../../core/errors.ts'
-import { listing, pageOfRows } from '../../http/listing.ts'
-import { column, orderingTerms } from '../../db/ordering.ts'
+import { listRoute } from '../../http/list-route.ts'
 import { idParam, signedIn } from '../../http/permissions.ts'
-import { Page, readErrors } from '../../http/schemas.ts'
-import { FOLLOWING_USER_ORDERING, followingUsersRepository, toFollowingUser, type FollowingUserRow } from './following-users.repository.ts'
+import { readErrors } from '../../http/schemas.ts'
+import { followingUsersRepository, toFollowingUser } from './following-users.repository.ts'
 import { FollowingUser, FollowingUserCreate, FollowingUserListQuery } from './following-users.schemas.ts'
 import { followUser, unfollowUser } from './following-users.service.ts'
 import { IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
@@ -19,8 +18,10 @@ export function followingUserRoutes(app: App): void {
     return id === null ? undefined : (await repository().find(id))?.user_id
   }
 
-  app.get('/api/following_users/', {
-    schema: { summary: 'Who follows whom', querystring: FollowingUserListQuery, response: { 200: Page(FollowingUser), ...readErrors } },
+  listRoute(app, '/api/following_users/', {
+    summary: 'Who follows whom',
+    querystring: FollowingUserListQuery,
+    item: FollowingUser,
     config: {
       access: 'anyone',
       resource: {
@@ -28,17 +29,10 @@ export function followingUserRoutes(app: App): void {
         description: 'Links from a follower (user) to the user they follow (following). Follow someone with {following}.',
       },
     },
-    handler: async (request) => {
-      const filters = request.query
+    rows: (request, list) => repository().page(request.query, list),
+    items: (rows, request) => {
       const urls = urlsFor(request)
-      const ordering = orderingTerms(filters.ordering, FOLLOWING_USER_ORDERING, ['-created_at'], column('following_users.id'))
-      const result = await pageOfRows<FollowingUserRow>(
-        request,
-        repository().filtered(filters),
-        (q) => q.selectAll('following_users'),
-        ordering,
-      )
-      return listing(request, result, (rows) => rows.map((row) => toFollowingUser(row, urls)))
+      return rows.map((row) => toFollowingUser(row, urls))
     },
   })
 

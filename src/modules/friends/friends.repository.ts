@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely'
 import type { Database, Friendships } from '../../db/database.ts'
-import { column, orderingFieldsOf, type OrderingFields } from '../../db/ordering.ts'
+import { column, orderingFieldsOf, orderingTerms, type OrderingFields } from '../../db/ordering.ts'
+import { pageOfRows, type ListRequest, type RowsPage } from '../../db/paging.ts'
 import type { FriendshipListQuery } from './friends.schemas.ts'
 
 export type FriendshipRow = Selectable<Friendships>
@@ -36,6 +37,11 @@ export function friendsRepository(db: Kysely<Database>) {
       if (filters.direction === 'outgoing') query = query.where('friendships.user_id', '=', subject)
       if (filters.direction === 'incoming') query = query.where('friendships.friend_id', '=', subject)
       return query
+    },
+
+    async page(filters: FriendshipListQuery, callerId: number, list: ListRequest): Promise<RowsPage<FriendshipRow>> {
+      const ordering = orderingTerms(list.ordering, FRIENDSHIP_ORDERING, ['-created_at'], column('friendships.id'))
+      return pageOfRows(list, this.filtered(filters, callerId), (q) => q.selectAll('friendships'), ordering)
     },
 
     async find(id: number): Promise<FriendshipRow | undefined> {

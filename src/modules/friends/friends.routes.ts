@@ -1,13 +1,12 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
 import { NotFound } from '../../core/errors.ts'
-import { listing, pageOfRows } from '../../http/listing.ts'
-import { column, orderingTerms } from '../../db/ordering.ts'
+import { listRoute } from '../../http/list-route.ts'
 import { idParam, signedIn } from '../../http/permissions.ts'
 import { EmptyBody, IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
-import { Page, readErrors } from '../../http/schemas.ts'
+import { readErrors } from '../../http/schemas.ts'
 import { toFriendships } from './friends.mapper.ts'
-import { FRIENDSHIP_ORDERING, friendsRepository, type FriendshipRow } from './friends.repository.ts'
+import { friendsRepository, type FriendshipRow } from './friends.repository.ts'
 import { Friendship, FriendshipCreate, FriendshipListQuery } from './friends.schemas.ts'
 import { acceptFriendship, declineFriendship, removeFriendship, requestFriend } from './friends.service.ts'
 import { viewContextOf } from '../../http/view-context.ts'
@@ -32,16 +31,14 @@ export function friendRoutes(app: App): void {
     return id === null ? undefined : (await repository().find(id))?.friend_id
   }
 
-  app.get('/api/friends/', {
-    schema: {
-      summary: 'Your friends and friend requests, or the friends of someone else',
-      description:
-        'Without `user`: your friendships, accepted and pending, in both directions. With `user=<id>`: that ' +
-        "person's accepted friendships (pending requests are private to the two people). Filter with " +
-        '`status=pending|accepted` and `direction=incoming|outgoing` (relative to `user`, you by default).',
-      querystring: FriendshipListQuery,
-      response: { 200: Page(Friendship), ...readErrors },
-    },
+  listRoute(app, '/api/friends/', {
+    summary: 'Your friends and friend requests, or the friends of someone else',
+    description:
+      'Without `user`: your friendships, accepted and pending, in both directions. With `user=<id>`: that ' +
+      "person's accepted friendships (pending requests are private to the two people). Filter with " +
+      '`status=pending|accepted` and `direction=incoming|outgoing` (relative to `user`, you by default).',
+    querystring: FriendshipListQuery,
+    item: Friendship,
     config: {
       access: 'signed-in',
       resource: {
@@ -49,17 +46,8 @@ export function friendRoutes(app: App): void {
         description: 'Friendships: `user` asked `friend`; pending until the friend accepts. Ask someone with {friend}.',
       },
     },
-    handler: async (request) => {
-      const filters = request.query
-      const ordering = orderingTerms(filters.ordering, FRIENDSHIP_ORDERING, ['-created_at'], column('friendships.id'))
-      const result = await pageOfRows<FriendshipRow>(
-        request,
-        repository().filtered(filters, signedIn(request).id),
-        (q) => q.selectAll('friendships'),
-        ordering,
-      )
-      return listing(request, result, (rows) => toFriendships(context(request), rows))
-    },
+    rows: (request, list) => repository().page(request.query, signedIn(request).id, list),
+    items: (rows, request) => toFriendships(context(request), rows),
   })
 
   app.post('/api/friends/', {

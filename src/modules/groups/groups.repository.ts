@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely'
 import type { Database, Groups } from '../../db/database.ts'
-import { orderingFieldsOf } from '../../db/ordering.ts'
+import { column, orderingFieldsOf, orderingTerms } from '../../db/ordering.ts'
+import { pageOfRows, type ListRequest, type RowsPage } from '../../db/paging.ts'
 import { escapeLike } from '../../db/text-search.ts'
 import { parseIdList } from '../../core/integers.ts'
 import type { GroupListQuery, JoinPolicy } from './groups.schemas.ts'
@@ -49,6 +50,11 @@ export function groupsRepository(db: Kysely<Database>) {
       return query
     },
 
+    async page(filters: GroupListQuery, list: ListRequest): Promise<RowsPage<GroupRow>> {
+      const ordering = orderingTerms(list.ordering, GROUP_ORDERING, ['name'], column('groups.id'))
+      return pageOfRows(list, this.filtered(filters), (q) => q.selectAll('groups'), ordering)
+    },
+
     async find(id: number): Promise<GroupRow | undefined> {
       return db.selectFrom('groups').selectAll().where('id', '=', id).executeTakeFirst()
     },
@@ -62,6 +68,11 @@ export function groupsRepository(db: Kysely<Database>) {
     async lock(id: number, mode: 'members' | 'group'): Promise<GroupRow | undefined> {
       const query = db.selectFrom('groups').selectAll().where('id', '=', id)
       return (mode === 'members' ? query.forNoKeyUpdate() : query.forUpdate()).executeTakeFirst()
+    },
+
+    /** Whether the account exists at all (a new owner who is not a member is refused either way, with a different message). */
+    async userExists(id: number): Promise<boolean> {
+      return (await db.selectFrom('users').select('id').where('id', '=', id).executeTakeFirst()) !== undefined
     },
 
     async slugsStartingWith(base: string): Promise<string[]> {

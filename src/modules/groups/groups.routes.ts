@@ -1,10 +1,9 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
 import { NotFound } from '../../core/errors.ts'
-import { listing, pageOfRows } from '../../http/listing.ts'
-import { column, orderingTerms } from '../../db/ordering.ts'
-import { Page, readErrors } from '../../http/schemas.ts'
-import { GROUP_ORDERING, groupsRepository, type GroupRow } from './groups.repository.ts'
+import { listRoute } from '../../http/list-route.ts'
+import { readErrors } from '../../http/schemas.ts'
+import { groupsRepository } from './groups.repository.ts'
 import { Group, GroupCreate, GroupListQuery, GroupPatch, GroupReplace, JoinBody, type GroupChanges } from './groups.schemas.ts'
 import { createGroup, deleteGroup, groupsFromRows, joinGroup, leaveGroup, updateGroup } from './groups.service.ts'
 import { inviteRoutes } from './invites/invites.routes.ts'
@@ -39,12 +38,10 @@ function groupResourceRoutes(app: App): void {
     return group
   }
 
-  app.get('/api/groups/', {
-    schema: {
-      summary: 'Groups of people with their questions',
-      querystring: GroupListQuery,
-      response: { 200: Page(Group), ...readErrors },
-    },
+  listRoute(app, '/api/groups/', {
+    summary: 'Groups of people with their questions',
+    querystring: GroupListQuery,
+    item: Group,
     config: {
       access: 'anyone',
       resource: {
@@ -52,12 +49,8 @@ function groupResourceRoutes(app: App): void {
         description: 'Groups people join to answer questions together. my_membership is set for the groups the caller belongs to.',
       },
     },
-    handler: async (request) => {
-      const filters = request.query
-      const ordering = orderingTerms(filters.ordering, GROUP_ORDERING, ['name'], column('groups.id'))
-      const result = await pageOfRows<GroupRow>(request, repository().filtered(filters), (q) => q.selectAll('groups'), ordering)
-      return listing(request, result, (rows) => groupsFromRows(viewContextOf(app, request), rows))
-    },
+    rows: (request, list) => repository().page(request.query, list),
+    items: (rows, request) => groupsFromRows(viewContextOf(app, request), rows),
   })
 
   app.post('/api/groups/', {

@@ -115,8 +115,9 @@ export async function updateGroup(db: Kysely<Database>, id: number, body: GroupC
             if (membership.role !== 'admin') await memberships.update(membership.id, { role: 'admin' })
             values.owner_id = body.owner
           } else {
-            const exists = await trx.selectFrom('users').select('id').where('id', '=', body.owner).executeTakeFirst()
-            errors.owner = [exists ? 'The new owner must be a member of the group.' : invalidPk(body.owner)]
+            errors.owner = [
+              (await repository.userExists(body.owner)) ? 'The new owner must be a member of the group.' : invalidPk(body.owner),
+            ]
           }
         }
         if (Object.keys(errors).length) throw ValidationFailed(errors)

@@ -1,13 +1,26 @@
 import { sql, type Kysely, type Selectable } from 'kysely'
 import type { Database, ShareableLinks } from '../../db/database.ts'
+import { column, orderingTerms } from '../../db/ordering.ts'
+import { pageOfRows, type ListRequest, type RowsPage } from '../../db/paging.ts'
+import { QUESTION_COLUMNS, questionsRepository, type QuestionRow } from '../questions/questions.repository.ts'
 import { signLink } from './link-tokens.ts'
 
 export type LinkRow = Selectable<ShareableLinks>
 
 export function shareableLinksRepository(db: Kysely<Database>) {
   return {
-    ofUser(userId: number) {
-      return db.selectFrom('shareable_links').where('user_id', '=', userId)
+    /** The user's own links. */
+    async page(userId: number, list: ListRequest): Promise<RowsPage<LinkRow>> {
+      const ordering = orderingTerms(list.ordering, { created_at: column('created_at') }, ['-created_at'], column('id'))
+      return pageOfRows(list, db.selectFrom('shareable_links').where('user_id', '=', userId), (q) => q.selectAll(), ordering)
+    },
+
+    /** The questions as the anonymous question detail reads them: published ones only. */
+    async anonymousQuestions(ids: number[]): Promise<QuestionRow[]> {
+      return (await questionsRepository(db)
+        .filtered({ id__in: ids.join(',') }, null)
+        .select(QUESTION_COLUMNS)
+        .execute()) as QuestionRow[]
     },
 
     async find(id: number): Promise<LinkRow | undefined> {

@@ -1,8 +1,9 @@
 import { sql, type Kysely, type Selectable } from 'kysely'
 import type { Caller } from '../../../core/caller.ts'
 import type { Database, GroupInvites } from '../../../db/database.ts'
-import { column, orderingFieldsOf, type OrderingFields } from '../../../db/ordering.ts'
-import { groupAccess } from '../group-access.ts'
+import { column, orderingFieldsOf, orderingTerms, type OrderingFields } from '../../../db/ordering.ts'
+import { pageOfRows, type ListRequest, type RowsPage } from '../../../db/paging.ts'
+import { groupAccess } from '../group-access.repository.ts'
 import type { InviteListQuery, InviteStatus } from './invites.schemas.ts'
 
 export type InviteRow = Selectable<GroupInvites>
@@ -27,6 +28,11 @@ export function invitesRepository(db: Kysely<Database>) {
       if (filters.user !== undefined) query = query.where('group_invites.user_id', '=', filters.user)
       if (filters.status !== undefined) query = query.where('group_invites.status', '=', filters.status)
       return query
+    },
+
+    async page(filters: InviteListQuery, caller: Caller, list: ListRequest): Promise<RowsPage<InviteRow>> {
+      const ordering = orderingTerms(list.ordering, INVITE_ORDERING, ['-created_at'], column('group_invites.id'))
+      return pageOfRows(list, this.filtered(filters, caller), (q) => q.selectAll('group_invites'), ordering)
     },
 
     async find(id: number): Promise<InviteRow | undefined> {

@@ -1,17 +1,17 @@
 import type { Kysely } from 'kysely'
 import type { Caller } from '../../../core/caller.ts'
 import type { Database } from '../../../db/database.ts'
-import { NotFound, PermissionDenied, ValidationFailed, fieldError, type FieldErrors, invalidPk } from '../../../core/errors.ts'
+import { PermissionDenied, ValidationFailed, fieldError, type FieldErrors, invalidPk } from '../../../core/errors.ts'
 import { iso } from '../../../core/time.ts'
 import { refusingViolations } from '../../../core/constraint-errors.ts'
-import { groupAccess } from '../group-access.ts'
+import { groupAccess } from '../group-access.repository.ts'
 import { groupsRepository } from '../groups.repository.ts'
 import { membershipsRepository } from '../memberships/memberships.repository.ts'
-import { addMember } from '../memberships/memberships.service.ts'
+import { answerPending } from '../pending-actions.service.ts'
 import { activeUserExists, loadUserSummaries, summaryOf } from '../../users/user-summaries.ts'
 import { invitesRepository, type InviteRow } from './invites.repository.ts'
 import type { Invite, InviteCreate } from './invites.schemas.ts'
-import { notificationEvents } from '../../notifications/notification-events.ts'
+import { notificationEvents } from '../../../engines/notifications/notification-events.ts'
 import type { ViewContext } from '../../../core/view-context.ts'
 
 export const NOT_PENDING = 'This invitation is no longer pending.'
@@ -44,8 +44,7 @@ export async function createInvite(db: Kysely<Database>, caller: Caller, body: I
   return refusingViolations(
     () =>
       db.transaction().execute(async (trx) => {
-        const group = await trx.selectFrom('groups').select('id').where('id', '=', body.group).executeTakeFirst()
-        if (!group) throw fieldError('group', invalidPk(body.group))
+        if (!(await groupsRepository(trx).find(body.group))) throw fieldError('group', invalidPk(body.group))
         if (!(await groupAccess(trx).administers(caller, body.group)))
           throw PermissionDenied("Only the group's administrators can invite people.")
         if (!(await activeUserExists(trx, body.user))) throw fieldError('user', invalidPk(body.user))
@@ -68,20 +67,17 @@ const STATUS_OF = { accept: 'accepted', decline: 'declined', revoke: 'revoked' }
 
 /** The invitee accepts (and becomes a member) or declines; an administrator revokes. Only pending invitations move. */
 export async function answerInvite(db: Kysely<Database>, id: number, answer: InviteAnswer): Promise<InviteRow> {
-  return db.transaction().execute(async (trx) => {
-    const repository = invitesRepository(trx)
-    const invite = await repository.find(id)
-    if (!invite) throw NotFound()
-    if (answer === 'accept' && invite.user_id === null) {
-      throw ValidationFailed({
-        non_field_errors: ['This invitation went to an e-mail address: sign up with it and ask for a new invitation.'],
-      })
-    }
-    // The group first: a concurrent deletion of the group then waits for this answer, or this answer for it.
-    if (!(await groupsRepository(trx).lock(invite.group_id, 'members'))) throw NotFound()
-    const settled = await repository.settle(id, STATUS_OF[answer])
-    if (!settled) throw ValidationFailed({ non_field_errors: [NOT_PENDING] })
-    if (answer === 'accept') await addMember(trx, invite.group_id, invite.user_id!)
-    return settled
+  return answerPending(db, {
+    find: (trx) => invitesRepository(trx).find(id),
+    check: (invite) => {
+      if (answer === 'accept' && invite.user_id === null) {
+        throw ValidationFailed({
+          non_field_errors: ['This invitation went to an e-mail address: sign up with it and ask for a new invitation.'],
+        })
+      }
+    },
+    settle: (trx) => invitesRepository(trx).settle(id, STATUS_OF[answer]),
+    notPending: NOT_PENDING,
+    admits: answer === 'accept',
   })
 }

@@ -1,8 +1,9 @@
 import { sql, type Kysely, type Selectable } from 'kysely'
 import type { Caller } from '../../../core/caller.ts'
 import type { Database, GroupJoinRequests } from '../../../db/database.ts'
-import { column, orderingFieldsOf, type OrderingFields } from '../../../db/ordering.ts'
-import { groupAccess } from '../group-access.ts'
+import { column, orderingFieldsOf, orderingTerms, type OrderingFields } from '../../../db/ordering.ts'
+import { pageOfRows, type ListRequest, type RowsPage } from '../../../db/paging.ts'
+import { groupAccess } from '../group-access.repository.ts'
 import type { JoinRequestListQuery, JoinRequestStatus } from './join-requests.schemas.ts'
 
 export type JoinRequestRow = Selectable<GroupJoinRequests>
@@ -29,6 +30,11 @@ export function joinRequestsRepository(db: Kysely<Database>) {
       if (filters.user !== undefined) query = query.where('group_join_requests.user_id', '=', filters.user)
       if (filters.status !== undefined) query = query.where('group_join_requests.status', '=', filters.status)
       return query
+    },
+
+    async page(filters: JoinRequestListQuery, caller: Caller, list: ListRequest): Promise<RowsPage<JoinRequestRow>> {
+      const ordering = orderingTerms(list.ordering, JOIN_REQUEST_ORDERING, ['-created_at'], column('group_join_requests.id'))
+      return pageOfRows(list, this.filtered(filters, caller), (q) => q.selectAll('group_join_requests'), ordering)
     },
 
     async find(id: number): Promise<JoinRequestRow | undefined> {

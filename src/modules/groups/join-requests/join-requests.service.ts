@@ -1,16 +1,16 @@
 import type { Kysely } from 'kysely'
 import type { Caller } from '../../../core/caller.ts'
 import type { Database } from '../../../db/database.ts'
-import { NotFound, ValidationFailed, fieldError, invalidPk } from '../../../core/errors.ts'
+import { fieldError, invalidPk } from '../../../core/errors.ts'
 import { iso } from '../../../core/time.ts'
 import { refusingViolations } from '../../../core/constraint-errors.ts'
 import { groupsRepository } from '../groups.repository.ts'
 import { membershipsRepository } from '../memberships/memberships.repository.ts'
-import { addMember } from '../memberships/memberships.service.ts'
+import { answerPending } from '../pending-actions.service.ts'
 import { loadUserSummaries, summaryOf } from '../../users/user-summaries.ts'
 import { joinRequestsRepository, type JoinRequestRow } from './join-requests.repository.ts'
 import type { JoinRequest, JoinRequestCreate } from './join-requests.schemas.ts'
-import { notificationEvents } from '../../notifications/notification-events.ts'
+import { notificationEvents } from '../../../engines/notifications/notification-events.ts'
 import type { ViewContext } from '../../../core/view-context.ts'
 
 export async function joinRequestsFromRows(context: ViewContext, rows: JoinRequestRow[]): Promise<JoinRequest[]> {
@@ -36,7 +36,7 @@ export async function createJoinRequest(db: Kysely<Database>, caller: Caller, bo
   return refusingViolations(
     () =>
       db.transaction().execute(async (trx) => {
-        const group = await trx.selectFrom('groups').select(['id', 'join_policy']).where('id', '=', body.group).executeTakeFirst()
+        const group = await groupsRepository(trx).find(body.group)
         if (!group) throw fieldError('group', invalidPk(body.group))
         if (await membershipsRepository(trx).findOf(body.group, caller.id))
           throw fieldError('group', 'You are a member of this group already.')
@@ -61,16 +61,13 @@ export async function answerJoinRequest(
   answer: JoinRequestAnswer,
   answeredBy: number,
 ): Promise<JoinRequestRow> {
-  return db.transaction().execute(async (trx) => {
-    const repository = joinRequestsRepository(trx)
-    const joinRequest = await repository.find(id)
-    if (!joinRequest) throw NotFound()
-    // The group first: a concurrent deletion of the group then waits for this answer, or this answer for it.
-    if (!(await groupsRepository(trx).lock(joinRequest.group_id, 'members'))) throw NotFound()
-    const settled = await repository.settle(id, STATUS_OF[answer])
-    if (!settled) throw ValidationFailed({ non_field_errors: ['This request is no longer pending.'] })
-    if (answer === 'accept') await addMember(trx, settled.group_id, settled.user_id)
-    if (answer !== 'withdraw') await notificationEvents.joinRequestDecided(trx, settled, answeredBy, STATUS_OF[answer])
-    return settled
+  return answerPending(db, {
+    find: (trx) => joinRequestsRepository(trx).find(id),
+    settle: (trx) => joinRequestsRepository(trx).settle(id, STATUS_OF[answer]),
+    notPending: 'This request is no longer pending.',
+    admits: answer === 'accept',
+    after: async (trx, settled) => {
+      if (answer !== 'withdraw') await notificationEvents.joinRequestDecided(trx, settled, answeredBy, STATUS_OF[answer])
+    },
   })
 }

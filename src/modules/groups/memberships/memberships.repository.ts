@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely'
 import type { Database, GroupMemberships } from '../../../db/database.ts'
-import { column, orderingFieldsOf, type OrderingFields } from '../../../db/ordering.ts'
+import { column, orderingFieldsOf, orderingTerms, type OrderingFields } from '../../../db/ordering.ts'
+import { pageOfRows, type ListRequest, type RowsPage } from '../../../db/paging.ts'
 import type { MembershipListQuery } from './memberships.schemas.ts'
 
 export type MembershipRow = Selectable<GroupMemberships>
@@ -20,6 +21,11 @@ export function membershipsRepository(db: Kysely<Database>) {
       if (filters.user !== undefined) query = query.where('group_memberships.user_id', '=', filters.user)
       if (filters.role !== undefined) query = query.where('group_memberships.role', '=', filters.role)
       return query
+    },
+
+    async page(filters: MembershipListQuery, list: ListRequest): Promise<RowsPage<MembershipRow>> {
+      const ordering = orderingTerms(list.ordering, MEMBERSHIP_ORDERING, ['created_at'], column('group_memberships.id'))
+      return pageOfRows(list, this.filtered(filters), (q) => q.selectAll('group_memberships'), ordering)
     },
 
     async find(id: number): Promise<MembershipRow | undefined> {

@@ -1,12 +1,10 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../../http/app-type.ts'
 import { NotFound } from '../../../core/errors.ts'
-import { listing, pageOfRows } from '../../../http/listing.ts'
-import { column, orderingTerms } from '../../../db/ordering.ts'
-import { Page, readErrors } from '../../../http/schemas.ts'
-import { groupAccess } from '../group-access.ts'
-import { callerIdOf } from '../http.ts'
-import { MEMBERSHIP_ORDERING, membershipsRepository, type MembershipRow } from './memberships.repository.ts'
+import { listRoute } from '../../../http/list-route.ts'
+import { readErrors } from '../../../http/schemas.ts'
+import { groupAccess } from '../group-access.repository.ts'
+import { membershipsRepository, type MembershipRow } from './memberships.repository.ts'
 import { Membership, MembershipListQuery, MembershipPatch } from './memberships.schemas.ts'
 import { deleteMembership, membershipsFromRows, updateMembership } from './memberships.service.ts'
 import { IdParams, NoContent, writeErrors } from '../../../http/route-schemas.ts'
@@ -18,7 +16,7 @@ async function membershipController(app: App, request: FastifyRequest): Promise<
   const id = idParam(request)
   const membership = id === null ? undefined : await membershipsRepository(app.db).find(id)
   if (!membership) return undefined
-  const callerId = callerIdOf(request)
+  const callerId = signedIn(request).id
   if (membership.user_id === callerId) return callerId
   return groupAccess(app.db).controller(membership.group_id, callerId)
 }
@@ -31,8 +29,10 @@ export function membershipRoutes(app: App): void {
     return membership
   }
 
-  app.get('/api/group_memberships/', {
-    schema: { summary: 'Who belongs to which group', querystring: MembershipListQuery, response: { 200: Page(Membership), ...readErrors } },
+  listRoute(app, '/api/group_memberships/', {
+    summary: 'Who belongs to which group',
+    querystring: MembershipListQuery,
+    item: Membership,
     config: {
       access: 'anyone',
       resource: {
@@ -41,17 +41,8 @@ export function membershipRoutes(app: App): void {
           "Members of groups, with their roles. Filter by group or user; e-mail addresses only reach a group's administrators, and only when the member shares them.",
       },
     },
-    handler: async (request) => {
-      const filters = request.query
-      const ordering = orderingTerms(filters.ordering, MEMBERSHIP_ORDERING, ['created_at'], column('group_memberships.id'))
-      const result = await pageOfRows<MembershipRow>(
-        request,
-        membershipsRepository(app.db).filtered(filters),
-        (q) => q.selectAll('group_memberships'),
-        ordering,
-      )
-      return listing(request, result, (rows) => membershipsFromRows(viewContextOf(app, request), rows))
-    },
+    rows: (request, list) => membershipsRepository(app.db).page(request.query, list),
+    items: (rows, request) => membershipsFromRows(viewContextOf(app, request), rows),
   })
 
   app.get('/api/group_memberships/:id/', {

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely'
 import type { Caller } from '../../../core/caller.ts'
 import type { Database } from '../../../db/database.ts'
 import { NotFound, PermissionDenied, ValidationFailed } from '../../../core/errors.ts'
-import { groupAccess } from '../group-access.ts'
+import { groupAccess } from '../group-access.repository.ts'
 import { groupsRepository } from '../groups.repository.ts'
 import { loadUserSummaries, summaryOf } from '../../users/user-summaries.ts'
 import { toMembership, visibleEmail } from './memberships.mapper.ts'
@@ -57,7 +57,7 @@ export async function updateMembership(db: Kysely<Database>, caller: Caller, id:
     if (!(ROLES as readonly string[]).includes(patch.role)) throw ValidationFailed({ role: [`"${patch.role}" is not a valid choice.`] })
     if (!(await groupAccess(db).administers(caller, membership.group_id)))
       throw PermissionDenied("Only the group's administrators can change roles.")
-    const group = await db.selectFrom('groups').select('owner_id').where('id', '=', membership.group_id).executeTakeFirst()
+    const group = await groupsRepository(db).find(membership.group_id)
     if (group?.owner_id === membership.user_id) throw ValidationFailed({ role: ["The group's owner stays an administrator."] })
     changes.role = patch.role as Role
   }

@@ -2,7 +2,8 @@ import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysel
 import type { Caller } from '../../../core/caller.ts'
 import type { Database, GroupQuestionConnections } from '../../../db/database.ts'
 import { fieldError } from '../../../core/errors.ts'
-import { column, orderingFieldsOf, type OrderingFields } from '../../../db/ordering.ts'
+import { column, orderingFieldsOf, orderingTerms, type OrderingFields } from '../../../db/ordering.ts'
+import { pageOfRows, type ListRequest, type RowsPage } from '../../../db/paging.ts'
 import type { QuestionConnectionListQuery } from './question-connections.schemas.ts'
 
 export type QuestionConnectionRow = Selectable<GroupQuestionConnections>
@@ -47,6 +48,11 @@ export function questionConnectionsRepository(db: Kysely<Database>) {
       if (filters.active !== undefined && filters.active !== '')
         query = query.where('group_question_connections.active', '=', booleanFilter(filters.active, 'active'))
       return query
+    },
+
+    async page(filters: QuestionConnectionListQuery, caller: Caller | null, list: ListRequest): Promise<RowsPage<QuestionConnectionRow>> {
+      const ordering = orderingTerms(list.ordering, QUESTION_CONNECTION_ORDERING, ['created_at'], column('group_question_connections.id'))
+      return pageOfRows(list, this.filtered(filters, caller), (q) => q.selectAll('group_question_connections'), ordering)
     },
 
     async findVisible(id: number, caller: Caller | null): Promise<QuestionConnectionRow | undefined> {

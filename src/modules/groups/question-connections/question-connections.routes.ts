@@ -1,16 +1,10 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../../http/app-type.ts'
 import { NotFound } from '../../../core/errors.ts'
-import { listing, pageOfRows } from '../../../http/listing.ts'
-import { column, orderingTerms } from '../../../db/ordering.ts'
-import { Page, readErrors } from '../../../http/schemas.ts'
-import { groupAccess } from '../group-access.ts'
-import { callerIdOf } from '../http.ts'
-import {
-  QUESTION_CONNECTION_ORDERING,
-  questionConnectionsRepository,
-  type QuestionConnectionRow,
-} from './question-connections.repository.ts'
+import { listRoute } from '../../../http/list-route.ts'
+import { readErrors } from '../../../http/schemas.ts'
+import { groupAccess } from '../group-access.repository.ts'
+import { questionConnectionsRepository } from './question-connections.repository.ts'
 import {
   QuestionConnection,
   QuestionConnectionCreate,
@@ -30,15 +24,13 @@ export function questionConnectionRoutes(app: App): void {
   const owner = async (request: FastifyRequest) => {
     const id = idParam(request)
     const connection = id === null ? undefined : await repository().find(id)
-    return connection ? groupAccess(app.db).controller(connection.group_id, callerIdOf(request)) : undefined
+    return connection ? groupAccess(app.db).controller(connection.group_id, signedIn(request).id) : undefined
   }
 
-  app.get('/api/group_question_connections/', {
-    schema: {
-      summary: 'Which questions are in which group, active or disabled',
-      querystring: QuestionConnectionListQuery,
-      response: { 200: Page(QuestionConnection), ...readErrors },
-    },
+  listRoute(app, '/api/group_question_connections/', {
+    summary: 'Which questions are in which group, active or disabled',
+    querystring: QuestionConnectionListQuery,
+    item: QuestionConnection,
     config: {
       access: 'anyone',
       resource: {
@@ -46,22 +38,10 @@ export function questionConnectionRoutes(app: App): void {
         description: 'Questions of groups. Administrators add questions with {group, question} and disable or enable them with {active}.',
       },
     },
-    handler: async (request) => {
-      const filters = request.query
+    rows: (request, list) => repository().page(request.query, request.caller, list),
+    items: (rows, request) => {
       const urls = urlsFor(request)
-      const ordering = orderingTerms(
-        filters.ordering,
-        QUESTION_CONNECTION_ORDERING,
-        ['created_at'],
-        column('group_question_connections.id'),
-      )
-      const result = await pageOfRows<QuestionConnectionRow>(
-        request,
-        repository().filtered(filters, request.caller),
-        (q) => q.selectAll('group_question_connections'),
-        ordering,
-      )
-      return listing(request, result, (rows) => rows.map((row) => toQuestionConnection(row, urls)))
+      return rows.map((row) => toQuestionConnection(row, urls))
     },
   })
 

@@ -5,7 +5,8 @@ import { NotFound, PermissionDenied, fieldError, type FieldErrors, invalidPk, un
 import { iso } from '../../../core/time.ts'
 import type { UrlBuilder } from '../../../core/urls.ts'
 import { refusingViolations } from '../../../core/constraint-errors.ts'
-import { groupAccess } from '../group-access.ts'
+import { groupAccess } from '../group-access.repository.ts'
+import { groupsRepository } from '../groups.repository.ts'
 import { questionConnectionsRepository, type QuestionConnectionRow } from './question-connections.repository.ts'
 import type { QuestionConnection, QuestionConnectionChanges, QuestionConnectionCreate } from './question-connections.schemas.ts'
 
@@ -30,8 +31,7 @@ export async function createQuestionConnection(
 ): Promise<QuestionConnectionRow> {
   return refusingViolations(
     async () => {
-      const group = await db.selectFrom('groups').select('id').where('id', '=', body.group).executeTakeFirst()
-      if (!group) throw fieldError('group', invalidPk(body.group))
+      if (!(await groupsRepository(db).find(body.group))) throw fieldError('group', invalidPk(body.group))
       if (!(await groupAccess(db).administers(caller, body.group)))
         throw PermissionDenied("Only the group's administrators can add questions to it.")
       const repository = questionConnectionsRepository(db)

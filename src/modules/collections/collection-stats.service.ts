@@ -1,0 +1,49 @@
+import type { ViewContext } from '../../core/view-context.ts'
+import { releaseGroup, releaseSiblings, shownCount } from '../../disclosure/release.ts'
+import { percentage } from './collections.mapper.ts'
+import type { CollectionRow } from './collections.repository.ts'
+import { collectionFigures, type CollectionFigures } from './collection-stats.repository.ts'
+import type { CollectionStats } from './related.schemas.ts'
+
+/**
+ * The figures of one collection as the disclosure rules let them out (docs/collections.md): the group is its
+ * answerers; their private answers count once k of them have one there; nothing is shown below k answerers; the
+ * people who answered everything, and the others, are siblings under them (secondary suppression).
+ */
+function releasedFigures(figures: CollectionFigures | undefined, questionCount: number, k: number) {
+  if (!figures) return {}
+  const everyone = { public: figures.answerers - figures.private_people, private: figures.private_people }
+  const release = releaseGroup(everyone, k)
+  if (!release.published) return {}
+  const complete = {
+    public: figures.complete_count - figures.complete_private_people,
+    private: figures.complete_private_people,
+  }
+  const others = { public: everyone.public - complete.public, private: everyone.private - complete.private }
+  const [completeRelease] = releaseSiblings([complete, others], k, { count: everyone, release })
+  const answerers = release.withPrivate ? figures.answerers : figures.public_answerers
+  const answers = release.withPrivate ? figures.answers : figures.public_answers
+  return {
+    answerers,
+    answers,
+    ...(completeRelease.published ? { complete_count: shownCount(complete, completeRelease) } : {}),
+    completion: percentage(answers, answerers * questionCount),
+  }
+}
+
+/** The figures of each collection, released for the viewer's MIN_CELL_SIZE, in one statement for the page. */
+export async function collectionStatsFromRows(context: ViewContext, rows: CollectionRow[]): Promise<CollectionStats[]> {
+  const figures = await collectionFigures(
+    context.db,
+    rows.map((row) => row.id),
+  )
+  return rows.map((row) => ({
+    id: row.id,
+    url: context.urls.detail('collection_stats', row.id),
+    collection: row.id,
+    collection_url: context.urls.detail('question_collections', row.id),
+    question_count: row.question_count,
+    item_count: row.item_count,
+    ...releasedFigures(figures.get(row.id), row.question_count, context.minCellSize),
+  }))
+}
