@@ -10,7 +10,15 @@ import pg from 'pg'
 import { connectDatabase } from '../src/db/connect.ts'
 import { migrateToLatest } from '../src/db/migrate.ts'
 import { seedDatabase } from '../src/seed/seed.ts'
-import { databaseUrlFor, serverUrl, templateDir, templateDatabaseName, templateFile, type TemplateName } from './helpers/databases.ts'
+import {
+  databaseUrlFor,
+  serverUrl,
+  templateDir,
+  templateDatabaseName,
+  templateFile,
+  type DataDirTemplateName,
+  type TemplateName,
+} from './helpers/databases.ts'
 
 const TEMPLATES: TemplateName[] = ['empty', 'tiny']
 process.env.CIVIC_TEST_RUN ??= String(process.pid)
@@ -26,10 +34,14 @@ async function buildTemplates(): Promise<() => Promise<void>> {
     // A new PGlite database costs an initdb; build both templates on one, dumping it after each step.
     fs.mkdirSync(templateDir(), { recursive: true })
     const handle = await connectDatabase({ databaseUrl: null, dataDir: '', inMemory: true })
-    for (const name of TEMPLATES) {
-      await fill(name, handle)
+    const dump = async (name: DataDirTemplateName) => {
       const tarball = await handle.dumpDataDir!()
       fs.writeFileSync(templateFile(name), Buffer.from(await tarball.arrayBuffer()))
+    }
+    await dump('blank')
+    for (const name of TEMPLATES) {
+      await fill(name, handle)
+      await dump(name)
     }
     await handle.close()
     return async () => fs.rmSync(templateDir(), { recursive: true, force: true })
@@ -68,6 +80,12 @@ const slowRank = (file: string) => {
   return rank === -1 ? SLOW_FIRST.length : rank
 }
 
+/**
+ * Files run at once (TEST_CONCURRENCY, default 2). Many files spend part of their time waiting (on processes
+ * they start, on the PostgreSQL server, on timers), so a little more than the number of cores keeps them busy.
+ */
+const CONCURRENCY = Number(process.env.TEST_CONCURRENCY || 2)
+
 const started = Date.now()
 const filter = process.argv.slice(2)
 const files = testFiles('test')
@@ -83,7 +101,7 @@ const child = spawn(
     '--import',
     'tsx',
     '--test',
-    '--test-concurrency=2',
+    `--test-concurrency=${CONCURRENCY}`,
     '--test-force-exit',
     `--test-timeout=${process.env.TEST_TIMEOUT_MS ?? 600000}`,
     '--test-reporter=spec',

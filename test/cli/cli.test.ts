@@ -1,22 +1,18 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawn, spawnSync } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import net from 'node:net'
 import { connectDatabase } from '../../src/db/connect.ts'
-import { scratchDatabase } from '../helpers/scratch.ts'
+import { commandDatabase } from '../helpers/databases.ts'
+import { runCommand, spawnCommand } from './run-command.ts'
 
 const BIN = 'bin/civic-survey.js'
-let scratch: Awaited<ReturnType<typeof scratchDatabase>>
+let scratch: Awaited<ReturnType<typeof commandDatabase>>
 
-function run(args: string[], env: Record<string, string> = {}) {
-  const result = spawnSync(process.execPath, [BIN, ...args], {
-    env: { ...process.env, LOG_LEVEL: 'warn', ...scratch.env, ...env },
-    encoding: 'utf8',
-    timeout: 180_000,
-  })
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr }
-}
+/** The command line's function in this process; `spawned` where the process's exit status is the point. */
+const run = (args: string[], env: Record<string, string> = {}) => runCommand(args, { ...scratch.env, ...env })
+const spawned = (args: string[], env: Record<string, string> = {}) => spawnCommand(args, { ...scratch.env, ...env })
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -28,30 +24,31 @@ async function freePort(): Promise<number> {
 }
 
 before(async () => {
-  scratch = await scratchDatabase()
+  // Made but not migrated: the migrate command applies every migration.
+  scratch = await commandDatabase('blank')
 })
 after(() => scratch.cleanup())
 
 test('a bad configuration value stops the command with one line naming the variable', () => {
-  const result = run(['migrate'], { PORT: 'eighty' })
+  const result = spawned(['migrate'], { PORT: 'eighty' })
   assert.equal(result.code, 2)
   assert.equal(result.stderr.trim(), 'configuration error: PORT: expected a whole number, got "eighty"')
-  assert.equal(run(['migrate'], { REQUIRE_APP_KEY: 'perhaps' }).stderr.trim().split('\n').length, 1)
+  assert.equal(spawned(['migrate'], { REQUIRE_APP_KEY: 'perhaps' }).stderr.trim().split('\n').length, 1)
 })
 
-test('migrate applies the migrations once', () => {
-  const first = run(['migrate'])
+test('migrate applies the migrations once', async () => {
+  const first = await run(['migrate'])
   assert.equal(first.code, 0, first.stderr)
   assert.match(first.stderr, /applied 2026-11-22-001-initial-schema/)
-  assert.match(run(['migrate']).stderr, /database is up to date/)
+  assert.match((await run(['migrate'])).stderr, /database is up to date/)
 })
 
 test('app-key create prints the key alone, and only its hash is stored', async () => {
-  const result = run(['app-key', 'create', '--name', 'chatbot'])
+  const result = await run(['app-key', 'create', '--name', 'chatbot'])
   assert.equal(result.code, 0, result.stderr)
   assert.match(result.stdout, /^[0-9a-f]{64}\n$/)
   const key = result.stdout.trim()
-  const listed = run(['app-key', 'list'])
+  const listed = await run(['app-key', 'list'])
   assert.match(listed.stdout, /chatbot/)
   assert.ok(!listed.stdout.includes(key), 'keys are never listed')
   const handle = await connectDatabase({ databaseUrl: scratch.env.DATABASE_URL || null, dataDir: scratch.env.DATA_DIR ?? '' })
@@ -63,20 +60,20 @@ test('app-key create prints the key alone, and only its hash is stored', async (
   }
 })
 
-test('seed fills an empty database, refuses a non-empty one, and --force starts over', () => {
-  const first = run(['seed', '--scale', 'tiny', '--seed', '7'])
+test('seed fills an empty database, refuses a non-empty one, and --force starts over', async () => {
+  const first = await run(['seed', '--scale', 'tiny', '--seed', '7'])
   assert.equal(first.code, 0, first.stderr)
   assert.match(first.stderr, /seeded: \d+ users/)
-  const again = run(['seed', '--scale', 'tiny'])
+  const again = await run(['seed', '--scale', 'tiny'])
   assert.equal(again.code, 1)
   assert.match(again.stderr, /already has users or questions/)
-  const forced = run(['seed', '--scale', 'tiny', '--seed', '7', '--force'])
+  const forced = await run(['seed', '--scale', 'tiny', '--seed', '7', '--force'])
   assert.equal(forced.code, 0, forced.stderr)
-  assert.equal(run(['seed', '--scale', 'huge']).code, 2)
+  assert.equal((await run(['seed', '--scale', 'huge'])).code, 2)
 })
 
 test('check finds the seeded figures exact, reports a tampered one, and recompute --liquid repairs it', async () => {
-  const clean = run(['check'])
+  const clean = await run(['check'])
   assert.equal(clean.code, 0, clean.stdout + clean.stderr)
   assert.match(clean.stderr, /every stored figure equals a recomputation/)
   const handle = await connectDatabase({ databaseUrl: scratch.env.DATABASE_URL || null, dataDir: scratch.env.DATA_DIR ?? '' })
@@ -98,14 +95,14 @@ test('check finds the seeded figures exact, reports a tampered one, and recomput
   } finally {
     await handle.close()
   }
-  const dirty = run(['check'])
+  const dirty = spawned(['check'])
   assert.equal(dirty.code, 1)
   assert.match(dirty.stdout, new RegExp(`liquid\tquestion \\d+\tquestion_votes ${voteId} liquid_weight`))
   assert.match(dirty.stdout, /figure\ttags 1\tvotes_count\tstored 999999/)
-  const repaired = run(['recompute', '--liquid'])
+  const repaired = await run(['recompute', '--liquid'])
   assert.equal(repaired.code, 0, repaired.stderr)
   assert.match(repaired.stderr, /delegations resolved again: [1-9]\d* stored values corrected/)
-  assert.equal(run(['check']).code, 0)
+  assert.equal((await run(['check'])).code, 0)
 })
 
 test('serve answers on PORT and stops cleanly on SIGTERM', async () => {
@@ -135,7 +132,7 @@ test('serve answers on PORT and stops cleanly on SIGTERM', async () => {
 })
 
 test('user staff grants and withdraws staff rights; user sign-out revokes every token', async () => {
-  assert.equal(run(['migrate']).code, 0)
+  assert.equal((await run(['migrate'])).code, 0)
   const handle = await connectDatabase({ databaseUrl: scratch.env.DATABASE_URL || null, dataDir: scratch.env.DATA_DIR ?? '' })
   let userId: number
   try {
@@ -150,12 +147,12 @@ test('user staff grants and withdraws staff rights; user sign-out revokes every 
   } finally {
     await handle.close()
   }
-  const granted = run(['user', 'staff', '--username', 'moderator'])
+  const granted = await run(['user', 'staff', '--username', 'moderator'])
   assert.equal(granted.code, 0, granted.stderr)
   assert.match(granted.stderr, /Moderator \(\d+\) is now staff/)
-  assert.equal(run(['user', 'sign-out', '--username', 'Moderator']).code, 0)
-  assert.equal(run(['user', 'staff', '--username', 'nobody-here']).code, 2)
-  assert.equal(run(['user', 'staff']).code, 2)
+  assert.equal((await run(['user', 'sign-out', '--username', 'Moderator'])).code, 0)
+  assert.equal((await run(['user', 'staff', '--username', 'nobody-here'])).code, 2)
+  assert.equal((await run(['user', 'staff'])).code, 2)
   const check = await connectDatabase({ databaseUrl: scratch.env.DATABASE_URL || null, dataDir: scratch.env.DATA_DIR ?? '' })
   try {
     const user = await check.db.selectFrom('users').select('is_staff').where('id', '=', userId).executeTakeFirstOrThrow()
@@ -170,6 +167,6 @@ test('user staff grants and withdraws staff rights; user sign-out revokes every 
   } finally {
     await check.close()
   }
-  const withdrawn = run(['user', 'staff', '--username', 'Moderator', '--off'])
+  const withdrawn = await run(['user', 'staff', '--username', 'Moderator', '--off'])
   assert.match(withdrawn.stderr, /no longer staff/)
 })

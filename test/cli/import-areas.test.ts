@@ -10,13 +10,13 @@ const close = (actual: number, expected: number) => assert.ok(Math.abs(actual - 
 
 before(async () => {
   scratch = await importScratch()
-  assert.equal(scratch.run(['migrate']).code, 0)
+  assert.equal((await scratch.run(['migrate'])).code, 0)
   await scratch.query((db) => db.insertInto('areas').values({ code: 'GB', name: 'United Kingdom', m_type: 'country' }).execute())
 })
 after(() => scratch.cleanup())
 
 test('a FeatureCollection imports: points kept, polygon centroids, parents resolved by code wherever they are', async () => {
-  const result = scratch.run(['import-areas', SAMPLE])
+  const result = await scratch.run(['import-areas', SAMPLE])
   assert.equal(result.code, 0, result.stderr)
   assert.match(result.stderr, /imported 3 areas \(3 created, 0 updated\)/)
   await scratch.query(async (db) => {
@@ -60,7 +60,7 @@ test('a re-import updates the areas in place (same ids) and a parent may be an a
       ],
     }),
   )
-  const result = scratch.run(['import-areas', file])
+  const result = await scratch.run(['import-areas', file])
   assert.equal(result.code, 0, result.stderr)
   assert.match(result.stderr, /imported 1 areas \(0 created, 1 updated\)/)
   await scratch.query(async (db) => {
@@ -117,14 +117,17 @@ test('a bad feature rejects the whole file with its index, exit status 2, and no
     ],
   ]
   for (const [name, features, message] of cases) {
-    const result = scratch.run(['import-areas', scratch.file(`${name}.geojson`, JSON.stringify({ type: 'FeatureCollection', features }))])
+    const result = await scratch.run([
+      'import-areas',
+      scratch.file(`${name}.geojson`, JSON.stringify({ type: 'FeatureCollection', features })),
+    ])
     assert.equal(result.code, 2, `${name}: ${result.stderr}`)
     assert.equal(result.stderr.trim().split('\n').length, 1, `${name}: one line`)
     assert.match(result.stderr, /^import-areas: /)
     assert.match(result.stderr, message, name)
     assert.match(result.stderr.trim(), /; nothing was imported$/)
   }
-  const notJson = scratch.run(['import-areas', scratch.file('broken.geojson', '{"type": "FeatureCollection", ')])
+  const notJson = scratch.spawned(['import-areas', scratch.file('broken.geojson', '{"type": "FeatureCollection", ')])
   assert.equal(notJson.code, 2)
   assert.match(notJson.stderr, /^import-areas: not JSON: /)
   assert.deepEqual(await scratch.query((db) => snapshot(db, 'areas')), before)

@@ -31,7 +31,7 @@ const flat = (n: number) => Array.from({ length: 91 }, (_, age) => (age * 7 + n)
 
 before(async () => {
   scratch = await importScratch()
-  assert.equal(scratch.run(['migrate']).code, 0)
+  assert.equal((await scratch.run(['migrate'])).code, 0)
   // Two of the sample's codes are areas already: their records are linked to them.
   await scratch.query(async (db) => {
     await db
@@ -49,7 +49,7 @@ before(async () => {
 after(() => scratch.cleanup())
 
 test('an ONS mid-year estimates file imports every record, dated, with its ages and area', async () => {
-  const result = scratch.run(['import-census', SAMPLE, '--date', '2021-06-30'])
+  const result = await scratch.run(['import-census', SAMPLE, '--date', '2021-06-30'])
   assert.equal(result.code, 0, result.stderr)
   assert.match(result.stderr, /imported 4 census records dated 2021-06-30 \(0 replaced, 2 linked to areas\)/)
   const expected = sampleRecords()
@@ -75,7 +75,7 @@ test('an ONS mid-year estimates file imports every record, dated, with its ages 
 
 test('a re-import of a date replaces that date only; another date is kept', async () => {
   const older = scratch.file('older.csv', censusLines([{ code: 'E12000007', name: 'London', ages: flat(1) }]))
-  assert.equal(scratch.run(['import-census', older, '--date', '2011-06-30']).code, 0)
+  assert.equal((await scratch.run(['import-census', older, '--date', '2011-06-30'])).code, 0)
   const replacement = scratch.file(
     'replacement.csv',
     censusLines([
@@ -83,7 +83,7 @@ test('a re-import of a date replaces that date only; another date is kept', asyn
       { code: 'W92000004', name: 'Wales', ages: flat(3) },
     ]),
   )
-  const result = scratch.run(['import-census', replacement, '--date', '2021-06-30'])
+  const result = await scratch.run(['import-census', replacement, '--date', '2021-06-30'])
   assert.equal(result.code, 0, result.stderr)
   assert.match(result.stderr, /imported 2 census records dated 2021-06-30 \(4 replaced, 1 linked to areas\)/)
   await scratch.query(async (db) => {
@@ -138,7 +138,7 @@ test('a bad row stops the import with one line naming its line, exit status 2, a
   ]
   for (const c of cases) {
     // A large good part first, so that earlier batches were written before the bad line rolled them back.
-    const result = scratch.run(['import-census', scratch.file(`bad-${c.name}.csv`, c.text), '--date', '2021-06-30'])
+    const result = await scratch.run(['import-census', scratch.file(`bad-${c.name}.csv`, c.text), '--date', '2021-06-30'])
     assert.equal(result.code, 2, `${c.name}: ${result.stderr}`)
     assert.equal(result.stderr.trim().split('\n').length, 1, `${c.name}: one line`)
     assert.match(result.stderr.trim(), c.message)
@@ -146,7 +146,7 @@ test('a bad row stops the import with one line naming its line, exit status 2, a
   // Bad rows after thousands of good ones (several batches already written) leave nothing either.
   const many = Array.from({ length: 12_000 }, (_, i) => good(`Z${i}`, i))
   many.push({ ...good('Zbad', 1), allAges: 1 })
-  const result = scratch.run(['import-census', scratch.file('bad-late.csv', censusLines(many)), '--date', '2021-06-30'])
+  const result = await scratch.run(['import-census', scratch.file('bad-late.csv', censusLines(many)), '--date', '2021-06-30'])
   assert.equal(result.code, 2, result.stderr)
   assert.match(result.stderr, /^import-census: line 12002: ages 0 to 90\+ add up to/)
   assert.deepEqual(await scratch.query((db) => snapshot(db, 'census_data')), before)
@@ -161,7 +161,7 @@ test('headers in other spellings, spreadsheet-grouped numbers, no geography colu
     `S92000003,"Scotland, the nation",${grouped(total)},${ages.map(grouped).join(',')}\r\n` +
     // Characters that COPY's text format escapes arrive as written.
     `S92000004,"Back\\slash\tand tab",${grouped(total)},${ages.map(grouped).join(',')}\r\n`
-  const result = scratch.run(['import-census', scratch.file('spelling.csv', text)])
+  const result = await scratch.run(['import-census', scratch.file('spelling.csv', text)])
   assert.equal(result.code, 0, result.stderr)
   assert.match(result.stderr, /imported 2 census records dated none/)
   await scratch.query(async (db) => {
@@ -178,11 +178,11 @@ test('headers in other spellings, spreadsheet-grouped numbers, no geography colu
 })
 
 test('bad arguments: a missing file, no file, a bad date', () => {
-  const missing = scratch.run(['import-census', path.join(FIXTURES, 'no-such-file.csv')])
+  const missing = scratch.spawned(['import-census', path.join(FIXTURES, 'no-such-file.csv')])
   assert.equal(missing.code, 2)
   assert.match(missing.stderr.trim(), /^import-census: .*no-such-file\.csv: no such file; nothing was imported$/)
-  assert.equal(scratch.run(['import-census']).code, 2)
-  const date = scratch.run(['import-census', SAMPLE, '--date', '2021-02-30'])
+  assert.equal(scratch.spawned(['import-census']).code, 2)
+  const date = scratch.spawned(['import-census', SAMPLE, '--date', '2021-02-30'])
   assert.equal(date.code, 2)
   assert.match(date.stderr, /--date must be a date YYYY-MM-DD, not "2021-02-30"/)
 })

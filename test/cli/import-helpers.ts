@@ -1,29 +1,26 @@
-import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { connectDatabase } from '../../src/db/connect.ts'
 import type { Database } from '../../src/db/database.ts'
 import type { Kysely } from 'kysely'
-import { scratchDatabase } from '../helpers/scratch.ts'
+import { commandDatabase } from '../helpers/databases.ts'
+import { runCommand, spawnCommand } from './run-command.ts'
 
 export const FIXTURES = path.resolve('test/fixtures/import')
 
-type Scratch = Awaited<ReturnType<typeof scratchDatabase>>
+type Scratch = Awaited<ReturnType<typeof commandDatabase>>
 
-/** A scratch database the real command line runs on, in another process, as an operator would run it. */
+/**
+ * A scratch database, migrated, that the command line runs on as an operator would run it: its function in this
+ * process (`run`), or in a process of its own where the exit status is the point (`spawned`).
+ */
 export async function importScratch() {
-  const scratch: Scratch = await scratchDatabase()
+  const scratch: Scratch = await commandDatabase('empty')
   const files = fs.mkdtempSync(path.join(os.tmpdir(), 'civic-import-'))
   return {
-    run(args: string[]) {
-      const result = spawnSync(process.execPath, ['bin/civic-survey.js', ...args], {
-        env: { ...process.env, LOG_LEVEL: 'warn', ...scratch.env },
-        encoding: 'utf8',
-        timeout: 180_000,
-      })
-      return { code: result.status, stdout: result.stdout, stderr: result.stderr }
-    },
+    run: (args: string[]) => runCommand(args, scratch.env),
+    spawned: (args: string[]) => spawnCommand(args, scratch.env),
     /** Opens the scratch database for a look (the command must not run meanwhile: PGlite has one owner). */
     async query<T>(work: (db: Kysely<Database>) => Promise<T>): Promise<T> {
       const handle = await connectDatabase({ databaseUrl: scratch.env.DATABASE_URL || null, dataDir: scratch.env.DATA_DIR ?? '' })

@@ -8,7 +8,7 @@ let scratch: Awaited<ReturnType<typeof importScratch>>
 
 before(async () => {
   scratch = await importScratch()
-  assert.equal(scratch.run(['migrate']).code, 0)
+  assert.equal((await scratch.run(['migrate'])).code, 0)
   await scratch.query((db) =>
     db
       .insertInto('areas')
@@ -42,7 +42,7 @@ const COLUMNS = [
 ] as const
 
 test('a politicians file imports each line, its area found by code, quoted fields kept whole', async () => {
-  const result = scratch.run(['import-politicians', SAMPLE])
+  const result = await scratch.run(['import-politicians', SAMPLE])
   assert.equal(result.code, 0, result.stderr)
   assert.match(result.stderr, /imported 3 politicians \(3 created, 0 updated\)/)
   await scratch.query(async (db) => {
@@ -112,7 +112,7 @@ test('a line with a known external_id updates that politician, only in the colum
       .replace('mp-9001,', 'mp-9001,Ada Example-Smith,')
       .replace('new-1,', 'new-1,Dee New,'),
   )
-  const result = scratch.run(['import-politicians', file])
+  const result = await scratch.run(['import-politicians', file])
   assert.equal(result.code, 0, result.stderr)
   assert.match(result.stderr, /imported 2 politicians \(1 created, 1 updated\)/)
   await scratch.query(async (db) => {
@@ -179,7 +179,7 @@ test('a bad line rejects the whole file with its line number, exit status 2, and
     ['quote', head + good + 'x-3,"Never closed,,\n', /^import-politicians: line 4: a quoted field is never closed; nothing was imported$/],
   ]
   for (const [name, text, message] of cases) {
-    const result = scratch.run(['import-politicians', scratch.file(`${name}.csv`, text)])
+    const result = await scratch.run(['import-politicians', scratch.file(`${name}.csv`, text)])
     assert.equal(result.code, 2, `${name}: ${result.stderr}`)
     assert.equal(result.stderr.trim().split('\n').length, 1, `${name}: one line`)
     assert.match(result.stderr.trim(), message, name)

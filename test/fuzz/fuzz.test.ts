@@ -3,7 +3,8 @@
  * bodies, content types and headers, generated from each route's schemas. Every answer must be below 500,
  * and a rejected request (4xx) must leave every row as it was.
  *
- * FUZZ_CASES (default 10000) cases split over the routes; FUZZ_SEED reproduces a run; FUZZ_ROUTE runs only
+ * FUZZ_CASES (default 3000, enough for every route to get a few cases in `npm test`; `npm run fuzz` sends 100000)
+ * cases split over the routes; FUZZ_SEED reproduces a run; FUZZ_ROUTE runs only
  * routes whose "METHOD /url" contains it and FUZZ_PATH replays one counterexample of that route;
  * FUZZ_KEEP_GOING=1 runs every case and lists every failing one instead of stopping at, and shrinking, the
  * first of each route.
@@ -15,7 +16,7 @@ import { createFuzzTarget, type Finding, type FuzzTarget } from './harness.ts'
 import type { RouteSpec } from './routes.ts'
 import { describeRequest } from './verdict.ts'
 
-const TOTAL_CASES = Number(process.env.FUZZ_CASES ?? 10_000)
+const TOTAL_CASES = Number(process.env.FUZZ_CASES ?? 3_000)
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_123)
 const ONLY_ROUTE = process.env.FUZZ_ROUTE
 const REPLAY_PATH = process.env.FUZZ_PATH

@@ -1,4 +1,6 @@
+import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
 import { connectDatabase, type DatabaseHandle } from '../../src/db/connect.ts'
@@ -8,6 +10,8 @@ import { connectDatabase, type DatabaseHandle } from '../../src/db/connect.ts'
  * each test file then starts from a copy of it, so files are fast and independent.
  */
 export type TemplateName = 'empty' | 'tiny'
+/** PGlite only, for the commands that start from nothing: a database made (initdb) but not migrated. */
+export type DataDirTemplateName = TemplateName | 'blank'
 
 /** One directory per run (the runner's process id), so that runs side by side never read each other's half-written templates. */
 export const templateDir = () => path.resolve('.tmp/test-templates', process.env.CIVIC_TEST_RUN ?? 'local')
@@ -26,11 +30,49 @@ export function databaseUrlFor(base: string, database: string): string {
   return url.toString()
 }
 
-export function templateFile(name: TemplateName): string {
+export function templateFile(name: DataDirTemplateName): string {
   return path.join(templateDir(), `pglite-${name}.tar`)
 }
 
 let counter = 0
+
+/**
+ * A PGlite data directory of its own (DATA_DIR, under the OS temp folder) holding a copy of a template, for a
+ * process that opens the database from disk: a server or a command. Unpacking the template takes a fraction of a
+ * second where making a new database on disk takes several, and migrating it several more.
+ */
+export function dataDirFromTemplate(name: DataDirTemplateName): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'civic-data-'))
+  // connectDatabase keeps the database itself in DATA_DIR/pglite; the template is that directory packed (tar).
+  fs.mkdirSync(path.join(dir, 'pglite'))
+  execFileSync('tar', ['-xf', templateFile(name), '-C', path.join(dir, 'pglite')], { stdio: ['ignore', 'ignore', 'pipe'] })
+  return dir
+}
+
+/**
+ * A database of its own for commands and servers run on it (the env to give them: DATA_DIR or DATABASE_URL),
+ * copied from a template: a PGlite data directory, or a PostgreSQL database ('blank': a new, empty one).
+ */
+export async function commandDatabase(name: DataDirTemplateName): Promise<{ env: Record<string, string>; cleanup(): Promise<void> }> {
+  const server = serverUrl()
+  if (!server) {
+    const dir = dataDirFromTemplate(name)
+    return { env: { DATA_DIR: dir, DATABASE_URL: '' }, cleanup: async () => fs.rmSync(dir, { recursive: true, force: true }) }
+  }
+  const database = `civic_cmd_${process.pid}_${++counter}`
+  const onServer = async (statement: string) => {
+    const client = new pg.Client({ connectionString: server })
+    await client.connect()
+    try {
+      await client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
+      if (statement) await client.query(statement)
+    } finally {
+      await client.end()
+    }
+  }
+  await onServer(`CREATE DATABASE ${database}${name === 'blank' ? '' : ` TEMPLATE ${templateDatabaseName(name)}`}`)
+  return { env: { DATABASE_URL: databaseUrlFor(server, database) }, cleanup: () => onServer('') }
+}
 
 /** A fresh database loaded from a template: a PGlite copy in memory, or a PostgreSQL database cloned from it. */
 export async function databaseFromTemplate(name: TemplateName): Promise<DatabaseHandle> {

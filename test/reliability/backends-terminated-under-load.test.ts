@@ -3,7 +3,8 @@ import assert from 'node:assert/strict'
 import pg from 'pg'
 import { hashSecret, newToken } from '../../src/core/secrets.ts'
 import { serverUrl } from '../helpers/databases.ts'
-import { cli, freePort, freshDatabase, onServer, serve, terminateBackends, until, type ServeProcess } from './support.ts'
+import { runCommand } from '../cli/run-command.ts'
+import { freePort, freshDatabase, onServer, serve, terminateBackends, until, type ServeProcess } from './support.ts'
 
 /**
  * The fault test: a real server process under a steady stream of reads and votes while every backend of its database
@@ -174,7 +175,7 @@ test(
 
     server.child.kill('SIGTERM')
     assert.equal(await server.exited, 0, 'a clean stop')
-    const check = cli(['check'], { DATABASE_URL: fresh.url })
+    const check = await runCommand(['check'], { DATABASE_URL: fresh.url })
     assert.equal(check.code, 0, check.stdout + check.stderr)
     assert.match(check.stderr, /every stored figure equals a recomputation/)
   },

@@ -4,9 +4,9 @@ import fs from 'node:fs'
 import type pg from 'pg'
 import { connectDatabase } from '../../src/db/connect.ts'
 import { hashSecret, newToken } from '../../src/core/secrets.ts'
-import { databaseUrlFor, serverUrl, templateDatabaseName, templateFile } from '../helpers/databases.ts'
-import { scratchDataDir } from '../helpers/scratch.ts'
-import { cli, onServer, until, serveUntilReady } from './support.ts'
+import { dataDirFromTemplate, databaseUrlFor, serverUrl, templateDatabaseName } from '../helpers/databases.ts'
+import { runCommand } from '../cli/run-command.ts'
+import { onServer, until, serveUntilReady } from './support.ts'
 
 /**
  * The crash test: a real server under concurrent votes is killed with SIGKILL, several times. After each kill
@@ -45,17 +45,13 @@ before(async () => {
     env = { DATABASE_URL: databaseUrlFor(server, name) }
     cleanup = () => onServer(async (client) => void (await drop(client)))
   } else {
-    const dir = scratchDataDir()
+    // The seeded template, unpacked as the data directory the server will use.
+    const dir = dataDirFromTemplate('tiny')
     env = { DATA_DIR: dir, DATABASE_URL: '' }
     cleanup = async () => fs.rmSync(dir, { recursive: true, force: true })
   }
-  // The seeded template, written to the database the server will use; then voters with tokens, and the
-  // likert questions open to them with what they have already answered.
-  const handle = await connectDatabase({
-    databaseUrl: env.DATABASE_URL || null,
-    dataDir: env.DATA_DIR ?? '',
-    pgliteLoadDataDir: env.DATA_DIR ? new Blob([fs.readFileSync(templateFile('tiny'))]) : undefined,
-  })
+  // Voters with tokens, and the likert questions open to them with what they have already answered.
+  const handle = await connectDatabase({ databaseUrl: env.DATABASE_URL || null, dataDir: env.DATA_DIR ?? '' })
   try {
     const users = await handle.db
       .selectFrom('users')
@@ -187,7 +183,8 @@ test(`votes under load, the server killed with SIGKILL ${KILLS} times: every ack
       totalAcks += traffic.acks()
       t.diagnostic(`kill ${kill}: ${traffic.acks()} votes acknowledged, ${[...unanswered.values()].flat().length} in flight`)
 
-      const check = cli(['check'], env)
+      // The command line's check, run in this process: the server it checks after is the process killed.
+      const check = await runCommand(['check'], env)
       assert.equal(check.code, 0, `check after kill ${kill}:\n${check.stdout}${check.stderr}`)
 
       ;({ server, base } = await startServer())

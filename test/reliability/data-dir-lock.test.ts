@@ -2,8 +2,7 @@ import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
-import { serverUrl } from '../helpers/databases.ts'
-import { scratchDataDir } from '../helpers/scratch.ts'
+import { dataDirFromTemplate, serverUrl } from '../helpers/databases.ts'
 import { cli, freePort, serve, serveUntilReady } from './support.ts'
 
 /**
@@ -23,7 +22,8 @@ let holderRecord: Record<string, unknown>
 
 before(() => {
   if (skip) return
-  dataDir = scratchDataDir()
+  // A migrated database from the start, so that the first server has no database to make: what is tested is the lock.
+  dataDir = dataDirFromTemplate('empty')
   env = { DATA_DIR: dataDir, DATABASE_URL: '' }
 })
 after(() => {

@@ -5,7 +5,8 @@ import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { serverUrl } from '../helpers/databases.ts'
 import { hashSecret, newToken } from '../../src/core/secrets.ts'
-import { cli, freePort, freshDatabase, HIGH_LIMITS, until } from './support.ts'
+import { runCommand } from '../cli/run-command.ts'
+import { freePort, freshDatabase, HIGH_LIMITS, until } from './support.ts'
 
 interface Served {
   base: string
@@ -141,7 +142,7 @@ test(
       )
       // The questions were inserted beside the service: their author's counter is set as the service would have.
       await client.query('update users set count_questions = (select count(*) from questions where user_id = $1) where id = $1', [author])
-      const check = cli(['check'], { DATABASE_URL: database.url })
+      const check = await runCommand(['check'], { DATABASE_URL: database.url })
       assert.equal(check.code, 0, check.stdout + check.stderr)
       const figures = async (id: number) =>
         (await client.query('select direct_vote_count, direct_sum from questions where id = $1', [id])).rows[0] as {
