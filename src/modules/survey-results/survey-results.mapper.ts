@@ -1,7 +1,7 @@
 import type { UrlBuilder } from '../../core/urls.ts'
 import { csvDocument } from '../demographics/demographics.mapper.ts'
 import { LEVEL_KEYS } from '../../engines/statistics/weighting.ts'
-import type { WeightedQuestionResult } from '../weighting/weighting.service.ts'
+import type { WeightedQuestionResult } from '../../engines/statistics/weighting-design.ts'
 import type { ChoiceCountRow, SurveyQuestionRow } from './survey-results.repository.ts'
 import type { SurveyResult } from './survey-results.schemas.ts'
 import type { SurveyOutcome } from './survey-results.service.ts'

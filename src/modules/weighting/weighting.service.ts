@@ -4,24 +4,22 @@ import { WITHHELD, type Release } from '../../disclosure/release.ts'
 import { AGE_BANDS, ageBandIndex, bandPopulations } from '../demographics/age-bands.ts'
 import { questionScope, type QuestionScope } from '../demographics/disclosure.ts'
 import { bandKey, bandTree } from '../demographics/demographics.service.ts'
+import { LEVEL_KEYS, type LevelKey } from '../../engines/statistics/weighting.ts'
 import {
-  kishSummary,
-  largestShareMargin,
-  LEVEL_KEYS,
-  postStratificationWeights,
-  rakeWeights,
-  ratingEstimates,
-  trimWeights,
-  unweightedRatingEstimates,
-  type Calibration,
-  type LevelKey,
-} from '../../engines/statistics/weighting.ts'
+  cellDesign,
+  percent,
+  postStratifiedFigures,
+  weightedResult,
+  type WeightedGroup,
+  type WeightedQuestionResult,
+} from '../../engines/statistics/weighting-design.ts'
 import { weightingBatchRepository, weightingRepository, type AreaCensusRow, type RespondentRow } from './weighting.repository.ts'
 
 /**
  * Census-weighted results of a likert question (docs/statistics.md, "Weighting to the census"). The SQL loads
  * the answers with their authors' date of birth and region, and the newest census of those regions, in two
- * statements; everything else is the pure arithmetic of compute/weighting.ts.
+ * statements; the design arithmetic is src/engines/statistics (weighting-design.ts, weighting.ts); what stays here is
+ * which respondents count (the disclosure rules of question_demographics) and which age band each falls in.
  */
 
 export interface WeightingOptions {
@@ -37,51 +35,6 @@ export interface WeightingOptions {
   voterAgeGte?: number
   /** Only respondents whose age when answering is at most this. */
   voterAgeLte?: number
-}
-
-export interface ShareResult {
-  /** Unweighted share of the ratings at this level, 0..100; null without ratings. */
-  percentage: number | null
-  /** 95 % margin of the unweighted share, in percentage points (simple random sampling). */
-  margin: number | null
-  /** Census-weighted share, 0..100. */
-  weighted_percentage: number | null
-  /** 95 % margin of the weighted share, in percentage points (design-based, crediting the calibration). */
-  weighted_margin: number | null
-  /** Ratings at this level. */
-  count: number
-  /** Sum of the weights of the weighted respondents at this level: the population they stand for. */
-  weighted_count: number
-}
-
-export interface WeightedQuestionResult {
-  /** Ratings given (skips not included). */
-  sample_size: number
-  /** Explicit skips, counted apart: no mean or share includes them. */
-  skipped: number
-  /** Ratings behind the weighted figures: sample_size minus excluded. */
-  weighted_sample_size: number
-  /** Ratings left out of the weighted figures: unknown age (no date of birth), no region with a census record, or a census cell of no people. */
-  excluded: number
-  /** Kish: (Σw)² / Σw² of the final weights; 0 without weighted respondents. */
-  effective_sample_size: number
-  /** weighted_sample_size / effective_sample_size; null without weighted respondents. */
-  design_effect: number | null
-  /** Null when nobody could be weighted. */
-  method: 'post-stratified' | 'raked' | null
-  /**
-   * Post-stratified on the age band x region cells that have respondents only, because raking could not meet both
-   * margins: the weighted figures then stand for the people of those cells, not of every band and region present.
-   */
-  partial: boolean
-  /** Whether trimming capped any weight (the weighted margins then take the weights as fixed). */
-  trimmed: boolean
-  average_vote: number | null
-  /** 95 % margin of the mean rating, in rating points. */
-  average_vote_margin: number | null
-  weighted_average_vote: number | null
-  weighted_average_vote_margin: number | null
-  shares: Record<LevelKey, ShareResult>
 }
 
 /** One answer ready for weighting. */
@@ -206,29 +159,6 @@ export function overallRespondents(loaded: LoadedQuestion, options: WeightingOpt
   }
 }
 
-const percent = (share: number | null) => (share === null ? null : share * 100)
-
-export interface WeightedGroup {
-  weights: number[]
-  calibration: Calibration
-  trimmed: boolean
-  method: 'post-stratified' | 'raked'
-  /** Post-stratified on the cells with respondents only, leaving out people of the census cells nobody answered from. */
-  partial: boolean
-}
-
-/** Post-stratified weights over the given cells, trimmed; the calibration the variance credits (none once trimmed). */
-export function postStratifiedGroup(cells: number[], population: Map<number, number>, weightCap: number): WeightedGroup {
-  const trimmed = trimWeights(postStratificationWeights(cells, population), weightCap)
-  return {
-    weights: trimmed.weights,
-    calibration: trimmed.trimmed ? { type: 'none' } : { type: 'post-stratified', cells },
-    trimmed: trimmed.trimmed,
-    method: 'post-stratified',
-    partial: false,
-  }
-}
-
 /** What the overall result weights: the ratings behind the weighted figures, their cells, targets and weights. */
 export interface OverallDesign {
   /** Ratings chosen (age range), skips left out. */
@@ -269,41 +199,7 @@ export function overallDesign(loaded: LoadedQuestion, options: WeightingOptions)
   })
   const bandOf = eligible.map((r) => ageBandIndex(r.age)!)
   const regionOf = eligible.map((r) => r.region!)
-  const cellKey = (band: number, region: number) => region * AGE_BANDS.length + band
-  const cells = eligible.map((_, i) => cellKey(bandOf[i], regionOf[i]))
-  const counts = new Map<number, number>()
-  for (const cell of cells) counts.set(cell, (counts.get(cell) ?? 0) + 1)
-  const population = new Map<number, number>()
-  const bandTargets = new Map<number, number>()
-  const regionTargets = new Map<number, number>()
-  let enough = true
-  for (const band of new Set(bandOf))
-    for (const region of new Set(regionOf)) {
-      const N = bands.get(region)![band]
-      if (N <= 0) continue
-      population.set(cellKey(band, region), N)
-      bandTargets.set(band, (bandTargets.get(band) ?? 0) + N)
-      regionTargets.set(region, (regionTargets.get(region) ?? 0) + N)
-      if ((counts.get(cellKey(band, region)) ?? 0) < options.minCellSize) enough = false
-    }
-  let group: WeightedGroup | null = null
-  if (eligible.length > 0) {
-    const raked = enough ? null : rakeWeights([bandOf, regionOf], [bandTargets, regionTargets])
-    if (raked?.converged) {
-      const trimmed = trimWeights(raked.weights, options.weightCap)
-      group = {
-        weights: trimmed.weights,
-        calibration: trimmed.trimmed ? { type: 'none' } : { type: 'raked', margins: [bandOf, regionOf] },
-        trimmed: trimmed.trimmed,
-        method: 'raked',
-        partial: false,
-      }
-    } else {
-      // Every cell full enough; or no weights meet both margins (the respondents' cells do not link every band
-      // to every region): post-stratify on the cells that have respondents, leaving the empty ones out.
-      group = { ...postStratifiedGroup(cells, population, options.weightCap), partial: raked !== null }
-    }
-  }
+  const { cells, population, bandTargets, regionTargets, group } = cellDesign(bandOf, regionOf, bands, AGE_BANDS.length, options)
   return {
     ratings: rated.map((r) => r.rating!),
     skipped: chosen.length - rated.length,
@@ -320,39 +216,8 @@ export function overallDesign(loaded: LoadedQuestion, options: WeightingOptions)
 
 /** The overall weighted result from loaded answers (overallDesign's weights; unweighted figures over every rating). */
 export function overallResult(loaded: LoadedQuestion, options: WeightingOptions): WeightedQuestionResult {
-  const design = overallDesign(loaded, options)
-  const { group, ratings, skipped, eligible } = design
-  const plain = unweightedRatingEstimates(ratings)
-  const weighted = group ? ratingEstimates(eligible, group.weights, group.calibration) : unweightedRatingEstimates([])
-  const kish = kishSummary(group?.weights ?? [])
-  return {
-    sample_size: ratings.length,
-    skipped,
-    weighted_sample_size: eligible.length,
-    excluded: ratings.length - eligible.length,
-    effective_sample_size: kish.effective_sample_size,
-    design_effect: kish.design_effect,
-    method: group?.method ?? null,
-    partial: group?.partial ?? false,
-    trimmed: group?.trimmed ?? false,
-    average_vote: plain.mean.estimate,
-    average_vote_margin: plain.mean.margin,
-    weighted_average_vote: weighted.mean.estimate,
-    weighted_average_vote_margin: weighted.mean.margin,
-    shares: Object.fromEntries(
-      LEVEL_KEYS.map((key) => [
-        key,
-        {
-          percentage: percent(plain.shares[key].estimate),
-          margin: percent(plain.shares[key].margin),
-          weighted_percentage: percent(weighted.shares[key].estimate),
-          weighted_margin: percent(weighted.shares[key].margin),
-          count: plain.shares[key].count,
-          weighted_count: weighted.shares[key].weighted_count,
-        },
-      ]),
-    ) as Record<LevelKey, ShareResult>,
-  }
+  const { group, ratings, skipped, eligible } = overallDesign(loaded, options)
+  return weightedResult(ratings, skipped, eligible, group)
 }
 
 /**
@@ -424,32 +289,26 @@ export function ageBreakdown(loaded: LoadedQuestion, options: WeightingOptions):
         (!r.private || (release.withPrivate && tree.scope.counts({ band: index, region: r.region, private: true }))),
     )
     if (members.length === 0) return
-    const plain = unweightedRatingEstimates(members.map((r) => r.rating!))
     const populationOf = (region: number) => bandPopulations(loaded.census.get(region)!)[index]
     const eligible = members.filter((r) => r.region !== null && loaded.census.has(r.region) && populationOf(r.region) > 0)
-    let weighted = unweightedRatingEstimates([])
-    let weights: number[] = []
-    if (eligible.length > 0) {
-      const cells = eligible.map((r) => r.region!)
-      const population = new Map(cells.map((region) => [region, populationOf(region)]))
-      const group = postStratifiedGroup(cells, population, options.weightCap)
-      weights = group.weights
-      weighted = ratingEstimates(
-        eligible.map((r) => r.rating!),
-        weights,
-        group.calibration,
-      )
-    }
+    const cells = eligible.map((r) => r.region!)
+    const { plain, weighted, effective_sample_size, error_margin, error_margin_weighted } = postStratifiedFigures(
+      eligible.map((r) => r.rating!),
+      cells,
+      new Map(cells.map((region) => [region, populationOf(region)])),
+      options.weightCap,
+      members.map((r) => r.rating!),
+    )
     points.push({
       age: band.from,
       age_range: band.label,
       sample_size: members.length,
       weighted_sample_size: eligible.length,
-      effective_sample_size: kishSummary(weights).effective_sample_size,
+      effective_sample_size,
       average_vote: plain.mean.estimate,
       weighted_average_vote: weighted.mean.estimate,
-      error_margin: largestShareMargin(plain),
-      error_margin_weighted: largestShareMargin(weighted),
+      error_margin,
+      error_margin_weighted,
       weighted_vote_breakdown: Object.fromEntries(LEVEL_KEYS.map((key) => [key, percent(weighted.shares[key].estimate)])) as Record<
         LevelKey,
         number | null
@@ -517,18 +376,21 @@ export function areaBreakdown(loaded: LoadedQuestion, options: WeightingOptions,
     if (weightedMembers.length === 0) continue
     const cells = weightedMembers.map((r) => ageBandIndex(r.age)!)
     const population = new Map(cells.map((band) => [band, populations[band]]))
-    const group = postStratifiedGroup(cells, population, options.weightCap)
-    const ratings = weightedMembers.map((r) => r.rating!)
-    const weighted = ratingEstimates(ratings, group.weights, group.calibration)
-    const plain = unweightedRatingEstimates(ratings)
+    const figures = postStratifiedFigures(
+      weightedMembers.map((r) => r.rating!),
+      cells,
+      population,
+      options.weightCap,
+    )
+    const { plain, weighted } = figures
     points.push({
       region_id: region,
       sample_size: weightedMembers.length,
-      effective_sample_size: kishSummary(group.weights).effective_sample_size,
+      effective_sample_size: figures.effective_sample_size,
       average_vote: plain.mean.estimate,
       weighted_average_vote: weighted.mean.estimate,
-      error_margin: largestShareMargin(weighted),
-      error_margin_unweighted: largestShareMargin(plain),
+      error_margin: figures.error_margin_weighted,
+      error_margin_unweighted: figures.error_margin,
       weighted_vote_breakdown: Object.fromEntries(
         LEVEL_KEYS.map((key) => [
           key,
