@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
+import { resolvePage, type ListRequest, type RowsPage } from '../../db/paging.ts'
 
 export const ACTIVITY_KINDS = ['question', 'answer', 'comment'] as const
 export type ActivityKind = (typeof ACTIVITY_KINDS)[number]
@@ -35,11 +36,28 @@ export interface ActivityFilters {
 }
 
 /**
+ * A page of the caller's feed and its total. The page statement carries the total; it is counted apart (a page of
+ * one row) only for `page=last` or past the end.
+ */
+export async function activityPage(
+  db: Kysely<Database>,
+  userId: number,
+  filters: ActivityFilters,
+  list: ListRequest,
+): Promise<RowsPage<ActivityRow>> {
+  const totalOf = async () => Number((await activityRows(db, userId, filters, 1, 0))[0]?.total ?? 0)
+  const page = resolvePage(list.page, list.page.last ? await totalOf() : 0)
+  const rows = await activityRows(db, userId, filters, page.size, page.offset)
+  const count = rows.length ? Number(rows[0].total) : page.offset > 0 ? await totalOf() : 0
+  return { page, count, rows }
+}
+
+/**
  * The caller's feed, one page and its total in one statement. Each source is a branch of a UNION ALL reading
  * through the caller's follows and memberships; a question reached twice keeps its first reason. Only public things: published questions, public answers that are not skips,
  * comments not hidden, by active accounts other than the caller.
  */
-export async function activityPage(
+async function activityRows(
   db: Kysely<Database>,
   userId: number,
   filters: ActivityFilters,

@@ -1,7 +1,8 @@
 import { sql, type Selectable } from 'kysely'
 import type { QuestionDelegations } from '../../db/database.ts'
 import type { Caller } from '../../core/caller.ts'
-import { column, orderingFieldsOf, type OrderingFields } from '../../db/ordering.ts'
+import { column, orderingFieldsOf, orderingTerms, type OrderingFields } from '../../db/ordering.ts'
+import { pageOfRows, type ListRequest, type RowsPage } from '../../db/paging.ts'
 import { iso, isoOrNull } from '../../core/time.ts'
 import type { UrlBuilder } from '../../core/urls.ts'
 import { questionVisibleSql } from '../../access/question-access.ts'
@@ -37,6 +38,12 @@ export function toQuestionDelegation(row: QuestionDelegationRow, users: Map<numb
 
 export function questionDelegationsRepository(db: Db) {
   return {
+    /** A page of the user's own delegations. */
+    async page(userId: number, filters: QuestionDelegationListQuery, list: ListRequest): Promise<RowsPage<QuestionDelegationRow>> {
+      const ordering = orderingTerms(list.ordering, QUESTION_DELEGATION_ORDERING, ['-created_at'], column('question_delegations.id'))
+      return pageOfRows<QuestionDelegationRow>(list, this.filtered(userId, filters), (q) => q.selectAll('question_delegations'), ordering)
+    },
+
     /** The user's own delegations: the active ones, or with history every one. */
     filtered(userId: number, filters: QuestionDelegationListQuery) {
       let query = db.selectFrom('question_delegations').where('question_delegations.user_id', '=', userId)

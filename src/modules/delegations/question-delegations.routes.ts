@@ -1,16 +1,10 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
-import { listing, pageOfRows } from '../../http/listing.ts'
-import { column, orderingTerms } from '../../db/ordering.ts'
+import { listRoute } from '../../http/list-route.ts'
 import { idParam, signedIn } from '../../http/permissions.ts'
-import { Page, readErrors } from '../../http/schemas.ts'
+import { readErrors } from '../../http/schemas.ts'
 import { ownOrStaff } from './delegations.http.ts'
-import {
-  QUESTION_DELEGATION_ORDERING,
-  questionDelegationsRepository,
-  toQuestionDelegation,
-  type QuestionDelegationRow,
-} from './question-delegations.repository.ts'
+import { questionDelegationsRepository, toQuestionDelegation, type QuestionDelegationRow } from './question-delegations.repository.ts'
 import {
   QuestionDelegation,
   QuestionDelegationCreate,
@@ -44,12 +38,10 @@ export function questionDelegationRoutes(app: App): void {
   }
   const item = async (request: FastifyRequest, row: QuestionDelegationRow) => (await items(request, [row]))[0]
 
-  app.get('/api/question_delegation/', {
-    schema: {
-      summary: 'Your question delegations',
-      querystring: QuestionDelegationListQuery,
-      response: { 200: Page(QuestionDelegation), ...readErrors },
-    },
+  listRoute(app, '/api/question_delegation/', {
+    summary: 'Your question delegations',
+    querystring: QuestionDelegationListQuery,
+    item: QuestionDelegation,
     config: {
       access: 'signed-in',
       resource: {
@@ -58,17 +50,8 @@ export function questionDelegationRoutes(app: App): void {
           'Your delegations for single questions: who answers for you on that question (a trustee), or a block. Active ones; history=1 adds revoked ones. Delegate with {question, trustee}.',
       },
     },
-    handler: async (request) => {
-      const filters = request.query
-      const ordering = orderingTerms(filters.ordering, QUESTION_DELEGATION_ORDERING, ['-created_at'], column('question_delegations.id'))
-      const result = await pageOfRows<QuestionDelegationRow>(
-        request,
-        repository().filtered(signedIn(request).id, filters),
-        (q) => q.selectAll('question_delegations'),
-        ordering,
-      )
-      return listing(request, result, (rows) => items(request, rows))
-    },
+    rows: (request, list) => repository().page(signedIn(request).id, request.query, list),
+    items: (rows, request) => items(request, rows),
   })
 
   app.post('/api/question_delegation/', {

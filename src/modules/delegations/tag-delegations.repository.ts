@@ -1,6 +1,7 @@
 import { sql, type Selectable } from 'kysely'
 import type { TagDelegations } from '../../db/database.ts'
-import { column, orderingFieldsOf, type OrderingFields } from '../../db/ordering.ts'
+import { column, orderingFieldsOf, orderingTerms, type OrderingFields } from '../../db/ordering.ts'
+import { pageOfRows, type ListRequest, type RowsPage } from '../../db/paging.ts'
 import { iso, isoOrNull } from '../../core/time.ts'
 import type { UrlBuilder } from '../../core/urls.ts'
 import { historyOn } from './delegations.http.ts'
@@ -41,6 +42,12 @@ export function toTagDelegation(
 
 export function tagDelegationsRepository(db: Db) {
   return {
+    /** A page of the user's own delegations. */
+    async page(userId: number, filters: TagDelegationListQuery, list: ListRequest): Promise<RowsPage<TagDelegationRow>> {
+      const ordering = orderingTerms(list.ordering, TAG_DELEGATION_ORDERING, ['priority'], column('tag_delegations.id'))
+      return pageOfRows<TagDelegationRow>(list, this.filtered(userId, filters), (q) => q.selectAll('tag_delegations'), ordering)
+    },
+
     /** The user's own delegations: the active ones, or with history every one. */
     filtered(userId: number, filters: TagDelegationListQuery) {
       let query = db.selectFrom('tag_delegations').where('tag_delegations.user_id', '=', userId)

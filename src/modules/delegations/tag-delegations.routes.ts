@@ -3,12 +3,11 @@ import { INT4_MAX, readInteger } from '../../core/integers.ts'
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
 import { ValidationFailed } from '../../core/errors.ts'
-import { listing, pageOfRows } from '../../http/listing.ts'
-import { column, orderingTerms } from '../../db/ordering.ts'
+import { listRoute } from '../../http/list-route.ts'
 import { idParam, signedIn } from '../../http/permissions.ts'
-import { Page, readErrors } from '../../http/schemas.ts'
+import { readErrors } from '../../http/schemas.ts'
 import { ownOrStaff } from './delegations.http.ts'
-import { TAG_DELEGATION_ORDERING, tagDelegationsRepository, toTagDelegation, type TagDelegationRow } from './tag-delegations.repository.ts'
+import { tagDelegationsRepository, toTagDelegation, type TagDelegationRow } from './tag-delegations.repository.ts'
 import {
   TagDelegation,
   TagDelegationCreate,
@@ -79,8 +78,10 @@ export function tagDelegationRoutes(app: App): void {
   }
   const item = async (request: FastifyRequest, row: TagDelegationRow) => (await items(request, [row]))[0]
 
-  app.get('/api/tag_delegations/', {
-    schema: { summary: 'Your tag delegations', querystring: TagDelegationListQuery, response: { 200: Page(TagDelegation), ...readErrors } },
+  listRoute(app, '/api/tag_delegations/', {
+    summary: 'Your tag delegations',
+    querystring: TagDelegationListQuery,
+    item: TagDelegation,
     config: {
       access: 'signed-in',
       resource: {
@@ -89,17 +90,8 @@ export function tagDelegationRoutes(app: App): void {
           'Your delegations by tag: who answers for you on questions of that tag (a trustee), or a block. Active ones; history=1 adds revoked ones. Delegate with {tag, trustee, priority}.',
       },
     },
-    handler: async (request) => {
-      const filters = request.query
-      const ordering = orderingTerms(filters.ordering, TAG_DELEGATION_ORDERING, ['priority'], column('tag_delegations.id'))
-      const result = await pageOfRows<TagDelegationRow>(
-        request,
-        repository().filtered(signedIn(request).id, filters),
-        (q) => q.selectAll('tag_delegations'),
-        ordering,
-      )
-      return listing(request, result, (rows) => items(request, rows))
-    },
+    rows: (request, list) => repository().page(signedIn(request).id, request.query, list),
+    items: (rows, request) => items(request, rows),
   })
 
   app.post('/api/tag_delegations/', {

@@ -2,7 +2,9 @@ import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import { statisticsColumns } from '../../engines/statistics/statistics-fields.ts'
 import type { PublishedFigures } from '../../disclosure/figures.ts'
+import type { Caller } from '../../core/caller.ts'
 import { loadPublishedFigures } from '../questions/published-figures.ts'
+import { questionsRepository } from '../questions/questions.repository.ts'
 
 /** The figures a question's detail shows, for itself and each choice: both families and polarisation. */
 export const FIGURE_COLUMNS = [...statisticsColumns('direct'), ...statisticsColumns('liquid'), 'polarisation'] as const
@@ -66,6 +68,11 @@ export function liveFiguresRepository(db: Kysely<Database>, minCellSize: number)
         .where('parent_id', 'in', collectionIds)
         .where('question_id', 'in', questionIds)
         .execute()) as { parent_id: number; question_id: number }[]
+    },
+
+    /** Whether the caller may follow the question: there for them as its detail is. */
+    async questionVisible(id: number, caller: Caller | null): Promise<boolean> {
+      return (await questionsRepository(db).filtered({ id }, caller).select('questions.id').executeTakeFirst()) !== undefined
     },
 
     async collectionExists(id: number): Promise<boolean> {

@@ -3,7 +3,6 @@ import type { App } from '../../http/app-type.ts'
 import { ApiError, NotFound } from '../../core/errors.ts'
 import { IdParams } from '../../http/route-schemas.ts'
 import { ErrorBody, readErrors } from '../../http/schemas.ts'
-import { questionsRepository } from '../questions/questions.repository.ts'
 import type { LiveHub } from './live-hub.ts'
 import { liveFiguresRepository } from './live-figures.repository.ts'
 import { eventStream } from './live.schemas.ts'
@@ -50,11 +49,8 @@ export function liveRoutes(app: App): void {
     },
     config: { access: 'anyone', resource: { name: 'Question Live', description: "A question's figures as they change." } },
     handler: async (request, reply) => {
-      const visible = await questionsRepository(app.db)
-        .filtered({ id: request.params.id }, request.caller)
-        .select('questions.id')
-        .executeTakeFirst()
-      if (!visible) throw NotFound()
+      const live = liveFiguresRepository(app.db, app.config.minCellSize)
+      if (!(await live.questionVisible(request.params.id, request.caller))) throw NotFound()
       return openStream(app, request, reply, 'question', request.params.id)
     },
   })

@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely'
 import type { Database, Notifications } from '../../db/database.ts'
-import type { NotificationKind, StoredSettings } from './notification-kinds.ts'
+import { resolvePage, type ListRequest, type RowsPage } from '../../db/paging.ts'
+import type { NotificationKind, StoredSettings } from '../../engines/notifications/notification-kinds.ts'
 
 export type NotificationRow = Selectable<Notifications>
 
@@ -19,8 +20,13 @@ export function notificationsRepository(db: Kysely<Database>) {
   }
 
   return {
-    /** One page, its count and the unread count, in one statement (each count through a partial index). */
-    async page(userId: number, filters: NotificationFilters, limit: number, offset: number) {
+    /**
+     * One page, its count and the unread count (whatever the filters), newest first. The page statement carries
+     * both counts (each through a partial index); they are counted apart only for `page=last` or past the end.
+     */
+    async page(userId: number, filters: NotificationFilters, list: ListRequest): Promise<RowsPage<NotificationRow> & { unread: number }> {
+      let counts = list.page.last ? await this.counts(userId, filters) : null
+      const page = resolvePage(list.page, counts?.total ?? 0)
       const rows = await inbox(userId, filters)
         .selectAll()
         .select([
@@ -35,10 +41,12 @@ export function notificationsRepository(db: Kysely<Database>) {
               .as('unread'),
         ])
         .orderBy('id', 'desc')
-        .limit(limit)
-        .offset(offset)
+        .limit(page.size)
+        .offset(page.offset)
         .execute()
-      return rows
+      if (rows.length > 0) counts = { total: Number(rows[0].total), unread: Number(rows[0].unread) }
+      counts ??= await this.counts(userId, filters)
+      return { page, count: counts.total, unread: counts.unread, rows }
     },
 
     /** Counts when the page asked for is past the end (the page statement then returns no row to carry them). */

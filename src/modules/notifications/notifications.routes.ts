@@ -1,13 +1,13 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
-import { NotFound, fieldError } from '../../core/errors.ts'
-import { envelope, pageRequest } from '../../http/pagination.ts'
-import { resolvePage } from '../../db/paging.ts'
+import { NotFound } from '../../core/errors.ts'
+import { envelope, listRequestOf } from '../../http/pagination.ts'
 import { idParam, signedIn } from '../../http/permissions.ts'
 import { EmptyBody, IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
 import { readErrors } from '../../http/schemas.ts'
-import { effectiveSettings, NOTIFICATION_KINDS, type NotificationKind, type StoredSettings } from './notification-kinds.ts'
+import { effectiveSettings, type NotificationKind, type StoredSettings } from '../../engines/notifications/notification-kinds.ts'
 import { toNotifications } from './notifications.mapper.ts'
+import { changeNotificationSettings } from './notifications.service.ts'
 import { notificationsRepository, type NotificationFilters, type NotificationRow } from './notifications.repository.ts'
 import {
   MarkedRead,
@@ -56,14 +56,9 @@ export function notificationRoutes(app: App): void {
         unread: query.unread === undefined ? undefined : query.unread === 'true' || query.unread === '1',
         kinds: query.kind ? (query.kind.split(',') as NotificationKind[]) : undefined,
       }
-      const requested = pageRequest(query as Record<string, unknown>)
-      let counts = requested.last ? await repository().counts(userId, filters) : null
-      const page = counts ? resolvePage(requested, counts.total) : requested
-      const rows = await repository().page(userId, filters, page.size, page.offset)
-      if (rows.length > 0) counts = { total: Number(rows[0].total), unread: Number(rows[0].unread) }
-      counts ??= await repository().counts(userId, filters)
-      const results = await toNotifications(context(request), rows)
-      return { ...envelope(request, page, counts.total, results), unread_count: counts.unread }
+      const result = await repository().page(userId, filters, listRequestOf(request))
+      const results = await toNotifications(context(request), result.rows)
+      return { ...envelope(request, result.page, result.count, results), unread_count: result.unread }
     },
   })
 
@@ -142,16 +137,7 @@ export function notificationRoutes(app: App): void {
       },
       config: { access: 'signed-in' },
       handler: async (request) => {
-        const change = request.body
-        const unknown = Object.keys(change.kinds ?? {}).filter((kind) => !NOTIFICATION_KINDS.includes(kind as NotificationKind))
-        if (unknown.length)
-          throw fieldError('kinds', `Not a kind of notification: ${unknown.join(', ')}. The kinds are ${NOTIFICATION_KINDS.join(', ')}.`)
-        const stored = await repository().changeSettings(signedIn(request).id, (current) => {
-          const kinds = { ...current?.kinds }
-          for (const [kind, channels] of Object.entries(change.kinds ?? {}) as [NotificationKind, Record<string, boolean>][])
-            kinds[kind] = { ...kinds[kind], ...channels }
-          return { ...current, ...(change.digest ? { digest: change.digest } : {}), kinds }
-        })
+        const stored = await changeNotificationSettings(app.db, signedIn(request).id, request.body)
         return settingsOf(request, stored)
       },
     })

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { Database } from '../../db/database.ts'
+import { resolvePage, type ListRequest, type RowsPage } from '../../db/paging.ts'
 import type { Caller } from '../../core/caller.ts'
 import { SEARCH_VECTORS } from '../../db/migrations/2026-11-24-013-search-indexes.ts'
 import { questionVisibleSql } from '../../access/question-access.ts'
@@ -18,11 +19,25 @@ export interface SearchHitRow {
 
 const vector = (table: keyof typeof SEARCH_VECTORS) => sql.raw(SEARCH_VECTORS[table])
 
+/** A ranked page of hits and their total; counted apart only for `page=last` or past the end. */
+export async function searchPage(
+  db: Kysely<Database>,
+  caller: Caller | null,
+  words: string,
+  kinds: readonly SearchKind[],
+  list: ListRequest,
+): Promise<RowsPage<SearchHitRow>> {
+  const page = resolvePage(list.page, list.page.last ? await searchCount(db, caller, words, kinds) : 0)
+  const rows = await hits(db, caller, words, kinds, page.size, page.offset)
+  const count = rows.length ? Number(rows[0].total) : page.offset > 0 ? await searchCount(db, caller, words, kinds) : 0
+  return { page, count, rows }
+}
+
 /**
  * One ranked page of hits across every kind asked for, and their total, in one statement. Each branch reads
  * through its table's GIN index; ts_rank weighs a title (A) above a description (B). Ties go by kind, then id.
  */
-export async function searchPage(
+async function hits(
   db: Kysely<Database>,
   caller: Caller | null,
   words: string,
@@ -58,12 +73,7 @@ export async function searchPage(
 }
 
 /** How many hits in all, for a page past the end (which carries no row to count them). */
-export async function searchCount(
-  db: Kysely<Database>,
-  caller: Caller | null,
-  words: string,
-  kinds: readonly SearchKind[],
-): Promise<number> {
-  const rows = await searchPage(db, caller, words, kinds, 1, 0)
+async function searchCount(db: Kysely<Database>, caller: Caller | null, words: string, kinds: readonly SearchKind[]): Promise<number> {
+  const rows = await hits(db, caller, words, kinds, 1, 0)
   return rows.length ? Number(rows[0].total) : 0
 }

@@ -1,11 +1,10 @@
 import { Type } from 'typebox'
 import type { App } from '../../http/app-type.ts'
 import { fieldError } from '../../core/errors.ts'
-import { envelope, pageRequest } from '../../http/pagination.ts'
-import { resolvePage } from '../../db/paging.ts'
-import { ListQuery, Page, readErrors, Url } from '../../http/schemas.ts'
+import { listRoute } from '../../http/list-route.ts'
+import { ListQuery, Url } from '../../http/schemas.ts'
 import { searchQuery } from '../questions/questions.repository.ts'
-import { SEARCH_KINDS, searchCount, searchPage, type SearchKind } from './search.repository.ts'
+import { SEARCH_KINDS, searchPage, type SearchKind } from './search.repository.ts'
 import { urlsFor } from '../../http/urls.ts'
 
 const KIND_LIST = `^(${SEARCH_KINDS.join('|')})(,(${SEARCH_KINDS.join('|')}))*$`
@@ -36,16 +35,14 @@ const RESOURCE_OF: Record<SearchKind, string> = {
 
 /** One ranked search across questions, collections, people, tags and areas. */
 export function searchRoutes(app: App): void {
-  app.get('/api/search/', {
-    schema: {
-      summary: 'Search questions, collections, people, tags and areas',
-      description:
-        'PostgreSQL full-text search, every word matched as a prefix, ranked with titles above descriptions. ' +
-        'Only what the caller may see: published questions (and the caller’s own drafts), active accounts. ' +
-        '`kind` narrows it to some kinds.',
-      querystring: SearchQuery,
-      response: { 200: Page(SearchHit), ...readErrors },
-    },
+  listRoute(app, '/api/search/', {
+    summary: 'Search questions, collections, people, tags and areas',
+    description:
+      'PostgreSQL full-text search, every word matched as a prefix, ranked with titles above descriptions. ' +
+      'Only what the caller may see: published questions (and the caller’s own drafts), active accounts. ' +
+      '`kind` narrows it to some kinds.',
+    querystring: SearchQuery,
+    item: SearchHit,
     config: {
       access: 'anyone',
       cachedForAnyone: true,
@@ -54,20 +51,18 @@ export function searchRoutes(app: App): void {
         description: 'One ranked search across questions, collections, people, tags and areas: ?search=<words>.',
       },
     },
-    handler: async (request) => {
+    rows: (request, list) => {
       const { search, q, kind } = request.query
       const text = (search ?? q ?? '').trim()
       if (text === '') throw fieldError('search', 'This field is required.')
       const words = searchQuery(text)
       if (words === null) throw fieldError('search', 'Give at least one word of letters or digits.')
       const kinds = kind ? ([...new Set(kind.split(','))] as SearchKind[]) : SEARCH_KINDS
-      const caller = request.caller ?? null
-      const requested = pageRequest(request.query as Record<string, unknown>)
-      const page = requested.last ? resolvePage(requested, await searchCount(app.db, caller, words, kinds)) : requested
-      const rows = await searchPage(app.db, caller, words, kinds, page.size, page.offset)
-      const total = rows.length ? Number(rows[0].total) : page.offset > 0 ? await searchCount(app.db, caller, words, kinds) : 0
+      return searchPage(app.db, request.caller ?? null, words, kinds, list)
+    },
+    items: (rows, request) => {
       const urls = urlsFor(request)
-      const results = rows.map((row) => ({
+      return rows.map((row) => ({
         kind: row.kind,
         id: row.id,
         url: urls.detail(RESOURCE_OF[row.kind], row.id),
@@ -75,7 +70,6 @@ export function searchRoutes(app: App): void {
         snippet: row.snippet,
         rank: Number(row.rank),
       }))
-      return envelope(request, page, total, results)
     },
   })
 }
