@@ -6,7 +6,8 @@ import { readErrors } from '../../http/schemas.ts'
 import { areaReleases } from '../demographics/demographics.service.ts'
 import { weightingRepository } from './weighting.repository.ts'
 import { AgeBreakdown, AreaBreakdown, AreaQuery, LegacyQuery } from './weighting.schemas.ts'
-import { ageBreakdown, areaBreakdown, loadQuestion, overallResult, type WeightingOptions } from './weighting.service.ts'
+import { loadQuestion, overallResult, type WeightingOptions } from './weighting.service.ts'
+import { ageBreakdown, areaBreakdown } from './weighting-breakdowns.service.ts'
 
 /**
  * Results weighted to the census population (question_weighted_demographics): by age band, by region, and overall.
