@@ -3,9 +3,12 @@
  * then runs every test file with node's test runner, each file on its own copy of a template.
  * With DATABASE_URL set the suite runs against that PostgreSQL server; otherwise on embedded PGlite.
  */
-import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
+import { Writable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import { run } from 'node:test'
+import { spec } from 'node:test/reporters'
 import pg from 'pg'
 import { connectDatabase } from '../src/db/connect.ts'
 import { migrateToLatest } from '../src/db/migrate.ts'
@@ -19,6 +22,8 @@ import {
   type DataDirTemplateName,
   type TemplateName,
 } from './helpers/databases.ts'
+// @ts-expect-error plain JavaScript (node loads reporters before any loader hook), without types
+import fileTimes from './helpers/file-times.reporter.js'
 
 const TEMPLATES: TemplateName[] = ['empty', 'tiny']
 process.env.CIVIC_TEST_RUN ??= String(process.pid)
@@ -74,7 +79,21 @@ function testFiles(dir: string): string[] {
  * The files that take longest (measured with TEST_TIMES, docs/testing.md) start first, so that the run does not
  * end waiting on one of them while the other worker is idle.
  */
-const SLOW_FIRST = ['test/fuzz/fuzz.test.ts', 'test/cli/', 'test/reliability/crash', 'test/reliability/', 'test/http/permissions']
+const SLOW_FIRST = [
+  'test/reliability/crash',
+  'test/api/openapi',
+  'test/cli/cli.test.ts',
+  'test/reliability/data-dir-lock',
+  'test/fuzz/fuzz.test.ts',
+  'test/cli/',
+  'test/browser/',
+  'test/votes/',
+  'test/api/root-walk',
+  'test/seed/',
+  'test/disclosure/',
+  'test/reliability/',
+  'test/http/permissions',
+]
 const slowRank = (file: string) => {
   const rank = SLOW_FIRST.findIndex((prefix) => file.startsWith(prefix))
   return rank === -1 ? SLOW_FIRST.length : rank
@@ -85,6 +104,7 @@ const slowRank = (file: string) => {
  * they start, on the PostgreSQL server, on timers), so a little more than the number of cores keeps them busy.
  */
 const CONCURRENCY = Number(process.env.TEST_CONCURRENCY || 2)
+const TIMEOUT_MS = Number(process.env.TEST_TIMEOUT_MS || 600_000)
 
 const started = Date.now()
 const filter = process.argv.slice(2)
@@ -95,26 +115,19 @@ const dropTemplates = await buildTemplates()
 console.error(
   `templates ready in ${((Date.now() - started) / 1000).toFixed(1)}s on ${serverUrl() ? 'PostgreSQL' : 'PGlite'}; ${files.length} test files`,
 )
-const child = spawn(
-  process.execPath,
-  [
-    '--import',
-    'tsx',
-    '--test',
-    `--test-concurrency=${CONCURRENCY}`,
-    '--test-force-exit',
-    `--test-timeout=${process.env.TEST_TIMEOUT_MS ?? 600000}`,
-    '--test-reporter=spec',
-    '--test-reporter-destination=stdout',
-    // TEST_TIMES=<file>: also write each file's time there, slowest first.
-    ...(process.env.TEST_TIMES ? ['--test-reporter=./test/helpers/file-times.reporter.js', '--test-reporter-destination=stdout'] : []),
-    ...files,
-  ],
-  {
-    stdio: 'inherit',
-    env: process.env,
-  },
-)
-const code: number = await new Promise((resolve) => child.on('exit', (status) => resolve(status ?? 1)))
+// node's test runner, called here rather than by `node --test`, which sorts the files by name whatever their order.
+// Each file still runs in a process of its own, started with this process's flags: tsx, and the two below.
+if (!process.execArgv.includes('tsx')) process.execArgv.push('--import', 'tsx')
+process.execArgv.push('--test-force-exit', `--test-timeout=${TIMEOUT_MS}`)
+const stream = run({ files, concurrency: CONCURRENCY, timeout: TIMEOUT_MS, forceExit: true })
+let failed = 0
+stream.on('test:fail', (event: { todo?: boolean | string }) => {
+  if (!event.todo) failed++
+})
+const reporting = [pipeline(stream.compose(new spec()), process.stdout)]
+// TEST_TIMES=<file>: also write each file's time there, slowest first.
+if (process.env.TEST_TIMES)
+  reporting.push(pipeline(stream.compose(fileTimes), new Writable({ write: (_chunk, _encoding, done) => done() })))
+await Promise.all(reporting)
 await dropTemplates()
-process.exit(code)
+process.exit(failed === 0 ? 0 : 1)
