@@ -1,5 +1,10 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
+import type { Caller } from '../../core/caller.ts'
+import { column, orderingTerms } from '../../db/ordering.ts'
+import { pageOfRows, type ListRequest, type RowsPage } from '../../db/paging.ts'
+import { QUESTION_COLUMNS, questionOrderingWithFigures, questionsRepository, type QuestionRow } from '../questions/questions.repository.ts'
+import type { QuestionListQuery } from '../questions/questions.schemas.ts'
 import type { Interval } from './public-stats.schemas.ts'
 
 /** The only SQL of the statistics resources: counts and groupings straight from the raw rows. */
@@ -12,6 +17,18 @@ const bucketOf = (interval: Interval, ref: string) =>
 
 export function publicStatsRepository(db: Kysely<Database>) {
   return {
+    /** A page of the questions the caller may see, with every filter and ordering of the question listing (k = MIN_CELL_SIZE). */
+    async questionPage(filters: QuestionListQuery, caller: Caller | null, list: ListRequest, k: number): Promise<RowsPage<QuestionRow>> {
+      const ordering = orderingTerms(list.ordering, questionOrderingWithFigures(k), ['-created_at'], column('questions.id'))
+      const filtered = questionsRepository(db).filtered(filters, caller)
+      return pageOfRows<QuestionRow>(list, filtered, (q) => q.select(QUESTION_COLUMNS), ordering)
+    },
+
+    /** The question, when the caller may see it. */
+    async question(id: number, caller: Caller | null): Promise<QuestionRow[]> {
+      return (await questionsRepository(db).filtered({ id }, caller).select(QUESTION_COLUMNS).execute()) as QuestionRow[]
+    },
+
     /**
      * Who answered each question and when, over current answers and the replaced ones kept in history; the
      * `public_` ones count and time public answers only.

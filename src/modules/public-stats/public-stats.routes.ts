@@ -1,10 +1,7 @@
 import type { App } from '../../http/app-type.ts'
 import { NotFound } from '../../core/errors.ts'
-import { listing, pageOfRows } from '../../http/listing.ts'
-import { column, orderingTerms } from '../../db/ordering.ts'
-import { Page, readErrors } from '../../http/schemas.ts'
-import { QUESTION_COLUMNS, questionOrderingWithFigures, questionsRepository, type QuestionRow } from '../questions/questions.repository.ts'
-import type { QuestionListQuery } from '../questions/questions.schemas.ts'
+import { listRoute } from '../../http/list-route.ts'
+import { readErrors } from '../../http/schemas.ts'
 import { advancedStats, generalStats, questionStatsFromRows } from './public-stats.service.ts'
 import {
   AdvancedStats,
@@ -20,35 +17,23 @@ import { urlsFor } from '../../http/urls.ts'
 
 /** question_stats, general_stats, advanced_stats and user_count: figures anyone may read, computed from the raw rows or the exact stored ones. */
 export function publicStatsRoutes(app: App): void {
-  app.get('/api/question_stats/', {
-    schema: {
-      summary: 'The figures of questions, their choices and tags, and answer activity',
-      description: 'Takes every filter and ordering of the question listing.',
-      querystring: QuestionStatsListQuery,
-      response: { 200: Page(QuestionStats), ...readErrors },
-    },
+  listRoute(app, '/api/question_stats/', {
+    summary: 'The figures of questions, their choices and tags, and answer activity',
+    description: 'Takes every filter and ordering of the question listing.',
+    querystring: QuestionStatsListQuery,
+    item: QuestionStats,
     config: { access: 'anyone', resource: { name: 'Question Stats List', description: 'Statistics of each question the caller may see.' } },
-    handler: async (request) => {
-      const filters = request.query as QuestionListQuery
-      const ordering = orderingTerms(
-        filters.ordering,
-        questionOrderingWithFigures(app.config.minCellSize),
-        ['-created_at'],
-        column('questions.id'),
-      )
-      const filtered = questionsRepository(app.db).filtered(filters, request.caller)
-      const result = await pageOfRows<QuestionRow>(request, filtered, (q) => q.select(QUESTION_COLUMNS) as never, ordering)
-      return listing(request, result, (rows) => questionStatsFromRows(app.db, rows, urlsFor(request), app.config.minCellSize))
-    },
+    rows: (request, list) => publicStatsRepository(app.db).questionPage(request.query, request.caller, list, app.config.minCellSize),
+    items: (rows, request) => questionStatsFromRows(app.db, rows, urlsFor(request), app.config.minCellSize),
   })
 
   app.get('/api/question_stats/:id/', {
     schema: { summary: 'The figures of one question', params: IdParams, response: { 200: QuestionStats, ...readErrors } },
     config: { access: 'anyone', resource: { name: 'Question Stats Instance', description: 'Statistics of one question.' } },
     handler: async (request) => {
-      const rows = await questionsRepository(app.db).filtered({ id: request.params.id }, request.caller).select(QUESTION_COLUMNS).execute()
+      const rows = await publicStatsRepository(app.db).question(request.params.id, request.caller)
       if (rows.length === 0) throw NotFound()
-      const [stats] = await questionStatsFromRows(app.db, rows as QuestionRow[], urlsFor(request), app.config.minCellSize)
+      const [stats] = await questionStatsFromRows(app.db, rows, urlsFor(request), app.config.minCellSize)
       return stats
     },
   })
