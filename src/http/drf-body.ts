@@ -1,6 +1,6 @@
-import type { FastifyError, FastifyRequest } from 'fastify'
+import type { FastifyRequest } from 'fastify'
 import { readsBodyTypes } from './body.ts'
-import { validationBody } from './errors.ts'
+import { othersErrors } from './number-fields.ts'
 import { ValidationFailed, type FieldErrors } from '../core/errors.ts'
 
 interface PropertySchema {
@@ -54,7 +54,7 @@ export interface DrfFields {
  * - null is refused where the field takes no null ("This field may not be null."), except on a
  *   boolean, where it reads as absent (as votes on questions read it);
  * - an empty id is null (DRF's related fields); in a form, an empty field that takes null is null,
- *   an empty optional one counts as left out, and a repeated field gives its last value;
+ *   and an empty optional one counts as left out (a repeated field already gave its last value: keepLastValues);
  * - `trim`, `notBlank` and `choices` as declared.
  * Refusals are answered together with the schema's own messages for the other fields, in one 400
  * naming every field at fault, in the order of the body's fields.
@@ -72,7 +72,6 @@ export function drfBody(fields: DrfFields = {}) {
       if (!(name in body)) continue
       const { type, nullable } = kindOf(property)
       let value = body[name]
-      if (form && Array.isArray(value)) value = value.at(-1)
       if (value === '') {
         if (form && nullable) value = null
         else if (form && !required.has(name)) {
@@ -96,11 +95,7 @@ export function drfBody(fields: DrfFields = {}) {
       body[name] = value
     }
     if (Object.keys(refused).length === 0) return
-    // The schema's messages for the other fields, from a copy without the refused ones.
-    const rest = Object.fromEntries(Object.entries(body).filter(([name]) => !(name in refused)))
-    const validate = request.getValidationFunction('body') as ((data: unknown) => boolean) & { errors?: FastifyError['validation'] }
-    const others =
-      validate && !validate(rest) ? validationBody({ validation: validate.errors, validationContext: 'body' } as FastifyError) : {}
+    const others = othersErrors(request, 'body', body, refused)
     const errors: FieldErrors = {}
     for (const name of Object.keys(schema.properties)) {
       const messages = refused[name] ?? others[name]

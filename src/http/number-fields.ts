@@ -132,7 +132,7 @@ function dropEmptyQueryValues(query: Record<string, unknown>, schema: Schema | u
 }
 
 /** The schema's messages for the other fields, so one 400 names every field at fault, as DRF's does. */
-function othersErrors(request: FastifyRequest, part: 'querystring' | 'body', value: unknown, refused: FieldErrors): FieldErrors {
+export function othersErrors(request: FastifyRequest, part: 'querystring' | 'body', value: unknown, refused: FieldErrors): FieldErrors {
   if (!isRecord(value)) return {}
   const names = new Set(Object.keys(refused).map((field) => field.split('.')[0]))
   const rest = Object.fromEntries(Object.entries(value).filter(([name]) => !names.has(name)))

@@ -1,6 +1,6 @@
-import type { FastifyError, FastifyRequest } from 'fastify'
+import type { FastifyRequest } from 'fastify'
 import { readsBodyTypes } from './body.ts'
-import { validationBody } from './errors.ts'
+import { othersErrors } from './number-fields.ts'
 import { ValidationFailed, type FieldErrors, invalidPk } from '../core/errors.ts'
 import { INT4_MAX, isIntegerText } from '../core/integers.ts'
 
@@ -32,7 +32,8 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
  * - an id no row can have (0, negative, too large) does not exist: `Invalid pk "0" - object does not exist.`;
  * - anything else is `Incorrect type. Expected pk value, received str.` (or bool, dict, list, float);
  * - null where a field takes none: `This field may not be null.`;
- * - in a form, a repeated field gives its last value, and an empty optional integer counts as left out.
+ * - in a form, an empty optional integer counts as left out (a repeated field already gave its last value:
+ *   keepLastValues, src/http/repeated-fields.ts).
  * The other fields' schema messages come in the same 400, which names every field at fault.
  */
 export function readBody(fields: BodyFields) {
@@ -44,7 +45,6 @@ export function readBody(fields: BodyFields) {
     for (const [name, kind] of Object.entries(fields)) {
       if (!(name in body)) continue
       let value = body[name]
-      if (form && Array.isArray(value)) value = value.at(-1)
       if (isIntegerText(value)) value = Number(value)
       if (value === '' && kind !== 'integer') value = null
       if (value === '' && form) {
@@ -63,10 +63,6 @@ export function readBody(fields: BodyFields) {
       body[name] = value
     }
     if (Object.keys(refused).length === 0) return
-    const rest = Object.fromEntries(Object.entries(body).filter(([name]) => !(name in refused)))
-    const validate = request.getValidationFunction('body') as ((data: unknown) => boolean) & { errors?: FastifyError['validation'] }
-    const others =
-      validate && !validate(rest) ? validationBody({ validation: validate.errors, validationContext: 'body' } as FastifyError) : {}
-    throw ValidationFailed({ ...others, ...refused })
+    throw ValidationFailed({ ...othersErrors(request, 'body', body, refused), ...refused })
   })
 }

@@ -1,7 +1,8 @@
-import { createHmac, randomBytes } from 'node:crypto'
+import { createHmac } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import type { Config } from '../../config.ts'
 import type { Database } from '../../db/database.ts'
+import { storedSigningKey } from './secrets.repository.ts'
 
 const cache = new WeakMap<Kysely<Database>, Promise<Buffer>>()
 
@@ -13,15 +14,7 @@ export function signingKey(db: Kysely<Database>, config: Config): Promise<Buffer
   if (config.secretKey) return Promise.resolve(Buffer.from(config.secretKey, 'utf8'))
   let key = cache.get(db)
   if (!key) {
-    key = (async () => {
-      await db
-        .insertInto('service_secrets')
-        .values({ name: 'signing_key', value: randomBytes(32).toString('base64') })
-        .onConflict((oc) => oc.column('name').doNothing())
-        .execute()
-      const row = await db.selectFrom('service_secrets').select('value').where('name', '=', 'signing_key').executeTakeFirstOrThrow()
-      return Buffer.from(row.value, 'base64')
-    })()
+    key = storedSigningKey(db)
     key.catch(() => cache.delete(db))
     cache.set(db, key)
   }

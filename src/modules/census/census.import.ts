@@ -1,10 +1,11 @@
-import { sql, type Kysely } from 'kysely'
+import type { Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import { copyIn } from '../../db/copy-in.ts'
 import { INT4_MAX } from '../../core/integers.ts'
 import { headerKey, readCsvLines, type CsvLine, type CsvRecord } from '../../import/csv.ts'
 import { ImportError } from '../../import/errors.ts'
 import { parseCount, quoted } from '../../import/values.ts'
+import { censusRepository } from './census.repository.ts'
 import { CENSUS_AGES } from './census.schemas.ts'
 
 /**
@@ -206,15 +207,13 @@ async function* copyChunks(file: string, options: CensusImportOptions, counted: 
 export async function importCensus(db: Kysely<Database>, file: string, options: CensusImportOptions): Promise<CensusImportResult> {
   const { date } = options
   return db.transaction().execute(async (trx) => {
-    const deleted = await sql`DELETE FROM census_data WHERE date IS NOT DISTINCT FROM ${date}::date`.execute(trx)
+    const census = censusRepository(trx)
+    const replaced = await census.removeDate(date)
     const counted = { records: 0 }
     // COPY streams the rows as the file is read: the database parses one block while the next is checked here.
     await copyIn(trx, 'COPY census_data (code, name, date, all_ages, ages) FROM STDIN', copyChunks(file, options, counted))
     options.onStage?.('linking')
-    // An area is linked when it is the only one with the record's code (codes repeat only across levels).
-    const linked = await sql`UPDATE census_data c SET area_id = a.id
-      FROM (SELECT code, min(id) AS id FROM areas GROUP BY code HAVING count(*) = 1) a
-      WHERE c.code = a.code AND c.date IS NOT DISTINCT FROM ${date}::date`.execute(trx)
-    return { records: counted.records, replaced: Number(deleted.numAffectedRows ?? 0), linked: Number(linked.numAffectedRows ?? 0) }
+    const linked = await census.linkAreas(date)
+    return { records: counted.records, replaced, linked }
   })
 }

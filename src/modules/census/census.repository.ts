@@ -23,6 +23,20 @@ export function censusRepository(db: Kysely<Database>) {
       return pageOfRows<CensusRow>(list, this.filtered(filters), (q) => q.selectAll('census_data'), ordering)
     },
 
+    /** Removes the records of one census date (null: the undated ones); how many there were. */
+    async removeDate(date: string | null): Promise<number> {
+      const deleted = await sql`DELETE FROM census_data WHERE date IS NOT DISTINCT FROM ${date}::date`.execute(db)
+      return Number(deleted.numAffectedRows ?? 0)
+    },
+
+    /** Links the date's records to areas: an area is linked when it is the only one with the record's code (codes repeat only across levels). */
+    async linkAreas(date: string | null): Promise<number> {
+      const linked = await sql`UPDATE census_data c SET area_id = a.id
+        FROM (SELECT code, min(id) AS id FROM areas GROUP BY code HAVING count(*) = 1) a
+        WHERE c.code = a.code AND c.date IS NOT DISTINCT FROM ${date}::date`.execute(db)
+      return Number(linked.numAffectedRows ?? 0)
+    },
+
     async find(id: number): Promise<CensusRow | undefined> {
       return this.filtered({ id }).selectAll('census_data').executeTakeFirst()
     },

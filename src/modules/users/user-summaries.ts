@@ -3,7 +3,7 @@ import { Type, type Static } from 'typebox'
 import type { Database } from '../../db/database.ts'
 import { Url } from '../../http/schemas.ts'
 import { photoUrl } from './users.mapper.ts'
-import type { UserRow } from './users.repository.ts'
+import { usersRepository, type UserRow } from './users.repository.ts'
 import type { ViewContext } from '../../core/view-context.ts'
 
 /** Enough of a person to show them in a member list or a request queue. */
@@ -20,11 +20,7 @@ export type UserSummary = Static<typeof UserSummary>
 export async function loadUserSummaries(context: ViewContext, ids: number[]): Promise<Map<number, UserSummary & { email: string | null }>> {
   const unique = [...new Set(ids)]
   if (unique.length === 0) return new Map()
-  const rows = await context.db
-    .selectFrom('users')
-    .select(['id', 'username', 'first_name', 'last_name', 'photo', 'email'])
-    .where('id', 'in', unique)
-    .execute()
+  const rows = await usersRepository(context.db).summaryRows(unique)
   return new Map(
     rows.map((row) => [
       row.id,
@@ -48,12 +44,5 @@ export function summaryOf(user: (UserSummary & { email: string | null }) | undef
 
 /** Whether the id names someone who can take part: an active account that was not deleted. */
 export async function activeUserExists(db: Kysely<Database>, id: number): Promise<boolean> {
-  const row = await db
-    .selectFrom('users')
-    .select('id')
-    .where('id', '=', id)
-    .where('is_active', '=', true)
-    .where('is_deleted', '=', false)
-    .executeTakeFirst()
-  return row !== undefined
+  return usersRepository(db).activeExists(id)
 }

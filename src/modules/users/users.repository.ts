@@ -140,6 +140,24 @@ export function usersRepository(db: Kysely<Database>) {
       return query
     },
 
+    /** What a user summary shows, and the e-mail address, of these users. */
+    async summaryRows(ids: number[]) {
+      if (ids.length === 0) return []
+      return db.selectFrom('users').select(['id', 'username', 'first_name', 'last_name', 'photo', 'email']).where('id', 'in', ids).execute()
+    },
+
+    /** Whether the id names someone who can take part: an active account that was not deleted. */
+    async activeExists(id: number): Promise<boolean> {
+      const row = await db
+        .selectFrom('users')
+        .select('id')
+        .where('id', '=', id)
+        .where('is_active', '=', true)
+        .where('is_deleted', '=', false)
+        .executeTakeFirst()
+      return row !== undefined
+    },
+
     async findByIds(ids: number[]): Promise<UserRow[]> {
       const unique = [...new Set(ids)]
       if (unique.length === 0) return []

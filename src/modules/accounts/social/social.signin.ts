@@ -1,9 +1,10 @@
-import { sql, type Kysely, type Updateable } from 'kysely'
+import type { Kysely, Updateable } from 'kysely'
 import type { Database, Users } from '../../../db/database.ts'
 import { ValidationFailed } from '../../../core/errors.ts'
 import { accountsRepository } from '../accounts.repository.ts'
 import { baseUsername, firstFreeUsername, type SocialIdentity } from './social.identity.ts'
 import type { Slot } from './social.providers.ts'
+import { socialAccountsRepository } from './social-accounts.repository.ts'
 
 export interface SocialSignIn {
   userId: number
@@ -31,13 +32,8 @@ export async function signInIdentity(db: Kysely<Database>, slot: Slot, identity:
 async function resolveUser(db: Kysely<Database>, slot: Slot, identity: SocialIdentity): Promise<SocialSignIn> {
   const repository = accountsRepository(db)
   const verifiedEmail = identity.emailVerified ? identity.email : null
-  let user = await db
-    .selectFrom('social_accounts')
-    .innerJoin('users', 'users.id', 'social_accounts.user_id')
-    .select(['users.id', 'users.email', 'users.is_deleted'])
-    .where('social_accounts.provider', '=', slot)
-    .where('social_accounts.subject', '=', identity.subject)
-    .executeTakeFirst()
+  const socialAccounts = socialAccountsRepository(db)
+  let user = await socialAccounts.linkedUser(slot, identity.subject)
   const linked = user !== undefined
   if (!user && verifiedEmail) user = await repository.findByEmail(verifiedEmail)
   if (user?.is_deleted) throw ValidationFailed({ non_field_errors: ['This account has been deleted.'] })
@@ -47,19 +43,8 @@ async function resolveUser(db: Kysely<Database>, slot: Slot, identity: SocialIde
     user = await createUser(db, identity)
     created = true
   }
-  if (linked) {
-    await db
-      .updateTable('social_accounts')
-      .set({ last_login_at: sql`now()`, email: identity.email })
-      .where('provider', '=', slot)
-      .where('subject', '=', identity.subject)
-      .execute()
-  } else {
-    await db
-      .insertInto('social_accounts')
-      .values({ user_id: user.id, provider: slot, subject: identity.subject, email: identity.email })
-      .execute()
-  }
+  if (linked) await socialAccounts.signedIn(slot, identity.subject, identity.email)
+  else await socialAccounts.link(user.id, slot, identity.subject, identity.email)
 
   const values: Updateable<Users> = { [`is_${slot}_verified`]: true, is_active: true, last_login: new Date() }
   if (verifiedEmail && user.email?.toLowerCase() === verifiedEmail.toLowerCase()) values.is_email_verified = true
@@ -71,12 +56,7 @@ async function createUser(db: Kysely<Database>, identity: SocialIdentity) {
   const repository = accountsRepository(db)
   const email = identity.email && !(await repository.emailTaken(identity.email)) ? identity.email : null
   const base = baseUsername(identity)
-  const taken = await db
-    .selectFrom('users')
-    .select(sql<string>`lower(username)`.as('name'))
-    .where(sql<boolean>`starts_with(lower(username), ${base.toLowerCase()})`)
-    .execute()
-  const username = firstFreeUsername(base, new Set(taken.map((row) => row.name)))
+  const username = firstFreeUsername(base, await socialAccountsRepository(db).usernamesStartingWith(base))
   const id = await repository.create({
     username,
     email,
