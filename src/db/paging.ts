@@ -62,11 +62,12 @@ export async function pageOfRows<Row>(
   select: (query: AnySelect) => AnySelect,
   ordering: OrderTerm[],
 ): Promise<RowsPage<Row>> {
+  const requested = list.page
   const counting = filtered.select((eb) => eb.fn.countAll<number>().as('count'))
   const countNow = async () => Number(((await counting.executeTakeFirstOrThrow()) as { count: number }).count)
   const key = list.counts ? memoKey(counting.compile()) : null
   const count = key === null ? await countNow() : await list.counts!.remember(key, countNow)
-  const page = resolvePage(list.page, count)
+  const page = resolvePage(requested, count)
   let query = select(filtered)
   for (const term of ordering) query = query.orderBy(term.expression, term.direction)
   const rows = count > page.offset ? ((await query.limit(page.size).offset(page.offset).execute()) as Row[]) : []

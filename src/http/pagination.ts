@@ -58,11 +58,16 @@ export function envelope<T>(request: FastifyRequest, page: PageRequest, count: n
   }
 }
 
-/** The page, ordering and count memo a listing request asks for, as its repository takes them. */
+/**
+ * The page, ordering and count memo a listing request asks for, as its repository takes them. The page is read
+ * when the repository first asks for it, after its filters: as in DRF, a bad filter answers 400 before a bad page.
+ */
 export function listRequestOf(request: FastifyRequest): ListRequest {
   const query = (request.query ?? {}) as Record<string, unknown>
   return {
-    page: pageRequest(query),
+    get page() {
+      return pageRequest(query)
+    },
     ordering: typeof query.ordering === 'string' ? query.ordering : undefined,
     counts: request.server.responseCache,
   }
