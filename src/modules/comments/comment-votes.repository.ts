@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely'
 import type { CommentVotes, Database } from '../../db/database.ts'
-import { column, orderingFieldsOf, type OrderingFields } from '../../db/ordering.ts'
+import { column, orderingFieldsOf, orderingTerms, type OrderingFields } from '../../db/ordering.ts'
+import { pageOfRows, type ListRequest, type RowsPage } from '../../db/paging.ts'
 import { commentVisibleTo } from './comments.repository.ts'
 import { type Viewer } from '../../core/caller.ts'
 import { queryBoolean } from './comments.schemas.ts'
@@ -8,7 +9,7 @@ import { DOWN, UP, type CommentVoteListQuery } from './comment-votes.schemas.ts'
 
 export type CommentVoteRow = Selectable<CommentVotes>
 
-export const COMMENT_VOTE_ORDERING: OrderingFields = {
+const COMMENT_VOTE_ORDERING: OrderingFields = {
   ...orderingFieldsOf(['id', 'value', 'active', 'created_at', 'modified_at'], 'comment_votes'),
   object_id: column('comment_votes.comment_id'),
   comment: column('comment_votes.comment_id'),
@@ -39,6 +40,12 @@ export function commentVotesRepository(db: Kysely<Database>) {
       )
 
   return {
+    /** A page of the votes the viewer may see, newest first unless ordered otherwise. */
+    async page(filters: CommentVoteListQuery, viewer: Viewer, list: ListRequest): Promise<RowsPage<CommentVoteRow>> {
+      const ordering = orderingTerms(list.ordering, COMMENT_VOTE_ORDERING, ['-created_at'], column('comment_votes.id'))
+      return pageOfRows<CommentVoteRow>(list, this.filtered(filters, viewer), (q) => q.select(VOTE_COLUMNS), ordering)
+    },
+
     filtered(filters: CommentVoteListQuery, viewer: Viewer) {
       let query = visible(viewer)
       if (filters.id !== undefined) query = query.where('comment_votes.id', '=', filters.id)

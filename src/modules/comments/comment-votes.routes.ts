@@ -1,21 +1,12 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
-import { listing, pageOfRows } from '../../http/listing.ts'
-import { column, orderingTerms } from '../../db/ordering.ts'
+import { listRoute } from '../../http/list-route.ts'
 import { idParam, signedIn } from '../../http/permissions.ts'
 import { NotFound } from '../../core/errors.ts'
-import { Page, readErrors } from '../../http/schemas.ts'
+import { readErrors } from '../../http/schemas.ts'
 import { loadFullUsers } from '../users/users.service.ts'
-import { COMMENT_VOTE_ORDERING, commentVotesRepository, type CommentVoteRow } from './comment-votes.repository.ts'
-import {
-  CommentVote,
-  CommentVoteBody,
-  CommentVoteCast,
-  CommentVoteListQuery,
-  DOWN,
-  UP,
-  type CommentVoteListQuery as VoteFilters,
-} from './comment-votes.schemas.ts'
+import { commentVotesRepository } from './comment-votes.repository.ts'
+import { CommentVote, CommentVoteBody, CommentVoteCast, CommentVoteListQuery, DOWN, UP } from './comment-votes.schemas.ts'
 import { castCommentVote, commentVotesFromRows, toCommentVote, withdrawCommentVote } from './comment-votes.service.ts'
 import { viewerOf } from '../../core/caller.ts'
 import { IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
@@ -26,8 +17,10 @@ import { viewContextOf } from '../../http/view-context.ts'
 export function commentVoteRoutes(app: App): void {
   const repository = () => commentVotesRepository(app.db)
 
-  app.get('/api/comment_votes/', {
-    schema: { summary: 'Votes on comments', querystring: CommentVoteListQuery, response: { 200: Page(CommentVote), ...readErrors } },
+  listRoute(app, '/api/comment_votes/', {
+    summary: 'Votes on comments',
+    querystring: CommentVoteListQuery,
+    item: CommentVote,
     config: {
       access: 'anyone',
       resource: {
@@ -35,13 +28,8 @@ export function commentVoteRoutes(app: App): void {
         description: 'Up (5) and down (1) votes on comments; superseded votes stay with active false.',
       },
     },
-    handler: async (request) => {
-      const filters = request.query as VoteFilters
-      const ordering = orderingTerms(filters.ordering, COMMENT_VOTE_ORDERING, ['-created_at'], column('comment_votes.id'))
-      const filtered = repository().filtered(filters, viewerOf(request.caller))
-      const result = await pageOfRows<CommentVoteRow>(request, filtered, (q) => q.select(repository().columns as never), ordering)
-      return listing(request, result, (rows) => commentVotesFromRows(viewContextOf(app, request), rows))
-    },
+    rows: (request, list) => repository().page(request.query, viewerOf(request.caller), list),
+    items: (rows, request) => commentVotesFromRows(viewContextOf(app, request), rows),
   })
 
   app.post('/api/comment_votes/', {

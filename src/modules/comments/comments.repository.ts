@@ -1,14 +1,15 @@
 import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely'
 import type { Comments, Database } from '../../db/database.ts'
 import type { Viewer } from '../../core/caller.ts'
-import { column, orderingFieldsOf, type OrderingFields } from '../../db/ordering.ts'
+import { column, orderingFieldsOf, orderingTerms, type OrderingFields } from '../../db/ordering.ts'
+import { pageOfRows, type ListRequest, type RowsPage } from '../../db/paging.ts'
 import { queryBoolean, type CommentListQuery, type Subtype } from './comments.schemas.ts'
 
 export type CommentRow = Selectable<Comments>
 /** A comment with the title and slug of its question, as listings select it. */
 export type ListedCommentRow = CommentRow & { question_text: string; question_slug: string }
 
-export const COMMENT_ORDERING: OrderingFields = {
+const COMMENT_ORDERING: OrderingFields = {
   ...orderingFieldsOf(['id', 'created_at', 'modified_at', 'direct_maximum', 'direct_minimum', 'subtype', 'text'], 'comments'),
   question: column('comments.question_id'),
   user: column('comments.user_id'),
@@ -16,7 +17,7 @@ export const COMMENT_ORDERING: OrderingFields = {
 }
 
 /** Staff may also sort by how often a comment was reported. */
-export const STAFF_COMMENT_ORDERING: OrderingFields = { ...COMMENT_ORDERING, report_count: column('comments.report_count') }
+const STAFF_COMMENT_ORDERING: OrderingFields = { ...COMMENT_ORDERING, report_count: column('comments.report_count') }
 
 const COMMENT_COLUMNS = [
   'comments.id',
@@ -34,7 +35,7 @@ const COMMENT_COLUMNS = [
 ] as const
 
 /** What a listing selects: the comment and the title and slug of its question. */
-export const LISTED_COLUMNS = [...COMMENT_COLUMNS, 'questions.question as question_text', 'questions.slug as question_slug'] as const
+const LISTED_COLUMNS = [...COMMENT_COLUMNS, 'questions.question as question_text', 'questions.slug as question_slug'] as const
 
 type CommentsEb = ExpressionBuilder<Database, 'comments' | 'questions'>
 
@@ -59,6 +60,13 @@ export function commentsRepository(db: Kysely<Database>) {
       .where((eb) => commentVisibleTo(eb, viewer))
 
   return {
+    /** A page of the comments the viewer may see, newest first unless ordered otherwise (staff may order by reports). */
+    async page(filters: CommentListQuery, viewer: Viewer, list: ListRequest): Promise<RowsPage<ListedCommentRow>> {
+      const fields = viewer.isStaff ? STAFF_COMMENT_ORDERING : COMMENT_ORDERING
+      const ordering = orderingTerms(list.ordering, fields, ['-created_at'], column('comments.id'))
+      return pageOfRows<ListedCommentRow>(list, this.filtered(filters, viewer), (q) => q.select(LISTED_COLUMNS), ordering)
+    },
+
     /** The listing's FROM and WHERE. */
     filtered(filters: CommentListQuery, viewer: Viewer) {
       let query = visible(viewer)

@@ -1,26 +1,11 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
-import { listing, pageOfRows } from '../../http/listing.ts'
-import { column, orderingTerms } from '../../db/ordering.ts'
+import { listRoute } from '../../http/list-route.ts'
+import { readErrors } from '../../http/schemas.ts'
 import { idParam, signedIn } from '../../http/permissions.ts'
-import { Page, readErrors } from '../../http/schemas.ts'
 import { commentVoteRoutes } from './comment-votes.routes.ts'
-import {
-  COMMENT_ORDERING,
-  commentsRepository,
-  LISTED_COLUMNS,
-  STAFF_COMMENT_ORDERING,
-  type ListedCommentRow,
-} from './comments.repository.ts'
-import {
-  Comment,
-  CommentCreate,
-  CommentListQuery,
-  CommentPatch,
-  CommentPut,
-  SUBTYPES,
-  type CommentListQuery as CommentFilters,
-} from './comments.schemas.ts'
+import { commentsRepository } from './comments.repository.ts'
+import { Comment, CommentCreate, CommentListQuery, CommentPatch, CommentPut, SUBTYPES } from './comments.schemas.ts'
 import { commentsFromRows, createComment, deleteComment, loadComment, updateComment } from './comments.service.ts'
 import { viewerOf } from '../../core/caller.ts'
 import { moderationRoutes } from './moderation.routes.ts'
@@ -41,25 +26,16 @@ export function commentRoutes(app: App): void {
     return (await commentsRepository(app.db).findVisible(id, viewerOf(request.caller)))?.user_id
   }
 
-  app.get('/api/comments/', {
-    schema: {
-      summary: 'Comments on questions, replies listed flat beside the comments they answer',
-      querystring: CommentListQuery,
-      response: { 200: Page(Comment), ...readErrors },
-    },
+  listRoute(app, '/api/comments/', {
+    summary: 'Comments on questions, replies listed flat beside the comments they answer',
+    querystring: CommentListQuery,
+    item: Comment,
     config: {
       access: 'anyone',
       resource: { name: 'Comment List', description: 'What people say about questions: information, reasons and suggestions.' },
     },
-    handler: async (request) => {
-      const context = viewContextOf(app, request)
-      const filters = request.query as CommentFilters
-      const fields = viewerOf(context.caller).isStaff ? STAFF_COMMENT_ORDERING : COMMENT_ORDERING
-      const ordering = orderingTerms(filters.ordering, fields, ['-created_at'], column('comments.id'))
-      const filtered = commentsRepository(app.db).filtered(filters, viewerOf(context.caller))
-      const result = await pageOfRows<ListedCommentRow>(request, filtered, (q) => q.select(LISTED_COLUMNS as never), ordering)
-      return listing(request, result, (rows) => commentsFromRows(context, rows))
-    },
+    rows: (request, list) => commentsRepository(app.db).page(request.query, viewerOf(request.caller), list),
+    items: (rows, request) => commentsFromRows(viewContextOf(app, request), rows),
   })
 
   app.post('/api/comments/', {

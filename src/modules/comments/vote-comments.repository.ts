@@ -2,18 +2,19 @@ import type { Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import { iso } from '../../core/time.ts'
 import type { UrlBuilder } from '../../core/urls.ts'
-import { column, orderingFieldsOf, type OrderingFields } from '../../db/ordering.ts'
+import { column, orderingFieldsOf, orderingTerms, type OrderingFields } from '../../db/ordering.ts'
+import { pageOfRows, type ListRequest, type RowsPage } from '../../db/paging.ts'
 import { commentVisibleTo } from './comments.repository.ts'
 import { type Viewer } from '../../core/caller.ts'
 import type { VoteComment, VoteCommentListQuery } from './vote-comments.schemas.ts'
 
-export const VOTE_COMMENT_ORDERING: OrderingFields = {
+const VOTE_COMMENT_ORDERING: OrderingFields = {
   ...orderingFieldsOf(['id', 'created_at'], 'vote_comments'),
   vote: column('vote_comments.vote_id'),
   comment: column('vote_comments.comment_id'),
 }
 
-export const VOTE_COMMENT_COLUMNS = [
+const VOTE_COMMENT_COLUMNS = [
   'vote_comments.id',
   'vote_comments.vote_id',
   'vote_comments.comment_id',
@@ -59,6 +60,12 @@ export function voteCommentsRepository(db: Kysely<Database>) {
       )
 
   return {
+    /** A page of the reasons the viewer may see, in id order unless ordered otherwise. */
+    async page(filters: VoteCommentListQuery, viewer: Viewer, list: ListRequest): Promise<RowsPage<VoteCommentRow>> {
+      const ordering = orderingTerms(list.ordering, VOTE_COMMENT_ORDERING, ['id'], column('vote_comments.id'))
+      return pageOfRows<VoteCommentRow>(list, this.filtered(filters, viewer), (q) => q.select(VOTE_COMMENT_COLUMNS), ordering)
+    },
+
     filtered(filters: VoteCommentListQuery, viewer: Viewer) {
       let query = visible(viewer)
       if (filters.id !== undefined) query = query.where('vote_comments.id', '=', filters.id)

@@ -1,19 +1,12 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app-type.ts'
 import { NotFound } from '../../core/errors.ts'
-import { listing, pageOfRows } from '../../http/listing.ts'
-import { column, orderingTerms } from '../../db/ordering.ts'
+import { listRoute } from '../../http/list-route.ts'
 import { idParam, signedIn } from '../../http/permissions.ts'
-import { Page, readErrors } from '../../http/schemas.ts'
+import { readErrors } from '../../http/schemas.ts'
 import { viewerOf } from '../../core/caller.ts'
-import {
-  toVoteComment,
-  VOTE_COMMENT_COLUMNS,
-  VOTE_COMMENT_ORDERING,
-  voteCommentsRepository,
-  type VoteCommentRow,
-} from './vote-comments.repository.ts'
-import { VoteComment, VoteCommentBody, VoteCommentListQuery, type VoteCommentListQuery as ReasonFilters } from './vote-comments.schemas.ts'
+import { toVoteComment, voteCommentsRepository } from './vote-comments.repository.ts'
+import { VoteComment, VoteCommentBody, VoteCommentListQuery } from './vote-comments.schemas.ts'
 import { giveReason } from './vote-comments.service.ts'
 import { IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
 import { drfBody } from '../../http/drf-body.ts'
@@ -23,23 +16,18 @@ import { urlsFor } from '../../http/urls.ts'
 export function voteCommentRoutes(app: App): void {
   const repository = () => voteCommentsRepository(app.db)
 
-  app.get('/api/vote_comments/', {
-    schema: {
-      summary: 'Comments given as reasons of answers',
-      querystring: VoteCommentListQuery,
-      response: { 200: Page(VoteComment), ...readErrors },
-    },
+  listRoute(app, '/api/vote_comments/', {
+    summary: 'Comments given as reasons of answers',
+    querystring: VoteCommentListQuery,
+    item: VoteComment,
     config: {
       access: 'anyone',
       resource: { name: 'Vote Comment List', description: 'Comments people give as the reasons of their answers.' },
     },
-    handler: async (request) => {
-      const filters = request.query as ReasonFilters
-      const ordering = orderingTerms(filters.ordering, VOTE_COMMENT_ORDERING, ['id'], column('vote_comments.id'))
-      const filtered = repository().filtered(filters, viewerOf(request.caller))
-      const result = await pageOfRows<VoteCommentRow>(request, filtered, (q) => q.select(VOTE_COMMENT_COLUMNS as never), ordering)
+    rows: (request, list) => repository().page(request.query, viewerOf(request.caller), list),
+    items: (rows, request) => {
       const urls = urlsFor(request)
-      return listing(request, result, (rows) => rows.map((row) => toVoteComment(row, urls)))
+      return rows.map((row) => toVoteComment(row, urls))
     },
   })
 

@@ -3,6 +3,9 @@ import type { Database } from '../../db/database.ts'
 import type { Caller } from '../../core/caller.ts'
 import { questionVisibleSql } from '../../access/question-access.ts'
 import type { Distances } from './compare.compute.ts'
+import type { UserCompareQuery } from './compare.schemas.ts'
+import { column, orderingFieldsOf, orderingTerms } from '../../db/ordering.ts'
+import { pageOfRows, type ListRequest, type RowsPage } from '../../db/paging.ts'
 
 /** One person's distance histogram against the person compared with. */
 export interface DistanceRow {
@@ -46,14 +49,25 @@ export interface ComparisonFigures {
   distances: Distances
 }
 
+/** Answers not skipped. `owner` is the table alias. */
+export const answered = (owner: string) => sql`${sql.ref(`${owner}.value`)} IS NOT NULL`
+
 /**
  * The answers a viewer may compare: current, not skipped, and public unless the viewer wrote them (a private
  * answer counts only in its author's own comparisons). `owner` is the table alias.
  */
-const comparable = (owner: string, viewer: number | null) =>
+export const comparable = (owner: string, viewer: number | null) =>
   viewer === null
     ? sql`${sql.ref(`${owner}.value`)} IS NOT NULL AND NOT ${sql.ref(`${owner}.private`)}`
     : sql`${sql.ref(`${owner}.value`)} IS NOT NULL AND (NOT ${sql.ref(`${owner}.private`)} OR ${sql.ref(`${owner}.user_id`)} = ${viewer}::int)`
+
+/** Which of the others' answers count: those the viewer may compare, or every one not skipped. */
+export type TheirAnswers = 'comparable' | 'every'
+
+const USER_COMPARE_ORDERING = orderingFieldsOf(
+  ['id', 'created_at', 'modified_at', 'questions_counted', 'difference_percent'],
+  'user_compares',
+)
 
 /** Who can be compared: accounts the users listing shows (active, or deleted and anonymised: their answers still count). */
 const listedUser = sql`(users.is_active OR users.is_deleted)`
@@ -74,12 +88,19 @@ export function compareRepository(db: Kysely<Database>) {
      * so the planner sees them as the small driving set); the others' answers to those questions come either
      * from the (question, user) covering index, one range per question with the others' ids as a hashed
      * filter (many others: no heap access), or from each other person's rows (a few others). Others with no
-     * common question are absent.
+     * common question are absent. `theirs` says which of the others' answers count: those the viewer may
+     * compare, or every one not skipped (politicians' accounts, public by nature; docs/politicians.md).
      */
-    async distanceHistograms(viewer: number | null, userId: number, others: readonly number[]): Promise<DistanceRow[]> {
+    async distanceHistograms(
+      viewer: number | null,
+      userId: number,
+      others: readonly number[],
+      theirs: TheirAnswers = 'comparable',
+    ): Promise<DistanceRow[]> {
       if (others.length === 0) return []
       const ids = [...new Set(others)].filter((id) => id !== userId)
       if (ids.length === 0) return []
+      const counted = theirs === 'comparable' ? comparable('b', viewer) : answered('b')
       const { rows } = await sql<{ user_id: number; d0: number; d1: number; d2: number; d3: number; d4: number }>`
         WITH mine_likert AS MATERIALIZED (
           SELECT a.question_id, a.value FROM question_votes a WHERE a.user_id = ${userId} AND ${comparable('a', viewer)}
@@ -90,11 +111,11 @@ export function compareRepository(db: Kysely<Database>) {
         distances AS (
           SELECT b.user_id, abs(b.value - m.value) AS distance
           FROM mine_likert m JOIN question_votes b ON b.question_id = m.question_id
-          WHERE b.user_id = ANY(${ids}::int4[]) AND ${comparable('b', viewer)}
+          WHERE b.user_id = ANY(${ids}::int4[]) AND ${counted}
           UNION ALL
           SELECT b.user_id, CASE WHEN b.choice_id = m.choice_id THEN 0 ELSE 4 END
           FROM mine_choice m JOIN question_choice_votes b ON b.question_id = m.question_id
-          WHERE b.user_id = ANY(${ids}::int4[]) AND ${comparable('b', viewer)}
+          WHERE b.user_id = ANY(${ids}::int4[]) AND ${counted}
         )
         SELECT user_id,
           count(*) FILTER (WHERE distance = 0)::int AS d0, count(*) FILTER (WHERE distance = 1)::int AS d1,
@@ -175,11 +196,12 @@ export function compareRepository(db: Kysely<Database>) {
         .execute() as Promise<ComparisonRow[]>
     },
 
-    /** The person's kept comparisons, for a listing (pageOfRows selects and orders). */
-    keptBy(userId: number, other: number | undefined) {
+    /** A page of the person's kept comparisons (with one other person, if `other` is given), newest first unless ordered otherwise. */
+    async page(filters: UserCompareQuery, userId: number, list: ListRequest): Promise<RowsPage<ComparisonRow>> {
       let query = db.selectFrom('user_compares').where('user_compares.user_id', '=', userId)
-      if (other !== undefined) query = query.where('user_compares.other_id', '=', other)
-      return query
+      if (filters.other !== undefined) query = query.where('user_compares.other_id', '=', filters.other)
+      const ordering = orderingTerms(list.ordering, USER_COMPARE_ORDERING, ['-modified_at'], column('user_compares.id'))
+      return pageOfRows<ComparisonRow>(list, query, (q) => q.selectAll('user_compares'), ordering)
     },
 
     /** The people the user has compared themselves with: friends (accepted, either direction) and trustees of live delegations. */

@@ -1,10 +1,9 @@
 import type { App } from '../../http/app-type.ts'
-import { listing, pageOfRows } from '../../http/listing.ts'
-import { column, orderingFieldsOf, orderingTerms } from '../../db/ordering.ts'
+import { listRoute } from '../../http/list-route.ts'
 import { signedIn } from '../../http/permissions.ts'
-import { Page, readErrors } from '../../http/schemas.ts'
+import { readErrors } from '../../http/schemas.ts'
 import { toUserCompare } from './compare.mapper.ts'
-import { compareRepository, type ComparisonRow } from './compare.repository.ts'
+import { compareRepository } from './compare.repository.ts'
 import {
   CompareMany,
   CompareUsers,
@@ -16,11 +15,6 @@ import {
   UserCompareQuery,
 } from './compare.schemas.ts'
 import { compareFriendsAndTrustees, compareMany, comparePair, comparePairQuick } from './compare.service.ts'
-
-const USER_COMPARE_ORDERING = orderingFieldsOf(
-  ['id', 'created_at', 'modified_at', 'questions_counted', 'difference_percent'],
-  'user_compares',
-)
 
 const RULES =
   'Over the questions both answered (skips never count; a private answer counts only in comparisons its author makes), ' +
@@ -70,28 +64,17 @@ export function compareRoutes(app: App): void {
     handler: async (request) => compareMany(app.db, request.caller, request.query.usera, request.query.users),
   })
 
-  app.get('/api/user_compare/', {
-    schema: {
-      summary: "The caller's kept comparisons, newest first",
-      description: 'Each person the caller compared themselves with, with the figures of the last comparison. Filter by `other`.',
-      querystring: UserCompareQuery,
-      response: { 200: Page(UserCompare), ...readErrors },
-    },
+  listRoute(app, '/api/user_compare/', {
+    summary: "The caller's kept comparisons, newest first",
+    description: 'Each person the caller compared themselves with, with the figures of the last comparison. Filter by `other`.',
+    querystring: UserCompareQuery,
+    item: UserCompare,
     config: {
       access: 'signed-in',
       resource: { name: 'User Compare List', description: 'Your comparisons with other people, as last made.' },
     },
-    handler: async (request) => {
-      const caller = signedIn(request)
-      const ordering = orderingTerms(request.query.ordering, USER_COMPARE_ORDERING, ['-modified_at'], column('user_compares.id'))
-      const result = await pageOfRows<ComparisonRow>(
-        request,
-        compareRepository(app.db).keptBy(caller.id, request.query.other),
-        (q) => q.selectAll('user_compares'),
-        ordering,
-      )
-      return listing(request, result, (rows) => rows.map(toUserCompare))
-    },
+    rows: (request, list) => compareRepository(app.db).page(request.query, signedIn(request).id, list),
+    items: (rows) => rows.map(toUserCompare),
   })
 
   app.get('/api/users_fd_compare/', {

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { Caller } from '../../core/caller.ts'
-import type { DistanceRow } from '../compare/compare.repository.ts'
+import { answered, comparable, compareRepository, type DistanceRow } from '../compare/compare.repository.ts'
 import { questionVisibleSql } from '../../access/question-access.ts'
 
 /**
@@ -26,19 +26,16 @@ export interface SeparatingRow {
   b_choice_text: string | null
 }
 
-/** The person's answers that count: not skipped, and public unless the caller wrote them. */
-const personAnswer = (viewer: number | null) =>
-  viewer === null ? sql`a.value IS NOT NULL AND NOT a.private` : sql`a.value IS NOT NULL AND (NOT a.private OR a.user_id = ${viewer}::int)`
 /** A politician's answers that count: every one not skipped. */
-const politicianAnswer = sql`b.value IS NOT NULL`
+const politicianAnswer = answered('b')
 
 /** The person's countable answers, read once (MATERIALIZED) and matched with the accounts' answers by question. */
 const personAnswers = (userId: number, viewer: number | null) => sql`
   mine_likert AS MATERIALIZED (
-    SELECT a.question_id, a.value FROM question_votes a WHERE a.user_id = ${userId}::int AND ${personAnswer(viewer)}
+    SELECT a.question_id, a.value FROM question_votes a WHERE a.user_id = ${userId}::int AND ${comparable('a', viewer)}
   ),
   mine_choice AS MATERIALIZED (
-    SELECT a.question_id, a.choice_id FROM question_choice_votes a WHERE a.user_id = ${userId}::int AND ${personAnswer(viewer)}
+    SELECT a.question_id, a.choice_id FROM question_choice_votes a WHERE a.user_id = ${userId}::int AND ${comparable('a', viewer)}
   )`
 
 /** The accounts compared with: distinct, without the person (nobody is compared with themselves). */
@@ -47,30 +44,11 @@ const accountsOf = (userId: number, others: readonly number[]) => [...new Set(ot
 export function politicianMatchRepository(db: Kysely<Database>) {
   return {
     /**
-     * The distance histogram of `userId` against each politician account of `others`: one statement whatever
-     * their number (compareRepository.distanceHistograms with the politicians' answers all counting). Accounts
-     * with no common question are absent.
+     * The distance histogram of `userId` against each politician account of `others`: the comparisons'
+     * statement with every answer of the accounts counting. Accounts with no common question are absent.
      */
     async distanceHistograms(viewer: number | null, userId: number, others: readonly number[]): Promise<DistanceRow[]> {
-      const ids = accountsOf(userId, others)
-      if (ids.length === 0) return []
-      const { rows } = await sql<{ user_id: number; d0: number; d1: number; d2: number; d3: number; d4: number }>`
-        WITH ${personAnswers(userId, viewer)},
-        distances AS (
-          SELECT b.user_id, abs(b.value - a.value) AS distance
-          FROM mine_likert a JOIN question_votes b ON b.question_id = a.question_id
-          WHERE b.user_id = ANY(${ids}::int4[]) AND ${politicianAnswer}
-          UNION ALL
-          SELECT b.user_id, CASE WHEN b.choice_id = a.choice_id THEN 0 ELSE 4 END
-          FROM mine_choice a JOIN question_choice_votes b ON b.question_id = a.question_id
-          WHERE b.user_id = ANY(${ids}::int4[]) AND ${politicianAnswer}
-        )
-        SELECT user_id,
-          count(*) FILTER (WHERE distance = 0)::int AS d0, count(*) FILTER (WHERE distance = 1)::int AS d1,
-          count(*) FILTER (WHERE distance = 2)::int AS d2, count(*) FILTER (WHERE distance = 3)::int AS d3,
-          count(*) FILTER (WHERE distance = 4)::int AS d4
-        FROM distances GROUP BY user_id ORDER BY user_id`.execute(db)
-      return rows.map((row) => ({ user_id: Number(row.user_id), distances: [row.d0, row.d1, row.d2, row.d3, row.d4] }))
+      return compareRepository(db).distanceHistograms(viewer, userId, others, 'every')
     },
 
     /**

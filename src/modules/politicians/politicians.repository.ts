@@ -1,7 +1,8 @@
 import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely'
 import type { Database, Politicians } from '../../db/database.ts'
 import { parseIdList } from '../../core/integers.ts'
-import { column, orderingFieldsOf, type OrderingFields } from '../../db/ordering.ts'
+import { column, orderingFieldsOf, orderingTerms, type OrderingFields } from '../../db/ordering.ts'
+import { pageOfRows, type AnySelect, type ListRequest, type RowsPage } from '../../db/paging.ts'
 import { escapeLike } from '../../db/text-search.ts'
 import type { Politician, SimplePoliticianListQuery } from './politicians.schemas.ts'
 
@@ -11,7 +12,7 @@ export type LinkedPoliticianRow = PoliticianRow & { user_id: number | null }
 export type PoliticianFilters = SimplePoliticianListQuery
 
 /** What the listings sort by: the API's field names; group and area are the party and the area's name. */
-export const POLITICIAN_ORDERING: OrderingFields = {
+const POLITICIAN_ORDERING: OrderingFields = {
   ...orderingFieldsOf(
     ['id', 'name', 'sort_name', 'chamber', 'term', 'start_date', 'end_date', 'type', 'created_at', 'modified_at'],
     'politicians',
@@ -19,14 +20,17 @@ export const POLITICIAN_ORDERING: OrderingFields = {
   group: column('politicians.party'),
   area: column('politicians.area_name'),
 }
-export const POLITICIAN_DEFAULT_ORDER = ['sort_name', 'name']
+const POLITICIAN_DEFAULT_ORDER = ['sort_name', 'name']
+
+const orderingOf = (list: ListRequest, fields: OrderingFields = POLITICIAN_ORDERING, fallback = POLITICIAN_DEFAULT_ORDER) =>
+  orderingTerms(list.ordering, fields, fallback, column('politicians.id'))
 
 /** A linked account counts while the users listing shows it (active, or deleted and anonymised). */
 const linkedUser = sql<number | null>`(SELECT u.id FROM users u
   WHERE u.politician_id = politicians.id AND (u.is_active OR u.is_deleted))`
 
 /** The linked user's id as a selection, for listings' select step. */
-export const linkedUserId = linkedUser.as('user_id')
+const linkedUserId = linkedUser.as('user_id')
 
 /** The areas of a user (country, region, district, user_geos) and every area above them: one recursive subquery. */
 function areasOfUser(userId: number): RawBuilder<unknown> {
@@ -42,6 +46,28 @@ function areasOfUser(userId: number): RawBuilder<unknown> {
 
 export function politiciansRepository(db: Kysely<Database>) {
   return {
+    /** A page of politicians, with their linked account when `linked`: two statements. */
+    async page(filters: PoliticianFilters, list: ListRequest, linked: boolean): Promise<RowsPage<LinkedPoliticianRow>> {
+      const select = linked
+        ? (q: AnySelect) => q.selectAll('politicians').select(linkedUserId)
+        : (q: AnySelect) => q.selectAll('politicians')
+      return pageOfRows<LinkedPoliticianRow>(list, this.filtered(filters), select, orderingOf(list))
+    },
+
+    /**
+     * A page of the politicians of these areas with their linked account, nearest area first by default (ordering
+     * field `level`: the area's place in `areaIds`, which run from an area up to the top): two statements.
+     */
+    async pageOfAreas(filters: PoliticianFilters, areaIds: readonly number[], list: ListRequest): Promise<RowsPage<LinkedPoliticianRow>> {
+      const fields: OrderingFields = { ...POLITICIAN_ORDERING, level: sql`array_position(${[...areaIds]}::int4[], politicians.area_id)` }
+      return pageOfRows<LinkedPoliticianRow>(
+        list,
+        this.filtered(filters, areaIds),
+        (q) => q.selectAll('politicians').select(linkedUserId),
+        orderingOf(list, fields, ['level', ...POLITICIAN_DEFAULT_ORDER]),
+      )
+    },
+
     /** The listings' filters (FROM and WHERE; nothing selected yet). `areaIds` narrows to politicians of those areas. */
     filtered(filters: PoliticianFilters, areaIds?: readonly number[]) {
       let query = db.selectFrom('politicians')

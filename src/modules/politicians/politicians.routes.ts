@@ -1,10 +1,10 @@
 import type { App } from '../../http/app-type.ts'
 import { NotFound } from '../../core/errors.ts'
-import { listing } from '../../http/listing.ts'
+import { listRoute } from '../../http/list-route.ts'
 import { IdParams } from '../../http/route-schemas.ts'
-import { Page, readErrors } from '../../http/schemas.ts'
+import { readErrors } from '../../http/schemas.ts'
 import { toSimplePolitician } from './politicians.mapper.ts'
-import { politiciansRepository, toPolitician, type PoliticianRow } from './politicians.repository.ts'
+import { politiciansRepository, toPolitician } from './politicians.repository.ts'
 import {
   Politician,
   PoliticianListItem,
@@ -13,7 +13,7 @@ import {
   SimplePolitician,
   SimplePoliticianListQuery,
 } from './politicians.schemas.ts'
-import { matchPage, politiciansOfAreaPage, politiciansPage, simplePoliticiansPage } from './politicians.service.ts'
+import { politicianPage, politiciansOfAreaPage, simplePoliticiansPage } from './politicians.service.ts'
 
 const FILTERS =
   'Filters: area (an area id), area__in, party or group, party_id or group_id, type, search (words of the name); ' +
@@ -30,24 +30,18 @@ const MATCH =
 export function politicianRoutes(app: App): void {
   const repository = () => politiciansRepository(app.db)
 
-  app.get('/api/politician/', {
-    schema: {
-      summary: 'Politicians in the form of spec 2.4; with match, ranked by agreement with a user',
-      description: `${FILTERS} ${MATCH}`,
-      querystring: PoliticianListQuery,
-      response: { 200: Page(PoliticianListItem), ...readErrors },
-    },
+  listRoute(app, '/api/politician/', {
+    summary: 'Politicians in the form of spec 2.4; with match, ranked by agreement with a user',
+    description: `${FILTERS} ${MATCH}`,
+    querystring: PoliticianListQuery,
+    item: PoliticianListItem,
     config: {
       access: 'anyone',
       cachedForAnyone: true,
       resource: { name: 'Politician List', description: 'Politicians and candidates, by area and party; matched with a user on request.' },
     },
-    handler: async (request) => {
-      const { match, ...filters } = request.query
-      if (match !== undefined) return listing(request, await matchPage(app.db, request, request.caller, match, filters), (rows) => rows)
-      const result = await politiciansPage(app.db, request, filters)
-      return listing(request, result, (rows: PoliticianRow[]) => rows.map(toPolitician))
-    },
+    rows: (request, list) => politicianPage(app.db, request.caller, request.query, list),
+    items: (rows) => rows,
   })
 
   app.get('/api/politician/:id/', {
@@ -69,20 +63,18 @@ export function politicianRoutes(app: App): void {
     },
   })
 
-  app.get('/api/simple_politicians/', {
-    schema: {
-      summary: 'Politicians in the light form, with their linked user',
-      description: `id, name, sort_name, group, area_id, area, image, type and user (the linked account, or null). ${FILTERS}`,
-      querystring: SimplePoliticianListQuery,
-      response: { 200: Page(SimplePolitician), ...readErrors },
-    },
+  listRoute(app, '/api/simple_politicians/', {
+    summary: 'Politicians in the light form, with their linked user',
+    description: `id, name, sort_name, group, area_id, area, image, type and user (the linked account, or null). ${FILTERS}`,
+    querystring: SimplePoliticianListQuery,
+    item: SimplePolitician,
     config: {
       access: 'anyone',
       cachedForAnyone: true,
       resource: { name: 'Simple Politicians List', description: 'Politicians in their light form.' },
     },
-    handler: async (request) =>
-      listing(request, await simplePoliticiansPage(app.db, request, request.query), (rows) => rows.map(toSimplePolitician)),
+    rows: (request, list) => simplePoliticiansPage(app.db, request.query, list),
+    items: (rows) => rows.map(toSimplePolitician),
   })
 
   app.get('/api/simple_politicians/:id/', {
@@ -104,22 +96,20 @@ export function politicianRoutes(app: App): void {
     },
   })
 
-  app.get('/api/simple_politicians_geos/', {
-    schema: {
-      summary: 'The politicians of an area and of every area above it (light form)',
-      description:
-        '`geo` (required) is an area id; its parents are followed up to the top. Nearest area first (ordering field ' +
-        '`level`: 0 the area itself, 1 its parent, …), then sort_name and name. A geo naming no area is a 400 on geo. ' +
-        FILTERS,
-      querystring: PoliticiansOfAreaQuery,
-      response: { 200: Page(SimplePolitician), ...readErrors },
-    },
+  listRoute(app, '/api/simple_politicians_geos/', {
+    summary: 'The politicians of an area and of every area above it (light form)',
+    description:
+      '`geo` (required) is an area id; its parents are followed up to the top. Nearest area first (ordering field ' +
+      '`level`: 0 the area itself, 1 its parent, …), then sort_name and name. A geo naming no area is a 400 on geo. ' +
+      FILTERS,
+    querystring: PoliticiansOfAreaQuery,
+    item: SimplePolitician,
     config: {
       access: 'anyone',
       cachedForAnyone: true,
       resource: { name: 'Simple Politicians Geos List', description: 'The politicians standing for an area or any area above it.' },
     },
-    handler: async (request) =>
-      listing(request, await politiciansOfAreaPage(app.db, request, request.query), (rows) => rows.map(toSimplePolitician)),
+    rows: (request, list) => politiciansOfAreaPage(app.db, request.query, list),
+    items: (rows) => rows.map(toSimplePolitician),
   })
 }

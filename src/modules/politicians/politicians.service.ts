@@ -1,32 +1,19 @@
-import type { FastifyRequest } from 'fastify'
-import { sql, type Kysely } from 'kysely'
+import type { Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { Caller } from '../../core/caller.ts'
 import { fieldError, ValidationFailed, type FieldErrors } from '../../core/errors.ts'
 import { parseIdList } from '../../core/integers.ts'
-import { pageOfRows } from '../../http/listing.ts'
-import { column, orderingTerms, type OrderingFields } from '../../db/ordering.ts'
-import { pageRequest } from '../../http/pagination.ts'
-import { resolvePage } from '../../db/paging.ts'
+import { resolvePage, type ListRequest, type RowsPage } from '../../db/paging.ts'
 import type { Distances } from '../compare/compare.compute.ts'
 import { toMatchedPolitician } from './politicians.mapper.ts'
 import { politicianMatchRepository, type SeparatingRow } from './politicians.match.repository.ts'
 import { rankPoliticians } from './politicians.match.ts'
-import {
-  linkedUserId,
-  POLITICIAN_DEFAULT_ORDER,
-  POLITICIAN_ORDERING,
-  politiciansRepository,
-  type LinkedPoliticianRow,
-  type PoliticianFilters,
-} from './politicians.repository.ts'
-import { MATCH_SEPARATING_QUESTIONS, type PoliticianListItem } from './politicians.schemas.ts'
+import { politiciansRepository, toPolitician, type LinkedPoliticianRow, type PoliticianFilters } from './politicians.repository.ts'
+import { MATCH_SEPARATING_QUESTIONS, type PoliticianListItem, type PoliticianListQuery } from './politicians.schemas.ts'
 
 /** django-filter's answer to an id naming nothing. */
 const INVALID_CHOICE = 'Select a valid choice. That choice is not one of the available choices.'
 const invalidChoiceOf = (id: number) => `Select a valid choice. ${id} is not one of the available choices.`
-
-type Page<Row> = Awaited<ReturnType<typeof pageOfRows<Row>>>
 
 /** 400 naming each filter whose area or user does not exist: one statement, none without such filters. */
 async function checkFilterTargets(db: Kysely<Database>, filters: PoliticianFilters, match?: number): Promise<void> {
@@ -42,33 +29,31 @@ async function checkFilterTargets(db: Kysely<Database>, filters: PoliticianFilte
   if (Object.keys(errors).length > 0) throw ValidationFailed(errors)
 }
 
-const defaultOrdering = (raw: unknown, fields: OrderingFields = POLITICIAN_ORDERING, fallback = POLITICIAN_DEFAULT_ORDER) =>
-  orderingTerms(raw, fields, fallback, column('politicians.id'))
-
-/** politician without match: a page of full rows in the requested order (two statements, three with an area filter). */
-export async function politiciansPage(db: Kysely<Database>, request: FastifyRequest, filters: PoliticianFilters & { ordering?: string }) {
+/**
+ * politician: a page of full rows in the requested order (two statements, three with an area filter); with
+ * `match`, the politicians matched with that user (see `matchPage`).
+ */
+export async function politicianPage(
+  db: Kysely<Database>,
+  caller: Caller | null,
+  query: PoliticianListQuery,
+  list: ListRequest,
+): Promise<RowsPage<PoliticianListItem>> {
+  const { match, ...filters } = query
+  if (match !== undefined) return matchPage(db, caller, match, filters, list)
   await checkFilterTargets(db, filters)
-  return pageOfRows<LinkedPoliticianRow>(
-    request,
-    politiciansRepository(db).filtered(filters),
-    (q) => q.selectAll('politicians'),
-    defaultOrdering(filters.ordering),
-  )
+  const page = await politiciansRepository(db).page(filters, list, false)
+  return { ...page, rows: page.rows.map(toPolitician) }
 }
 
 /** simple_politicians: a page of rows with their linked account. */
 export async function simplePoliticiansPage(
   db: Kysely<Database>,
-  request: FastifyRequest,
-  filters: PoliticianFilters & { ordering?: string },
-): Promise<Page<LinkedPoliticianRow>> {
+  filters: PoliticianFilters,
+  list: ListRequest,
+): Promise<RowsPage<LinkedPoliticianRow>> {
   await checkFilterTargets(db, filters)
-  return pageOfRows<LinkedPoliticianRow>(
-    request,
-    politiciansRepository(db).filtered(filters),
-    (q) => q.selectAll('politicians').select(linkedUserId),
-    defaultOrdering(filters.ordering),
-  )
+  return politiciansRepository(db).page(filters, list, true)
 }
 
 /**
@@ -77,20 +62,17 @@ export async function simplePoliticiansPage(
  */
 export async function politiciansOfAreaPage(
   db: Kysely<Database>,
-  request: FastifyRequest,
-  filters: PoliticianFilters & { ordering?: string; geo: number },
-): Promise<Page<LinkedPoliticianRow>> {
+  filters: PoliticianFilters & { geo: number },
+  list: ListRequest,
+): Promise<RowsPage<LinkedPoliticianRow>> {
   const repository = politiciansRepository(db)
   const chain = await repository.areaAndAbove(filters.geo)
   if (chain.length === 0) throw fieldError('geo', INVALID_CHOICE)
   await checkFilterTargets(db, filters)
-  const ids = chain.map((area) => area.id)
-  const fields: OrderingFields = { ...POLITICIAN_ORDERING, level: sql`array_position(${ids}::int4[], politicians.area_id)` }
-  return pageOfRows<LinkedPoliticianRow>(
-    request,
-    repository.filtered(filters, ids),
-    (q) => q.selectAll('politicians').select(linkedUserId),
-    defaultOrdering(filters.ordering, fields, ['level', ...POLITICIAN_DEFAULT_ORDER]),
+  return repository.pageOfAreas(
+    filters,
+    chain.map((area) => area.id),
+    list,
   )
 }
 
@@ -99,13 +81,13 @@ export async function politiciansOfAreaPage(
  * (docs/politicians.md). Five statements whatever their number: the filters' targets, the candidates, one
  * histogram per linked account, the page's rows, and the page's separating questions.
  */
-export async function matchPage(
+async function matchPage(
   db: Kysely<Database>,
-  request: FastifyRequest,
   caller: Caller | null,
   userId: number,
   filters: PoliticianFilters,
-): Promise<Page<PoliticianListItem>> {
+  list: ListRequest,
+): Promise<RowsPage<PoliticianListItem>> {
   await checkFilterTargets(db, filters, userId)
   const repository = politiciansRepository(db)
   const matching = politicianMatchRepository(db)
@@ -115,7 +97,7 @@ export async function matchPage(
     (await matching.distanceHistograms(caller?.id ?? null, userId, accounts)).map((row) => [row.user_id, row.distances]),
   )
   const ranked = rankPoliticians(candidates, histograms)
-  const page = resolvePage(pageRequest(request.query as Record<string, unknown>), ranked.length)
+  const page = resolvePage(list.page, ranked.length)
   const shown = ranked.slice(page.offset, page.offset + page.size)
   if (shown.length === 0) return { page, count: ranked.length, rows: [] }
   const rows = await repository.findByIds(shown.map((m) => m.id))

@@ -4,9 +4,14 @@ import { LEVEL_KEYS } from '../../engines/statistics/weighting.ts'
 import type { WeightedQuestionResult } from '../../engines/statistics/weighting-design.ts'
 import type { ChoiceCountRow, SurveyQuestionRow } from './survey-results.repository.ts'
 import type { SurveyResult } from './survey-results.schemas.ts'
-import type { SurveyOutcome } from './survey-results.service.ts'
 
 export { CSV_TYPE } from '../demographics/demographics.mapper.ts'
+
+/** A question's result, and its choices (all of them, the withheld ones too) for the open-data table. */
+export interface SurveyOutcome {
+  result: SurveyResult
+  choices: { id: number; text: string }[] | null
+}
 
 /** The published levels only (published[i] for level i + 1): a withheld level is left out. */
 const levels = <T>(published: boolean[], value: (key: (typeof LEVEL_KEYS)[number]) => T) =>

@@ -1,7 +1,8 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { Caller } from '../../core/caller.ts'
-import { column, type OrderingFields } from '../../db/ordering.ts'
+import { column, orderingTerms, type OrderingFields } from '../../db/ordering.ts'
+import { pageOfRows, type ListRequest, type RowsPage } from '../../db/paging.ts'
 import { questionVisibleSql } from '../../access/question-access.ts'
 
 /** A question as survey_results shows it. */
@@ -32,7 +33,7 @@ const ANSWER_COUNT = sql<number>`(questions.direct_vote_count + questions.direct
   WHERE question_choices.question_id = questions.id), 0))`
 
 /** The ordering fields; answer_count counts what survey results publish (private answers from the k-th). */
-export const surveyOrdering = (k: number): OrderingFields => ({
+const surveyOrdering = (k: number): OrderingFields => ({
   id: column('questions.id'),
   created_at: column('questions.created_at'),
   answer_count: sql`(${ANSWER_COUNT} - withheld_answer_count(questions.id, ${k}::integer))`,
@@ -60,9 +61,15 @@ export function surveyResultsRepository(db: Kysely<Database>) {
         .execute()
     },
 
-    /** Every question the caller may see, for pageOfRows (nothing selected yet). */
-    visibleQuestions(caller: Caller | null) {
-      return db.selectFrom('questions').where(questionVisibleSql(caller))
+    /** A page of every question the caller may see, most answered first unless ordered otherwise (k: MIN_CELL_SIZE). */
+    async page(caller: Caller | null, k: number, list: ListRequest): Promise<RowsPage<SurveyQuestionRow>> {
+      const ordering = orderingTerms(list.ordering, surveyOrdering(k), ['-answer_count'], column('questions.id'))
+      return pageOfRows<SurveyQuestionRow>(
+        list,
+        db.selectFrom('questions').where(questionVisibleSql(caller)),
+        (q) => q.select(['questions.id', 'questions.question', 'questions.subtype']),
+        ordering,
+      )
     },
 
     /** Every choice of the questions in their order, with its current picks and skips, public and private apart. */

@@ -1,13 +1,11 @@
 import { Type } from 'typebox'
 import type { App } from '../../http/app-type.ts'
 import { NotFound } from '../../core/errors.ts'
-import { pageOfRows } from '../../http/listing.ts'
-import { orderingTerms, column } from '../../db/ordering.ts'
-import { envelope } from '../../http/pagination.ts'
+import { envelope, listRequestOf } from '../../http/pagination.ts'
 import { readErrors } from '../../http/schemas.ts'
 import type { WeightingOptions } from '../weighting/weighting.service.ts'
 import { CSV_TYPE, surveyResultsCsv } from './survey-results.mapper.ts'
-import { surveyOrdering, surveyResultsRepository, type SurveyQuestionRow } from './survey-results.repository.ts'
+import { surveyResultsRepository } from './survey-results.repository.ts'
 import { AllResults, AllResultsQuery, CollectionResults, CollectionResultsQuery, withMediaTypes } from './survey-results.schemas.ts'
 import { surveyResults } from './survey-results.service.ts'
 import { urlsFor } from '../../http/urls.ts'
@@ -90,14 +88,7 @@ export function surveyResultsRoutes(app: App): void {
     },
     handler: async (request, reply) => {
       const query = request.query as AllResultsQuery
-      const ordering = orderingTerms(query.ordering, surveyOrdering(app.config.minCellSize), ['-answer_count'], column('questions.id'))
-      const filtered = surveyResultsRepository(app.db).visibleQuestions(request.caller)
-      const page = await pageOfRows<SurveyQuestionRow>(
-        request,
-        filtered,
-        (q) => q.select(['questions.id', 'questions.question', 'questions.subtype']),
-        ordering,
-      )
+      const page = await surveyResultsRepository(app.db).page(request.caller, app.config.minCellSize, listRequestOf(request))
       const outcomes = await surveyResults(app.db, page.rows, options(), urlsFor(request))
       if (query.format === 'csv') return reply.type(CSV_TYPE).send(surveyResultsCsv(outcomes))
       return envelope(

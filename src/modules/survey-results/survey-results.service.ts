@@ -4,15 +4,8 @@ import { publishedCells, releaseWhole } from '../../disclosure/release.ts'
 import type { UrlBuilder } from '../../core/urls.ts'
 import { LEVEL_KEYS } from '../../engines/statistics/weighting.ts'
 import { loadQuestions, overallResult, type WeightingOptions } from '../weighting/weighting.service.ts'
-import { toChoiceResult, toLikertResult } from './survey-results.mapper.ts'
+import { toChoiceResult, toLikertResult, type SurveyOutcome } from './survey-results.mapper.ts'
 import { surveyResultsRepository, type ChoiceCountRow, type SurveyQuestionRow } from './survey-results.repository.ts'
-import type { SurveyResult } from './survey-results.schemas.ts'
-
-/** A question's result, and its choices (all of them, the withheld ones too) for the open-data table. */
-export interface SurveyOutcome {
-  result: SurveyResult
-  choices: { id: number; text: string }[] | null
-}
 
 /** A multiple-choice question's picks and skips per choice, its private ones only once it holds k of them. */
 function shownChoices(choices: ChoiceCountRow[], k: number): ChoiceCountRow[] {

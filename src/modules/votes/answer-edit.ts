@@ -1,10 +1,10 @@
 import type { Transaction } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import { fieldError } from '../../core/errors.ts'
-import { editedAnswerWeight, answerMoves } from '../liquid/liquid.answers.ts'
-import { applyAnswerChange } from '../statistics/apply.ts'
-import type { Tally } from '../statistics/compute/tally.ts'
-import { countAnswerWritten } from '../statistics/counters.ts'
+import { editedAnswerWeight, answerMoves } from '../../engines/liquid/liquid.answers.ts'
+import { applyAnswerChange } from '../../engines/figures/apply.ts'
+import type { Tally } from '../../engines/statistics/tally.ts'
+import { countAnswerWritten } from '../../engines/figures/counters.repository.ts'
 import { checkCollection } from './vote-checks.ts'
 import { voteContextRepository } from './vote-context.repository.ts'
 import { windowRefusal, type VotableQuestion } from './vote-rules.ts'
@@ -32,7 +32,7 @@ interface EditableAnswer {
 }
 
 /** The vote table's part of an edit: the history row and the update. */
-interface AnswerRows<Row> {
+export interface EditedRows<Row> {
   archive(vote: Row, replacedAt: Date): Promise<void>
   update(id: number, values: AnswerUpdate): Promise<Row>
 }
@@ -61,7 +61,7 @@ export interface AnswerPatch {
  */
 export async function editAnswer<Row extends EditableAnswer>(
   trx: Transaction<Database>,
-  rows: AnswerRows<Row>,
+  rows: EditedRows<Row>,
   locked: LockedAnswer<Row>,
   answer: number | null | undefined,
   patch: AnswerPatch,

@@ -1,7 +1,8 @@
 import type { Insertable, Selectable, Updateable } from 'kysely'
 import type { QuestionChoiceVotes } from '../../db/database.ts'
 import type { Caller } from '../../core/caller.ts'
-import { column, orderingFieldsOf, type OrderingFields } from '../../db/ordering.ts'
+import { column, orderingFieldsOf, orderingTerms, type OrderingFields } from '../../db/ordering.ts'
+import { pageOfRows, type AnySelect, type ListRequest, type RowsPage } from '../../db/paging.ts'
 import type { VotableQuestion } from './vote-rules.ts'
 import type { ChoiceVoteListQuery } from './votes.schemas.ts'
 import type { Db } from '../../db/types.ts'
@@ -15,6 +16,9 @@ export const CHOICE_VOTE_ORDERING: OrderingFields = {
   question: column('question_choice_votes.question_id'),
   user: column('question_choice_votes.user_id'),
 }
+
+/** The row columns the mapper reads. */
+const selectRow = (query: AnySelect): AnySelect => query.selectAll('question_choice_votes')
 
 export function choiceVotesRepository(db: Db) {
   return {
@@ -77,6 +81,18 @@ export function choiceVotesRepository(db: Db) {
           replaced_at: replacedAt,
         })
         .execute()
+    },
+
+    /** A page of the votes the caller may see (see `filtered`), newest first unless ordered otherwise. */
+    async page(filters: ChoiceVoteListQuery, caller: Caller | null, list: ListRequest): Promise<RowsPage<ChoiceVoteRow>> {
+      const ordering = orderingTerms(list.ordering, CHOICE_VOTE_ORDERING, ['-created_at'], column('question_choice_votes.id'))
+      return pageOfRows<ChoiceVoteRow>(list, this.filtered(filters, caller), selectRow, ordering)
+    },
+
+    /** One vote, if the caller may see it. */
+    async visible(id: number, caller: Caller | null): Promise<ChoiceVoteRow | undefined> {
+      return (await selectRow(this.filtered({}, caller).where('question_choice_votes.id', '=', id)).executeTakeFirst()) as
+        ChoiceVoteRow | undefined
     },
 
     /** Public picks, the caller's own, nothing on questions the caller may not see; staff see all. */

@@ -1,6 +1,5 @@
 import type { App } from '../../http/app-type.ts'
-import { column } from '../../db/ordering.ts'
-import { CHOICE_VOTE_ORDERING, choiceVotesRepository, type ChoiceVoteRow } from './choice-votes.repository.ts'
+import { choiceVotesRepository, type ChoiceVoteRow } from './choice-votes.repository.ts'
 import { castChoiceVote, editChoiceVote, withdrawChoiceVote } from './choice-votes.service.ts'
 import { voteResourceRoutes } from './vote-resource.routes.ts'
 import { toChoiceVote } from './votes.mapper.ts'
@@ -16,11 +15,8 @@ export function choiceVoteRoutes(app: App): void {
     listQuery: ChoiceVoteListQuery,
     createBody: ChoiceVoteBody,
     patchBody: ChoiceVotePatch,
-    ordering: CHOICE_VOTE_ORDERING,
-    tieBreak: column('question_choice_votes.id'),
-    filtered: (filters, caller) => choiceVotesRepository(app.db).filtered(filters, caller),
-    select: (query) => query.selectAll('question_choice_votes'),
-    byId: (query, id) => query.where('question_choice_votes.id', '=', id),
+    page: (filters, caller, list) => choiceVotesRepository(app.db).page(filters, caller, list),
+    visible: (id, caller) => choiceVotesRepository(app.db).visible(id, caller),
     toItem: toChoiceVote,
     cast: (caller, body) => castChoiceVote(app.db, caller, body),
     edit: (id, patch) => editChoiceVote(app.db, id, patch),

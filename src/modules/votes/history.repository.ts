@@ -1,7 +1,9 @@
 import { sql, type Kysely } from 'kysely'
 import { untyped } from '../../db/types.ts'
 import type { Database } from '../../db/database.ts'
-import { column, type OrderingFields } from '../../db/ordering.ts'
+import { column, orderingTerms, type OrderingFields } from '../../db/ordering.ts'
+import { pageOfRows, type ListRequest, type RowsPage } from '../../db/paging.ts'
+import type { HistoryListQuery } from './votes.schemas.ts'
 
 /** One answer of a user's history, current or replaced, from any of the four tables that hold them. */
 export interface HistoryRow {
@@ -18,16 +20,22 @@ export interface HistoryRow {
   entry_key: number
 }
 
-export const HISTORY_ORDERING: OrderingFields = {
+const HISTORY_ORDERING: OrderingFields = {
   answered_at: column('h.answered_at'),
   replaced_at: column('h.replaced_at'),
   question: column('h.question_id'),
 }
 /** Unique across the four sources, so that pages never overlap. */
-export const HISTORY_TIE_BREAK = column('h.entry_key')
+const HISTORY_TIE_BREAK = column('h.entry_key')
 
 export function historyRepository(db: Kysely<Database>) {
   return {
+    /** A page of the user's answers (see `answersOf`), newest first unless ordered otherwise. */
+    async page(filters: HistoryListQuery, userId: number, list: ListRequest): Promise<RowsPage<HistoryRow>> {
+      const ordering = orderingTerms(list.ordering, HISTORY_ORDERING, ['-answered_at'], HISTORY_TIE_BREAK)
+      return pageOfRows<HistoryRow>(list, this.answersOf(userId, filters.question), (q) => q.selectAll('h'), ordering)
+    },
+
     /**
      * The user's answers, current ones (answered when last modified) and replaced or withdrawn ones,
      * likert and multiple-choice, as one table `h`; each source is narrowed by its own index.

@@ -1,9 +1,10 @@
 import { type Insertable, type Selectable, type Updateable } from 'kysely'
 import type { QuestionVotes } from '../../db/database.ts'
 import type { Caller } from '../../core/caller.ts'
-import { column, orderingFieldsOf, type OrderingFields } from '../../db/ordering.ts'
-import { tallyColumns } from '../statistics/apply.ts'
-import { tallyFromRow, type Tally } from '../statistics/compute/tally.ts'
+import { column, orderingFieldsOf, orderingTerms, type OrderingFields } from '../../db/ordering.ts'
+import { pageOfRows, type AnySelect, type ListRequest, type RowsPage } from '../../db/paging.ts'
+import { tallyColumns } from '../../engines/figures/figures.repository.ts'
+import { tallyFromRow, type Tally } from '../../engines/statistics/tally.ts'
 import type { VotableQuestion } from './vote-rules.ts'
 import type { QuestionVoteListQuery } from './votes.schemas.ts'
 import { untyped, type Db } from '../../db/types.ts'
@@ -18,6 +19,9 @@ export const QUESTION_VOTE_ORDERING: OrderingFields = {
 }
 
 const VOTABLE_COLUMNS = ['id', 'user_id', 'subtype', 'publish', 'start_at', 'end_at'] as const
+
+/** The row columns the mapper reads. */
+const selectRow = (query: AnySelect): AnySelect => query.selectAll('question_votes')
 
 export function questionVotesRepository(db: Db) {
   return {
@@ -78,6 +82,18 @@ export function questionVotesRepository(db: Db) {
           replaced_at: replacedAt,
         })
         .execute()
+    },
+
+    /** A page of the votes the caller may see (see `filtered`), newest first unless ordered otherwise. */
+    async page(filters: QuestionVoteListQuery, caller: Caller | null, list: ListRequest): Promise<RowsPage<QuestionVoteRow>> {
+      const ordering = orderingTerms(list.ordering, QUESTION_VOTE_ORDERING, ['-created_at'], column('question_votes.id'))
+      return pageOfRows<QuestionVoteRow>(list, this.filtered(filters, caller), selectRow, ordering)
+    },
+
+    /** One vote, if the caller may see it. */
+    async visible(id: number, caller: Caller | null): Promise<QuestionVoteRow | undefined> {
+      return (await selectRow(this.filtered({}, caller).where('question_votes.id', '=', id)).executeTakeFirst()) as
+        QuestionVoteRow | undefined
     },
 
     /**

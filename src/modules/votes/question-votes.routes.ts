@@ -1,6 +1,5 @@
 import type { App } from '../../http/app-type.ts'
-import { column } from '../../db/ordering.ts'
-import { QUESTION_VOTE_ORDERING, questionVotesRepository, type QuestionVoteRow } from './question-votes.repository.ts'
+import { questionVotesRepository, type QuestionVoteRow } from './question-votes.repository.ts'
 import { castQuestionVote, editQuestionVote, withdrawQuestionVote } from './question-votes.service.ts'
 import { voteResourceRoutes } from './vote-resource.routes.ts'
 import { toQuestionVote } from './votes.mapper.ts'
@@ -19,11 +18,8 @@ export function questionVoteRoutes(app: App): void {
     listQuery: QuestionVoteListQuery,
     createBody: QuestionVoteBody,
     patchBody: QuestionVotePatch,
-    ordering: QUESTION_VOTE_ORDERING,
-    tieBreak: column('question_votes.id'),
-    filtered: (filters, caller) => questionVotesRepository(app.db).filtered(filters, caller),
-    select: (query) => query.selectAll('question_votes'),
-    byId: (query, id) => query.where('question_votes.id', '=', id),
+    page: (filters, caller, list) => questionVotesRepository(app.db).page(filters, caller, list),
+    visible: (id, caller) => questionVotesRepository(app.db).visible(id, caller),
     toItem: toQuestionVote,
     cast: (caller, body) => castQuestionVote(app.db, caller, body),
     edit: (id, patch) => editQuestionVote(app.db, id, patch),

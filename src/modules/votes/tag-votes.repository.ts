@@ -1,9 +1,10 @@
 import type { Insertable, Selectable, Updateable } from 'kysely'
 import type { QuestionTagVotes } from '../../db/database.ts'
 import type { Caller } from '../../core/caller.ts'
-import { column, orderingFieldsOf, type OrderingFields } from '../../db/ordering.ts'
-import { tallyColumns } from '../statistics/apply.ts'
-import { tallyFromRow, type Tally } from '../statistics/compute/tally.ts'
+import { column, orderingFieldsOf, orderingTerms, type OrderingFields } from '../../db/ordering.ts'
+import { pageOfRows, type AnySelect, type ListRequest, type RowsPage } from '../../db/paging.ts'
+import { tallyColumns } from '../../engines/figures/figures.repository.ts'
+import { tallyFromRow, type Tally } from '../../engines/statistics/tally.ts'
 import type { TagVoteRow } from './votes.mapper.ts'
 import type { TagVoteListQuery } from './votes.schemas.ts'
 import { untyped, type Db } from '../../db/types.ts'
@@ -25,6 +26,10 @@ export interface LockedQuestionTag {
   user_id: number
   tally: Tally
 }
+
+/** The row columns the mapper reads. */
+const selectRow = (query: AnySelect): AnySelect =>
+  query.selectAll('question_tag_votes').select(['question_tags.question_id', 'question_tags.tag_id'])
 
 export function tagVotesRepository(db: Db) {
   const withTag = (row: Selectable<QuestionTagVotes>, questionTag: { question_id: number; tag_id: number }): TagVoteRow => ({
@@ -77,6 +82,18 @@ export function tagVotesRepository(db: Db) {
 
     async remove(id: number): Promise<void> {
       await db.deleteFrom('question_tag_votes').where('id', '=', id).execute()
+    },
+
+    /** A page of the votes the caller may see (see `filtered`), newest first unless ordered otherwise. */
+    async page(filters: TagVoteListQuery, caller: Caller | null, list: ListRequest): Promise<RowsPage<TagVoteRow>> {
+      const ordering = orderingTerms(list.ordering, TAG_VOTE_ORDERING, ['-created_at'], column('question_tag_votes.id'))
+      return pageOfRows<TagVoteRow>(list, this.filtered(filters, caller), selectRow, ordering)
+    },
+
+    /** One vote, if the caller may see it. */
+    async visible(id: number, caller: Caller | null): Promise<TagVoteRow | undefined> {
+      return (await selectRow(this.filtered({}, caller).where('question_tag_votes.id', '=', id)).executeTakeFirst()) as
+        TagVoteRow | undefined
     },
 
     /** Public votes, the caller's own, nothing on questions the caller may not see; staff see all. */

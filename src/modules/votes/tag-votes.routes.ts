@@ -1,6 +1,5 @@
 import type { App } from '../../http/app-type.ts'
-import { column } from '../../db/ordering.ts'
-import { TAG_VOTE_ORDERING, tagVotesRepository } from './tag-votes.repository.ts'
+import { tagVotesRepository } from './tag-votes.repository.ts'
 import { castTagVote, editTagVote, withdrawTagVote } from './tag-votes.service.ts'
 import { voteResourceRoutes } from './vote-resource.routes.ts'
 import { toTagVote, type TagVoteRow } from './votes.mapper.ts'
@@ -16,11 +15,8 @@ export function tagVoteRoutes(app: App): void {
     listQuery: TagVoteListQuery,
     createBody: TagVoteBody,
     patchBody: TagVotePatch,
-    ordering: TAG_VOTE_ORDERING,
-    tieBreak: column('question_tag_votes.id'),
-    filtered: (filters, caller) => tagVotesRepository(app.db).filtered(filters, caller),
-    select: (query) => query.selectAll('question_tag_votes').select(['question_tags.question_id', 'question_tags.tag_id']),
-    byId: (query, id) => query.where('question_tag_votes.id', '=', id),
+    page: (filters, caller, list) => tagVotesRepository(app.db).page(filters, caller, list),
+    visible: (id, caller) => tagVotesRepository(app.db).visible(id, caller),
     toItem: toTagVote,
     cast: (caller, body) => castTagVote(app.db, caller, body),
     edit: (id, patch) => editTagVote(app.db, id, patch),

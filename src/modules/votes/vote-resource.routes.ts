@@ -3,10 +3,9 @@ import { type TSchema } from 'typebox'
 import type { App } from '../../http/app-type.ts'
 import type { Caller } from '../../core/caller.ts'
 import { NotFound } from '../../core/errors.ts'
-import { listing, pageOfRows, type AnySelect } from '../../http/listing.ts'
-import { orderingTerms, type OrderingFields } from '../../db/ordering.ts'
-import type { RawBuilder } from 'kysely'
-import { Page, readErrors } from '../../http/schemas.ts'
+import { listRoute } from '../../http/list-route.ts'
+import type { ListRequest, RowsPage } from '../../db/paging.ts'
+import { readErrors } from '../../http/schemas.ts'
 import { UrlBuilder } from '../../core/urls.ts'
 import { nullBooleansAbsent, voteIdOf } from './votes.http.ts'
 import { IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
@@ -27,14 +26,10 @@ export interface VoteResource<Row, Item, Query extends { ordering?: string }, Bo
   listQuery: TSchema
   createBody: TSchema
   patchBody: TSchema
-  ordering: OrderingFields
-  tieBreak: RawBuilder<unknown>
-  /** The listing's FROM and WHERE for the caller, narrowed by the filters; selects nothing yet. */
-  filtered: (filters: Partial<Query>, caller: Caller | null) => AnySelect
-  /** Selects the row columns the mapper needs. */
-  select: (query: AnySelect) => AnySelect
-  /** The filtered query narrowed to one id. */
-  byId: (query: AnySelect, id: number) => AnySelect
+  /** A page of the votes the caller may see, narrowed by the filters (a repository's `page`). */
+  page: (filters: Query, caller: Caller | null, list: ListRequest) => Promise<RowsPage<Row>>
+  /** One vote, if the caller may see it. */
+  visible: (id: number, caller: Caller | null) => Promise<Row | undefined>
   toItem: (row: Row, urls: UrlBuilder) => Item
   cast: (caller: Caller, body: Body) => Promise<{ vote: Row; created: boolean }>
   /** Edits return the row as the mapper reads it. */
@@ -48,12 +43,10 @@ export function voteResourceRoutes<Row, Item, Query extends { ordering?: string 
   app: App,
   resource: VoteResource<Row, Item, Query, Body, Patch>,
 ): void {
-  const visible = async (caller: Caller | null, id: number): Promise<Row | undefined> =>
-    (await resource.select(resource.byId(resource.filtered({}, caller), id)).executeTakeFirst()) as Row | undefined
   /** The voter, for the owner rule; a vote the caller may not see is not there (404). */
   const owner = async (request: FastifyRequest) => {
     const id = voteIdOf(request)
-    const row = id === null ? undefined : await visible(request.caller, id)
+    const row = id === null ? undefined : await resource.visible(id, request.caller)
     return (row as { user_id?: number } | undefined)?.user_id
   }
   const item = (request: FastifyRequest, row: Row) => resource.toItem(row, urlsFor(request))
@@ -62,19 +55,15 @@ export function voteResourceRoutes<Row, Item, Query extends { ordering?: string 
 
   for (const name of resource.names) {
     const base = `/api/${name}/`
-    app.get(base, {
-      schema: {
-        summary: `${resource.label}: public ones, and your own private ones`,
-        querystring: resource.listQuery,
-        response: { 200: Page(resource.item), ...readErrors },
-      },
+    listRoute(app, base, {
+      summary: `${resource.label}: public ones, and your own private ones`,
+      querystring: resource.listQuery,
+      item: resource.item,
       config: { access: 'anyone', resource: { name: `${titleOf(name)} List`, description: resource.description } },
-      handler: async (request) => {
-        const filters = request.query as Query
-        const ordering = orderingTerms(filters.ordering, resource.ordering, ['-created_at'], resource.tieBreak)
-        const result = await pageOfRows<Row>(request, resource.filtered(filters, request.caller), resource.select, ordering)
-        await audit(request, result.rows)
-        return listing(request, result, (rows) => rows.map((row) => item(request, row)))
+      rows: (request, list) => resource.page(request.query as Query, request.caller, list),
+      items: async (rows, request) => {
+        await audit(request, rows)
+        return rows.map((row) => item(request, row))
       },
     })
 
@@ -100,7 +89,7 @@ export function voteResourceRoutes<Row, Item, Query extends { ordering?: string 
         resource: { name: `${titleOf(name)} Instance`, description: `${resource.description} Its voter may change or withdraw it.` },
       },
       handler: async (request) => {
-        const row = await visible(request.caller, (request.params as { id: number }).id)
+        const row = await resource.visible((request.params as { id: number }).id, request.caller)
         if (!row) throw NotFound()
         await audit(request, [row])
         return item(request, row)
