@@ -1,8 +1,8 @@
-import { sql } from 'kysely'
 import type { Caller } from '../../core/caller.ts'
 import { fieldError } from '../../core/errors.ts'
 import { INT4_MAX, readInteger } from '../../core/integers.ts'
 import { column, type OrderTerm } from '../../db/ordering.ts'
+import { nullsLast } from './compare.repository.ts'
 
 /**
  * The users filter `compare_check=<user id>,<minimum common questions>[,<field>]` (client call 28): the people
@@ -47,7 +47,3 @@ export function readCompareCheck(text: string | undefined, caller: Caller | null
     order: { expression, direction: descending ? 'desc' : 'asc' },
   }
 }
-
-/** A nullable column whose nulls sort last in the given direction. */
-const nullsLast = (name: string, descending: boolean) =>
-  sql`coalesce(${sql.ref(name)}, ${descending ? -1 : 101})` as unknown as OrderTerm['expression']

@@ -4,7 +4,7 @@ import type { Caller } from '../../core/caller.ts'
 import { questionVisibleSql } from '../../access/question-access.ts'
 import type { Distances } from './compare.compute.ts'
 import type { UserCompareQuery } from './compare.schemas.ts'
-import { column, orderingFieldsOf, orderingTerms } from '../../db/ordering.ts'
+import { column, orderingFieldsOf, orderingTerms, type OrderTerm } from '../../db/ordering.ts'
 import { pageOfRows, type ListRequest, type RowsPage } from '../../db/paging.ts'
 
 /** One person's distance histogram against the person compared with. */
@@ -68,6 +68,10 @@ const USER_COMPARE_ORDERING = orderingFieldsOf(
   ['id', 'created_at', 'modified_at', 'questions_counted', 'difference_percent'],
   'user_compares',
 )
+
+/** A kept comparison's nullable percentage whose nulls (no common question) sort last in the given direction. */
+export const nullsLast = (name: string, descending: boolean) =>
+  sql`coalesce(${sql.ref(name)}, ${descending ? -1 : 101})` as unknown as OrderTerm['expression']
 
 /** Who can be compared: accounts the users listing shows (active, or deleted and anonymised: their answers still count). */
 const listedUser = sql`(users.is_active OR users.is_deleted)`

@@ -1,9 +1,10 @@
-import { sql, type Kysely } from 'kysely'
+import type { Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { Db } from '../../db/types.ts'
 import { readCsv, type CsvRecord } from '../../import/csv.ts'
 import { ImportError } from '../../import/errors.ts'
 import { parseIsoDate, quoted } from '../../import/values.ts'
+import { politiciansImportRepository, type ImportedColumn } from './politicians-import.repository.ts'
 
 /**
  * `civic-survey import-politicians FILE`: a CSV file, one politician a line, under a header naming its
@@ -115,8 +116,7 @@ function readRow(record: CsvRecord, header: readonly string[]): Row {
 async function resolveAreas(trx: Db, rows: Row[], hasAreaName: boolean): Promise<void> {
   const codes = [...new Set(rows.map((r) => r.areaCode).filter((c): c is string => c !== null))]
   if (codes.length === 0) return
-  const { rows: areas } = await sql<{ id: number; code: string; m_type: string; name: string }>`
-    SELECT id, code, m_type, name FROM areas WHERE code = ANY(${codes}::text[]) ORDER BY id`.execute(trx)
+  const areas = await politiciansImportRepository(trx).areasWithCodes(codes)
   for (const row of rows) {
     if (row.areaCode === null) continue
     const matches = areas.filter((a) => a.code === row.areaCode && (row.areaType === null || a.m_type === row.areaType))
@@ -132,33 +132,9 @@ async function resolveAreas(trx: Db, rows: Row[], hasAreaName: boolean): Promise
   }
 }
 
-function columnParams(rows: readonly Row[], columns: readonly string[]) {
-  return columns.map((name) => {
-    if (name === 'area_id') return sql`${rows.map((r) => r.areaId)}::int4[]`
-    // A column the line leaves out is empty text, or null where the table allows it.
-    const missing = COLUMNS[name] === 'text' ? '' : null
-    return sql`${rows.map((r) => r.values[name] ?? missing)}::text[]`
-  })
-}
-
-function cast(name: string): string {
-  return name === 'area_id' ? `u.${name}` : COLUMNS[name] === 'date' ? `u.${name}::date` : `u.${name}`
-}
-
-async function insertRows(trx: Db, rows: readonly Row[], columns: readonly string[]): Promise<void> {
-  const list = sql.raw(columns.join(', '))
-  const select = sql.raw(columns.map(cast).join(', '))
-  await sql`INSERT INTO politicians (${list})
-    SELECT ${select} FROM unnest(${sql.join(columnParams(rows, columns))}) AS u(${list})`.execute(trx)
-}
-
-async function updateRows(trx: Db, rows: readonly Row[], columns: readonly string[]): Promise<void> {
-  const all = ['external_id', ...columns.filter((c) => c !== 'external_id')]
-  const set = sql.raw([...columns.filter((c) => c !== 'external_id').map((c) => `${c} = ${cast(c)}`), 'modified_at = now()'].join(', '))
-  await sql`UPDATE politicians SET ${set}
-    FROM unnest(${sql.join(columnParams(rows, all))}) AS u(${sql.raw(all.join(', '))})
-    WHERE politicians.external_id = u.external_id`.execute(trx)
-}
+/** The table's columns an import writes, with how their cells read. */
+const columnsOf = (names: readonly string[]): ImportedColumn[] =>
+  names.map((name) => ({ name, kind: name === 'area_id' ? 'area' : COLUMNS[name] }))
 
 export async function importPoliticians(db: Kysely<Database>, file: string): Promise<PoliticiansImportResult> {
   let header: string[] | null = null
@@ -182,20 +158,15 @@ export async function importPoliticians(db: Kysely<Database>, file: string): Pro
   if (rows.length === 0) throw new ImportError('the file has a header but no politicians')
   const given = header.filter((name) => name in COLUMNS)
   const hasAreaName = given.includes('area_name')
-  const columns = header.includes('area_code') ? [...new Set([...given, 'area_name', 'area_id'])] : given
+  const columns = columnsOf(header.includes('area_code') ? [...new Set([...given, 'area_name', 'area_id'])] : given)
   return db.transaction().execute(async (trx) => {
     await resolveAreas(trx, rows, hasAreaName)
-    const ids = [...lineOfId.keys()]
-    const existing = new Set<string>()
-    if (ids.length > 0) {
-      const { rows: found } = await sql<{ external_id: string }>`
-        SELECT DISTINCT external_id FROM politicians WHERE external_id = ANY(${ids}::text[])`.execute(trx)
-      for (const row of found) existing.add(row.external_id)
-    }
+    const repository = politiciansImportRepository(trx)
+    const existing = await repository.existingExternalIds([...lineOfId.keys()])
     const updates = rows.filter((r) => r.values.external_id && existing.has(r.values.external_id))
     const inserts = rows.filter((r) => !(r.values.external_id && existing.has(r.values.external_id)))
-    for (let start = 0; start < inserts.length; start += CHUNK) await insertRows(trx, inserts.slice(start, start + CHUNK), columns)
-    for (let start = 0; start < updates.length; start += CHUNK) await updateRows(trx, updates.slice(start, start + CHUNK), columns)
+    for (let start = 0; start < inserts.length; start += CHUNK) await repository.insert(inserts.slice(start, start + CHUNK), columns)
+    for (let start = 0; start < updates.length; start += CHUNK) await repository.update(updates.slice(start, start + CHUNK), columns)
     return { records: rows.length, created: inserts.length, updated: updates.length }
   })
 }
