@@ -1,9 +1,15 @@
 import { sql } from 'kysely'
 import type { Db } from '../../db/types.ts'
 import type { Caller } from '../../core/caller.ts'
+import { column, orderingFieldsOf, orderingTerms } from '../../db/ordering.ts'
+import { pageOfRows, type ListRequest, type RowsPage } from '../../db/paging.ts'
+import { publishedFigureOrdering } from '../questions/published-ordering.ts'
+import type { ChoiceRow } from '../questions/questions.repository.ts'
 
 /** Store numbers step down by way of this free range, as (question, store_number) is unique at every row. */
 const RENUMBER_OFFSET = 1_000_000
+
+const CHOICE_ORDERING = orderingFieldsOf(['id', 'text', 'store_number', 'created_at', 'modified_at'], 'question_choices')
 
 export interface ChoiceFilters {
   question?: number
@@ -26,6 +32,18 @@ export function choicesRepository(db: Db) {
       if (filters.question !== undefined) query = query.where('question_choices.question_id', '=', filters.question)
       if (filters.id !== undefined) query = query.where('question_choices.id', '=', filters.id)
       return query
+    },
+
+    /** A page of the visible choices; figure orderings sort on the published figures (k = MIN_CELL_SIZE). */
+    async page(filters: ChoiceFilters, caller: Caller | null, list: ListRequest, k: number): Promise<RowsPage<ChoiceRow>> {
+      const ordering = orderingTerms(
+        list.ordering,
+        { ...CHOICE_ORDERING, ...publishedFigureOrdering('choice', k) },
+        ['question', 'store_number'],
+        column('question_choices.id'),
+        (name) => (name === 'question' ? column('question_choices.question_id') : null),
+      )
+      return pageOfRows<ChoiceRow>(list, this.visible(filters, caller), (q) => q.selectAll('question_choices'), ordering)
     },
 
     async visibleOne(id: number, caller: Caller | null) {

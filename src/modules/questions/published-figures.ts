@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
-import { PublishedFigures, type FigureSources } from '../../disclosure/figures.ts'
+import { PublishedFigures, withFigures, type FigureSources } from '../../disclosure/figures.ts'
 import { countColumns, type FamilyTally } from '../../engines/statistics/tally.ts'
 
 const DIRECT = countColumns('direct')
@@ -47,6 +47,22 @@ function family(row: Row, from: number): FamilyTally {
  */
 export async function loadPublishedFigures(db: Kysely<Database>, questionIds: number[], k: number): Promise<PublishedFigures> {
   return (await loadWithChoices(db, questionIds, k)).figures
+}
+
+/** Choices or question-tags with the figures everyone sees: one statement for their questions. */
+export async function withPublishedFigures<Row extends { id: number; question_id: number }>(
+  db: Kysely<Database>,
+  rows: Row[],
+  kind: 'choice' | 'questionTag',
+  k: number,
+): Promise<Row[]> {
+  if (rows.length === 0) return rows
+  const figures = await loadPublishedFigures(
+    db,
+    rows.map((row) => row.question_id),
+    k,
+  )
+  return rows.map((row) => withFigures(row, figures[kind](row.id)))
 }
 
 /** The same statement, with the questions' choices (in their order) carrying their published figures. */

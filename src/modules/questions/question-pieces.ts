@@ -1,7 +1,5 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
-import { sql } from 'kysely'
 import { Type } from 'typebox'
-import type { App } from '../../http/app-type.ts'
+import type { ViewContext } from '../../core/view-context.ts'
 import { toLatestCompare } from '../compare/compare.mapper.ts'
 import { compareRepository } from '../compare/compare.repository.ts'
 import { LATEST_COMPARE_SIZE } from '../compare/compare.service.ts'
@@ -9,25 +7,28 @@ import { usersRepository } from '../users/users.repository.ts'
 import { FullUser } from '../users/users.schemas.ts'
 import { iso } from '../../core/time.ts'
 import { votesByQuestion } from './questions.mapper.ts'
-import { QUESTION_COLUMNS, questionsRepository, type QuestionRow } from './questions.repository.ts'
+import { questionsRepository, type QuestionStamp } from './questions.repository.ts'
 import { Importance, Question, VoteSummary } from './questions.schemas.ts'
 import { questionsFromRows } from './questions.service.ts'
-import { urlsFor } from '../../http/urls.ts'
 
-/** A page's question as the page query reads it: enough to find its kept JSON and whose it is. */
-export interface QuestionStamp {
-  id: number
-  user_id: number
-  /** The row's version (xmin): any change of the question's own row, its figures included, gives a new one. */
-  version: string
+/** Where kept pieces of answers live (the response cache), as this file uses it. */
+export interface PieceCache {
+  /** The change count now: a piece built from reads that start after this shows every change announced before. */
+  readonly current: number
+  piece<T>(key: string): T | undefined
+  keepPiece(key: string, value: unknown, size: number, generation: number): void
 }
 
-/** The page query's columns when the questions come from their kept JSON. */
-export const QUESTION_STAMP = ['questions.id', 'questions.user_id', sql<string>`questions.xmin::text`.as('version')] as const
-
-/** JSON already serialized, sent as it is. */
-export function sendJson(reply: FastifyReply, json: string): FastifyReply {
-  return reply.header('content-type', 'application/json; charset=utf-8').send(json)
+/**
+ * What building a signed-in caller's questions from kept JSON needs: the anonymous view (its URLs on the request's
+ * host), the cache, the origin the kept JSON's URLs are on, and the route's serializer for a schema (the same
+ * bytes a whole answer has).
+ */
+export interface QuestionPieces {
+  anonymous: ViewContext
+  cache: PieceCache
+  origin: string
+  serializer: (schema: object) => (value: unknown) => string
 }
 
 /** What the anonymous JSON of a question holds where a signed-in caller's own fields go, and where its author's do. */
@@ -43,11 +44,6 @@ interface Piece {
 const VoteList = Type.Array(VoteSummary)
 const ImportanceList = Type.Array(Importance)
 const { latest_compare: LatestCompareList, follow: FollowList } = FullUser.properties
-
-/** Fastify's serializer for the schema, compiled once per route and schema: the same bytes a whole answer has. */
-function serializer(reply: FastifyReply, schema: object): (value: unknown) => string {
-  return reply.compileSerializationSchema(schema as Record<string, unknown>) as (value: unknown) => string
-}
 
 function split(json: string): Piece | null {
   const own = json.indexOf(OWN_FIELDS)
@@ -67,20 +63,17 @@ function split(json: string): Piece | null {
  * row version comes with the page, so a caller always reads their own vote's figures at once.
  */
 export async function signedInQuestionsJson(
-  app: App,
-  request: FastifyRequest,
-  reply: FastifyReply,
+  { anonymous, cache, origin, serializer }: QuestionPieces,
   callerId: number,
   stamps: QuestionStamp[],
   theirUserId: number | null,
 ): Promise<string[]> {
   if (stamps.length === 0) return []
-  const cache = app.responseCache
-  const urls = urlsFor(request)
-  const keyOf = (stamp: QuestionStamp) => `question:${request.protocol}://${request.host}:${stamp.id}:${stamp.version}`
+  const db = anonymous.db
+  const keyOf = (stamp: QuestionStamp) => `question:${origin}:${stamp.id}:${stamp.version}`
   const ids = stamps.map((stamp) => stamp.id)
   const authors = [...new Set(stamps.map((stamp) => stamp.user_id))]
-  const repository = questionsRepository(app.db)
+  const repository = questionsRepository(db)
   const noAnswers = Promise.resolve({ likert: [], choices: [] })
   const kept = new Map<number, Piece>()
   for (const stamp of stamps) {
@@ -88,20 +81,11 @@ export async function signedInQuestionsJson(
     if (piece) kept.set(stamp.id, piece)
   }
   const missing = stamps.filter((stamp) => !kept.has(stamp.id))
-  const serialize = serializer(reply, Question)
+  const serialize = serializer(Question)
   const build = async () => {
     if (missing.length === 0) return
     const generation = cache.current
-    const rows = (await app.db
-      .selectFrom('questions')
-      .select(QUESTION_COLUMNS)
-      .where(
-        'questions.id',
-        'in',
-        missing.map((stamp) => stamp.id),
-      )
-      .execute()) as QuestionRow[]
-    const anonymous = { db: app.db, urls, caller: null, defaultAvatar: app.config.defaultAvatarUrl, minCellSize: app.config.minCellSize }
+    const rows = await repository.byIds(missing.map((stamp) => stamp.id))
     const questions = await questionsFromRows(anonymous, rows)
     const versions = new Map(missing.map((stamp) => [stamp.id, stamp]))
     for (const question of questions) {
@@ -117,13 +101,13 @@ export async function signedInQuestionsJson(
     build(),
     repository.answersOf(callerId, ids, false),
     theirUserId === null ? noAnswers : repository.answersOf(theirUserId, ids, theirUserId !== callerId),
-    usersRepository(app.db).followLinks(callerId, authors),
-    withCaller ? compareRepository(app.db).latest(callerId, LATEST_COMPARE_SIZE) : Promise.resolve([]),
+    usersRepository(db).followLinks(callerId, authors),
+    withCaller ? compareRepository(db).latest(callerId, LATEST_COMPARE_SIZE) : Promise.resolve([]),
   ])
-  const votes = serializer(reply, VoteList)
-  const importances = serializer(reply, ImportanceList)
-  const followList = serializer(reply, FollowList)
-  const latestList = serializer(reply, LatestCompareList)
+  const votes = serializer(VoteList)
+  const importances = serializer(ImportanceList)
+  const followList = serializer(FollowList)
+  const latestList = serializer(LatestCompareList)
   const myVotes = votesByQuestion(mine)
   const theirVotes = votesByQuestion(theirs)
   const myLatest = latestList(latest.map(toLatestCompare))

@@ -1,5 +1,4 @@
-import { recordRetag, tagOrder } from '../liquid/liquid.retag.ts'
-import { notificationEvents } from '../notifications/notification-events.ts'
+import { notificationEvents } from '../../engines/notifications/notification-events.ts'
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { Caller } from '../../core/caller.ts'
@@ -18,6 +17,8 @@ import {
   windowErrors,
 } from './question-rules.ts'
 import { questionWritesRepository } from './question-writes.repository.ts'
+import { retagQuestion } from './retag.service.ts'
+import { tagOrder } from '../../engines/liquid/liquid.retag.ts'
 import type { ChoiceInput, LinkInput, QuestionCreateBody, QuestionUpdateBody } from './question-writes.schemas.ts'
 
 const BLANK = 'This field may not be blank.'
@@ -179,14 +180,8 @@ export async function updateQuestion(db: Kysely<Database>, caller: Caller, quest
 
     let tags: number[] | null = null
     if (body.tags !== undefined || body.topic !== undefined) {
-      const storedTags = await trx
-        .selectFrom('question_tags')
-        .select('tag_id')
-        .where('question_id', '=', questionId)
-        .orderBy('position')
-        .orderBy('id')
-        .execute()
-      const tagIds = body.tags ? body.tags.map((entry) => entry.tag.id) : storedTags.map((row) => row.tag_id)
+      const storedTags = await tagOrder(trx, questionId)
+      const tagIds = body.tags ? body.tags.map((entry) => entry.tag.id) : storedTags
       const keptTopic = current.topic_id !== null && tagIds.includes(current.topic_id) ? current.topic_id : undefined
       tags = orderedTags(tagIds, body.topic !== undefined && body.topic !== null ? body.topic : keptTopic)
     }
@@ -212,12 +207,8 @@ export async function updateQuestion(db: Kysely<Database>, caller: Caller, quest
     await repository.update(questionId, values)
     if (choicePlan) await repository.applyChoicePlan(questionId, choicePlan)
     if (tags) {
-      const before = await counters.carriedTags(questionId)
-      const order = await tagOrder(trx, questionId)
-      await counters.lockTags([...before, ...tags])
-      await repository.setTags(questionId, tags)
-      await counters.retag(questionId, before, await counters.carriedTags(questionId))
-      await recordRetag(trx, questionId, caller.id, order)
+      const next = tags
+      await retagQuestion(trx, questionId, caller.id, next, () => repository.setTags(questionId, next))
     }
     if (body.geo !== undefined) await counters.moveArea(current.geo_id, body.geo)
   })

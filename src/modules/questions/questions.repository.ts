@@ -1,6 +1,7 @@
 import { sql, type ExpressionBuilder, type Kysely, type RawBuilder, type Selectable, type SelectQueryBuilder } from 'kysely'
 import type { Database, Questions } from '../../db/database.ts'
-import { column, orderingFieldsOf, type OrderingFields } from '../../db/ordering.ts'
+import { column, orderingFieldsOf, orderingTerms, type OrderingFields, type OrderTerm } from '../../db/ordering.ts'
+import { pageOfRows, type ListRequest, type RowsPage } from '../../db/paging.ts'
 import { statisticsColumns } from '../../engines/statistics/statistics-fields.ts'
 import { publishedFigureOrdering } from './published-ordering.ts'
 import type { Caller } from '../../core/caller.ts'
@@ -35,6 +36,17 @@ export const QUESTION_COLUMNS = [
   'created_at',
   'modified_at',
 ].map((name) => `questions.${name}`) as `questions.${keyof QuestionRow & string}`[]
+
+/** A page's question as the signed-in page query reads it: enough to find its kept JSON and whose it is. */
+export interface QuestionStamp {
+  id: number
+  user_id: number
+  /** The row's version (xmin): any change of the question's own row, its figures included, gives a new one. */
+  version: string
+}
+
+/** The page query's columns when the questions come from their kept JSON (question-pieces.ts). */
+const QUESTION_STAMP = ['questions.id', 'questions.user_id', sql<string>`questions.xmin::text`.as('version')] as const
 
 export const QUESTION_ORDERING: OrderingFields = {
   ...orderingFieldsOf(['id', 'question', 'created_at', 'modified_at', 'start_at', 'end_at', 'count_comments', 'slug'], 'questions'),
@@ -96,6 +108,24 @@ export function questionOrdering(filters: QuestionListQuery, caller: Caller | nu
   return { ...questionOrderingWithFigures(k), votes__created_at: user === null ? latestAnswerAt(caller) : userAnsweredAt(user, caller) }
 }
 
+/**
+ * The listing's order: the client's ordering, else a history newest answer first, a collection's questions in
+ * the collection's order (`order`), anything else newest first; `answered_at` sorts by the caller's answer times.
+ */
+function listingOrder(filters: QuestionListQuery, caller: Caller | null, ordering: string | undefined, k: number): OrderTerm[] {
+  const history = switchedOn(filters.my_history) && caller !== null
+  const callerId = caller?.id
+  const inCollection = filters.in_collections__parent
+  const fallback = history ? '-answered_at' : inCollection !== undefined ? 'order' : '-created_at'
+  return orderingTerms(ordering, questionOrdering(filters, caller, k), [fallback], column('questions.id'), (name) =>
+    name === 'answered_at' && callerId !== undefined
+      ? answeredAt(callerId)
+      : name === 'order' && inCollection !== undefined
+        ? collectionOrder(inCollection)
+        : null,
+  )
+}
+
 /** Words of a search made safe for to_tsquery: letters and digits only, each matched as a prefix. */
 export function searchQuery(text: string): string | null {
   const words = text.match(/[\p{L}\p{N}]+/gu) ?? []
@@ -120,14 +150,14 @@ export function switchedOn(value: string | undefined): boolean {
 }
 
 /** When the user last answered each question (likert or any choice), the order of their history; never answered sorts as oldest. */
-export function answeredAt(userId: number): RawBuilder<unknown> {
+function answeredAt(userId: number): RawBuilder<unknown> {
   return sql`coalesce(greatest(
     (SELECT max(qv.modified_at) FROM question_votes qv WHERE qv.question_id = questions.id AND qv.user_id = ${userId}),
     (SELECT max(qcv.modified_at) FROM question_choice_votes qcv WHERE qcv.question_id = questions.id AND qcv.user_id = ${userId})), '-infinity'::timestamptz)`
 }
 
 /** Where each question stands in the collection: its item's order, then the item's id, as the items list. */
-export function collectionOrder(collectionId: number): RawBuilder<unknown> {
+function collectionOrder(collectionId: number): RawBuilder<unknown> {
   return sql`(SELECT array[item."order", item.id] FROM question_collection_items item WHERE item.parent_id = ${collectionId} AND item.question_id = questions.id)`
 }
 
@@ -278,6 +308,43 @@ export function questionsRepository(db: Kysely<Database>) {
         }
       }
       return query
+    },
+
+    /** How many questions the listing's filters match, for `?count`. */
+    async count(filters: QuestionListQuery, caller: Caller | null): Promise<number> {
+      const { count } = await this.filtered(filters, caller)
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .executeTakeFirstOrThrow()
+      return Number(count)
+    },
+
+    /** A page of the listing's questions (k = MIN_CELL_SIZE, for orderings by a figure). */
+    async page(filters: QuestionListQuery, caller: Caller | null, list: ListRequest, k: number): Promise<RowsPage<QuestionRow>> {
+      const ordering = listingOrder(filters, caller, list.ordering, k)
+      return pageOfRows<QuestionRow>(list, this.filtered(filters, caller), (q) => q.select(QUESTION_COLUMNS), ordering)
+    },
+
+    /** The same page as stamps, for questions served from their kept JSON. */
+    async stampPage(filters: QuestionListQuery, caller: Caller | null, list: ListRequest, k: number): Promise<RowsPage<QuestionStamp>> {
+      const ordering = listingOrder(filters, caller, list.ordering, k)
+      return pageOfRows<QuestionStamp>(list, this.filtered(filters, caller), (q) => q.select(QUESTION_STAMP), ordering)
+    },
+
+    /** One question if the caller may see it. */
+    async find(id: number, caller: Caller | null): Promise<QuestionRow | undefined> {
+      const [row] = await this.filtered({ id }, caller).select(QUESTION_COLUMNS).execute()
+      return row as QuestionRow | undefined
+    },
+
+    /** One question's stamp if the caller may see it. */
+    async findStamp(id: number, caller: Caller | null): Promise<QuestionStamp | undefined> {
+      const [stamp] = await this.filtered({ id }, caller).select(QUESTION_STAMP).execute()
+      return stamp
+    },
+
+    /** Questions by id, whoever may see them (the caller's access was checked by the statement that named them). */
+    async byIds(ids: number[]): Promise<QuestionRow[]> {
+      return db.selectFrom('questions').select(QUESTION_COLUMNS).where('questions.id', 'in', ids).execute() as Promise<QuestionRow[]>
     },
 
     async questionTags(questionIds: number[]) {

@@ -3,7 +3,7 @@ import { tagsRepository } from '../tags/tags.repository.ts'
 import { loadFullUsers } from '../users/users.service.ts'
 import { toChoice, toQuestion, toQuestionTag, votesByQuestion } from './questions.mapper.ts'
 import type { Caller } from '../../core/caller.ts'
-import { QUESTION_COLUMNS, questionsRepository, type QuestionRow } from './questions.repository.ts'
+import { questionsRepository, type QuestionRow } from './questions.repository.ts'
 import type { Question, VoteSummary } from './questions.schemas.ts'
 import { withFigures } from '../../disclosure/figures.ts'
 import { loadPublishedFigures } from './published-figures.ts'
@@ -89,8 +89,8 @@ export async function questionsFromRows(context: ViewContext, rows: QuestionRow[
 
 /** One question as the caller may see it in its full form, or undefined when it is not there for them. */
 export async function loadQuestion(context: ViewContext, caller: Caller | null, questionId: number): Promise<Question | undefined> {
-  const [row] = await questionsRepository(context.db).filtered({ id: questionId }, caller).select(QUESTION_COLUMNS).execute()
+  const row = await questionsRepository(context.db).find(questionId, caller)
   if (!row) return undefined
-  const [question] = await questionsFromRows(context, [row as QuestionRow])
+  const [question] = await questionsFromRows(context, [row])
   return question
 }

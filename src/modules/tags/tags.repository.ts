@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely'
 import type { Database, Tags } from '../../db/database.ts'
-import { orderingFieldsOf } from '../../db/ordering.ts'
+import { column, orderingFieldsOf, orderingTerms } from '../../db/ordering.ts'
+import { pageOfRows, type ListRequest, type RowsPage } from '../../db/paging.ts'
 import { iso } from '../../core/time.ts'
 import type { UrlBuilder } from '../../core/urls.ts'
 import { escapeLike } from '../../db/text-search.ts'
@@ -8,7 +9,7 @@ import type { Tag, TagInfo, TagListQuery } from './tags.schemas.ts'
 
 export type TagRow = Selectable<Tags>
 
-export const TAG_ORDERING = orderingFieldsOf(
+const TAG_ORDERING = orderingFieldsOf(
   ['id', 'text', 'followers_count', 'questions_count', 'votes_count', 'created_at', 'modified_at'],
   'tags',
 )
@@ -27,6 +28,19 @@ export function tagsRepository(db: Kysely<Database>) {
         }
       }
       return query
+    },
+
+    /** A page of tags; quick tags come in their display order unless ordering says otherwise. */
+    async page(filters: TagListQuery & { quick: boolean }, list: ListRequest): Promise<RowsPage<TagRow>> {
+      const fallback = filters.quick ? ['quick_order'] : ['text']
+      const fields = filters.quick ? { ...TAG_ORDERING, quick_order: column('tags.quick_order') } : TAG_ORDERING
+      const ordering = orderingTerms(list.ordering, fields, fallback, column('tags.id'))
+      return pageOfRows<TagRow>(list, this.filtered(filters), (q) => q.selectAll('tags'), ordering)
+    },
+
+    async find(id: number, quick: boolean): Promise<TagRow | undefined> {
+      const [row] = await this.filtered({ id, quick }).selectAll('tags').execute()
+      return row
     },
 
     async exists(id: number): Promise<boolean> {

@@ -1,10 +1,9 @@
 import type { App } from '../../http/app-type.ts'
 import { NotFound } from '../../core/errors.ts'
-import { listing, pageOfRows } from '../../http/listing.ts'
-import { column, orderingTerms } from '../../db/ordering.ts'
-import { Page, readErrors } from '../../http/schemas.ts'
-import { TAG_ORDERING, tagsRepository, toTag, type TagRow } from './tags.repository.ts'
-import { Tag, TagListQuery, type TagListQuery as TagFilters } from './tags.schemas.ts'
+import { listRoute } from '../../http/list-route.ts'
+import { readErrors } from '../../http/schemas.ts'
+import { tagsRepository, toTag } from './tags.repository.ts'
+import { Tag, TagListQuery } from './tags.schemas.ts'
 import { IdParams } from '../../http/route-schemas.ts'
 import { urlsFor } from '../../http/urls.ts'
 
@@ -15,12 +14,10 @@ export function tagRoutes(app: App): void {
     ['tags', false],
     ['quick_tags', true],
   ] as const) {
-    app.get(`/api/${name}/`, {
-      schema: {
-        summary: quick ? 'Featured tags for quick picking' : 'Tags (topics) of questions',
-        querystring: TagListQuery,
-        response: { 200: Page(Tag), ...readErrors },
-      },
+    listRoute(app, `/api/${name}/`, {
+      summary: quick ? 'Featured tags for quick picking' : 'Tags (topics) of questions',
+      querystring: TagListQuery,
+      item: Tag,
       config: {
         access: 'anyone',
         cachedForAnyone: true,
@@ -31,20 +28,14 @@ export function tagRoutes(app: App): void {
             : 'Topics that questions carry, with follower and question counts.',
         },
       },
-      handler: async (request) => {
-        const filters = request.query as TagFilters
+      rows: (request, list) => repository().page({ ...request.query, quick }, list),
+      items: async (rows, request) => {
         const urls = urlsFor(request)
-        const fallback = quick ? ['quick_order'] : ['text']
-        const fields = quick ? { ...TAG_ORDERING, quick_order: column('tags.quick_order') } : TAG_ORDERING
-        const ordering = orderingTerms(filters.ordering, fields, fallback, column('tags.id'))
-        const result = await pageOfRows<TagRow>(request, repository().filtered({ ...filters, quick }), (q) => q.selectAll('tags'), ordering)
-        return listing(request, result, async (rows) => {
-          const followed = await repository().followedBy(
-            request.caller?.id ?? null,
-            rows.map((row) => row.id),
-          )
-          return rows.map((row) => toTag(row, followed.has(row.id), urls))
-        })
+        const followed = await repository().followedBy(
+          request.caller?.id ?? null,
+          rows.map((row) => row.id),
+        )
+        return rows.map((row) => toTag(row, followed.has(row.id), urls))
       },
     })
     app.get(`/api/${name}/:id/`, {
@@ -55,7 +46,7 @@ export function tagRoutes(app: App): void {
         resource: { name: quick ? 'Quick Tag Instance' : 'Tag Instance', description: 'One topic.' },
       },
       handler: async (request) => {
-        const [row] = await repository().filtered({ id: request.params.id, quick }).selectAll('tags').execute()
+        const row = await repository().find(request.params.id, quick)
         if (!row) throw NotFound()
         const followed = await repository().followedBy(request.caller?.id ?? null, [row.id])
         return toTag(row, followed.has(row.id), urlsFor(request))

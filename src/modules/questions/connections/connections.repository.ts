@@ -1,9 +1,10 @@
 import type { Kysely, Selectable } from 'kysely'
 import type { Database, QuestionQuestionConnections } from '../../../db/database.ts'
 import type { Caller } from '../../../core/caller.ts'
-import { orderingFieldsOf } from '../../../db/ordering.ts'
+import { column, orderingFieldsOf, orderingTerms } from '../../../db/ordering.ts'
+import { pageOfRows, type ListRequest, type RowsPage } from '../../../db/paging.ts'
 import { iso } from '../../../core/time.ts'
-import { statisticsColumns } from '../../statistics/statistics.schemas.ts'
+import { statisticsColumns } from '../../../engines/statistics/statistics-fields.ts'
 import type { UrlBuilder } from '../../../core/urls.ts'
 import { questionVisibleSql } from '../../../access/question-access.ts'
 import type { ConnectionItem, ConnectionListQuery } from './connections.schemas.ts'
@@ -11,7 +12,7 @@ import type { ConnectionItem, ConnectionListQuery } from './connections.schemas.
 export type ConnectionRow = Selectable<QuestionQuestionConnections>
 
 const DIRECT = statisticsColumns('direct')
-export const CONNECTION_ORDERING = orderingFieldsOf(['id', 'created_at', 'modified_at', ...DIRECT], 'question_question_connections')
+const CONNECTION_ORDERING = orderingFieldsOf(['id', 'created_at', 'modified_at', ...DIRECT], 'question_question_connections')
 
 export function connectionsRepository(db: Kysely<Database>) {
   return {
@@ -29,6 +30,17 @@ export function connectionsRepository(db: Kysely<Database>) {
       if (filters.user !== undefined) query = query.where('question_question_connections.user_id', '=', filters.user)
       if (filters.id !== undefined) query = query.where('question_question_connections.id', '=', filters.id)
       return query
+    },
+
+    async page(filters: ConnectionListQuery, caller: Caller | null, list: ListRequest): Promise<RowsPage<ConnectionRow>> {
+      const ordering = orderingTerms(list.ordering, CONNECTION_ORDERING, ['id'], column('question_question_connections.id'), (name) =>
+        name === 'question_from'
+          ? column('question_question_connections.from_question_id')
+          : name === 'question_to'
+            ? column('question_question_connections.to_question_id')
+            : null,
+      )
+      return pageOfRows<ConnectionRow>(list, this.filtered(filters, caller), (q) => q.selectAll('question_question_connections'), ordering)
     },
 
     async find(id: number, caller: Caller | null): Promise<ConnectionRow | undefined> {

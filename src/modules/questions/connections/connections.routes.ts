@@ -1,14 +1,13 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../../http/app-type.ts'
 import { NotFound, ValidationFailed, type FieldErrors, invalidPk } from '../../../core/errors.ts'
-import { listing, pageOfRows } from '../../../http/listing.ts'
-import { column, orderingTerms } from '../../../db/ordering.ts'
+import { listRoute } from '../../../http/list-route.ts'
 import { idParam, signedIn } from '../../../http/permissions.ts'
-import { Page, readErrors } from '../../../http/schemas.ts'
+import { readErrors } from '../../../http/schemas.ts'
 import { refusingViolations } from '../../../core/constraint-errors.ts'
 import { visibleQuestion } from '../../../access/question-access.ts'
 import { questionWriteErrors } from '../question-writes.schemas.ts'
-import { CONNECTION_ORDERING, connectionsRepository, toConnectionItem, type ConnectionRow } from './connections.repository.ts'
+import { connectionsRepository, toConnectionItem } from './connections.repository.ts'
 import { ConnectionCreateBody, ConnectionItem, ConnectionListQuery } from './connections.schemas.ts'
 import { IdParams, NoContent } from '../../../http/route-schemas.ts'
 import { urlsFor } from '../../../http/urls.ts'
@@ -22,12 +21,10 @@ export function connectionRoutes(app: App): void {
     return row ? row.user_id : undefined
   }
 
-  app.get('/api/question_question_connections/', {
-    schema: {
-      summary: 'Connections between related questions',
-      querystring: ConnectionListQuery,
-      response: { 200: Page(ConnectionItem), ...readErrors },
-    },
+  listRoute(app, '/api/question_question_connections/', {
+    summary: 'Connections between related questions',
+    querystring: ConnectionListQuery,
+    item: ConnectionItem,
     config: {
       access: 'anyone',
       resource: {
@@ -35,27 +32,10 @@ export function connectionRoutes(app: App): void {
         description: 'Links from a question to related questions, with votes on how related they are.',
       },
     },
-    handler: async (request) => {
+    rows: (request, list) => repository().page(request.query, request.caller, list),
+    items: (rows, request) => {
       const urls = urlsFor(request)
-      const ordering = orderingTerms(
-        request.query.ordering,
-        CONNECTION_ORDERING,
-        ['id'],
-        column('question_question_connections.id'),
-        (name) =>
-          name === 'question_from'
-            ? column('question_question_connections.from_question_id')
-            : name === 'question_to'
-              ? column('question_question_connections.to_question_id')
-              : null,
-      )
-      const result = await pageOfRows<ConnectionRow>(
-        request,
-        repository().filtered(request.query, request.caller),
-        (q) => q.selectAll('question_question_connections'),
-        ordering,
-      )
-      return listing(request, result, (rows) => rows.map((row) => toConnectionItem(row, urls)))
+      return rows.map((row) => toConnectionItem(row, urls))
     },
   })
 

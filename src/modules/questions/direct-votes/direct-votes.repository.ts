@@ -2,9 +2,10 @@ import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kyse
 import type { Database } from '../../../db/database.ts'
 import { untyped, type UntypedTables } from '../../../db/types.ts'
 import type { Caller } from '../../../core/caller.ts'
-import { orderingFieldsOf, type OrderingFields } from '../../../db/ordering.ts'
+import { column, orderingFieldsOf, orderingTerms, type OrderingFields } from '../../../db/ordering.ts'
+import { pageOfRows, type ListRequest, type RowsPage } from '../../../db/paging.ts'
 import { questionVisibleSql } from '../../../access/question-access.ts'
-import { directAfter, familyColumns, familyFromRow } from '../../statistics/compute/tally.ts'
+import { directAfter, familyColumns, familyFromRow } from '../../../engines/statistics/tally.ts'
 import type { DirectVoteListQuery } from './direct-votes.schemas.ts'
 
 /** What is rated: links of questions or connections between questions, each vote table beside its target. */
@@ -42,7 +43,7 @@ export interface DirectVoteRow {
   modified_at: Date
 }
 
-export const directVoteOrdering = (kind: DirectVoteKind): OrderingFields =>
+const directVoteOrdering = (kind: DirectVoteKind): OrderingFields =>
   orderingFieldsOf(['id', 'value', 'created_at', 'modified_at'], kind.resource)
 
 export function directVotesRepository(db: Kysely<Database>, kind: DirectVoteKind) {
@@ -67,6 +68,13 @@ export function directVotesRepository(db: Kysely<Database>, kind: DirectVoteKind
         `${table}.created_at`,
         `${table}.modified_at`,
       ]),
+
+    async page(filters: DirectVoteListQuery, caller: Caller | null, list: ListRequest): Promise<RowsPage<DirectVoteRow>> {
+      const ordering = orderingTerms(list.ordering, directVoteOrdering(kind), ['id'], column(`${table}.id`), (field) =>
+        field === 'object_id' ? column(`${table}.${kind.key}`) : field === 'user' ? column(`${table}.user_id`) : null,
+      )
+      return pageOfRows<DirectVoteRow>(list, this.filtered(filters, caller), this.selectVote, ordering)
+    },
 
     async find(id: number, caller: Caller | null): Promise<DirectVoteRow | undefined> {
       return (await this.selectVote(this.filtered({ id }, caller)).executeTakeFirst()) as DirectVoteRow | undefined

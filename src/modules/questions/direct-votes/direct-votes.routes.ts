@@ -1,21 +1,13 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../../http/app-type.ts'
 import { fieldError, NotFound, invalidPk } from '../../../core/errors.ts'
-import { listing, pageOfRows } from '../../../http/listing.ts'
-import { column, orderingTerms } from '../../../db/ordering.ts'
+import { listRoute } from '../../../http/list-route.ts'
 import { idParam, signedIn } from '../../../http/permissions.ts'
-import { Page, readErrors } from '../../../http/schemas.ts'
+import { readErrors } from '../../../http/schemas.ts'
 import { iso } from '../../../core/time.ts'
 import { UrlBuilder } from '../../../core/urls.ts'
 import { questionWriteErrors } from '../question-writes.schemas.ts'
-import {
-  CONNECTION_VOTES,
-  directVoteOrdering,
-  directVotesRepository,
-  LINK_VOTES,
-  type DirectVoteKind,
-  type DirectVoteRow,
-} from './direct-votes.repository.ts'
+import { CONNECTION_VOTES, directVotesRepository, LINK_VOTES, type DirectVoteKind, type DirectVoteRow } from './direct-votes.repository.ts'
 import { DirectVote, DirectVoteBody, DirectVoteListQuery } from './direct-votes.schemas.ts'
 import { IdParams, NoContent } from '../../../http/route-schemas.ts'
 import { urlsFor } from '../../../http/urls.ts'
@@ -46,28 +38,18 @@ function directVoteResource(app: App, kind: DirectVoteKind, name: string, what: 
     return id === null ? undefined : (await repository().find(id, request.caller))?.user_id
   }
 
-  app.get(base, {
-    schema: {
-      summary: `Ratings (1 to 5) of each ${what}`,
-      querystring: DirectVoteListQuery,
-      response: { 200: Page(DirectVote), ...readErrors },
-    },
+  listRoute(app, base, {
+    summary: `Ratings (1 to 5) of each ${what}`,
+    querystring: DirectVoteListQuery,
+    item: DirectVote,
     config: {
       access: 'anyone',
       resource: { name: `${name} List`, description: `Ratings from 1 to 5 of each ${what}; one per person, a new one replaces it.` },
     },
-    handler: async (request) => {
+    rows: (request, list) => repository().page(request.query, request.caller, list),
+    items: (rows, request) => {
       const urls = urlsFor(request)
-      const ordering = orderingTerms(request.query.ordering, directVoteOrdering(kind), ['id'], column(`${kind.resource}.id`), (field) =>
-        field === 'object_id' ? column(`${kind.resource}.${kind.key}`) : field === 'user' ? column(`${kind.resource}.user_id`) : null,
-      )
-      const result = await pageOfRows<DirectVoteRow>(
-        request,
-        repository().filtered(request.query, request.caller) as never,
-        repository().selectVote as never,
-        ordering,
-      )
-      return listing(request, result, (rows) => rows.map((row) => toDirectVote(row, kind, urls)))
+      return rows.map((row) => toDirectVote(row, kind, urls))
     },
   })
 

@@ -1,13 +1,25 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../../db/database.ts'
-import { orderingFieldsOf } from '../../../db/ordering.ts'
+import { orderingFieldsOf, orderingTerms } from '../../../db/ordering.ts'
+import { pageOfRows, type ListRequest, type RowsPage } from '../../../db/paging.ts'
 
-export const FRIEND_ANSWER_ORDERING = orderingFieldsOf(['created_at', 'modified_at', 'value'], 'answers')
+const FRIEND_ANSWER_ORDERING = orderingFieldsOf(['created_at', 'modified_at', 'value'], 'answers')
 /** Likert and choice answers have ids of their own tables: together they order by kind, then id. */
-export const FRIEND_ANSWER_TIE_BREAK = sql`(answers.kind, answers.id)`
+const FRIEND_ANSWER_TIE_BREAK = sql`(answers.kind, answers.id)`
+
+/** A page of the public current answers to one question by the user's accepted friends; newest answer first by default. */
+export async function friendsAnswersPage(
+  db: Kysely<Database>,
+  userId: number,
+  questionId: number,
+  list: ListRequest,
+): Promise<RowsPage<FriendAnswerRow>> {
+  const ordering = orderingTerms(list.ordering, FRIEND_ANSWER_ORDERING, ['-modified_at'], FRIEND_ANSWER_TIE_BREAK)
+  return pageOfRows<FriendAnswerRow>(list, friendsAnswers(db, userId, questionId), (q) => q.selectAll('answers'), ordering)
+}
 
 /** Public current answers to one question by the user's accepted friends, in either direction of the friendship. */
-export function friendsAnswers(db: Kysely<Database>, userId: number, questionId: number) {
+function friendsAnswers(db: Kysely<Database>, userId: number, questionId: number) {
   const friends = db
     .selectFrom('friendships')
     .select('friend_id as id')

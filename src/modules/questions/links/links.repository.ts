@@ -1,9 +1,10 @@
 import { sql, type Kysely, type Selectable } from 'kysely'
 import type { Database, QuestionLinks } from '../../../db/database.ts'
 import type { Caller } from '../../../core/caller.ts'
-import { orderingFieldsOf } from '../../../db/ordering.ts'
+import { column, orderingFieldsOf, orderingTerms } from '../../../db/ordering.ts'
+import { pageOfRows, type ListRequest, type RowsPage } from '../../../db/paging.ts'
 import { iso } from '../../../core/time.ts'
-import { statisticsColumns } from '../../statistics/statistics.schemas.ts'
+import { statisticsColumns } from '../../../engines/statistics/statistics-fields.ts'
 import type { UrlBuilder } from '../../../core/urls.ts'
 import { questionVisibleSql } from '../../../access/question-access.ts'
 import type { LinkListQuery, QuestionLinkItem } from './links.schemas.ts'
@@ -11,7 +12,7 @@ import type { LinkListQuery, QuestionLinkItem } from './links.schemas.ts'
 export type LinkRow = Selectable<QuestionLinks>
 
 const DIRECT = statisticsColumns('direct')
-export const LINK_ORDERING = orderingFieldsOf(['id', 'title', 'created_at', 'modified_at', ...DIRECT], 'question_links')
+const LINK_ORDERING = orderingFieldsOf(['id', 'title', 'created_at', 'modified_at', ...DIRECT], 'question_links')
 
 export function linksRepository(db: Kysely<Database>) {
   return {
@@ -24,6 +25,11 @@ export function linksRepository(db: Kysely<Database>) {
       if (filters.question !== undefined) query = query.where('question_links.question_id', '=', filters.question)
       if (filters.id !== undefined) query = query.where('question_links.id', '=', filters.id)
       return query
+    },
+
+    async page(filters: LinkListQuery, caller: Caller | null, list: ListRequest): Promise<RowsPage<LinkRow>> {
+      const ordering = orderingTerms(list.ordering, LINK_ORDERING, ['id'], column('question_links.id'))
+      return pageOfRows<LinkRow>(list, this.filtered(filters, caller), (q) => q.selectAll('question_links'), ordering)
     },
 
     async find(id: number, caller: Caller | null): Promise<LinkRow | undefined> {

@@ -1,14 +1,13 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../../http/app-type.ts'
 import { fieldError, NotFound } from '../../../core/errors.ts'
-import { listing, pageOfRows } from '../../../http/listing.ts'
-import { column, orderingTerms } from '../../../db/ordering.ts'
+import { listRoute } from '../../../http/list-route.ts'
 import { idParam, signedIn } from '../../../http/permissions.ts'
-import { Page, readErrors } from '../../../http/schemas.ts'
+import { readErrors } from '../../../http/schemas.ts'
 import { authoredQuestion } from '../../../access/question-access.ts'
 import { isWebLink } from '../question-rules.ts'
 import { questionWriteErrors } from '../question-writes.schemas.ts'
-import { LINK_ORDERING, linksRepository, toLinkItem, type LinkRow } from './links.repository.ts'
+import { linksRepository, toLinkItem } from './links.repository.ts'
 import { LinkCreateBody, LinkListQuery, LinkPutBody, LinkUpdateBody, QuestionLinkItem } from './links.schemas.ts'
 import { IdParams, NoContent } from '../../../http/route-schemas.ts'
 import { urlsFor } from '../../../http/urls.ts'
@@ -27,8 +26,10 @@ export function linkRoutes(app: App): void {
     return id === null ? Promise.resolve(undefined) : repository().owner(id, request.caller)
   }
 
-  app.get('/api/question_links/', {
-    schema: { summary: 'Links of questions', querystring: LinkListQuery, response: { 200: Page(QuestionLinkItem), ...readErrors } },
+  listRoute(app, '/api/question_links/', {
+    summary: 'Links of questions',
+    querystring: LinkListQuery,
+    item: QuestionLinkItem,
     config: {
       access: 'anyone',
       resource: {
@@ -36,16 +37,10 @@ export function linkRoutes(app: App): void {
         description: 'Further reading attached to questions, with the votes on how useful each link is.',
       },
     },
-    handler: async (request) => {
+    rows: (request, list) => repository().page(request.query, request.caller, list),
+    items: (rows, request) => {
       const urls = urlsFor(request)
-      const ordering = orderingTerms(request.query.ordering, LINK_ORDERING, ['id'], column('question_links.id'))
-      const result = await pageOfRows<LinkRow>(
-        request,
-        repository().filtered(request.query, request.caller),
-        (q) => q.selectAll('question_links'),
-        ordering,
-      )
-      return listing(request, result, (rows) => rows.map((row) => toLinkItem(row, urls)))
+      return rows.map((row) => toLinkItem(row, urls))
     },
   })
 

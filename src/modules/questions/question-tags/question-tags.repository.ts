@@ -1,19 +1,20 @@
-import { sql, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely'
+import { sql, type Kysely, type Selectable } from 'kysely'
 import type { Database, QuestionTags, Tags } from '../../../db/database.ts'
 import type { Caller } from '../../../core/caller.ts'
-import { orderingFieldsOf } from '../../../db/ordering.ts'
+import { column, orderingFieldsOf, orderingTerms } from '../../../db/ordering.ts'
+import { pageOfRows, type ListRequest, type RowsPage } from '../../../db/paging.ts'
 import { iso } from '../../../core/time.ts'
-import { statisticsColumns } from '../../statistics/statistics.schemas.ts'
+import { statisticsColumns } from '../../../engines/statistics/statistics-fields.ts'
 import type { UrlBuilder } from '../../../core/urls.ts'
 import { questionVisibleSql } from '../../../access/question-access.ts'
 import { publishedFigureOrdering } from '../published-ordering.ts'
 import type { QuestionTagItem, QuestionTagListQuery } from './question-tags.schemas.ts'
 
 const DIRECT = statisticsColumns('direct')
-export const QUESTION_TAG_ORDERING = orderingFieldsOf(['id', 'position', 'created_at', 'modified_at'], 'question_tags')
+const QUESTION_TAG_ORDERING = orderingFieldsOf(['id', 'position', 'created_at', 'modified_at'], 'question_tags')
 
 /** QUESTION_TAG_ORDERING with the figure fields, which sort on the published figures (k = MIN_CELL_SIZE). */
-export const questionTagOrdering = (k: number) => ({ ...QUESTION_TAG_ORDERING, ...publishedFigureOrdering('question_tag', k) })
+const questionTagOrdering = (k: number) => ({ ...QUESTION_TAG_ORDERING, ...publishedFigureOrdering('question_tag', k) })
 
 const TAG_COLUMNS = ['tags.text', 'tags.followers_count', 'tags.questions_count', 'tags.votes_count'] as const
 
@@ -32,6 +33,19 @@ export function questionTagsRepository(db: Kysely<Database>) {
       return query
     },
 
+    /** A page of the visible question-tags; figure orderings sort on the published figures (k = MIN_CELL_SIZE). */
+    async page(filters: QuestionTagListQuery, caller: Caller | null, list: ListRequest, k: number): Promise<RowsPage<QuestionTagRow>> {
+      const ordering = orderingTerms(list.ordering, questionTagOrdering(k), ['question', 'position'], column('question_tags.id'), (name) =>
+        name === 'question' ? column('question_tags.question_id') : name === 'tag' ? column('question_tags.tag_id') : null,
+      )
+      return pageOfRows<QuestionTagRow>(
+        list,
+        this.filtered(filters, caller),
+        (q) => q.selectAll('question_tags').select(TAG_COLUMNS),
+        ordering,
+      )
+    },
+
     async find(id: number, caller: Caller | null): Promise<QuestionTagRow | undefined> {
       return this.filtered({ id }, caller).selectAll('question_tags').select(TAG_COLUMNS).executeTakeFirst()
     },
@@ -44,10 +58,6 @@ export function questionTagsRepository(db: Kysely<Database>) {
 
 export type QuestionTagRow = Selectable<QuestionTags> &
   Pick<Selectable<Tags>, 'text' | 'followers_count' | 'questions_count' | 'votes_count'>
-
-/** The columns of a listing row: the question-tag and its tag. */
-export const selectQuestionTag = (query: SelectQueryBuilder<Database, 'question_tags' | 'tags', object>) =>
-  query.selectAll('question_tags').select([...TAG_COLUMNS])
 
 /** Writes on one question's tags inside the caller's transaction (the question row locked). */
 export function questionTagWrites(trx: Kysely<Database>) {
