@@ -15,9 +15,32 @@ export default tseslint.config(
     },
   },
   {
+    // Type-aware rules that catch bugs: a promise nobody awaits, a promise where a callback's result is ignored,
+    // awaiting what is not a promise, a switch that misses a case of its union.
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        // node:test's test() and describe() return promises the runner itself awaits.
+        {
+          allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'describe', 'it', 'suite', 'before', 'after'] }],
+        },
+      ],
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+    },
+  },
+  {
     // Tests read JSON answers, which are untyped by nature.
     files: ['test/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  {
+    // The layering rules are read by dependency-cruiser as CommonJS.
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
   },
   {
     // The docs page's own script runs in the browser.

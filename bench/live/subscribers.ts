@@ -71,28 +71,28 @@ function open(url: string, count: number): Promise<{ ready: number; failed: numb
   })
 }
 
-process.on(
-  'message',
-  async (message: { open?: string; count?: number; watch?: string; report?: boolean; waitMs?: number; close?: boolean }) => {
-    if (message.open) process.send!(await open(message.open, message.count!))
-    else if (message.watch) {
-      marker = message.watch
-      for (const stream of streams) {
-        stream.events = 0
-        stream.arrival = null
-      }
-    } else if (message.report) {
-      const deadline = Date.now() + (message.waitMs ?? 10_000)
-      const check = () => {
-        if (streams.every((stream) => stream.arrival !== null) || Date.now() > deadline) {
-          process.send!({ arrivals: streams.map((stream) => stream.arrival), events: streams.map((stream) => stream.events) })
-        } else pendingWatch = setTimeout(check, 20)
-      }
-      check()
-    } else if (message.close) {
-      if (pendingWatch) clearTimeout(pendingWatch)
-      for (const stream of streams) stream.request.destroy()
-      process.exit(0)
+type Message = { open?: string; count?: number; watch?: string; report?: boolean; waitMs?: number; close?: boolean }
+process.on('message', (message: Message) => void handle(message))
+
+async function handle(message: Message) {
+  if (message.open) process.send!(await open(message.open, message.count!))
+  else if (message.watch) {
+    marker = message.watch
+    for (const stream of streams) {
+      stream.events = 0
+      stream.arrival = null
     }
-  },
-)
+  } else if (message.report) {
+    const deadline = Date.now() + (message.waitMs ?? 10_000)
+    const check = () => {
+      if (streams.every((stream) => stream.arrival !== null) || Date.now() > deadline) {
+        process.send!({ arrivals: streams.map((stream) => stream.arrival), events: streams.map((stream) => stream.events) })
+      } else pendingWatch = setTimeout(check, 20)
+    }
+    check()
+  } else if (message.close) {
+    if (pendingWatch) clearTimeout(pendingWatch)
+    for (const stream of streams) stream.request.destroy()
+    process.exit(0)
+  }
+}

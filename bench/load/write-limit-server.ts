@@ -49,4 +49,4 @@ server.listen(0, '127.0.0.1', () => {
   const address = server.address()
   if (address && typeof address === 'object') console.log(address.port)
 })
-process.on('SIGTERM', () => server.close(() => pool.end().then(() => process.exit(0))))
+process.on('SIGTERM', () => server.close(() => void pool.end().then(() => process.exit(0))))

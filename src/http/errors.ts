@@ -124,9 +124,12 @@ function withoutUnionNoise(items: AjvItem[]): AjvItem[] {
  * Failures of the router, before any route runs: a path that cannot be percent-decoded (`/api/questions/%FF/`)
  * or a parameter longer than any value names no object, so they answer DRF's 404; anything else its status.
  */
-export function routerErrorHandler(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
-  if (error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH') return reply.code(404).send({ detail: 'Not found.' })
-  return reply.code(error.statusCode && error.statusCode >= 400 ? error.statusCode : 400).send({ detail: error.message })
+export function routerErrorHandler(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  if (error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    reply.code(404).send({ detail: 'Not found.' })
+    return
+  }
+  reply.code(error.statusCode && error.statusCode >= 400 ? error.statusCode : 400).send({ detail: error.message })
 }
 
 /** One handler turns every failure into a DRF-shaped body; 5xx details stay in the log. */

@@ -42,6 +42,7 @@ export async function startFcmStandIn(projectId = 'civic-test') {
     )
   }
 
+  // eslint-disable-next-line @typescript-eslint/no-misused-promises -- a stand-in: a failure shows as the test's failed request
   const server = createServer(async (request, response) => {
     const body = await read(request)
     const answer = (status: number, value: unknown) => {

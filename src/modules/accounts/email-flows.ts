@@ -64,7 +64,7 @@ function inBackground(app: App, request: FastifyRequest, what: string, task: () 
 /** Closing the service waits a little for the mails still on their way, not for a mail server that hangs. */
 export function waitForMailsOnClose(app: App, patienceMs = 10_000): void {
   app.addHook('onClose', async () => {
-    await Promise.race([Promise.all(pending.get(app) ?? []), delay(patienceMs, undefined, { ref: false })])
+    await Promise.race([Promise.all([...(pending.get(app) ?? [])]), delay(patienceMs, undefined, { ref: false })])
   })
 }
 

@@ -102,6 +102,8 @@ function refused(error: unknown): boolean {
         const status = (error.cause as { status?: number } | undefined)?.status ?? 500
         return status >= 400 && status < 500 && status !== 429
       }
+      default:
+        return false
     }
   }
   return false
