@@ -87,6 +87,12 @@ describe('pagination envelope (spec 2.1)', () => {
     })
   }
 
+  test("a bad filter answers its 400 before a bad page's 404, as DRF filters before it paginates", async () => {
+    const response = await t.get('/api/question_collection_users/?parent=999999&page=abc')
+    assert.equal(response.statusCode, 400)
+    assert.deepEqual(Object.keys(response.json()), ['parent'])
+  })
+
   test('an empty listing is a valid first page', async () => {
     const body = await t.json('/api/geos/?m_type=nowhere')
     assert.deepEqual(body, { count: 0, next: null, previous: null, next_id: null, previous_id: null, results: [] })
