@@ -1,8 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { sql } from 'kysely'
 import type { Caller } from '../core/caller.ts'
 import { ApiError, AuthenticationFailed } from '../core/errors.ts'
-import { hashSecret } from '../core/secrets.ts'
+import { credentialsRepository } from '../access/credentials.repository.ts'
 import { browsableCookieToken } from './browsable/session.ts'
 
 declare module 'fastify' {
@@ -44,19 +43,13 @@ export function registerAuthentication(app: FastifyInstance): void {
   app.decorateRequest('appKeyId', null)
   app.addHook('onRequest', async (request) => {
     if (request.routeOptions.config.probe) return // health probes need no key, and must not touch the database
-    const db = app.db
+    const credentials = credentialsRepository(app.db)
     const appKey = appKeyOf(request)
     if (appKey) {
-      const key = await db.selectFrom('app_keys').select(['id', 'revoked_at']).where('key_hash', '=', hashSecret(appKey)).executeTakeFirst()
+      const key = await credentials.appKey(appKey)
       if (!key || key.revoked_at) throw new ApiError(401, { detail: 'Invalid or revoked application key.' })
       request.appKeyId = key.id
-      // At most one write a minute per key: last use is for audits, not accounting.
-      await db
-        .updateTable('app_keys')
-        .set({ last_used_at: sql`now()` })
-        .where('id', '=', key.id)
-        .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', sql<Date>`now() - interval '1 minute'`)]))
-        .execute()
+      await credentials.markAppKeyUsed(key.id)
     } else if (app.config.requireAppKey) {
       throw new ApiError(401, { detail: `An application key is required: send it as the ${APP_KEY_PARAMETER} query parameter or header.` })
     }
@@ -66,30 +59,13 @@ export function registerAuthentication(app: FastifyInstance): void {
     const fromCookie = header ? null : browsableCookieToken(request)
     const token = header ?? fromCookie
     if (token) {
-      const row = await db
-        .selectFrom('auth_tokens')
-        .innerJoin('users', 'users.id', 'auth_tokens.user_id')
-        .select([
-          'users.id',
-          'users.is_staff',
-          'users.is_active',
-          'users.is_deleted',
-          'auth_tokens.revoked_at',
-          'auth_tokens.id as token_id',
-          'auth_tokens.last_used_at',
-        ])
-        .where('auth_tokens.key_hash', '=', hashSecret(token))
-        .executeTakeFirst()
+      const row = await credentials.signIn(token)
       if (fromCookie && (!row || row.revoked_at || !row.is_active || row.is_deleted)) return
       if (!row || row.revoked_at) throw AuthenticationFailed('Invalid token.')
       if (!row.is_active || row.is_deleted) throw AuthenticationFailed('User inactive or deleted.')
       request.caller = { id: row.id, isStaff: row.is_staff, tokenId: row.token_id }
       if (!row.last_used_at || Date.now() - new Date(row.last_used_at).getTime() > 60_000) {
-        await db
-          .updateTable('auth_tokens')
-          .set({ last_used_at: sql`now()` })
-          .where('id', '=', row.token_id)
-          .execute()
+        await credentials.markTokenUsed(row.token_id)
       }
     }
   })
