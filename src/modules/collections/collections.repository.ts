@@ -2,7 +2,7 @@ import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely'
 import type { Database, QuestionCollections } from '../../db/database.ts'
 import { column, orderingFieldsOf, orderingTerms, type OrderingFields } from '../../db/ordering.ts'
 import { pageOfRows, type ListRequest, type RowsPage } from '../../db/paging.ts'
-import { escapeLike } from '../../db/text-search.ts'
+import { matchingEveryTerm } from '../../db/text-search.ts'
 import { parseIdList } from '../../core/integers.ts'
 import type { CollectionListQuery } from './collections.schemas.ts'
 
@@ -44,15 +44,10 @@ export function collectionsRepository(db: Kysely<Database>) {
           ),
         )
       }
-      if (filters.search) {
-        // DRF SearchFilter: terms split on whitespace and commas; every term matches the name or the description.
-        for (const term of filters.search.split(/[\s,]+/).filter(Boolean)) {
-          const pattern = `%${escapeLike(term)}%`
-          query = query.where((eb) =>
-            eb.or([eb('question_collections.name', 'ilike', pattern), eb('question_collections.desc', 'ilike', pattern)]),
-          )
-        }
-      }
+      const searching = filters.search
+        ? matchingEveryTerm(filters.search, ['question_collections.name', 'question_collections.desc'])
+        : null
+      if (searching) query = query.where(searching)
       return query
     },
 

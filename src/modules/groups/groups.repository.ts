@@ -2,7 +2,7 @@ import { sql, type Kysely, type Selectable } from 'kysely'
 import type { Database, Groups } from '../../db/database.ts'
 import { column, orderingFieldsOf, orderingTerms } from '../../db/ordering.ts'
 import { pageOfRows, type ListRequest, type RowsPage } from '../../db/paging.ts'
-import { escapeLike } from '../../db/text-search.ts'
+import { escapeLike, matchingEveryTerm } from '../../db/text-search.ts'
 import { parseIdList } from '../../core/integers.ts'
 import type { GroupListQuery, JoinPolicy } from './groups.schemas.ts'
 
@@ -40,13 +40,8 @@ export function groupsRepository(db: Kysely<Database>) {
           ),
         )
       }
-      if (filters.search) {
-        // DRF SearchFilter: terms split on whitespace and commas; every term matches the name or the description.
-        for (const term of filters.search.split(/[\s,]+/).filter(Boolean)) {
-          const pattern = `%${escapeLike(term)}%`
-          query = query.where((eb) => eb.or([eb('groups.name', 'ilike', pattern), eb('groups.description', 'ilike', pattern)]))
-        }
-      }
+      const searching = filters.search ? matchingEveryTerm(filters.search, ['groups.name', 'groups.description']) : null
+      if (searching) query = query.where(searching)
       return query
     },
 

@@ -3,7 +3,7 @@ import type { Database, Politicians } from '../../db/database.ts'
 import { parseIdList } from '../../core/integers.ts'
 import { column, orderingFieldsOf, orderingTerms, type OrderingFields } from '../../db/ordering.ts'
 import { pageOfRows, type AnySelect, type ListRequest, type RowsPage } from '../../db/paging.ts'
-import { escapeLike } from '../../db/text-search.ts'
+import { matchingEveryTerm } from '../../db/text-search.ts'
 import type { Politician, SimplePoliticianListQuery } from './politicians.schemas.ts'
 
 export type PoliticianRow = Selectable<Politicians>
@@ -78,13 +78,8 @@ export function politiciansRepository(db: Kysely<Database>) {
       for (const party of [filters.party, filters.group]) if (party !== undefined) query = query.where('politicians.party', '=', party)
       for (const id of [filters.party_id, filters.group_id]) if (id !== undefined) query = query.where('politicians.party_id', '=', id)
       if (filters.type !== undefined) query = query.where('politicians.type', '=', filters.type)
-      if (filters.search) {
-        // DRF SearchFilter: terms split on whitespace and commas; every term matches the name or the sort name.
-        for (const term of filters.search.split(/[\s,]+/).filter(Boolean)) {
-          const pattern = `%${escapeLike(term)}%`
-          query = query.where((eb) => eb.or([eb('politicians.name', 'ilike', pattern), eb('politicians.sort_name', 'ilike', pattern)]))
-        }
-      }
+      const searching = filters.search ? matchingEveryTerm(filters.search, ['politicians.name', 'politicians.sort_name']) : null
+      if (searching) query = query.where(searching)
       return query
     },
 

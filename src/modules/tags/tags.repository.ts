@@ -4,7 +4,7 @@ import { column, orderingFieldsOf, orderingTerms } from '../../db/ordering.ts'
 import { pageOfRows, type ListRequest, type RowsPage } from '../../db/paging.ts'
 import { iso } from '../../core/time.ts'
 import type { UrlBuilder } from '../../core/urls.ts'
-import { escapeLike } from '../../db/text-search.ts'
+import { matchingEveryTerm } from '../../db/text-search.ts'
 import type { Tag, TagInfo, TagListQuery } from './tags.schemas.ts'
 
 export type TagRow = Selectable<Tags>
@@ -21,12 +21,8 @@ export function tagsRepository(db: Kysely<Database>) {
       if (filters.quick) query = query.where('tags.quick_order', 'is not', null)
       if (filters.id !== undefined) query = query.where('tags.id', '=', filters.id)
       if (filters.text) query = query.where((eb) => eb(eb.fn('lower', ['tags.text']), '=', filters.text!.toLowerCase()))
-      if (filters.search) {
-        // DRF SearchFilter: whitespace- or comma-separated terms, every term must match.
-        for (const term of filters.search.split(/[\s,]+/).filter(Boolean)) {
-          query = query.where('tags.text', 'ilike', `%${escapeLike(term)}%`)
-        }
-      }
+      const searching = filters.search ? matchingEveryTerm(filters.search, ['tags.text']) : null
+      if (searching) query = query.where(searching)
       return query
     },
 
