@@ -4,6 +4,7 @@ import type { Db } from '../../db/types.ts'
 import { storedFigureRows } from './figures.repository.ts'
 import { statisticsColumns } from '../statistics/statistics-fields.ts'
 import { recomputeStatistics } from './recompute.ts'
+import { USER_COUNTERS } from './recompute.repository.ts'
 
 /**
  * Every stored figure and counter, compared with what `recomputeStatistics` makes of the raw rows. The
@@ -27,24 +28,7 @@ export const STORED_FIGURES: Record<string, string[]> = {
   question_links: DIRECT,
   question_question_connections: DIRECT,
   comments: ['direct_maximum', 'direct_minimum', 'report_count'],
-  users: [
-    'count_questions',
-    'count_votes',
-    'count_question_votes',
-    'count_choice_votes',
-    'count_comments',
-    'count_comment_votes',
-    'count_group_memberships',
-    'count_following_tags',
-    'count_following_users',
-    'count_followers',
-    'count_friends',
-    'last_answer_time',
-    'public_count_votes',
-    'public_count_question_votes',
-    'public_count_choice_votes',
-    'public_last_answer_time',
-  ],
+  users: USER_COUNTERS,
   tags: ['followers_count', 'questions_count', 'votes_count'],
   areas: ['members_count', 'question_count'],
   groups: ['member_count'],

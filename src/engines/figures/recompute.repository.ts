@@ -13,6 +13,26 @@ export interface LikertSource {
   liquid: boolean
 }
 
+/** The counters kept on each user row: recomputed here, compared by check. */
+export const USER_COUNTERS = [
+  'count_questions',
+  'count_votes',
+  'count_question_votes',
+  'count_choice_votes',
+  'count_comments',
+  'count_comment_votes',
+  'count_group_memberships',
+  'count_following_tags',
+  'count_following_users',
+  'count_followers',
+  'count_friends',
+  'last_answer_time',
+  'public_count_votes',
+  'public_count_question_votes',
+  'public_count_choice_votes',
+  'public_last_answer_time',
+]
+
 /** count(*) per level and of skips; with a weight column, the summed weights instead. */
 function levelCounts(prefix: 'd' | 'l', weight: string | null, skipped: string | null): string {
   const measure = weight ? `sum(${weight})` : 'count(*)'
@@ -119,24 +139,7 @@ function counterStatements(): RawBuilder<unknown>[] {
     ),
     refresh(
       'users',
-      [
-        'count_questions',
-        'count_votes',
-        'count_question_votes',
-        'count_choice_votes',
-        'count_comments',
-        'count_comment_votes',
-        'count_group_memberships',
-        'count_following_tags',
-        'count_following_users',
-        'count_followers',
-        'count_friends',
-        'last_answer_time',
-        'public_count_votes',
-        'public_count_question_votes',
-        'public_count_choice_votes',
-        'public_last_answer_time',
-      ],
+      USER_COUNTERS,
       `SELECT u.id,
          coalesce(q.n, 0) AS count_questions,
          coalesce(qv.n, 0) + coalesce(cv.n, 0) AS count_votes,

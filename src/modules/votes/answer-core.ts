@@ -10,7 +10,7 @@ import type { Answer, Tally } from '../../engines/statistics/tally.ts'
 import { countAnswerDeleted, countAnswerWritten, countTagVotes } from '../../engines/figures/counters.repository.ts'
 import { answerMoves, ownAnswerWeight, readBlock, shiftRepresentative } from '../../engines/liquid/liquid.answers.ts'
 import { notificationEvents } from '../../engines/notifications/notification-events.ts'
-import { editAnswer, type AnswerPatch, type EditedRows, type LockedAnswer } from './answer-edit.ts'
+import { editAnswer, type AnswerPatch, type EditedRows, type LockedAnswer, type EditableAnswer } from './answer-edit.ts'
 import { checkCollection, raceRefusals } from './vote-checks.ts'
 import { voteContextRepository } from './vote-context.repository.ts'
 import { analyticsOf, answerOf, existingIdShape, type Analytics, type AnalyticsField } from './vote-input.ts'
@@ -26,16 +26,7 @@ import { answerOfRow } from './votes.mapper.ts'
  */
 
 /** An answer row of either table, as the core reads it. */
-export interface AnswerRow {
-  id: number
-  question_id: number
-  user_id: number
-  value: number | null
-  skipped: boolean
-  private: boolean
-  liquid_weight: number
-  modified_at: Date
-}
+export type AnswerRow = EditableAnswer & { modified_at: Date }
 
 /** What a cast body carries besides the object voted on. */
 export interface AnswerBody extends Partial<Record<AnalyticsField, string | null>> {

@@ -21,7 +21,7 @@ export interface AnswerUpdate {
   modified_at: Date
 }
 
-interface EditableAnswer {
+export interface EditableAnswer {
   id: number
   question_id: number
   user_id: number
