@@ -13,6 +13,7 @@ import pg from 'pg'
 import { connectDatabase } from '../src/db/connect.ts'
 import { migrateToLatest } from '../src/db/migrate.ts'
 import { seedDatabase } from '../src/seed/seed.ts'
+import { bundleTestFiles } from './helpers/bundle.ts'
 import {
   databaseUrlFor,
   serverUrl,
@@ -111,15 +112,25 @@ const filter = process.argv.slice(2)
 const files = testFiles('test')
   .filter((file) => filter.length === 0 || filter.some((f) => file.includes(f)))
   .sort((a, b) => slowRank(a) - slowRank(b) || a.localeCompare(b))
-const dropTemplates = await buildTemplates()
+const [dropTemplates, bundles] = await Promise.all([buildTemplates(), bundleTestFiles(files)])
 console.error(
-  `templates ready in ${((Date.now() - started) / 1000).toFixed(1)}s on ${serverUrl() ? 'PostgreSQL' : 'PGlite'}; ${files.length} test files`,
+  `templates and bundles ready in ${((Date.now() - started) / 1000).toFixed(1)}s on ${serverUrl() ? 'PostgreSQL' : 'PGlite'}; ${files.length} test files`,
 )
 // node's test runner, called here rather than by `node --test`, which sorts the files by name whatever their order.
-// Each file still runs in a process of its own, started with this process's flags: tsx, and the two below.
-if (!process.execArgv.includes('tsx')) process.execArgv.push('--import', 'tsx')
-process.execArgv.push('--test-force-exit', `--test-timeout=${TIMEOUT_MS}`)
-const stream = run({ files, concurrency: CONCURRENCY, timeout: TIMEOUT_MS, forceExit: true })
+// Each file still runs in a process of its own, started with this process's flags, less tsx (the bundles are
+// JavaScript), plus source maps (stack traces name the TypeScript lines) and the two below.
+const flags = process.execArgv
+  .join('\0')
+  .replace(/(^|\0)--import(=|\0)tsx(?=\0|$)/, '')
+  .split('\0')
+  .filter(Boolean)
+process.execArgv.splice(0, Infinity, ...flags, '--enable-source-maps', '--test-force-exit', `--test-timeout=${TIMEOUT_MS}`)
+const stream = run({
+  files: files.map((file) => bundles.get(file)!),
+  concurrency: CONCURRENCY,
+  timeout: TIMEOUT_MS,
+  forceExit: true,
+})
 let failed = 0
 stream.on('test:fail', (event: { todo?: boolean | string }) => {
   if (!event.todo) failed++

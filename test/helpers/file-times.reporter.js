@@ -10,13 +10,16 @@ import process from 'node:process'
 
 export default async function* fileTimes(source) {
   const times = new Map()
-  const cwd = process.cwd() + '/'
+  // Bundled files (test/helpers/bundle.ts) are named by their source.
+  const cwd = new RegExp(`^${process.cwd()}/(node_modules/.cache/civic-survey-tests/)?`)
   const seconds = (ms) => `${(ms / 1000).toFixed(1).padStart(7)} s`
   for await (const event of source) {
     const { file, nesting, details } = event.data ?? {}
     if ((event.type !== 'test:pass' && event.type !== 'test:fail') || !file || nesting !== 0) continue
     times.set(file, (times.get(file) ?? 0) + (details?.duration_ms ?? 0))
-    const lines = [...times].sort((a, b) => b[1] - a[1]).map(([path, ms]) => `${seconds(ms)}  ${path.replace(cwd, '')}`)
+    const lines = [...times]
+      .sort((a, b) => b[1] - a[1])
+      .map(([path, ms]) => `${seconds(ms)}  ${path.replace(cwd, '').replace(/\.mjs$/, '.ts')}`)
     const total = [...times.values()].reduce((a, b) => a + b, 0)
     fs.writeFileSync(process.env.TEST_TIMES, [...lines, `${seconds(total)}  (all ${times.size} files)`, ''].join('\n'))
   }

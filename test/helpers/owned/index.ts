@@ -11,6 +11,7 @@ export type OwnedObjects = Record<string, (db: Kysely<Database>, ownerId: number
 export async function allOwnedObjects(): Promise<OwnedObjects> {
   const folder = new URL('./', import.meta.url)
   const files = readdirSync(folder).filter((file) => file.endsWith('.ts') && file !== 'index.ts')
-  const modules = await Promise.all(files.map((file) => import(new URL(file, folder).href) as Promise<{ owned: OwnedObjects }>))
+  // A relative template, which the test bundler (test/helpers/bundle.ts) resolves against this folder's files.
+  const modules = await Promise.all(files.map((file) => import(`./${file}`) as Promise<{ owned: OwnedObjects }>))
   return Object.assign({}, ...modules.map((module) => module.owned))
 }
