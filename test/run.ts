@@ -112,19 +112,21 @@ const filter = process.argv.slice(2)
 const files = testFiles('test')
   .filter((file) => filter.length === 0 || filter.some((f) => file.includes(f)))
   .sort((a, b) => slowRank(a) - slowRank(b) || a.localeCompare(b))
-const [dropTemplates, bundles] = await Promise.all([buildTemplates(), bundleTestFiles(files)])
+const [dropTemplates, { bundles, remove: removeBundles }] = await Promise.all([buildTemplates(), bundleTestFiles(files)])
 console.error(
   `templates and bundles ready in ${((Date.now() - started) / 1000).toFixed(1)}s on ${serverUrl() ? 'PostgreSQL' : 'PGlite'}; ${files.length} test files`,
 )
 // node's test runner, called here rather than by `node --test`, which sorts the files by name whatever their order.
 // Each file still runs in a process of its own, started with this process's flags, less tsx (the bundles are
-// JavaScript), plus source maps (stack traces name the TypeScript lines) and the two below.
+// JavaScript), plus the two below. TEST_SOURCE_MAPS=1 maps stack traces to the TypeScript lines; it costs about a
+// tenth of the suite's time (each process reads the maps), so it is off unless a failure needs it.
 const flags = process.execArgv
   .join('\0')
   .replace(/(^|\0)--import(=|\0)tsx(?=\0|$)/, '')
   .split('\0')
   .filter(Boolean)
-process.execArgv.splice(0, Infinity, ...flags, '--enable-source-maps', '--test-force-exit', `--test-timeout=${TIMEOUT_MS}`)
+if (process.env.TEST_SOURCE_MAPS === '1') flags.push('--enable-source-maps')
+process.execArgv.splice(0, Infinity, ...flags, '--test-force-exit', `--test-timeout=${TIMEOUT_MS}`)
 const stream = run({
   files: files.map((file) => bundles.get(file)!),
   concurrency: CONCURRENCY,
@@ -141,4 +143,5 @@ if (process.env.TEST_TIMES)
   reporting.push(pipeline(stream.compose(fileTimes), new Writable({ write: (_chunk, _encoding, done) => done() })))
 await Promise.all(reporting)
 await dropTemplates()
+removeBundles()
 process.exit(failed === 0 ? 0 : 1)

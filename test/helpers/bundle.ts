@@ -8,8 +8,12 @@ import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { build, type Plugin } from 'esbuild'
 
-/** Where the bundles go: under node_modules, so that the packages they import resolve as from the sources. */
-export const BUNDLE_DIR = path.resolve('node_modules/.cache/civic-survey-tests')
+/**
+ * Where a run's bundles go: under node_modules, so that the packages they import resolve as from the sources; one
+ * folder per run (CIVIC_TEST_RUN), since CI runs two suites side by side from one checkout.
+ */
+export const BUNDLES_DIR = path.resolve('node_modules/.cache/civic-survey-tests')
+const bundleDir = () => path.join(BUNDLES_DIR, process.env.CIVIC_TEST_RUN ?? 'run')
 
 /**
  * A module's own location stays its source's: files read beside a module (documents, data, the API's package.json)
@@ -30,12 +34,16 @@ const sourceLocation: Plugin = {
   },
 }
 
-/** Bundles the test files (paths relative to the project); answers each one's bundle, by the same path. */
-export async function bundleTestFiles(files: string[]): Promise<Map<string, string>> {
-  fs.rmSync(BUNDLE_DIR, { recursive: true, force: true })
+/**
+ * Bundles the test files (paths relative to the project); answers each one's bundle, by the same path, and a
+ * function that removes the bundles.
+ */
+export async function bundleTestFiles(files: string[]): Promise<{ bundles: Map<string, string>; remove: () => void }> {
+  const outdir = bundleDir()
+  fs.rmSync(outdir, { recursive: true, force: true })
   await build({
     entryPoints: files,
-    outdir: BUNDLE_DIR,
+    outdir,
     outbase: '.',
     outExtension: { '.js': '.mjs' },
     bundle: true,
@@ -44,10 +52,14 @@ export async function bundleTestFiles(files: string[]): Promise<Map<string, stri
     platform: 'node',
     target: 'node20',
     packages: 'external',
+    // Read only with TEST_SOURCE_MAPS=1 (test/run.ts).
     sourcemap: 'linked',
     sourcesContent: false,
     logLevel: 'warning',
     plugins: [sourceLocation],
   })
-  return new Map(files.map((file) => [file, path.join(BUNDLE_DIR, file.replace(/\.ts$/, '.mjs'))]))
+  return {
+    bundles: new Map(files.map((file) => [file, path.join(outdir, file.replace(/\.ts$/, '.mjs'))])),
+    remove: () => fs.rmSync(outdir, { recursive: true, force: true }),
+  }
 }

@@ -11,7 +11,7 @@ import process from 'node:process'
 export default async function* fileTimes(source) {
   const times = new Map()
   // Bundled files (test/helpers/bundle.ts) are named by their source.
-  const cwd = new RegExp(`^${process.cwd()}/(node_modules/.cache/civic-survey-tests/)?`)
+  const cwd = new RegExp(`^${process.cwd()}/(node_modules/.cache/civic-survey-tests/[^/]+/)?`)
   const seconds = (ms) => `${(ms / 1000).toFixed(1).padStart(7)} s`
   for await (const event of source) {
     const { file, nesting, details } = event.data ?? {}
