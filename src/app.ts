@@ -29,6 +29,7 @@ import type { PushSender } from './push/push-sender.ts'
 import { createPushSender } from './push/providers.ts'
 import { startPushDelivery } from './engines/notifications/push-delivery.ts'
 import { LIVE_CHANNELS, LiveHub } from './modules/live/live-hub.ts'
+import { noticesAfterCommit } from './db/notices-after-commit.ts'
 import { liveFiguresRepository } from './modules/live/live-figures.repository.ts'
 import { createSmsSender, type SmsSender } from './sms/sms-sender.ts'
 
@@ -144,6 +145,10 @@ export async function buildApp({
   registerAuthentication(app)
   registerPermissions(app)
   registerBodyParsers(app)
+  // Writers that leave their notices to the process (src/db/notices-after-commit.ts) have them sent before closing.
+  const afterCommit = noticesAfterCommit(db)
+  afterCommit.onError = (error) => app.log.error({ err: error }, 'change notices after commit were not sent')
+  app.addHook('onClose', async () => afterCommit.settled())
   const responseCache = new ResponseCache(config.responseCache)
   registerResponseCache(app, responseCache)
   if (database && config.responseCache.maxBytes > 0) {

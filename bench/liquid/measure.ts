@@ -89,9 +89,11 @@ export async function answerChange(db: Kysely<Database>, questionId: number, use
   return rolledBack(db, async (trx) => {
     await trx.selectFrom('questions').select('id').where('id', '=', questionId).forUpdate().execute()
     const plain = await timed(() =>
-      sql`SELECT clock_timestamp() AS now, (SELECT default_private FROM users WHERE id = ${userId}) AS default_private`.execute(trx),
+      sql`SELECT clock_timestamp() AS now, (SELECT default_private FROM users WHERE id = ${userId}) AS default_private,
+        (SELECT to_jsonb(v) FROM question_votes v WHERE v.user_id = ${userId} AND v.question_id = ${questionId} FOR UPDATE) AS current,
+        EXISTS (SELECT FROM question_collections WHERE id = ${null}::integer) AS collection_exists`.execute(trx),
     )
-    const context = await timed(() => voteContextRepository(trx).forAnswer(userId, questionId))
+    const context = await timed(() => voteContextRepository(trx).forAnswer(userId, questionId, 'question_votes', null))
     const block = context.result.block
     const weight = ownAnswerWeight(block, false)
     const insert = await timed(() =>

@@ -10,8 +10,14 @@ export interface LoadRun {
   method?: string
   headers?: Record<string, string>
   body?: string
-  /** A write scenario's requests: the answering loop over tags, or the surge over ten questions. */
-  write?: { kind: 'answering'; tokens: string[]; tags: number[] } | { kind: 'surge'; tokens: string[]; questions: number[] }
+  /**
+   * A write scenario's requests: the answering loop over tags, the surge over ten questions, or the survey surge
+   * (everyone walking one collection in its order).
+   */
+  write?:
+    | { kind: 'answering'; tokens: string[]; tags: number[] }
+    | { kind: 'surge'; tokens: string[]; questions: number[] }
+    | { kind: 'survey'; tokens: string[]; collection: number }
 }
 
 export interface LoadFigures {

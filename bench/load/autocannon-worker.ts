@@ -31,22 +31,8 @@ function answeringLoop(tokens: string[], tags: number[]): Request[] {
         context.next = next ?? null
       },
     },
-    {
-      method: 'POST',
-      setupRequest: (request, context) => {
-        const next = context.next as { id: number; choices: { id: number }[] } | null
-        const headers = { ...json, authorization: `Token ${context.token}` }
-        // A choice question is answered by choosing; the web app sends value 5 with the choice.
-        if (next && next.choices.length > 0)
-          return {
-            ...request,
-            path: '/api/question_choice_votes/',
-            headers,
-            body: JSON.stringify({ object_id: next.choices[0].id, value: 5 }),
-          }
-        return { ...request, path: '/api/question_votes/', headers, body: JSON.stringify({ object_id: next?.id ?? 0, value: rating() }) }
-      },
-    },
+    // A choice question is answered by choosing; the web app sends value 5 with the choice.
+    { method: 'POST', setupRequest: (request, context) => answerTo(request, context.next as Next, context.token as string) },
   ]
 }
 
@@ -64,12 +50,51 @@ function surge(tokens: string[], questions: number[]): Request[] {
   ]
 }
 
+type Next = { id: number; choices: { id: number }[] } | null
+
+/** The answer to the next question as the web app sends it: a choice question by its first choice, else a rating. */
+function answerTo(request: Request, next: Next, token: string): Request {
+  const headers = { ...json, authorization: `Token ${token}` }
+  if (next && next.choices.length > 0)
+    return { ...request, path: '/api/question_choice_votes/', headers, body: JSON.stringify({ object_id: next.choices[0].id, value: 5 }) }
+  return { ...request, path: '/api/question_votes/', headers, body: JSON.stringify({ object_id: next?.id ?? 0, value: rating() }) }
+}
+
+/**
+ * The survey surge: each connection is one person walking the collection in its order (next question, answer,
+ * again), so everyone answers the same questions at nearly the same moment; a person who has answered it all
+ * hands the connection to the next one.
+ */
+function surveyWalk(tokens: string[], collection: number): Request[] {
+  return [
+    {
+      method: 'GET',
+      setupRequest: (request, context) => {
+        if (context.token === undefined || context.done) {
+          context.token = tokens[taken++ % tokens.length]
+          context.done = false
+        }
+        const path = `/api/next_question_light/?in_collections__parent=${collection}&order=true&limit_count=1`
+        return { ...request, path, headers: { authorization: `Token ${context.token as string}` } }
+      },
+      onResponse: (status, body, context) => {
+        const next = status === 200 ? ((JSON.parse(body) as { results: NonNullable<Next>[] }).results[0] ?? null) : null
+        context.next = next
+        context.done = next === null
+      },
+    },
+    { method: 'POST', setupRequest: (request, context) => answerTo(request, context.next as Next, context.token as string) },
+  ]
+}
+
 const requests =
   run.write?.kind === 'answering'
     ? answeringLoop(run.write.tokens, run.write.tags)
     : run.write?.kind === 'surge'
       ? surge(run.write.tokens, run.write.questions)
-      : undefined
+      : run.write?.kind === 'survey'
+        ? surveyWalk(run.write.tokens, run.write.collection)
+        : undefined
 const result = await autocannon({
   url: run.url,
   connections: run.connections,

@@ -52,7 +52,9 @@ export async function runLoadBench(argv: string[]): Promise<void> {
     }
     picks = await pick(handle.db)
     // The write scenarios need the pg write limit: PostgreSQL only.
-    const writePicks = values.embedded ? null : await pickWriters(handle.db, [picks.heavyUser.id, picks.newUser.id])
+    const writePicks = values.embedded
+      ? null
+      : await pickWriters(handle.db, [picks.heavyUser.id, picks.newUser.id], picks.largestCollection.id)
     const writerIds = writePicks?.users ?? []
     const [heavyToken, newToken, ...writerTokens] = await tokensFor(handle.db, [picks.heavyUser.id, picks.newUser.id, ...writerIds])
     scenarios = readScenarios(picks, heavyToken, newToken)

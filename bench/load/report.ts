@@ -7,6 +7,8 @@ export interface ScenarioResult {
   path: string
   signed_in: boolean
   bytes: number
+  /** the scenario's own connections, where it has them (otherwise the run's) */
+  connections?: number
   service: LoadFigures
   limit: LoadFigures
   /** service requests/s over limit requests/s */

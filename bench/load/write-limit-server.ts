@@ -21,11 +21,20 @@ const send = (response: http.ServerResponse, status: number, body: unknown) => {
 
 async function answer(request: http.IncomingMessage, response: http.ServerResponse, user: number) {
   if (request.method === 'GET') {
-    const { rows } = await pool.query(
-      `SELECT id FROM questions WHERE publish AND id > (SELECT coalesce(max(question_id), 0) FROM bench_vote_limit WHERE user_id = $1)
+    // The survey surge's walk: the first question of the collection, in its order, the caller has not answered.
+    const collection = new URL(request.url ?? '/', 'http://limit').searchParams.get('in_collections__parent')
+    const { rows } = collection
+      ? await pool.query(
+          `SELECT i.question_id AS id FROM question_collection_items i WHERE i.parent_id = $2 AND i.type = 'Q'
+             AND NOT EXISTS (SELECT 1 FROM bench_vote_limit v WHERE v.user_id = $1 AND v.question_id = i.question_id)
+           ORDER BY i."order", i.id LIMIT 1`,
+          [user, Number(collection)],
+        )
+      : await pool.query(
+          `SELECT id FROM questions WHERE publish AND id > (SELECT coalesce(max(question_id), 0) FROM bench_vote_limit WHERE user_id = $1)
        ORDER BY id LIMIT 1`,
-      [user],
-    )
+          [user],
+        )
     return send(response, 200, { results: rows.map((row) => ({ id: row.id, choices: [] })) })
   }
   const chunks: Buffer[] = []

@@ -7,16 +7,20 @@ import { runLoad, type LoadRun } from './autocannon-runner.ts'
 import { sampleCpu, sampleResidentPeak, startWriteLimitServer, type Running } from './processes.ts'
 import type { ScenarioResult } from './report.ts'
 
-/** Who answers and what: many existing people, the tags that spread them over questions, the surge's ten questions. */
+/**
+ * Who answers and what: many existing people, the tags that spread them over questions, the surge's ten questions,
+ * and the collection the survey surge walks (the largest).
+ */
 export interface WritePicks {
   users: number[]
   tags: number[]
   surgeQuestions: number[]
+  collection: number
 }
 
 export const WRITERS = 2000
 
-export async function pickWriters(db: Kysely<Database>, leaveOut: number[]): Promise<WritePicks> {
+export async function pickWriters(db: Kysely<Database>, leaveOut: number[], collection: number): Promise<WritePicks> {
   const users = await sql<{ id: number }>`
     SELECT id FROM users WHERE is_active AND NOT is_deleted AND NOT (id = ANY(${leaveOut})) ORDER BY id LIMIT ${WRITERS}`.execute(db)
   const tags = await sql<{ tag_id: number }>`
@@ -26,19 +30,35 @@ export async function pickWriters(db: Kysely<Database>, leaveOut: number[]): Pro
       AND (end_at IS NULL OR end_at > now()) ORDER BY id LIMIT 10`.execute(db)
   // The write limit's scratch table, shaped as question_votes (its indexes and checks, no foreign keys).
   await sql`CREATE TABLE IF NOT EXISTS bench_vote_limit (LIKE question_votes INCLUDING ALL)`.execute(db)
-  return { users: users.rows.map((r) => r.id), tags: tags.rows.map((r) => r.tag_id), surgeQuestions: surge.rows.map((r) => r.id) }
+  return {
+    users: users.rows.map((r) => r.id),
+    tags: tags.rows.map((r) => r.tag_id),
+    surgeQuestions: surge.rows.map((r) => r.id),
+    collection,
+  }
 }
 
 export interface WriteScenario {
   name: string
   write: NonNullable<LoadRun['write']>
+  /** Connections of its own, where the scenario is about a given crowd; otherwise the run's. */
+  connections?: number
 }
 
 export function writeScenarios(picks: WritePicks, tokens: string[]): WriteScenario[] {
+  const survey = { kind: 'survey', tokens, collection: picks.collection } as const
   return [
     { name: 'answering loop', write: { kind: 'answering', tokens, tags: picks.tags } },
     { name: 'surge (ten questions)', write: { kind: 'surge', tokens, questions: picks.surgeQuestions } },
+    { name: 'survey surge 16', write: survey, connections: 16 },
+    { name: 'survey surge 64', write: survey, connections: 64 },
   ]
+}
+
+const WRITE_PATHS: Record<WriteScenario['write']['kind'], string> = {
+  answering: 'GET next_question_light, POST question_votes',
+  surge: 'POST question_votes',
+  survey: 'GET next_question_light?in_collections__parent, POST the answer',
 }
 
 /** `civic-survey check` on the database: whether every stored figure equals a recomputation afterwards. */
@@ -69,8 +89,9 @@ export async function measureWrite(
   users: Record<string, number>,
   scenario: WriteScenario,
   duration: number,
-  connections: number,
+  runConnections: number,
 ): Promise<ScenarioResult & { check: Awaited<ReturnType<typeof check>> }> {
+  const connections = scenario.connections ?? runConnections
   await sql`TRUNCATE bench_vote_limit`.execute(db)
   const limit = await startWriteLimitServer(databaseUrl, users, 10)
   let limitFigures
@@ -86,7 +107,8 @@ export async function measureWrite(
   const cores = cpu()
   return {
     scenario: scenario.name,
-    path: scenario.write.kind === 'answering' ? 'GET next_question_light, POST question_votes' : 'POST question_votes',
+    path: WRITE_PATHS[scenario.write.kind],
+    connections,
     signed_in: true,
     bytes: 0,
     service: serviceFigures,

@@ -3,6 +3,12 @@ import type { PGlite } from '@electric-sql/pglite'
 
 /** The channel every committed change of served data is announced on (migration 011's triggers). */
 export const DATA_CHANGED_CHANNEL = 'data_changed'
+/** A question's figures changed (migration 015's triggers): the question's id as payload. */
+export const QUESTION_FIGURES_CHANNEL = 'question_figures'
+/** A collection's questions changed (migration 015's triggers): the collection's id as payload. */
+export const COLLECTION_ITEMS_CHANNEL = 'collection_items'
+/** Notifications were written (migration 012's trigger). */
+export const NOTIFICATIONS_CREATED_CHANNEL = 'notifications_created'
 
 /** The statement a migration runs for a table it creates, so its changes are announced too. */
 export function noticeTriggerSql(table: string): string {

@@ -18,6 +18,7 @@ import * as disclosureControl from './2026-11-26-016-disclosure-control.ts'
 import * as publicAnswerIndexes from './2026-11-26-020-public-answer-indexes.ts'
 import * as auditIndexes from './2026-11-26-021-audit-indexes.ts'
 import * as publishedFigureFunctions from './2026-11-26-022-published-figure-functions.ts'
+import * as noticesAfterCommit from './2026-11-26-023-notices-after-commit.ts'
 
 /** Every migration in the order it applies; names never change once released. */
 export const migrations: Record<string, Migration> = {
@@ -40,4 +41,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-26-020-public-answer-indexes': publicAnswerIndexes,
   '2026-11-26-021-audit-indexes': auditIndexes,
   '2026-11-26-022-published-figure-functions': publishedFigureFunctions,
+  '2026-11-26-023-notices-after-commit': noticesAfterCommit,
 }

@@ -1,6 +1,6 @@
 import { directAfter, withMoves, type Answer, type Tally, type WeightMove } from '../statistics/tally.ts'
 import type { Db } from '../../db/types.ts'
-import { storeTally, type LikertTarget } from './figures.repository.ts'
+import { storeTally, storingTally, type LikertTarget } from './figures.repository.ts'
 
 /**
  * Keeping stored figures exact on every write, in the writer's transaction: lock the row that carries
@@ -27,9 +27,26 @@ export async function applyAnswerChange(
   added: Answer | null,
   liquidMoves?: LiquidMove[],
 ): Promise<Tally> {
-  // Without moves the liquid columns are left as they are (a tag, link or connection has none).
-  const liquid = liquidMoves && locked.liquid ? withMoves(locked.liquid, liquidMoves) : null
-  const stored = { direct: directAfter(locked.direct, removed, added), liquid }
+  const stored = tallyAfter(locked, removed, added, liquidMoves)
   await storeTally(db, target, id, stored)
   return stored
+}
+
+/** The same change as `applyAnswerChange`, as an update not yet run (an answer's write runs it with the rest). */
+export function storingAnswerChange(
+  db: Db,
+  target: LikertTarget,
+  id: number,
+  locked: Tally,
+  removed: Answer | null,
+  added: Answer | null,
+  liquidMoves?: LiquidMove[],
+) {
+  return storingTally(db, target, id, tallyAfter(locked, removed, added, liquidMoves))
+}
+
+function tallyAfter(locked: Tally, removed: Answer | null, added: Answer | null, liquidMoves?: LiquidMove[]): Tally {
+  // Without moves the liquid columns are left as they are (a tag, link or connection has none).
+  const liquid = liquidMoves && locked.liquid ? withMoves(locked.liquid, liquidMoves) : null
+  return { direct: directAfter(locked.direct, removed, added), liquid }
 }

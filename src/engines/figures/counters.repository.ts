@@ -1,4 +1,4 @@
-import { sql } from 'kysely'
+import { sql, type RawBuilder } from 'kysely'
 import type { Db } from '../../db/types.ts'
 
 /**
@@ -44,7 +44,7 @@ function latestAnswer(userId: number, publicOnly: boolean) {
  * lock an UPDATE of the row takes: FOR UPDATE would also wait for the key-share locks that inserting an answer
  * or a history row takes on its user, and two answering transactions of one user would deadlock.
  */
-async function lockUser(db: Db, userId: number): Promise<void> {
+export async function lockUser(db: Db, userId: number): Promise<void> {
   await db.selectFrom('users').select('id').where('id', '=', userId).forNoKeyUpdate().execute()
 }
 
@@ -62,9 +62,29 @@ export async function countAnswerWritten(
   after: { private: boolean },
   answeredAt: Date,
 ): Promise<void> {
+  if (locksUserFirst(before, after)) await lockUser(db, userId)
+  await countingAnswerWritten(db, userId, kind, before, after, answeredAt).execute()
+}
+
+/** Whether counting the answer finds a latest time again, so that the user row is locked in a statement before. */
+export function locksUserFirst(before: AnswerPrivacy, after: { private: boolean }): boolean {
+  return Number(isPublic(after)) - Number(isPublic(before)) < 0
+}
+
+/**
+ * The update of `countAnswerWritten`, not yet run, returning the user's id (an answer's write runs it with the
+ * rest); where `locksUserFirst`, the caller locks the user row (`lockUser`) in a statement before it.
+ */
+export function countingAnswerWritten(
+  db: Db,
+  userId: number,
+  kind: AnswerKind,
+  before: AnswerPrivacy,
+  after: { private: boolean },
+  answeredAt: Date,
+) {
   const added = before === null ? 1 : 0
   const publicDelta = Number(isPublic(after)) - Number(isPublic(before))
-  if (publicDelta < 0) await lockUser(db, userId)
   const column = COUNTER[kind]
   const publicColumn = PUBLIC_COUNTER[kind]
   const publicLast = isPublic(after)
@@ -72,7 +92,7 @@ export async function countAnswerWritten(
     : publicDelta < 0
       ? latestAnswer(userId, true)
       : sql<Date | null>`public_last_answer_time`
-  await db
+  return db
     .updateTable('users')
     .set((eb) => ({
       [column]: eb(column, '+', added),
@@ -83,7 +103,7 @@ export async function countAnswerWritten(
       public_last_answer_time: publicLast,
     }))
     .where('id', '=', userId)
-    .execute()
+    .returning('id')
 }
 
 /** After an answer was deleted: the latest remaining answer (and public answer, for a public one) is found again. */
@@ -104,6 +124,19 @@ export async function countAnswerDeleted(db: Db, userId: number, kind: AnswerKin
     }))
     .where('id', '=', userId)
     .execute()
+}
+
+/**
+ * The update of `countTagVotes`, not yet run: the tags are locked in id order by a sub-select that runs once,
+ * first (it waits for `after`, a query in the same statement, so that the user row is locked before the tags).
+ */
+export function countingTagVotes(questionId: number, delta: 1 | -1, after: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`UPDATE tags SET votes_count = votes_count + ${delta}::integer WHERE id IN (
+    SELECT id FROM tags WHERE id IN (
+      SELECT tag_id FROM question_tags WHERE question_id = ${questionId}
+      UNION SELECT topic_id FROM questions WHERE id = ${questionId} AND topic_id IS NOT NULL)
+    AND EXISTS (${after})
+    ORDER BY id FOR UPDATE)`
 }
 
 /** Adds `delta` to votes_count of every tag the question carries, locking the tags in id order. */

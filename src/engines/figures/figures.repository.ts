@@ -33,7 +33,12 @@ export async function lockTallies(db: Db, target: LikertTarget, ids: number[]): 
 
 /** Stores a tally's counts and the figures derived from them. */
 export async function storeTally(db: Db, target: LikertTarget, id: number, tally: Tally): Promise<void> {
-  await untyped(db).updateTable(target).set(storedColumns(tally)).where('id', '=', id).execute()
+  await storingTally(db, target, id, tally).execute()
+}
+
+/** The update that stores a tally, not yet run (an answer's write runs it with the rest). */
+export function storingTally(db: Db, target: LikertTarget, id: number, tally: Tally) {
+  return untyped(db).updateTable(target).set(storedColumns(tally)).where('id', '=', id)
 }
 
 /** Every row of the table with the given columns, in id order. */

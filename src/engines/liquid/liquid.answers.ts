@@ -1,3 +1,4 @@
+import type { RawBuilder } from 'kysely'
 import type { LiquidMove } from '../figures/apply.ts'
 import { liquidRepository, type Block, type Slot } from './liquid.repository.ts'
 import type { Db } from '../../db/types.ts'
@@ -26,11 +27,22 @@ export function ownAnswerWeight(block: Pick<Block, 'intree' | 'eligible'>, isPri
  * the caller to store with the figure update it makes anyway.
  */
 export async function shiftRepresentative(db: Db, block: Block, sign: 1 | -1): Promise<{ slot: Slot; move: LiquidMove } | null> {
+  const shift = shiftingRepresentative(db, block, sign)
+  await shift?.query?.execute(db)
+  return shift
+}
+
+/** The same shift, its update not yet run (an answer's write runs it with the rest). */
+export function shiftingRepresentative(
+  db: Db,
+  block: Block,
+  sign: 1 | -1,
+): { slot: Slot; move: LiquidMove; query: RawBuilder<unknown> | null } | null {
   const slot = block.representative
   if (!slot) return null
   const amount = sign * (1 + block.intree)
-  await liquidRepository(db).addWeights(slot.voteTable, new Map([[slot.voteId, amount]]))
-  return { slot, move: { value: slot.value, amount } }
+  const query = liquidRepository(db).addingWeights(slot.voteTable, new Map([[slot.voteId, amount]]))
+  return { slot, move: { value: slot.value, amount }, query }
 }
 
 /**

@@ -123,11 +123,16 @@ export function liquidRepository(db: Db) {
 
     /** Adds to the liquid weight of vote rows. */
     async addWeights(table: Slot['voteTable'], deltas: Map<number, number>): Promise<void> {
+      await this.addingWeights(table, deltas)?.execute(db)
+    },
+
+    /** The update that adds to the liquid weight of vote rows, not yet run (null: nothing to add). */
+    addingWeights(table: Slot['voteTable'], deltas: Map<number, number>): RawBuilder<unknown> | null {
       const entries = [...deltas].filter(([, delta]) => delta !== 0)
-      if (entries.length === 0) return
+      if (entries.length === 0) return null
       const values = sql.join(entries.map(([id, delta]) => sql`(${id}::integer, ${delta}::integer)`))
-      await sql`UPDATE ${sql.table(table)} AS v SET liquid_weight = v.liquid_weight + d.delta
-        FROM (VALUES ${values}) AS d(id, delta) WHERE v.id = d.id`.execute(db)
+      return sql`UPDATE ${sql.table(table)} AS v SET liquid_weight = v.liquid_weight + d.delta
+        FROM (VALUES ${values}) AS d(id, delta) WHERE v.id = d.id`
     },
 
     /** Sets the liquid weight of vote rows. */

@@ -68,8 +68,8 @@ export const notificationEvents = {
   },
 
   /** A new answer that carries weight (public, by an active account): those whose vote it now casts hear of it. */
-  async delegateAnswered(db: Db, voterId: number, questionId: number) {
-    await writeNotifications(db, {
+  delegateAnswered(db: Db, voterId: number, questionId: number): Promise<number> {
+    return writeNotifications(db, {
       kind: 'delegate_answered',
       actorId: voterId,
       recipients: recipients.carriedDelegators(questionId, voterId),
@@ -84,8 +84,8 @@ export const notificationEvents = {
    * A public answer withdrawn: those whose vote it cast hear that it now goes further along their delegation.
    * Callers skip private answers, which cast nobody's vote.
    */
-  async delegateWithdrew(db: Db, voterId: number, questionId: number) {
-    await writeNotifications(db, {
+  delegateWithdrew(db: Db, voterId: number, questionId: number): Promise<number> {
+    return writeNotifications(db, {
       kind: 'delegate_withdrew',
       actorId: voterId,
       recipients: recipients.directDelegators(questionId, voterId),

@@ -24,13 +24,13 @@ export interface OutboxEvent {
 const SUBJECT_LENGTH = 80
 
 /** Writes the event's notifications for its recipients who are active and take it on some channel. */
-export async function writeNotifications(db: Db, event: OutboxEvent): Promise<void> {
+export async function writeNotifications(db: Db, event: OutboxEvent): Promise<number> {
   const { kind, actorId } = event
   const defaults = DEFAULT_CHANNELS[kind]
   const setting = (channel: string, fallback: boolean) =>
     sql<boolean>`coalesce((s.settings #>> ${`{kinds,${kind},${channel}}`}::text[])::boolean, ${fallback})`
   const subject = event.subject ?? sql<string>`''`
-  await sql`
+  const written = await sql`
     INSERT INTO notifications (user_id, actor_id, kind, message, url, payload, in_app, email, push)
     SELECT r.user_id, ${actorId}::integer, ${kind}, m.message, ${event.link}, ${JSON.stringify(event.data)}::jsonb,
            c.in_app, c.email, c.push
@@ -45,6 +45,7 @@ export async function writeNotifications(db: Db, event: OutboxEvent): Promise<vo
       FROM (SELECT coalesce((${subject}), '') AS subject) x LEFT JOIN users a ON a.id = ${actorId}
     ) m
     WHERE r.user_id <> ${actorId} AND (c.in_app OR c.email OR c.push)`.execute(db)
+  return Number(written.numAffectedRows ?? 0)
 }
 
 /** Recipient queries, each a query whose first column is a user id. */

@@ -1,11 +1,10 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { DatabaseHandle } from '../../db/connect.ts'
+import { NOTIFICATIONS_CREATED_CHANNEL } from '../../db/data-changes.ts'
 import type { PushDevice, PushOutcome, PushSender } from '../../push/push-sender.ts'
 import { pushDeliveryRepository } from './push-delivery.repository.ts'
 
-/** The channel migration 012's trigger announces new notifications on. */
-export const NOTIFICATIONS_CREATED_CHANNEL = 'notifications_created'
 const BATCH = 100
 const SWEEP_MS = 30_000
 /** A push the provider keeps refusing is given up after this long, so it stops being tried. */

@@ -1,14 +1,12 @@
 import type { ServerResponse } from 'node:http'
 import type { FastifyBaseLogger } from 'fastify'
-import type { DataChangeListener } from '../../db/data-changes.ts'
+import { COLLECTION_ITEMS_CHANNEL, QUESTION_FIGURES_CHANNEL, type DataChangeListener } from '../../db/data-changes.ts'
 import { fingerprint, questionFigures, sseEvent } from './live-events.ts'
 import { withFigures } from '../../disclosure/figures.ts'
 import type { ChoiceFiguresRow, LiveFiguresRepository } from './live-figures.repository.ts'
 import type { Viewer } from '../../core/caller.ts'
 
-/** The channels migration 015's triggers announce on, each with an id as payload. */
-export const QUESTION_FIGURES_CHANNEL = 'question_figures'
-export const COLLECTION_ITEMS_CHANNEL = 'collection_items'
+/** The channels live results follow, each with an id as payload. */
 export const LIVE_CHANNELS = [QUESTION_FIGURES_CHANNEL, COLLECTION_ITEMS_CHANNEL] as const
 
 const RETRY_AFTER_FAILURE_MS = 1_000

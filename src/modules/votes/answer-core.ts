@@ -1,19 +1,34 @@
-import type { Kysely, Transaction } from 'kysely'
+import { sql, type Kysely, type OperationNodeSource, type RawBuilder, type Transaction } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { Db } from '../../db/types.ts'
 import type { Caller } from '../../core/caller.ts'
 import { NotFound, invalidPk, fieldError } from '../../core/errors.ts'
 import { refusingViolations } from '../../core/constraint-errors.ts'
-import { applyAnswerChange, type LiquidMove } from '../../engines/figures/apply.ts'
+import { applyAnswerChange, storingAnswerChange, type LiquidMove } from '../../engines/figures/apply.ts'
 import { lockTallies } from '../../engines/figures/figures.repository.ts'
 import type { Answer, Tally } from '../../engines/statistics/tally.ts'
-import { countAnswerDeleted, countAnswerWritten, countTagVotes } from '../../engines/figures/counters.repository.ts'
-import { answerMoves, ownAnswerWeight, readBlock, shiftRepresentative } from '../../engines/liquid/liquid.answers.ts'
+import {
+  countAnswerDeleted,
+  countingAnswerWritten,
+  countingTagVotes,
+  countTagVotes,
+  lockUser,
+  locksUserFirst,
+} from '../../engines/figures/counters.repository.ts'
+import {
+  answerMoves,
+  ownAnswerWeight,
+  readBlock,
+  shiftingRepresentative,
+  shiftRepresentative,
+} from '../../engines/liquid/liquid.answers.ts'
 import { notificationEvents } from '../../engines/notifications/notification-events.ts'
+import { NOTIFICATIONS_CREATED_CHANNEL, QUESTION_FIGURES_CHANNEL } from '../../db/data-changes.ts'
+import { DATA_CHANGED, noticesAfterCommit, type Notice } from '../../db/notices-after-commit.ts'
 import { editAnswer, type AnswerPatch, type EditedRows, type LockedAnswer, type EditableAnswer } from './answer-edit.ts'
-import { checkCollection, raceRefusals } from './vote-checks.ts'
+import { raceRefusals } from './vote-checks.ts'
 import { voteContextRepository } from './vote-context.repository.ts'
-import { analyticsOf, answerOf, existingIdShape, type Analytics, type AnalyticsField } from './vote-input.ts'
+import { analyticsOf, answerOf, existingIdShape, isIdShaped, type Analytics, type AnalyticsField } from './vote-input.ts'
 import { voteRefusal, windowRefusal, type VotableQuestion } from './vote-rules.ts'
 import { answerOfRow } from './votes.mapper.ts'
 
@@ -56,7 +71,8 @@ export interface FirstAnswer {
 
 /** An answer table's rows (its repository). */
 export interface AnswerRows<Row> extends EditedRows<Row> {
-  current(userId: number, questionId: number): Promise<Row | undefined>
+  /** The insert that keeps an answer in the history, not yet run. */
+  archiving(vote: Row, replacedAt: Date): OperationNodeSource
   findById(id: number): Promise<Row | undefined>
   lockById(id: number): Promise<Row | undefined>
   remove(id: number): Promise<void>
@@ -73,6 +89,8 @@ export interface AnswerKind<Row extends AnswerRow, Body extends AnswerBody, Rows
   kind: 'question' | 'choice'
   /** The table whose rows carry the figures the answers count in. */
   figures: 'questions' | 'question_choices'
+  /** The answers' own table. */
+  answers: 'question_votes' | 'question_choice_votes'
   /** The unique set a lost race names (`The fields ..., user must make a unique set.`). */
   uniqueSet: string
   rows(db: Db): Rows
@@ -81,10 +99,10 @@ export interface AnswerKind<Row extends AnswerRow, Body extends AnswerBody, Rows
   /** The question of the object voted on; undefined when it names nothing. */
   questionOf(rows: Rows, objectId: number): Promise<number | undefined>
   lockQuestion(rows: Rows, questionId: number): Promise<LockedQuestion | undefined>
-  /** Writes a first answer. */
-  insert(rows: Rows, values: AnswerValues, first: FirstAnswer, objectId: number, body: Body): Promise<Row>
-  /** Writes an answer over the current one (already in the history). */
-  replace(rows: Rows, existing: Row, values: AnswerValues, objectId: number, body: Body): Promise<Row>
+  /** The insert of a first answer, returning it, not yet run. */
+  inserting(rows: Rows, values: AnswerValues, first: FirstAnswer, objectId: number, body: Body): OperationNodeSource
+  /** The update that writes an answer over the current one (kept in the history), returning it, not yet run. */
+  replacing(rows: Rows, existing: Row, values: AnswerValues, objectId: number, body: Body): OperationNodeSource
   /** Whether a first skip tells the delegators too. */
   skipNotifies: boolean
   /** Whether answers count in the question's tags' vote counts. */
@@ -92,6 +110,19 @@ export interface AnswerKind<Row extends AnswerRow, Body extends AnswerBody, Rows
 }
 
 type AnyKind<Row extends AnswerRow, Body extends AnswerBody> = AnswerKind<Row, Body, AnswerRows<Row>>
+
+/** What an answer's transaction leaves to its process to announce once committed (migration 023). */
+interface Announced {
+  questionId: number
+  notified: number
+}
+
+/** The notices the answer's triggers would have sent: served data, its question's figures, new notifications. */
+function announce(db: Kysely<Database>, { questionId, notified }: Announced): void {
+  const notices: Notice[] = [DATA_CHANGED, { channel: QUESTION_FIGURES_CHANNEL, payload: String(questionId) }]
+  if (notified > 0) notices.push({ channel: NOTIFICATIONS_CREATED_CHANNEL, payload: '' })
+  noticesAfterCommit(db).send(notices)
+}
 
 /** A new answer, or one replacing the caller's current answer (which moves to the history). */
 export async function castAnswer<Row extends AnswerRow, Body extends AnswerBody>(
@@ -103,7 +134,9 @@ export async function castAnswer<Row extends AnswerRow, Body extends AnswerBody>
   const objectId = existingIdShape('object_id', body.object_id)
   const answer = answerOf(body, 'new') as number | null
   const work = (trx: Transaction<Database>) => castIn(trx, kind, caller, objectId, answer, body)
-  return refusingViolations(() => db.transaction().execute(work), raceRefusals(kind.uniqueSet, objectId, body.collection))
+  const cast = await refusingViolations(() => db.transaction().execute(work), raceRefusals(kind.uniqueSet, objectId, body.collection))
+  announce(db, cast)
+  return cast
 }
 
 async function castIn<Row extends AnswerRow, Body extends AnswerBody>(
@@ -113,19 +146,23 @@ async function castIn<Row extends AnswerRow, Body extends AnswerBody>(
   objectId: number,
   answer: number | null,
   body: Body,
-): Promise<{ vote: Row; created: boolean }> {
+): Promise<{ vote: Row; created: boolean } & Announced> {
   const rows = kind.rows(trx)
   const context = voteContextRepository(trx)
   const questionId = await kind.questionOf(rows, objectId)
   const locked = questionId === undefined ? undefined : await kind.lockQuestion(rows, questionId)
   if (!locked) throw fieldError('object_id', invalidPk(objectId))
   const { question } = locked
-  // The clock, the voter's default privacy and their liquid block (where it counts without their answer), in one read.
-  const { now, defaultPrivate, block } = await context.forAnswer(caller.id, question.id)
+  // The clock, the voter's default privacy, their liquid block (where it counts without their answer), their
+  // current answer and the collection named, in one read.
+  const collection = body.collection ?? null
+  const named = collection !== null && isIdShaped(collection) ? collection : null
+  const read = await context.forAnswer<Row>(caller.id, question.id, kind.answers, named)
+  const { now, defaultPrivate, block } = read
   const refusal = voteRefusal(question, caller, now, kind.kind, objectId)
   if (refusal) throw refusal
-  await checkCollection(context, body.collection)
-  const existing = await rows.current(caller.id, question.id)
+  if (collection !== null && !read.collectionExists) throw fieldError('collection', invalidPk(collection))
+  const existing = read.current
   const representative = !existing && block.representative?.target === kind.figures ? block.representative : null
   const tallies = await lockFigures(trx, kind, locked.figures, [
     objectId,
@@ -143,36 +180,62 @@ async function castIn<Row extends AnswerRow, Body extends AnswerBody>(
     ...analyticsOf(body),
     modified_at: now,
   }
-  let vote: Row
-  if (existing) {
-    await rows.archive(existing, now)
-    vote = await kind.replace(rows, existing, values, objectId, body)
-  } else {
-    vote = await kind.insert(rows, values, { question_id: question.id, user_id: caller.id, created_at: now }, objectId, body)
-  }
+  // The whole change in one statement (below), but for an answer that stops being public: the user's latest public
+  // time is then found again, which must see the answer written, so the user row is locked and counted after it.
+  const countsAfter = locksUserFirst(existing ?? null, values)
+  if (countsAfter) await lockUser(trx, caller.id)
+  const writes: OperationNodeSource[] = existing
+    ? [kind.replacing(rows, existing, values, objectId, body), rows.archiving(existing, now)]
+    : [kind.inserting(rows, values, { question_id: question.id, user_id: caller.id, created_at: now }, objectId, body)]
   // Each figure row touched: its direct change, and the liquid weight it gains or loses.
   const changes = new Map<number, { removed: Answer | null; added: Answer | null; moves: LiquidMove[] }>()
   const change = (id: number) => changes.get(id) ?? changes.set(id, { removed: null, added: null, moves: [] }).get(id)!
-  change(objectId).added = answerOfRow(vote)
-  change(objectId).moves.push(...answerMoves(null, vote))
+  change(objectId).added = answerOfRow(values)
+  change(objectId).moves.push(...answerMoves(null, values))
   if (existing) {
     change(kind.targetOf(existing)).removed = answerOfRow(existing)
     change(kind.targetOf(existing)).moves.push(...answerMoves(existing, null))
   } else if (representative) {
-    const left = (await shiftRepresentative(trx, { ...block, representative }, -1))!
+    const left = shiftingRepresentative(trx, { ...block, representative }, -1)!
+    if (left.query) writes.push(left.query)
     change(representative.targetId).moves.push(left.move)
   }
   for (const id of [...changes.keys()].sort((a, b) => a - b)) {
     const { removed, added, moves } = changes.get(id)!
-    await applyAnswerChange(trx, kind.figures, id, tallyOf(tallies, id), removed, added, moves)
+    writes.push(storingAnswerChange(trx, kind.figures, id, tallyOf(tallies, id), removed, added, moves))
   }
-  await countAnswerWritten(trx, caller.id, kind.kind, existing ?? null, vote, now)
-  if (!existing && kind.countsTagVotes) await countTagVotes(trx, question.id, 1)
-  // A private answer carries nobody's vote: it tells nobody anything.
-  if (!existing && (answer !== null || kind.skipNotifies) && !vote.private) {
-    await notificationEvents.delegateAnswered(trx, caller.id, question.id)
-  }
-  return { vote, created: !existing }
+  const counted = countingAnswerWritten(trx, caller.id, kind.kind, existing ?? null, values, now)
+  // The tags wait for the user row (the lock order of every answer: question, user, tags).
+  const tags = !existing && kind.countsTagVotes ? countingTagVotes(question.id, 1, sql`SELECT FROM counted`) : null
+  const vote = await writeAnswer<Row>(trx, writes, countsAfter ? null : counted, tags)
+  if (countsAfter) await counted.execute()
+  // A private answer carries nobody's vote: it tells nobody anything. Nobody's vote goes through a voter with no
+  // unanswered users in their block (intree 0): no statement is needed to find that out.
+  const notified =
+    !existing && (answer !== null || kind.skipNotifies) && !vote.private && block.intree > 0
+      ? await notificationEvents.delegateAnswered(trx, caller.id, question.id)
+      : 0
+  return { vote, created: !existing, questionId: question.id, notified }
+}
+
+/**
+ * Runs an answer's writes as one statement, in the order the lock order needs: the first write is the answer
+ * (returned), the others follow in any order except the tags, which wait for the user row (`counted`).
+ */
+async function writeAnswer<Row>(
+  trx: Transaction<Database>,
+  [answer, ...others]: OperationNodeSource[],
+  counted: OperationNodeSource | null,
+  tags: RawBuilder<unknown> | null,
+): Promise<Row> {
+  const steps = [
+    sql`answer AS (${answer})`,
+    ...others.map((write, i) => sql`${sql.raw(`write_${i}`)} AS (${write})`),
+    ...(counted ? [sql`counted AS (${counted})`] : []),
+    ...(tags ? [sql`tags AS (${tags})`] : []),
+  ]
+  const { rows } = await sql<Row>`WITH ${sql.join(steps)} SELECT * FROM answer`.execute(trx)
+  return rows[0]
 }
 
 /** Edits an answer (see `editAnswer`). */
@@ -185,7 +248,9 @@ export async function editAnswerById<Row extends AnswerRow, Body extends AnswerB
   const answer = answerOf(patch, 'edit')
   const work = async (trx: Transaction<Database>) =>
     editAnswer(trx, kind.rows(trx), await lockAnswer(trx, kind, voteId), answer, patch, kind.kind)
-  return refusingViolations(() => db.transaction().execute(work), raceRefusals(kind.uniqueSet, null, patch.collection))
+  const edited = await refusingViolations(() => db.transaction().execute(work), raceRefusals(kind.uniqueSet, null, patch.collection))
+  announce(db, { questionId: edited.question_id, notified: 0 })
+  return edited
 }
 
 /** Withdraws an answer: it moves to the history and stops counting, inside the voting window only. */
@@ -194,7 +259,7 @@ export async function withdrawAnswer<Row extends AnswerRow, Body extends AnswerB
   kind: AnyKind<Row, Body>,
   voteId: number,
 ): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  const withdrawn = await db.transaction().execute(async (trx): Promise<Announced> => {
     const rows = kind.rows(trx)
     const { question, vote, tally, target, now } = await lockAnswer(trx, kind, voteId)
     const refusal = windowRefusal(question, now, 'non_field_errors')
@@ -215,8 +280,10 @@ export async function withdrawAnswer<Row extends AnswerRow, Body extends AnswerB
     await countAnswerDeleted(trx, vote.user_id, kind.kind, vote)
     if (kind.countsTagVotes) await countTagVotes(trx, vote.question_id, -1)
     // A private answer cast nobody's vote: withdrawing it changes nothing for the delegators.
-    if (!vote.private) await notificationEvents.delegateWithdrew(trx, vote.user_id, vote.question_id)
+    const notified = vote.private ? 0 : await notificationEvents.delegateWithdrew(trx, vote.user_id, vote.question_id)
+    return { questionId: vote.question_id, notified }
   })
+  announce(db, withdrawn)
 }
 
 /** The question of an answer, then the answer and the row carrying its figures, locked in that order (404 when gone). */
@@ -235,7 +302,7 @@ async function lockAnswer<Row extends AnswerRow, Body extends AnswerBody>(
   const tally = (await lockFigures(trx, kind, locked.figures, [targetId])).get(targetId)
   if (!tally) throw NotFound()
   const target = { table: kind.figures, id: targetId }
-  return { question: locked.question, vote, tally, target, now: await voteContextRepository(trx).now() }
+  return { question: locked.question, vote, tally, target, now: await voteContextRepository(trx).nowLeavingNotices() }
 }
 
 /** The figure rows' tallies: those the question's lock read, and the others locked now in id order. */

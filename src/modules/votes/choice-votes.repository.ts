@@ -36,17 +36,6 @@ export function choiceVotesRepository(db: Db) {
         .executeTakeFirst()
     },
 
-    /** The user's current pick on a question: one at most (a unique index on question and user). */
-    async current(userId: number, questionId: number): Promise<ChoiceVoteRow | undefined> {
-      return db
-        .selectFrom('question_choice_votes')
-        .selectAll()
-        .where('question_id', '=', questionId)
-        .where('user_id', '=', userId)
-        .forUpdate()
-        .executeTakeFirst()
-    },
-
     async findById(id: number): Promise<ChoiceVoteRow | undefined> {
       return db.selectFrom('question_choice_votes').selectAll().where('id', '=', id).executeTakeFirst()
     },
@@ -55,12 +44,22 @@ export function choiceVotesRepository(db: Db) {
       return db.selectFrom('question_choice_votes').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
     },
 
+    /** The insert of a pick, returning it, not yet run (an answer's write runs it with the rest). */
+    inserting(values: Insertable<QuestionChoiceVotes>) {
+      return db.insertInto('question_choice_votes').values(values).returningAll()
+    },
+
+    /** The update of a pick, returning it, not yet run. */
+    updating(id: number, values: Updateable<QuestionChoiceVotes>) {
+      return db.updateTable('question_choice_votes').set(values).where('id', '=', id).returningAll()
+    },
+
     async insert(values: Insertable<QuestionChoiceVotes>): Promise<ChoiceVoteRow> {
-      return db.insertInto('question_choice_votes').values(values).returningAll().executeTakeFirstOrThrow()
+      return this.inserting(values).executeTakeFirstOrThrow()
     },
 
     async update(id: number, values: Updateable<QuestionChoiceVotes>): Promise<ChoiceVoteRow> {
-      return db.updateTable('question_choice_votes').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+      return this.updating(id, values).executeTakeFirstOrThrow()
     },
 
     async remove(id: number): Promise<void> {
@@ -68,19 +67,21 @@ export function choiceVotesRepository(db: Db) {
     },
 
     async archive(vote: ChoiceVoteRow, replacedAt: Date): Promise<void> {
-      await db
-        .insertInto('question_choice_vote_history')
-        .values({
-          choice_id: vote.choice_id,
-          question_id: vote.question_id,
-          user_id: vote.user_id,
-          value: vote.value,
-          skipped: vote.skipped,
-          private: vote.private,
-          answered_at: vote.modified_at,
-          replaced_at: replacedAt,
-        })
-        .execute()
+      await this.archiving(vote, replacedAt).execute()
+    },
+
+    /** The insert that keeps a pick in the history, not yet run. */
+    archiving(vote: ChoiceVoteRow, replacedAt: Date) {
+      return db.insertInto('question_choice_vote_history').values({
+        choice_id: vote.choice_id,
+        question_id: vote.question_id,
+        user_id: vote.user_id,
+        value: vote.value,
+        skipped: vote.skipped,
+        private: vote.private,
+        answered_at: vote.modified_at,
+        replaced_at: replacedAt,
+      })
     },
 
     /** A page of the votes the caller may see (see `filtered`), newest first unless ordered otherwise. */

@@ -13,6 +13,7 @@ import type { ChoiceVoteBody, ChoiceVotePatch } from './votes.schemas.ts'
 const choiceAnswers: AnswerKind<ChoiceVoteRow, ChoiceVoteBody, ReturnType<typeof choiceVotesRepository>> = {
   kind: 'choice',
   figures: 'question_choices',
+  answers: 'question_choice_votes',
   uniqueSet: 'question, choice',
   rows: choiceVotesRepository,
   targetOf: (vote) => vote.choice_id,
@@ -21,8 +22,8 @@ const choiceAnswers: AnswerKind<ChoiceVoteRow, ChoiceVoteBody, ReturnType<typeof
     const question = await rows.lockQuestion(questionId)
     return question && { question, figures: new Map() }
   },
-  insert: (rows, values, first, choiceId) => rows.insert({ choice_id: choiceId, ...values, ...first }),
-  replace: (rows, existing, values, choiceId) => rows.update(existing.id, { choice_id: choiceId, ...values }),
+  inserting: (rows, values, first, choiceId) => rows.inserting({ choice_id: choiceId, ...values, ...first }),
+  replacing: (rows, existing, values, choiceId) => rows.updating(existing.id, { choice_id: choiceId, ...values }),
   // A skipped pick is an answer too: the delegators hear of it.
   skipNotifies: true,
   countsTagVotes: false,

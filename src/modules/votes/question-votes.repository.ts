@@ -37,16 +37,6 @@ export function questionVotesRepository(db: Db) {
       return row ? { question: row as VotableQuestion, tally: tallyFromRow(row, true) } : undefined
     },
 
-    async current(userId: number, questionId: number): Promise<QuestionVoteRow | undefined> {
-      return db
-        .selectFrom('question_votes')
-        .selectAll()
-        .where('user_id', '=', userId)
-        .where('question_id', '=', questionId)
-        .forUpdate()
-        .executeTakeFirst()
-    },
-
     async findById(id: number): Promise<QuestionVoteRow | undefined> {
       return db.selectFrom('question_votes').selectAll().where('id', '=', id).executeTakeFirst()
     },
@@ -55,12 +45,22 @@ export function questionVotesRepository(db: Db) {
       return db.selectFrom('question_votes').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
     },
 
+    /** The insert of an answer, returning it, not yet run (an answer's write runs it with the rest). */
+    inserting(values: Insertable<QuestionVotes>) {
+      return db.insertInto('question_votes').values(values).returningAll()
+    },
+
+    /** The update of an answer, returning it, not yet run. */
+    updating(id: number, values: Updateable<QuestionVotes>) {
+      return db.updateTable('question_votes').set(values).where('id', '=', id).returningAll()
+    },
+
     async insert(values: Insertable<QuestionVotes>): Promise<QuestionVoteRow> {
-      return db.insertInto('question_votes').values(values).returningAll().executeTakeFirstOrThrow()
+      return this.inserting(values).executeTakeFirstOrThrow()
     },
 
     async update(id: number, values: Updateable<QuestionVotes>): Promise<QuestionVoteRow> {
-      return db.updateTable('question_votes').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow()
+      return this.updating(id, values).executeTakeFirstOrThrow()
     },
 
     async remove(id: number): Promise<void> {
@@ -69,19 +69,21 @@ export function questionVotesRepository(db: Db) {
 
     /** Keeps an answer that is being replaced or withdrawn, as it was, with when that happened. */
     async archive(vote: QuestionVoteRow, replacedAt: Date): Promise<void> {
-      await db
-        .insertInto('question_vote_history')
-        .values({
-          question_id: vote.question_id,
-          user_id: vote.user_id,
-          value: vote.value,
-          skipped: vote.skipped,
-          importance: vote.importance,
-          private: vote.private,
-          answered_at: vote.modified_at,
-          replaced_at: replacedAt,
-        })
-        .execute()
+      await this.archiving(vote, replacedAt).execute()
+    },
+
+    /** The insert that keeps an answer in the history, not yet run. */
+    archiving(vote: QuestionVoteRow, replacedAt: Date) {
+      return db.insertInto('question_vote_history').values({
+        question_id: vote.question_id,
+        user_id: vote.user_id,
+        value: vote.value,
+        skipped: vote.skipped,
+        importance: vote.importance,
+        private: vote.private,
+        answered_at: vote.modified_at,
+        replaced_at: replacedAt,
+      })
     },
 
     /** A page of the votes the caller may see (see `filtered`), newest first unless ordered otherwise. */

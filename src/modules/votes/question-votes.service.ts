@@ -12,6 +12,7 @@ import type { QuestionVoteBody, QuestionVotePatch } from './votes.schemas.ts'
 const questionAnswers: AnswerKind<QuestionVoteRow, QuestionVoteBody, ReturnType<typeof questionVotesRepository>> = {
   kind: 'question',
   figures: 'questions',
+  answers: 'question_votes',
   uniqueSet: 'question',
   rows: questionVotesRepository,
   targetOf: (vote) => vote.question_id,
@@ -20,10 +21,10 @@ const questionAnswers: AnswerKind<QuestionVoteRow, QuestionVoteBody, ReturnType<
     const locked = await rows.lockQuestion(questionId)
     return locked && { question: locked.question, figures: new Map([[questionId, locked.tally]]) }
   },
-  insert: (rows, values, first, _questionId, body) => rows.insert({ ...values, ...first, importance: body.importance ?? null }),
+  inserting: (rows, values, first, _questionId, body) => rows.inserting({ ...values, ...first, importance: body.importance ?? null }),
   // Importance belongs to the question rather than to one answer: a new answer keeps it unless given.
-  replace: (rows, existing, values, _questionId, body) =>
-    rows.update(existing.id, { ...values, importance: body.importance === undefined ? existing.importance : body.importance }),
+  replacing: (rows, existing, values, _questionId, body) =>
+    rows.updating(existing.id, { ...values, importance: body.importance === undefined ? existing.importance : body.importance }),
   // A skip casts nobody's vote: the delegators hear of answers only.
   skipNotifies: false,
   countsTagVotes: true,

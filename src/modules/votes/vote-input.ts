@@ -19,8 +19,13 @@ export type Analytics = Record<AnalyticsField, string | null>
 /** DRF's message for a related id that names nothing. */
 
 /** An id that can name a row, or the DRF refusal for `field`. */
+/** Whether a value could be a row's id (an integer in the id range). */
+export function isIdShaped(value: number): boolean {
+  return Number.isInteger(value) && value >= 1 && value <= MAX_ID
+}
+
 export function existingIdShape(field: string, value: number): number {
-  if (!Number.isInteger(value) || value < 1 || value > MAX_ID) throw fieldError(field, invalidPk(value))
+  if (!isIdShaped(value)) throw fieldError(field, invalidPk(value))
   return value
 }
 
