@@ -30,6 +30,7 @@ import { createPushSender } from './push/providers.ts'
 import { startPushDelivery } from './engines/notifications/push-delivery.ts'
 import { LIVE_CHANNELS, LiveHub } from './modules/live/live-hub.ts'
 import { noticesAfterCommit } from './db/notices-after-commit.ts'
+import { CREDENTIALS_CHANGED_CHANNEL, CredentialsCache } from './access/credentials-cache.ts'
 import { liveFiguresRepository } from './modules/live/live-figures.repository.ts'
 import { createSmsSender, type SmsSender } from './sms/sms-sender.ts'
 
@@ -142,6 +143,12 @@ export async function buildApp({
   registerHostCheck(app)
   registerBrowsableRendering(app)
   await registerRateLimits(app, { now: rateLimitClock })
+  const credentialsCache = new CredentialsCache(config.tokenCacheEntries)
+  app.decorate('credentialsCache', credentialsCache)
+  if (database && config.tokenCacheEntries > 0) {
+    credentialsCache.notices = await database.listenForChanges(credentialsCache, [CREDENTIALS_CHANGED_CHANNEL])
+    app.addHook('onClose', async () => credentialsCache.notices?.close())
+  }
   registerAuthentication(app)
   registerPermissions(app)
   registerBodyParsers(app)

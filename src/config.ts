@@ -43,6 +43,8 @@ export interface Config {
   weightCap: number
   /** Anonymous answers kept in memory (src/http/response-cache.ts). */
   responseCache: { maxBytes: number; graceMs: number; maxAgeMs: number }
+  /** Sign-in tokens each process keeps in memory (src/access/credentials-cache.ts); 0 keeps none. */
+  tokenCacheEntries: number
   /** Live results streams (src/modules/live/): subscribers a process admits, coalescing interval, keep-alive. */
   live: { maxSubscribers: number; intervalMs: number; heartbeatMs: number }
   /** Push delivery (src/engines/notifications/push-delivery.ts) and its providers; a provider is off until configured. */
@@ -219,6 +221,7 @@ export function loadConfig(env: Env = process.env): Config {
       graceMs: integer(env, 'RESPONSE_CACHE_GRACE_MS', 250, 0, 1_000),
       maxAgeMs: integer(env, 'RESPONSE_CACHE_MAX_AGE_MS', 10_000, 0, 3_600_000),
     },
+    tokenCacheEntries: integer(env, 'TOKEN_CACHE_ENTRIES', 50_000, 0, 10_000_000),
     live: {
       maxSubscribers: integer(env, 'LIVE_MAX_SUBSCRIBERS', 20_000, 0, 1_000_000),
       intervalMs: integer(env, 'LIVE_INTERVAL_MS', 250, 0, 1_000),

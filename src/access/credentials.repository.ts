@@ -19,8 +19,8 @@ export function credentialsRepository(db: Kysely<Database>) {
         .execute()
     },
 
-    /** The token with what decides whether it may act: its own state and its user's. */
-    signIn(token: string) {
+    /** The token (by its hash) with what decides whether it may act: its own state and its user's. */
+    signIn(keyHash: string) {
       return db
         .selectFrom('auth_tokens')
         .innerJoin('users', 'users.id', 'auth_tokens.user_id')
@@ -33,7 +33,7 @@ export function credentialsRepository(db: Kysely<Database>) {
           'auth_tokens.id as token_id',
           'auth_tokens.last_used_at',
         ])
-        .where('auth_tokens.key_hash', '=', hashSecret(token))
+        .where('auth_tokens.key_hash', '=', keyHash)
         .executeTakeFirst()
     },
 

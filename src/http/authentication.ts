@@ -2,12 +2,17 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Caller } from '../core/caller.ts'
 import { ApiError, AuthenticationFailed } from '../core/errors.ts'
 import { credentialsRepository } from '../access/credentials.repository.ts'
+import type { CredentialsCache } from '../access/credentials-cache.ts'
+import { hashSecret } from '../core/secrets.ts'
 import { browsableCookieToken } from './browsable/session.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
     caller: Caller | null
     appKeyId: number | null
+  }
+  interface FastifyInstance {
+    credentialsCache: CredentialsCache
   }
 }
 
@@ -59,13 +64,18 @@ export function registerAuthentication(app: FastifyInstance): void {
     const fromCookie = header ? null : browsableCookieToken(request)
     const token = header ?? fromCookie
     if (token) {
-      const row = await credentials.signIn(token)
+      const keyHash = hashSecret(token)
+      const kept = app.credentialsCache.get(keyHash)
+      const changes = app.credentialsCache.changes
+      const row = kept ?? (await credentials.signIn(keyHash))
+      if (row && !kept) app.credentialsCache.keep(keyHash, row, changes)
       if (fromCookie && (!row || row.revoked_at || !row.is_active || row.is_deleted)) return
       if (!row || row.revoked_at) throw AuthenticationFailed('Invalid token.')
       if (!row.is_active || row.is_deleted) throw AuthenticationFailed('User inactive or deleted.')
       request.caller = { id: row.id, isStaff: row.is_staff, tokenId: row.token_id }
       if (!row.last_used_at || Date.now() - new Date(row.last_used_at).getTime() > 60_000) {
         await credentials.markTokenUsed(row.token_id)
+        row.last_used_at = new Date()
       }
     }
   })
