@@ -69,6 +69,8 @@ const senders = new WeakMap<Kysely<Database>, NoticeSender>()
 
 /** The database's sender of notices after commit (one per database handle, made on first use). */
 export function noticesAfterCommit(db: Kysely<Database>): NoticeSender {
+  // Inside a transaction nothing has committed yet: the caller's transaction must end first.
+  if (db.isTransaction) throw new Error('notices after commit are sent through the database, not a transaction')
   let sender = senders.get(db)
   if (!sender) senders.set(db, (sender = new NoticeSender(db)))
   return sender
