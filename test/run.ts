@@ -120,11 +120,12 @@ console.error(
 // Each file still runs in a process of its own, started with this process's flags, less tsx (the bundles are
 // JavaScript), plus the two below. TEST_SOURCE_MAPS=1 maps stack traces to the TypeScript lines; it costs about a
 // tenth of the suite's time (each process reads the maps), so it is off unless a failure needs it.
-const flags = process.execArgv
-  .join('\0')
-  .replace(/(^|\0)--import(=|\0)tsx(?=\0|$)/, '')
-  .split('\0')
-  .filter(Boolean)
+const flags: string[] = []
+for (let i = 0; i < process.execArgv.length; i++) {
+  const flag = process.execArgv[i]
+  if (flag === '--import' && process.execArgv[i + 1] === 'tsx') i++
+  else if (flag !== '--import=tsx') flags.push(flag)
+}
 if (process.env.TEST_SOURCE_MAPS === '1') flags.push('--enable-source-maps')
 process.execArgv.splice(0, Infinity, ...flags, '--test-force-exit', `--test-timeout=${TIMEOUT_MS}`)
 const stream = run({

@@ -1,6 +1,6 @@
 import { directAfter, withMoves, type Answer, type Tally, type WeightMove } from '../statistics/tally.ts'
 import type { Db } from '../../db/types.ts'
-import { storeTally, storingTally, type LikertTarget } from './figures.repository.ts'
+import { storingTally, type LikertTarget } from './figures.repository.ts'
 
 /**
  * Keeping stored figures exact on every write, in the writer's transaction: lock the row that carries
@@ -26,10 +26,8 @@ export async function applyAnswerChange(
   removed: Answer | null,
   added: Answer | null,
   liquidMoves?: LiquidMove[],
-): Promise<Tally> {
-  const stored = tallyAfter(locked, removed, added, liquidMoves)
-  await storeTally(db, target, id, stored)
-  return stored
+): Promise<void> {
+  await storingAnswerChange(db, target, id, locked, removed, added, liquidMoves).execute()
 }
 
 /** The same change as `applyAnswerChange`, as an update not yet run (an answer's write runs it with the rest). */
@@ -42,11 +40,7 @@ export function storingAnswerChange(
   added: Answer | null,
   liquidMoves?: LiquidMove[],
 ) {
-  return storingTally(db, target, id, tallyAfter(locked, removed, added, liquidMoves))
-}
-
-function tallyAfter(locked: Tally, removed: Answer | null, added: Answer | null, liquidMoves?: LiquidMove[]): Tally {
   // Without moves the liquid columns are left as they are (a tag, link or connection has none).
   const liquid = liquidMoves && locked.liquid ? withMoves(locked.liquid, liquidMoves) : null
-  return { direct: directAfter(locked.direct, removed, added), liquid }
+  return storingTally(db, target, id, { direct: directAfter(locked.direct, removed, added), liquid })
 }

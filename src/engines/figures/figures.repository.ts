@@ -31,12 +31,7 @@ export async function lockTallies(db: Db, target: LikertTarget, ids: number[]): 
   return new Map(rows.map((row: Record<string, unknown>) => [Number(row.id), tallyFromRow(row, carriesLiquid(target))]))
 }
 
-/** Stores a tally's counts and the figures derived from them. */
-export async function storeTally(db: Db, target: LikertTarget, id: number, tally: Tally): Promise<void> {
-  await storingTally(db, target, id, tally).execute()
-}
-
-/** The update that stores a tally, not yet run (an answer's write runs it with the rest). */
+/** The update that stores a tally's counts and the figures derived from them, not yet run. */
 export function storingTally(db: Db, target: LikertTarget, id: number, tally: Tally) {
   return untyped(db).updateTable(target).set(storedColumns(tally)).where('id', '=', id)
 }

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../../../src/db/database.ts'
-import { storeTally } from '../../../src/engines/figures/figures.repository.ts'
+import { storingTally } from '../../../src/engines/figures/figures.repository.ts'
 import { emptyFamily } from '../../../src/engines/statistics/tally.ts'
 import { insertQuestion } from '../fixtures.ts'
 import type { OwnedObjects } from './index.ts'
@@ -19,7 +19,7 @@ async function ownLikertVote(db: Kysely<Database>, ownerId: number) {
     .values({ question_id: question.id, user_id: ownerId, value: 4 })
     .returning('id')
     .executeTakeFirstOrThrow()
-  await storeTally(db, 'questions', question.id, { direct: oneAt(4), liquid: oneAt(4) })
+  await storingTally(db, 'questions', question.id, { direct: oneAt(4), liquid: oneAt(4) }).execute()
   return { id: String(vote.id) }
 }
 
@@ -35,7 +35,7 @@ async function ownChoiceVote(db: Kysely<Database>, ownerId: number) {
     .values({ question_id: question.id, choice_id: choice.id, user_id: ownerId, value: 5 })
     .returning('id')
     .executeTakeFirstOrThrow()
-  await storeTally(db, 'question_choices', choice.id, { direct: oneAt(5), liquid: oneAt(5) })
+  await storingTally(db, 'question_choices', choice.id, { direct: oneAt(5), liquid: oneAt(5) }).execute()
   return { id: String(vote.id) }
 }
 
@@ -58,7 +58,7 @@ async function ownTagVote(db: Kysely<Database>, ownerId: number) {
     .values({ question_tag_id: questionTag.id, user_id: ownerId, value: 5 })
     .returning('id')
     .executeTakeFirstOrThrow()
-  await storeTally(db, 'question_tags', questionTag.id, { direct: oneAt(5), liquid: null })
+  await storingTally(db, 'question_tags', questionTag.id, { direct: oneAt(5), liquid: null }).execute()
   return { id: String(vote.id) }
 }
 
