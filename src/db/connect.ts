@@ -43,6 +43,8 @@ export interface ConnectOptions {
   pgliteLoadDataDir?: Blob
   /** Keep the PGlite database in memory only. */
   inMemory?: boolean
+  /** Arguments added to initdb's when PGlite creates the database (the test templates take 1 MB WAL segments). */
+  pgliteInitdbArgs?: string[]
   poolSize?: number
   /** PostgreSQL server: how long to wait for a connection, from the pool or the network (default 5 s). */
   connectTimeoutMs?: number
@@ -75,7 +77,12 @@ export async function connectDatabase(options: ConnectOptions): Promise<Database
   let pglite: PGlite
   try {
     if (dir) fs.mkdirSync(dir, { recursive: true })
-    pglite = new PGlite({ dataDir: dir, loadDataDir: options.pgliteLoadDataDir, parsers: PGLITE_PARSERS })
+    pglite = new PGlite({
+      dataDir: dir,
+      loadDataDir: options.pgliteLoadDataDir,
+      initDbStartParams: options.pgliteInitdbArgs,
+      parsers: PGLITE_PARSERS,
+    })
     await pglite.waitReady
   } catch (error) {
     lock?.release()

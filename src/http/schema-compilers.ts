@@ -22,9 +22,36 @@ const buildSerializer: CompilersFactory['buildSerializer'] = (externalSchemas, o
   return (route) => {
     const schema = route.schema as object
     let serializer = byRoute.get(schema)
-    if (!serializer) byRoute.set(schema, (serializer = compile(route)))
+    if (!serializer) byRoute.set(schema, (serializer = compile({ ...route, schema: nullsAsTypes(schema) })))
     return serializer
   }
+}
+
+type SchemaNode = Record<string, unknown>
+const isNode = (value: unknown): value is SchemaNode => typeof value === 'object' && value !== null
+const CHOOSES = ['anyOf', 'oneOf', 'allOf', 'const', '$ref', 'not', 'if']
+
+/**
+ * `anyOf: [X, null]` (a nullable field, `Nullable` in http/schemas.ts) as `type: [X's type, 'null']`, for the
+ * serializer only. fast-json-stringify picks an `anyOf` branch by validating the value against each branch with
+ * Ajv, on every value it writes (an object's whole tree, for a nullable object); a list of types it picks by the
+ * value's own type. The document and the validation keep the union.
+ */
+export function nullsAsTypes(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(nullsAsTypes)
+  if (!isNode(schema)) return schema
+  const out: SchemaNode = {}
+  for (const [key, value] of Object.entries(schema)) out[key] = nullsAsTypes(value)
+  const branches = out.anyOf
+  if (!Array.isArray(branches) || branches.length !== 2) return out
+  const nullAt = branches.findIndex((branch) => isNode(branch) && branch.type === 'null' && Object.keys(branch).length === 1)
+  const other = branches[1 - nullAt]
+  if (nullAt === -1 || !isNode(other) || typeof other.type !== 'string') return out
+  if (CHOOSES.some((keyword) => keyword in other)) return out
+  const { anyOf: _union, ...siblings } = out
+  const merged: SchemaNode = { ...other, ...siblings, type: [other.type, 'null'] }
+  if (Array.isArray(other.enum)) merged.enum = [...other.enum, null]
+  return merged
 }
 
 /** The compilers shared by every app of the process: each schema compiled once, on the app's start. */

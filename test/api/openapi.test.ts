@@ -197,6 +197,7 @@ test('real answers of a sample of routes validate against their documented schem
 
 test('every schema in the document compiles as JSON Schema 2020-12, the dialect of OpenAPI 3.1', async () => {
   const validator = ajv()
+  const seen = new Set<string>()
   let compiled = 0
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const [method, operation] of Object.entries(item)) {
@@ -206,7 +207,10 @@ test('every schema in the document compiles as JSON Schema 2020-12, the dialect 
       const answers = Object.values(operation.responses).flatMap((response) => Object.values(response.content ?? {}))
       const parameters = ((operation as { parameters?: { schema: object }[] }).parameters ?? []).map((parameter) => parameter)
       for (const { schema } of [...bodies, ...answers, ...parameters]) {
-        assert.doesNotThrow(() => validator.compile(schema), `${method} ${path}`)
+        // Many operations share a schema (the error bodies, a page of the same items): each text compiles once.
+        const text = JSON.stringify(schema)
+        if (!seen.has(text)) assert.doesNotThrow(() => validator.compile(schema), `${method} ${path}`)
+        seen.add(text)
         compiled++
       }
     }

@@ -5,9 +5,9 @@ import { createHash } from 'node:crypto'
 import net from 'node:net'
 import { connectDatabase } from '../../src/db/connect.ts'
 import { commandDatabase } from '../helpers/databases.ts'
+import { SHIPPED_CLI_SCRIPT } from '../helpers/cli/command.ts'
 import { runCommand, spawnCommand } from './run-command.ts'
 
-const BIN = 'bin/civic-survey.js'
 let scratch: Awaited<ReturnType<typeof commandDatabase>>
 
 /** The command line's function in this process; `spawned` where the process's exit status is the point. */
@@ -105,9 +105,10 @@ test('check finds the seeded figures exact, reports a tampered one, and recomput
   assert.equal((await run(['check'])).code, 0)
 })
 
+// The shipped script, as a person runs it: the other tests start the bundled entry.
 test('serve answers on PORT and stops cleanly on SIGTERM', async () => {
   const port = await freePort()
-  const child = spawn(process.execPath, [BIN, 'serve'], {
+  const child = spawn(process.execPath, [SHIPPED_CLI_SCRIPT, 'serve'], {
     env: { ...process.env, LOG_LEVEL: 'info', ...scratch.env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   })

@@ -1,13 +1,12 @@
 import { spawnSync } from 'node:child_process'
 import { main } from '../../src/cli.ts'
+import { CLI_SCRIPT } from '../helpers/cli/command.ts'
 
 export interface CommandResult {
   code: number | null
   stdout: string
   stderr: string
 }
-
-const BIN = 'bin/civic-survey.js'
 
 /**
  * A command run by the command line's own function in this process, as `civic-survey ARGS` with env added to the
@@ -42,7 +41,7 @@ export async function runCommand(args: string[], env: Record<string, string>): P
 
 /** `civic-survey ARGS` in a process of its own, run to its end: where the process's exit status is the point. */
 export function spawnCommand(args: string[], env: Record<string, string>): CommandResult {
-  const result = spawnSync(process.execPath, [BIN, ...args], {
+  const result = spawnSync(process.execPath, [CLI_SCRIPT, ...args], {
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     encoding: 'utf8',
     timeout: 180_000,

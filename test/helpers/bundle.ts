@@ -34,15 +34,18 @@ const sourceLocation: Plugin = {
   },
 }
 
+/** The command line as the tests start it (test/helpers/cli/command.ts), bundled with them. */
+const CLI_ENTRY = 'test/helpers/cli/civic-survey.ts'
+
 /**
  * Bundles the test files (paths relative to the project); answers each one's bundle, by the same path, and a
  * function that removes the bundles.
  */
-export async function bundleTestFiles(files: string[]): Promise<{ bundles: Map<string, string>; remove: () => void }> {
+export async function bundleTestFiles(files: string[]): Promise<{ bundles: Map<string, string>; cliScript: string; remove: () => void }> {
   const outdir = bundleDir()
   fs.rmSync(outdir, { recursive: true, force: true })
   await build({
-    entryPoints: files,
+    entryPoints: [...files, CLI_ENTRY],
     outdir,
     outbase: '.',
     outExtension: { '.js': '.mjs' },
@@ -58,8 +61,10 @@ export async function bundleTestFiles(files: string[]): Promise<{ bundles: Map<s
     logLevel: 'warning',
     plugins: [sourceLocation],
   })
+  const bundled = (file: string) => path.join(outdir, file.replace(/\.ts$/, '.mjs'))
   return {
-    bundles: new Map(files.map((file) => [file, path.join(outdir, file.replace(/\.ts$/, '.mjs'))])),
+    bundles: new Map(files.map((file) => [file, bundled(file)])),
+    cliScript: bundled(CLI_ENTRY),
     remove: () => fs.rmSync(outdir, { recursive: true, force: true }),
   }
 }

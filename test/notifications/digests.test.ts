@@ -4,6 +4,7 @@ import { execFile } from 'node:child_process'
 import { connectDatabase } from '../../src/db/connect.ts'
 import { sendDigests } from '../../src/engines/notifications/digests.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { CLI_SCRIPT } from '../helpers/cli/command.ts'
 import { insertUser } from '../helpers/fixtures.ts'
 import { scratchDatabase } from '../helpers/scratch.ts'
 import { startSmtpServer, type Inbox } from '../helpers/smtp.ts'
@@ -120,7 +121,7 @@ test('civic-survey send-digests runs from cron: mails what is due, then nothing'
   const run = (args: string[]) =>
     new Promise<{ status: number; stderr: string }>((resolve) => {
       const env = { ...process.env, LOG_LEVEL: 'warn', SMTP_URL: inbox.url, PUBLIC_URL: 'https://civic.example', ...scratch.env }
-      execFile(process.execPath, ['bin/civic-survey.js', ...args], { env, encoding: 'utf8', timeout: 120_000 }, (error, _stdout, stderr) =>
+      execFile(process.execPath, [CLI_SCRIPT, ...args], { env, encoding: 'utf8', timeout: 120_000 }, (error, _stdout, stderr) =>
         resolve({ status: error ? Number(error.code ?? 1) : 0, stderr }),
       )
     })

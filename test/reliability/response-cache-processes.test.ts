@@ -3,6 +3,7 @@ import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
+import { CLI_SCRIPT } from '../helpers/cli/command.ts'
 import { serverUrl } from '../helpers/databases.ts'
 import { hashSecret, newToken } from '../../src/core/secrets.ts'
 import { runCommand } from '../cli/run-command.ts'
@@ -16,7 +17,7 @@ interface Served {
 
 async function serve(databaseUrl: string): Promise<Served> {
   const port = await freePort()
-  const child = spawn(process.execPath, ['bin/civic-survey.js', 'serve'], {
+  const child = spawn(process.execPath, [CLI_SCRIPT, 'serve'], {
     env: { ...process.env, LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: String(port), DATABASE_URL: databaseUrl, ...HIGH_LIMITS },
     stdio: ['ignore', 'pipe', 'pipe'],
   })

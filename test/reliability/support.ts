@@ -1,10 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import net from 'node:net'
 import pg from 'pg'
+import { CLI_SCRIPT } from '../helpers/cli/command.ts'
 import { databaseUrlFor, serverUrl, templateDatabaseName } from '../helpers/databases.ts'
 import { scratchDataDir } from '../helpers/scratch.ts'
-
-const BIN = 'bin/civic-survey.js'
 
 /** Limits no test of this folder comes near: they are about the database, not about abuse. */
 export const HIGH_LIMITS = Object.fromEntries(
@@ -117,7 +116,7 @@ export interface ServeProcess {
 /** `civic-survey serve` in a process of its own. */
 export function serve(env: Record<string, string>): ServeProcess {
   let text = ''
-  const child = spawn(process.execPath, [BIN, 'serve'], {
+  const child = spawn(process.execPath, [CLI_SCRIPT, 'serve'], {
     env: { ...process.env, LOG_LEVEL: 'warn', HOST: '127.0.0.1', DATA_DIR: scratchDataDir(), ...HIGH_LIMITS, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -139,7 +138,7 @@ export async function serveUntilReady(env: Record<string, string>): Promise<{ se
 
 /** A CLI command run to its end. */
 export function cli(args: string[], env: Record<string, string>) {
-  const result = spawnSync(process.execPath, [BIN, ...args], {
+  const result = spawnSync(process.execPath, [CLI_SCRIPT, ...args], {
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     encoding: 'utf8',
     timeout: 180_000,

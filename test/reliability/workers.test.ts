@@ -1,6 +1,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
+import { CLI_SCRIPT } from '../helpers/cli/command.ts'
 import { serverUrl } from '../helpers/databases.ts'
 import { scratchDataDir } from '../helpers/scratch.ts'
 import { cli, freePort, freshDatabase, HIGH_LIMITS, until } from './support.ts'
@@ -13,7 +14,7 @@ function childrenOf(pid: number): number[] {
   const result = spawnSync('ps', ['-o', 'pid=,args=', '--ppid', String(pid)], { encoding: 'utf8' })
   return result.stdout
     .split('\n')
-    .filter((line) => line.includes('civic-survey.js'))
+    .filter((line) => line.includes(CLI_SCRIPT))
     .map((line) => Number.parseInt(line.trim(), 10))
     .filter((child) => child > 0)
 }
@@ -36,7 +37,7 @@ test(
   async () => {
     const database = await freshDatabase()
     const port = await freePort()
-    const child = spawn(process.execPath, ['bin/civic-survey.js', 'serve', '--workers', '2'], {
+    const child = spawn(process.execPath, [CLI_SCRIPT, 'serve', '--workers', '2'], {
       env: { ...process.env, LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: String(port), DATABASE_URL: database.url, ...HIGH_LIMITS },
       stdio: ['ignore', 'pipe', 'pipe'],
     })

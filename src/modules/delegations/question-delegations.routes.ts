@@ -3,7 +3,7 @@ import type { App } from '../../http/app-type.ts'
 import { listRoute } from '../../http/list-route.ts'
 import { idParam, signedIn } from '../../http/permissions.ts'
 import { readErrors } from '../../http/schemas.ts'
-import { ownOrStaff } from './delegations.http.ts'
+import { ownOrStaff } from './delegation-rules.ts'
 import { questionDelegationsRepository, toQuestionDelegation, type QuestionDelegationRow } from './question-delegations.repository.ts'
 import {
   QuestionDelegation,

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { IdFilter, ListQuery, Nullable, Timestamp, Url } from '../../http/schemas.ts'
-import { PkField, TrusteeField } from './delegations.http.ts'
+import { PkField, TrusteeField } from './delegation-fields.schemas.ts'
 import { ReducedUser } from '../users/users.schemas.ts'
 
 export const QuestionDelegation = Type.Object({

@@ -5,7 +5,7 @@ import { NotFound, ValidationFailed, type FieldErrors, invalidPk } from '../../c
 import { refusingViolations } from '../../core/constraint-errors.ts'
 import { withLiquidEffects } from '../../engines/liquid/liquid.effects.ts'
 import { visibleQuestion } from '../../access/question-access.ts'
-import { checkTrustee, lockDelegator, revokedError, SELF_DELEGATION } from './delegations.http.ts'
+import { checkTrustee, lockDelegator, revokedError, SELF_DELEGATION } from './delegation-rules.ts'
 import { questionDelegationsRepository, type QuestionDelegationRow } from './question-delegations.repository.ts'
 import type { QuestionDelegationCreate, QuestionDelegationUpdate } from './question-delegations.schemas.ts'
 

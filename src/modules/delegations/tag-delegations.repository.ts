@@ -4,7 +4,7 @@ import { column, orderingFieldsOf, orderingTerms, type OrderingFields } from '..
 import { pageOfRows, type ListRequest, type RowsPage } from '../../db/paging.ts'
 import { iso, isoOrNull } from '../../core/time.ts'
 import type { UrlBuilder } from '../../core/urls.ts'
-import { historyOn } from './delegations.http.ts'
+import { historyOn } from './delegation-rules.ts'
 import type { TagDelegation, TagDelegationListQuery, TagInfo } from './tag-delegations.schemas.ts'
 import type { Db } from '../../db/types.ts'
 import { INT4_MAX } from '../../core/integers.ts'

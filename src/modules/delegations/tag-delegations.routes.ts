@@ -6,7 +6,7 @@ import { ValidationFailed } from '../../core/errors.ts'
 import { listRoute } from '../../http/list-route.ts'
 import { idParam, signedIn } from '../../http/permissions.ts'
 import { readErrors } from '../../http/schemas.ts'
-import { ownOrStaff } from './delegations.http.ts'
+import { ownOrStaff } from './delegation-rules.ts'
 import { tagDelegationsRepository, toTagDelegation, type TagDelegationRow } from './tag-delegations.repository.ts'
 import {
   TagDelegation,

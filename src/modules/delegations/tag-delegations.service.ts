@@ -4,7 +4,7 @@ import type { Caller } from '../../core/caller.ts'
 import { NotFound, ValidationFailed, type FieldErrors, invalidPk } from '../../core/errors.ts'
 import { refusingViolations } from '../../core/constraint-errors.ts'
 import { questionsWithTags, withLiquidEffects } from '../../engines/liquid/liquid.effects.ts'
-import { checkTrustee, lockDelegator, revokedError, SELF_DELEGATION } from './delegations.http.ts'
+import { checkTrustee, lockDelegator, revokedError, SELF_DELEGATION } from './delegation-rules.ts'
 import { tagDelegationsRepository, type TagDelegationRow } from './tag-delegations.repository.ts'
 import type { TagDelegationCreate, TagDelegationUpdate } from './tag-delegations.schemas.ts'
 

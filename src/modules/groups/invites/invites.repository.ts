@@ -4,7 +4,8 @@ import type { Database, GroupInvites } from '../../../db/database.ts'
 import { column, orderingFieldsOf, orderingTerms, type OrderingFields } from '../../../db/ordering.ts'
 import { pageOfRows, type ListRequest, type RowsPage } from '../../../db/paging.ts'
 import { groupAccess } from '../group-access.repository.ts'
-import type { InviteListQuery, InviteStatus } from './invites.schemas.ts'
+import type { PendingListQuery } from '../pending-actions.schemas.ts'
+import type { InviteStatus } from './invites.schemas.ts'
 
 export type InviteRow = Selectable<GroupInvites>
 
@@ -17,7 +18,7 @@ export const INVITE_ORDERING: OrderingFields = {
 export function invitesRepository(db: Kysely<Database>) {
   return {
     /** The invitations the caller may see: their own and those of the groups they administer; staff see all. */
-    filtered(filters: InviteListQuery, caller: Caller) {
+    filtered(filters: PendingListQuery, caller: Caller) {
       let query = db.selectFrom('group_invites')
       if (!caller.isStaff) {
         const administered = groupAccess(db).administeredBy(caller.id)
@@ -30,7 +31,7 @@ export function invitesRepository(db: Kysely<Database>) {
       return query
     },
 
-    async page(filters: InviteListQuery, caller: Caller, list: ListRequest): Promise<RowsPage<InviteRow>> {
+    async page(filters: PendingListQuery, caller: Caller, list: ListRequest): Promise<RowsPage<InviteRow>> {
       const ordering = orderingTerms(list.ordering, INVITE_ORDERING, ['-created_at'], column('group_invites.id'))
       return pageOfRows(list, this.filtered(filters, caller), (q) => q.selectAll('group_invites'), ordering)
     },

@@ -1,7 +1,8 @@
 import type { App } from '../../../http/app-type.ts'
 import { pendingActionRoutes } from '../pending-actions.routes.ts'
 import { invitesRepository } from './invites.repository.ts'
-import { Invite, InviteCreate, InviteListQuery } from './invites.schemas.ts'
+import { PendingListQuery } from '../pending-actions.schemas.ts'
+import { Invite, InviteCreate } from './invites.schemas.ts'
 import { answerInvite, createInvite, invitesFromRows } from './invites.service.ts'
 
 /** group_invites: administrators invite, the invitee accepts or declines, administrators revoke. */
@@ -13,7 +14,7 @@ export function inviteRoutes(app: App): void {
     list: {
       summary: 'Your invitations and those of the groups you administer',
       description: 'Invitations to join groups: yours, and those of the groups you administer. Administrators invite with {group, user}.',
-      querystring: InviteListQuery,
+      querystring: PendingListQuery,
     },
     create: { summary: 'Invite someone to a group you administer', body: InviteCreate, run: createInvite },
     detail: { summary: 'One invitation', description: "An invitation, seen by the invitee and the group's administrators." },

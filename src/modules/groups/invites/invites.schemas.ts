@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { IdFilter, ListQuery, Nullable, Timestamp, Url } from '../../../http/schemas.ts'
+import { Nullable, Timestamp, Url } from '../../../http/schemas.ts'
 import { UserSummary } from '../../users/user-summaries.ts'
 import { INT4_MAX } from '../../../core/integers.ts'
 
@@ -19,14 +19,6 @@ export const Invite = Type.Object({
   modified_at: Timestamp,
 })
 export type Invite = Static<typeof Invite>
-
-export const InviteListQuery = ListQuery({
-  id: Type.Optional(IdFilter),
-  group: Type.Optional(IdFilter),
-  user: Type.Optional(IdFilter),
-  status: Type.Optional(Type.String({ maxLength: 20 })),
-})
-export type InviteListQuery = Static<typeof InviteListQuery>
 
 const Pk = Type.Integer({ minimum: 0, maximum: INT4_MAX })
 export const InviteCreate = Type.Object({ group: Pk, user: Pk })

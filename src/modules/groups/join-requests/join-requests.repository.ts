@@ -4,7 +4,8 @@ import type { Database, GroupJoinRequests } from '../../../db/database.ts'
 import { column, orderingFieldsOf, orderingTerms, type OrderingFields } from '../../../db/ordering.ts'
 import { pageOfRows, type ListRequest, type RowsPage } from '../../../db/paging.ts'
 import { groupAccess } from '../group-access.repository.ts'
-import type { JoinRequestListQuery, JoinRequestStatus } from './join-requests.schemas.ts'
+import type { PendingListQuery } from '../pending-actions.schemas.ts'
+import type { JoinRequestStatus } from './join-requests.schemas.ts'
 
 export type JoinRequestRow = Selectable<GroupJoinRequests>
 
@@ -17,7 +18,7 @@ export const JOIN_REQUEST_ORDERING: OrderingFields = {
 export function joinRequestsRepository(db: Kysely<Database>) {
   return {
     /** The requests the caller may see: their own and those to the groups they administer; staff see all. */
-    filtered(filters: JoinRequestListQuery, caller: Caller) {
+    filtered(filters: PendingListQuery, caller: Caller) {
       let query = db.selectFrom('group_join_requests')
       if (!caller.isStaff) {
         const administered = groupAccess(db).administeredBy(caller.id)
@@ -32,7 +33,7 @@ export function joinRequestsRepository(db: Kysely<Database>) {
       return query
     },
 
-    async page(filters: JoinRequestListQuery, caller: Caller, list: ListRequest): Promise<RowsPage<JoinRequestRow>> {
+    async page(filters: PendingListQuery, caller: Caller, list: ListRequest): Promise<RowsPage<JoinRequestRow>> {
       const ordering = orderingTerms(list.ordering, JOIN_REQUEST_ORDERING, ['-created_at'], column('group_join_requests.id'))
       return pageOfRows(list, this.filtered(filters, caller), (q) => q.selectAll('group_join_requests'), ordering)
     },

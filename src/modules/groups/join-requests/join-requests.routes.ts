@@ -1,7 +1,8 @@
 import type { App } from '../../../http/app-type.ts'
 import { pendingActionRoutes } from '../pending-actions.routes.ts'
 import { joinRequestsRepository } from './join-requests.repository.ts'
-import { JoinRequest, JoinRequestCreate, JoinRequestListQuery } from './join-requests.schemas.ts'
+import { PendingListQuery } from '../pending-actions.schemas.ts'
+import { JoinRequest, JoinRequestCreate } from './join-requests.schemas.ts'
 import { answerJoinRequest, createJoinRequest, joinRequestsFromRows } from './join-requests.service.ts'
 
 /** group_join_requests: people ask to join, administrators accept or reject, the requester withdraws. */
@@ -13,7 +14,7 @@ export function joinRequestRoutes(app: App): void {
     list: {
       summary: 'Your join requests and those to the groups you administer',
       description: 'Requests to join groups that take them: yours, and those to the groups you administer. Ask with {group, message}.',
-      querystring: JoinRequestListQuery,
+      querystring: PendingListQuery,
     },
     create: { summary: 'Ask to join a group that takes requests', body: JoinRequestCreate, run: createJoinRequest },
     detail: {

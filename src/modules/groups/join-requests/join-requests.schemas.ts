@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox'
-import { IdFilter, ListQuery, Nullable, Timestamp, Url } from '../../../http/schemas.ts'
+import { Nullable, Timestamp, Url } from '../../../http/schemas.ts'
 import { UserSummary } from '../../users/user-summaries.ts'
 import { INT4_MAX } from '../../../core/integers.ts'
 
@@ -18,14 +18,6 @@ export const JoinRequest = Type.Object({
   modified_at: Timestamp,
 })
 export type JoinRequest = Static<typeof JoinRequest>
-
-export const JoinRequestListQuery = ListQuery({
-  id: Type.Optional(IdFilter),
-  group: Type.Optional(IdFilter),
-  user: Type.Optional(IdFilter),
-  status: Type.Optional(Type.String({ maxLength: 20 })),
-})
-export type JoinRequestListQuery = Static<typeof JoinRequestListQuery>
 
 export const JoinRequestCreate = Type.Object({
   group: Type.Integer({ minimum: 0, maximum: INT4_MAX }),

@@ -1,19 +1,12 @@
 import type { Kysely, Transaction } from 'kysely'
-import { Type } from 'typebox'
 import type { Caller } from '../../core/caller.ts'
 import { NotFound, ValidationFailed, type FieldErrors, invalidPk } from '../../core/errors.ts'
 import type { Database } from '../../db/database.ts'
-import { INT4_MAX } from '../../core/integers.ts'
-import { Nullable } from '../../http/schemas.ts'
 import { activeUserExists } from '../users/user-summaries.ts'
 import type { Db } from '../../db/types.ts'
 import { usersRepository } from '../users/users.repository.ts'
 
-/** What the tag delegation, question delegation and representation routes share. */
-
-/** A primary key named in a body (readBody has turned anything else into a 400 before the schema sees it). */
-export const PkField = (description: string) => Type.Integer({ minimum: 1, maximum: INT4_MAX, description })
-export const TrusteeField = Nullable(PkField('the user who answers for you; null for a block ("do not delegate")'))
+/** The rules tag and question delegations share: who may be a trustee, who may see one, the order of locks. */
 
 export const SELF_DELEGATION = 'You cannot delegate to yourself.'
 export const REVOKED = 'This delegation has been revoked; it can no longer be changed.'
