@@ -32,6 +32,10 @@ Commands:
                                            CSV); replaces the records of that date
   import-areas FILE                        create or update areas from a GeoJSON FeatureCollection
   import-politicians FILE                  create or update politicians from a CSV file
+  import-polis DIR                         import a Pol.is open-data export as a collection of likert questions,
+                                           an account per participant and their answers
+  opinion-groups --collection ID           recompute the opinion groups of those questions (or --tag ID, --group ID)
+                                           and print every participant's group and place as CSV
   serve [--workers N]                      migrate, then serve the API on HOST:PORT; --workers runs N
                                            processes on the port (PostgreSQL server only)
   demo                                     migrate, seed the demo data if empty, create a key and serve
@@ -115,6 +119,52 @@ const importPoliticiansCommand = (config: Config, args: string[]) =>
     async () => (await import('./modules/politicians/politicians.import.ts')).importPoliticians,
     (result) => `imported ${result.records} politicians (${result.created} created, ${result.updated} updated)`,
   )
+
+/** A directory rather than a file: the Pol.is export's CSV files. */
+async function importPolisCommand(config: Config, args: string[]): Promise<void> {
+  let positionals
+  try {
+    positionals = parseArgs({ args, options: {}, allowPositionals: true }).positionals
+  } catch (error) {
+    throw new UsageError(`import-polis: ${(error as Error).message}`)
+  }
+  if (positionals.length !== 1) throw new UsageError('import-polis needs one DIR')
+  const { readPolisExport, importPolis, describePolisImport } = await import('./modules/polis-import/polis.import.ts')
+  // The export is read and checked before the database is opened: a bad file never touches it.
+  const started = performance.now()
+  const plan = await readPolisExport(positionals[0])
+  const reading = performance.now() - started
+  await withDatabase(config, async ({ db }) => {
+    await migrateToLatest(db)
+    // The time reported is reading and writing, without opening and migrating the database.
+    const writing = performance.now()
+    const result = await importPolis(db, plan)
+    console.error(`${describePolisImport(result)} in ${seconds(writing - reading)}`)
+  })
+}
+
+/** The operator's view of the opinion groups: everyone's group and place, which the API never gives. */
+async function opinionGroupsCommand(config: Config, args: string[]): Promise<void> {
+  let values
+  try {
+    values = parseArgs({ args, options: { collection: { type: 'string' }, tag: { type: 'string' }, group: { type: 'string' } } }).values
+  } catch (error) {
+    throw new UsageError(`opinion-groups: ${(error as Error).message}`)
+  }
+  const given = (['collection', 'tag', 'group'] as const).filter((scope) => values[scope] !== undefined)
+  if (given.length !== 1) throw new UsageError('opinion-groups needs one of --collection ID, --tag ID, --group ID')
+  const scope = given[0]
+  const id = Number(values[scope])
+  if (!Number.isInteger(id) || id < 1 || id > 2_147_483_647)
+    throw new UsageError(`opinion-groups: --${scope} must be an id, not "${values[scope]}"`)
+  await withDatabase(config, async ({ db }) => {
+    await migrateToLatest(db)
+    const { opinionGroupPlacesCsv } = await import('./modules/opinion-groups/opinion-groups.command.ts')
+    const csv = await opinionGroupPlacesCsv(db, scope, id, config.minCellSize)
+    if (csv === null) throw new UsageError(`opinion-groups: there is no ${scope} ${id}`)
+    process.stdout.write(csv)
+  })
+}
 
 async function withDatabase<T>(config: Config, work: (handle: DatabaseHandle) => Promise<T>): Promise<T> {
   const handle = await connectDatabase({
@@ -353,6 +403,12 @@ export async function main(argv: string[], env: Record<string, string | undefine
         return 0
       case 'import-politicians':
         await importPoliticiansCommand(config, args)
+        return 0
+      case 'import-polis':
+        await importPolisCommand(config, args)
+        return 0
+      case 'opinion-groups':
+        await opinionGroupsCommand(config, args)
         return 0
       case 'serve':
         await serveCommand(config, args)

@@ -224,6 +224,27 @@ export interface OneTimeCodes {
   user_id: number;
 }
 
+export interface OpinionGroupPlaces {
+  clustered: boolean;
+  group_label: number | null;
+  scope: string;
+  scope_id: number;
+  user_id: number;
+  x: number;
+  y: number;
+}
+
+export interface OpinionGroupRuns {
+  answers_counted: number;
+  checked_at: Generated<Timestamp>;
+  computed_at: Generated<Timestamp>;
+  model: Json;
+  published: Json;
+  scope: string;
+  scope_id: number;
+  signature: string;
+}
+
 export interface PaymentSubscriptions {
   created_at: Generated<Timestamp>;
   current_period_end: Timestamp | null;
@@ -748,6 +769,8 @@ export interface DB {
   notification_settings: NotificationSettings;
   notifications: Notifications;
   one_time_codes: OneTimeCodes;
+  opinion_group_places: OpinionGroupPlaces;
+  opinion_group_runs: OpinionGroupRuns;
   payment_subscriptions: PaymentSubscriptions;
   payment_webhook_events: PaymentWebhookEvents;
   politicians: Politicians;

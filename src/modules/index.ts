@@ -30,6 +30,7 @@ import { userGeoRoutes } from './user-geos/user-geos.routes.ts'
 import { voteRoutes } from './votes/votes.routes.ts'
 import { weightingRoutes } from './weighting/weighting.routes.ts'
 import { surveyResultsRoutes } from './survey-results/survey-results.routes.ts'
+import { opinionGroupsRoutes } from './opinion-groups/opinion-groups.routes.ts'
 import { compareRoutes } from './compare/compare.routes.ts'
 import { politicianRoutes } from './politicians/politicians.routes.ts'
 import { compareQuestionsRoutes } from './compare-questions/compare-questions.routes.ts'
@@ -76,6 +77,7 @@ export function registerModules(app: App): void {
   demographicsRoutes(app)
   weightingRoutes(app)
   surveyResultsRoutes(app)
+  opinionGroupsRoutes(app)
   compareRoutes(app)
   politicianRoutes(app)
   compareQuestionsRoutes(app)

@@ -1,11 +1,2 @@
-/** A small seeded generator (mulberry32), so every run tests the same data sets. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+/** The service's seeded generator (mulberry32), so every run tests the same data sets. */
+export { seededRandom } from '../../src/core/seeded-random.ts'

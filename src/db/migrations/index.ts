@@ -20,6 +20,7 @@ import * as auditIndexes from './2026-11-26-021-audit-indexes.ts'
 import * as publishedFigureFunctions from './2026-11-26-022-published-figure-functions.ts'
 import * as noticesAfterCommit from './2026-11-26-023-notices-after-commit.ts'
 import * as credentialsNotices from './2026-11-26-024-credentials-notices.ts'
+import * as opinionGroups from './2026-11-26-025-opinion-groups.ts'
 
 /** Every migration in the order it applies; names never change once released. */
 export const migrations: Record<string, Migration> = {
@@ -44,4 +45,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-26-022-published-figure-functions': publishedFigureFunctions,
   '2026-11-26-023-notices-after-commit': noticesAfterCommit,
   '2026-11-26-024-credentials-notices': credentialsNotices,
+  '2026-11-26-025-opinion-groups': opinionGroups,
 }

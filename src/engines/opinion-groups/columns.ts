@@ -1,0 +1,69 @@
+/**
+ * From questions and stored answers to the engine's columns: a likert question is one column (rating − 3, so a
+ * neutral 3 is 0), a multiple-choice question one column per choice (1 for the choice made, 0 for its other
+ * choices). Columns follow the questions' order as given, choices in the order given; participants are the
+ * distinct account ids.
+ */
+import type { OpinionColumn, OpinionInput } from './types.ts'
+
+export type GroupQuestion = { id: number; kind: 'likert' } | { id: number; kind: 'choice'; choices: readonly number[] }
+
+/** One answer per (account, question), parallel arrays; skipped answers are left out. */
+export interface QuestionAnswers {
+  accountId: ArrayLike<number>
+  questionId: ArrayLike<number>
+  /** likert: the rating 1..5; choice: the chosen choice's id. */
+  value: ArrayLike<number>
+}
+
+export function opinionInput(questions: readonly GroupQuestion[], answers: QuestionAnswers): OpinionInput {
+  const columns: OpinionColumn[] = []
+  const firstColumn = new Map<number, { at: number; choices: Map<number, number> | null }>()
+  for (const q of questions) {
+    if (firstColumn.has(q.id)) throw new RangeError(`question ${q.id} is listed twice`)
+    if (q.kind === 'likert') {
+      firstColumn.set(q.id, { at: columns.length, choices: null })
+      columns.push({ key: `q${q.id}`, kind: 'likert', question: q.id })
+    } else {
+      firstColumn.set(q.id, { at: columns.length, choices: new Map(q.choices.map((c, i) => [c, i])) })
+      for (const c of q.choices) columns.push({ key: `q${q.id}:c${c}`, kind: 'choice', question: q.id })
+    }
+  }
+  const total = answers.accountId.length
+  const participantOf = new Map<number, number>()
+  const accountIds: number[] = []
+  let entries = 0
+  for (let a = 0; a < total; a++) {
+    const question = firstColumn.get(answers.questionId[a])
+    if (!question) throw new RangeError(`question ${answers.questionId[a]} is not among the questions`)
+    entries += question.choices ? question.choices.size : 1
+    if (!participantOf.has(answers.accountId[a])) {
+      participantOf.set(answers.accountId[a], accountIds.length)
+      accountIds.push(answers.accountId[a])
+    }
+  }
+  const participant = new Int32Array(entries)
+  const column = new Int32Array(entries)
+  const value = new Int8Array(entries)
+  let at = 0
+  for (let a = 0; a < total; a++) {
+    const p = participantOf.get(answers.accountId[a])!
+    const { at: first, choices } = firstColumn.get(answers.questionId[a])!
+    const answer = answers.value[a]
+    if (!choices) {
+      if (!Number.isInteger(answer) || answer < 1 || answer > 5) throw new RangeError(`a rating is 1..5, got ${answer}`)
+      participant[at] = p
+      column[at] = first
+      value[at++] = answer - 3
+      continue
+    }
+    const chosen = choices.get(answer)
+    if (chosen === undefined) throw new RangeError(`choice ${answer} is not a choice of question ${answers.questionId[a]}`)
+    for (let c = 0; c < choices.size; c++) {
+      participant[at] = p
+      column[at] = first + c
+      value[at++] = c === chosen ? 1 : 0
+    }
+  }
+  return { accountIds, columns, answers: { participant, column, value } }
+}

@@ -1,0 +1,204 @@
+import { sql, type Kysely } from 'kysely'
+import type { Database } from '../../db/database.ts'
+import { copyIn } from '../../db/copy-in.ts'
+import type { Db } from '../../db/types.ts'
+
+/** The sets of questions opinion groups are found for: a collection's, a tag's, a group's. */
+export type OpinionScope = 'collection' | 'tag' | 'group'
+
+export interface ScopeQuestion {
+  id: number
+  question: string
+  subtype: string
+}
+
+export interface ScopeChoice {
+  id: number
+  question_id: number
+  text: string
+}
+
+/** Every current answer of the scope's questions, likert and choice, skips left out; `value` is the choice's id for a choice. */
+export interface ScopeAnswers {
+  accountId: Int32Array
+  questionId: Int32Array
+  value: Int32Array
+  private: Uint8Array
+}
+
+export interface KeptRun {
+  computed_at: Date
+  checked_at: Date
+  answers_counted: number
+  signature: string
+  model: unknown
+  published: unknown
+}
+
+export interface Place {
+  group_label: number | null
+  clustered: boolean
+  x: number
+  y: number
+}
+
+/** Questions anyone may see: opinion groups are the same for every caller, so they are made of public material. */
+function scopeQuestionIds(db: Db, scope: OpinionScope, scopeId: number) {
+  if (scope === 'collection')
+    return db
+      .selectFrom('question_collection_items')
+      .select('question_id')
+      .where('parent_id', '=', scopeId)
+      .where('question_id', 'is not', null)
+  if (scope === 'tag') return db.selectFrom('question_tags').select('question_id').where('tag_id', '=', scopeId)
+  return db.selectFrom('questions').select('id as question_id').where('group_id', '=', scopeId)
+}
+
+export function opinionGroupsRepository(db: Kysely<Database>) {
+  return {
+    /** Whether the collection, tag or group exists. */
+    async scopeExists(scope: OpinionScope, scopeId: number): Promise<boolean> {
+      const table = scope === 'collection' ? 'question_collections' : scope === 'tag' ? 'tags' : 'groups'
+      return (await db.selectFrom(table).select('id').where('id', '=', scopeId).executeTakeFirst()) !== undefined
+    },
+
+    /** The scope's published questions, by id, with the choices of its multiple-choice ones. */
+    async questions(scope: OpinionScope, scopeId: number): Promise<{ questions: ScopeQuestion[]; choices: ScopeChoice[] }> {
+      const questions = await db
+        .selectFrom('questions')
+        .select(['id', 'question', 'subtype'])
+        .where('id', 'in', scopeQuestionIds(db, scope, scopeId))
+        .where('publish', '=', true)
+        .orderBy('id')
+        .execute()
+      const mcq = questions.filter((q) => q.subtype === 'mcq').map((q) => q.id)
+      const choices = mcq.length
+        ? await db
+            .selectFrom('question_choices')
+            .select(['id', 'question_id', 'text'])
+            .where('question_id', 'in', mcq)
+            .orderBy('question_id')
+            .orderBy('id')
+            .execute()
+        : []
+      return { questions, choices }
+    },
+
+    /**
+     * The answers of the questions, in one statement: ratings of likert questions, picks of multiple-choice ones,
+     * with whether each is private. Columns come back as arrays (one row), so a large scope costs no object per answer.
+     */
+    async answers(likert: number[], mcq: number[]): Promise<ScopeAnswers> {
+      const row = await sql<{ accounts: number[] | null; questions: number[] | null; vals: number[] | null; private: boolean[] | null }>`
+        SELECT array_agg(user_id ORDER BY user_id, question_id) AS accounts,
+               array_agg(question_id ORDER BY user_id, question_id) AS questions,
+               array_agg(value ORDER BY user_id, question_id) AS vals,
+               array_agg(private ORDER BY user_id, question_id) AS private
+        FROM (
+          SELECT user_id, question_id, value, private FROM question_votes
+          WHERE question_id = ANY(${likert}::int[]) AND NOT skipped AND value BETWEEN 1 AND 5
+          UNION ALL
+          SELECT user_id, question_id, choice_id, private FROM question_choice_votes
+          WHERE question_id = ANY(${mcq}::int[]) AND NOT skipped
+        ) AS answers`.execute(db)
+      const { accounts, questions, vals, private: hidden } = row.rows[0] ?? {}
+      return {
+        accountId: Int32Array.from(accounts ?? []),
+        questionId: Int32Array.from(questions ?? []),
+        value: Int32Array.from(vals ?? []),
+        private: Uint8Array.from(hidden ?? [], (p) => (p ? 1 : 0)),
+      }
+    },
+
+    /** What changes when any answer of the questions does: their number, ids and latest change. */
+    async signature(likert: number[], mcq: number[]): Promise<string> {
+      const row = await sql<{ signature: string }>`
+        SELECT concat_ws(':', count(*), coalesce(sum(id), 0), coalesce(max(modified_at)::text, '-')) AS signature FROM (
+          SELECT id, modified_at FROM question_votes WHERE question_id = ANY(${likert}::int[])
+          UNION ALL
+          SELECT id, modified_at FROM question_choice_votes WHERE question_id = ANY(${mcq}::int[])
+        ) AS answers`.execute(db)
+      return `${likert.join(',')}|${mcq.join(',')}|${row.rows[0].signature}`
+    },
+
+    async kept(scope: OpinionScope, scopeId: number): Promise<KeptRun | undefined> {
+      return db
+        .selectFrom('opinion_group_runs')
+        .select(['computed_at', 'checked_at', 'answers_counted', 'signature', 'model', 'published'])
+        .where('scope', '=', scope)
+        .where('scope_id', '=', scopeId)
+        .executeTakeFirst() as Promise<KeptRun | undefined>
+    },
+
+    /** A run found still current: checked now. */
+    async markChecked(scope: OpinionScope, scopeId: number): Promise<void> {
+      await db
+        .updateTable('opinion_group_runs')
+        .set({ checked_at: sql`now()` })
+        .where('scope', '=', scope)
+        .where('scope_id', '=', scopeId)
+        .execute()
+    },
+
+    async place(scope: OpinionScope, scopeId: number, userId: number): Promise<Place | undefined> {
+      return db
+        .selectFrom('opinion_group_places')
+        .select(['group_label', 'clustered', 'x', 'y'])
+        .where('scope', '=', scope)
+        .where('scope_id', '=', scopeId)
+        .where('user_id', '=', userId)
+        .executeTakeFirst()
+    },
+
+    async places(scope: OpinionScope, scopeId: number): Promise<({ user_id: number } & Place)[]> {
+      return db
+        .selectFrom('opinion_group_places')
+        .select(['user_id', 'group_label', 'clustered', 'x', 'y'])
+        .where('scope', '=', scope)
+        .where('scope_id', '=', scopeId)
+        .orderBy('user_id')
+        .execute()
+    },
+  }
+}
+
+export interface RunToKeep {
+  scope: OpinionScope
+  scopeId: number
+  answersCounted: number
+  signature: string
+  model: unknown
+  published: unknown
+  places: ({ userId: number } & Place)[]
+}
+
+/**
+ * Replaces the scope's kept run and places, in the caller's transaction. One writer at a time per scope (a
+ * transaction-level advisory lock): two processes finishing the same recompute store one after the other.
+ */
+export async function keepRun(trx: Db, run: RunToKeep): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(hashtext(${`opinion_groups:${run.scope}:${run.scopeId}`}))`.execute(trx)
+  await trx.deleteFrom('opinion_group_runs').where('scope', '=', run.scope).where('scope_id', '=', run.scopeId).execute()
+  await trx
+    .insertInto('opinion_group_runs')
+    .values({
+      scope: run.scope,
+      scope_id: run.scopeId,
+      answers_counted: run.answersCounted,
+      signature: run.signature,
+      model: JSON.stringify(run.model),
+      published: JSON.stringify(run.published),
+    })
+    .execute()
+  if (run.places.length === 0) return
+  const line = (p: RunToKeep['places'][number]) =>
+    `${run.scope}\t${run.scopeId}\t${p.userId}\t${p.group_label ?? '\\N'}\t${p.clustered ? 't' : 'f'}\t${p.x}\t${p.y}\n`
+  async function* chunks() {
+    for (let at = 0; at < run.places.length; at += 5_000)
+      yield run.places
+        .slice(at, at + 5_000)
+        .map(line)
+        .join('')
+  }
+  await copyIn(trx, 'COPY opinion_group_places (scope, scope_id, user_id, group_label, clustered, x, y) FROM STDIN', chunks())
+}

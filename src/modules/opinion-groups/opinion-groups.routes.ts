@@ -1,0 +1,60 @@
+import { Type } from 'typebox'
+import { NotFound, ValidationFailed } from '../../core/errors.ts'
+import type { App } from '../../http/app-type.ts'
+import { readErrors } from '../../http/schemas.ts'
+import { CSV_TYPE } from '../demographics/demographics.mapper.ts'
+import { withMediaTypes } from '../demographics/demographics.schemas.ts'
+import { opinionGroupsCsv, OPINION_GROUPS_CSV_HEADER } from './opinion-groups.mapper.ts'
+import type { OpinionScope } from './opinion-groups.repository.ts'
+import { OpinionGroups, OpinionGroupsQuery } from './opinion-groups.schemas.ts'
+import { opinionGroupsFor } from './opinion-groups.service.ts'
+
+const SCOPES: OpinionScope[] = ['collection', 'tag', 'group']
+const ONE_SCOPE = 'Give exactly one of collection, tag and group.'
+
+/**
+ * Opinion groups of a set of questions: who thinks alike, what sets each group apart, what they all agree on
+ * (docs/opinion-groups.md). Aggregates only, the same for everyone, plus the caller's own place.
+ */
+export function opinionGroupsRoutes(app: App): void {
+  app.get('/api/opinion_groups/', {
+    schema: {
+      summary: 'Opinion groups of a collection, a tag or a group',
+      description:
+        'The groups of people who answer the questions of `?collection=`, `?tag=` or `?group=` alike (PCA and k-means, as Pol.is), ' +
+        'each with its size and representative questions, the questions that unite and divide them, and a map of how many ' +
+        'people sit where (squares of fewer than MIN_CELL_SIZE left out). Private answers count in the model; a group or cell ' +
+        'of fewer than MIN_CELL_SIZE people is not shown. `me` is the caller’s own place. Kept between requests and checked ' +
+        'again in the background; `computed_at` and `answers_counted` say how fresh. `?format=csv` gives the open-data table: ' +
+        `${OPINION_GROUPS_CSV_HEADER.join(', ')}. See docs/opinion-groups.md.`,
+      querystring: OpinionGroupsQuery,
+      response: {
+        200: withMediaTypes('The groups, in JSON or (with `?format=csv`) CSV.', OpinionGroups, {
+          'text/csv': Type.String({ description: 'RFC 4180 CSV with a header line, one row per shown group and question or choice' }),
+        }),
+        ...readErrors,
+      },
+    },
+    config: {
+      access: 'anyone',
+      formats: ['csv'],
+      resource: { name: 'Opinion Groups', description: 'Groups of like-minded people, what sets them apart and what unites them.' },
+    },
+    handler: async (request, reply) => {
+      const query = request.query as OpinionGroupsQuery
+      const given = SCOPES.filter((scope) => query[scope] !== undefined)
+      if (given.length !== 1) throw ValidationFailed(Object.fromEntries((given.length ? given : SCOPES).map((s) => [s, [ONE_SCOPE]])))
+      const scope = given[0]
+      const settings = {
+        db: app.db,
+        minCellSize: app.config.minCellSize,
+        refreshMs: app.config.opinionGroupsRefreshMs,
+        onError: (error: unknown) => app.log.error({ err: error }, `opinion groups of ${scope} ${query[scope]}: background check failed`),
+      }
+      const groups = await opinionGroupsFor(settings, scope, query[scope]!, request.caller?.id ?? null)
+      if (!groups) throw NotFound()
+      if (query.format === 'csv') return reply.type(CSV_TYPE).send(opinionGroupsCsv(groups))
+      return groups
+    },
+  })
+}

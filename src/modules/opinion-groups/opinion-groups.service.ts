@@ -1,0 +1,118 @@
+import type { Kysely } from 'kysely'
+import type { Database } from '../../db/database.ts'
+import { computeOpinionGroups, opinionInput, type GroupQuestion, type OpinionGroupsResult } from '../../engines/opinion-groups/index.ts'
+import { publishOpinionGroups } from './opinion-groups.publish.ts'
+import { keepRun, opinionGroupsRepository, type KeptRun, type OpinionScope, type Place } from './opinion-groups.repository.ts'
+import type { OpinionGroups, PublishedGroups } from './opinion-groups.schemas.ts'
+
+export interface OpinionGroupsSettings {
+  db: Kysely<Database>
+  minCellSize: number
+  /** How long a kept result is served before a request has it checked (and recomputed) in the background. */
+  refreshMs: number
+  onError: (error: unknown) => void
+}
+
+/** Scopes whose check or recompute runs in this process now: one at a time each. */
+const refreshing = new Set<string>()
+
+/**
+ * Computes the scope's groups from every current answer, warm-started from the kept result, and keeps the new one
+ * with everyone's place. Answers the kept run and the engine's whole result.
+ */
+export async function recomputeOpinionGroups(
+  db: Kysely<Database>,
+  scope: OpinionScope,
+  scopeId: number,
+  k: number,
+): Promise<{ kept: KeptRun; result: OpinionGroupsResult }> {
+  const repository = opinionGroupsRepository(db)
+  const [{ questions, choices }, kept] = await Promise.all([repository.questions(scope, scopeId), repository.kept(scope, scopeId)])
+  const likert = questions.filter((q) => q.subtype !== 'mcq').map((q) => q.id)
+  const mcq = questions.filter((q) => q.subtype === 'mcq').map((q) => q.id)
+  // The signature first: an answer arriving during the computation then makes the next check recompute.
+  const signature = await repository.signature(likert, mcq)
+  const answers = await repository.answers(likert, mcq)
+  const groupQuestions: GroupQuestion[] = questions.map((q) =>
+    q.subtype === 'mcq'
+      ? { id: q.id, kind: 'choice', choices: choices.filter((c) => c.question_id === q.id).map((c) => c.id) }
+      : { id: q.id, kind: 'likert' },
+  )
+  const result = computeOpinionGroups(opinionInput(groupQuestions, answers), {
+    previous: (kept?.model as OpinionGroupsResult | undefined) ?? null,
+  })
+  const published = publishOpinionGroups(result, questions, choices, answers, k)
+  const { participants } = result
+  const shownLabels = new Set(published.groups.map((g) => g.label))
+  const places: ({ userId: number } & Place)[] = participants.accountIds.map((userId, i) => {
+    const clustered = participants.group[i] >= 0
+    const label = clustered ? participants.group[i] : nearestShown(published, participants.x[i], participants.y[i])
+    return {
+      userId,
+      clustered,
+      group_label: label !== null && shownLabels.has(label) ? label : null,
+      x: participants.x[i],
+      y: participants.y[i],
+    }
+  })
+  await db
+    .transaction()
+    .execute((trx) =>
+      keepRun(trx, { scope, scopeId, answersCounted: answers.accountId.length, signature, model: result, published, places }),
+    )
+  return { kept: (await repository.kept(scope, scopeId))!, result }
+}
+
+/** The shown group whose centre is nearest: where someone with too few answers leans. */
+function nearestShown(published: PublishedGroups, x: number, y: number): number | null {
+  let best: number | null = null
+  let distance = Infinity
+  for (const group of published.groups) {
+    const d = (group.x - x) ** 2 + (group.y - y) ** 2
+    if (d < distance) [best, distance] = [group.label, d]
+  }
+  return best
+}
+
+/** Whether the answers moved since the kept run: recomputes if so, else marks it checked. */
+async function refresh(settings: OpinionGroupsSettings, scope: OpinionScope, scopeId: number, kept: KeptRun): Promise<void> {
+  const repository = opinionGroupsRepository(settings.db)
+  const { questions } = await repository.questions(scope, scopeId)
+  const likert = questions.filter((q) => q.subtype !== 'mcq').map((q) => q.id)
+  const mcq = questions.filter((q) => q.subtype === 'mcq').map((q) => q.id)
+  if ((await repository.signature(likert, mcq)) === kept.signature) await repository.markChecked(scope, scopeId)
+  else await recomputeOpinionGroups(settings.db, scope, scopeId, settings.minCellSize)
+}
+
+/**
+ * The scope's groups as kept, and the caller's own place. The first request computes them; later ones are served
+ * the kept result, and one whose result was checked longer than `refreshMs` ago has it checked in the background
+ * (recomputed when any answer changed), so no request waits on a recompute but the first. Undefined: no such scope.
+ */
+export async function opinionGroupsFor(
+  settings: OpinionGroupsSettings,
+  scope: OpinionScope,
+  scopeId: number,
+  callerId: number | null,
+): Promise<OpinionGroups | undefined> {
+  const repository = opinionGroupsRepository(settings.db)
+  if (!(await repository.scopeExists(scope, scopeId))) return undefined
+  const kept =
+    (await repository.kept(scope, scopeId)) ?? (await recomputeOpinionGroups(settings.db, scope, scopeId, settings.minCellSize)).kept
+  const key = `${scope}:${scopeId}`
+  if (Date.now() - kept.checked_at.getTime() > settings.refreshMs && !refreshing.has(key)) {
+    refreshing.add(key)
+    refresh(settings, scope, scopeId, kept)
+      .catch(settings.onError)
+      .finally(() => refreshing.delete(key))
+  }
+  const place = callerId === null ? undefined : await repository.place(scope, scopeId, callerId)
+  return {
+    scope,
+    scope_id: scopeId,
+    computed_at: kept.computed_at.toISOString(),
+    answers_counted: kept.answers_counted,
+    ...(kept.published as PublishedGroups),
+    me: place ? { group: place.group_label, clustered: place.clustered, x: place.x, y: place.y } : null,
+  }
+}

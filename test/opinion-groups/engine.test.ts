@@ -1,0 +1,194 @@
+/**
+ * The opinion-groups pipeline on seeded synthetic conversations with planted groups: the sparse products against a
+ * dense computation, the planted groups found, the same result whatever the input order, warm starts that keep the
+ * groups and their labels, the result surviving JSON, and the columns built from questions.
+ */
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import {
+  adjustedRandIndex,
+  computeOpinionGroups,
+  nearestGroup,
+  opinionInput,
+  placeAccount,
+  type OpinionGroupsResult,
+} from '../../src/engines/opinion-groups/index.ts'
+import { buildOpinionMatrix } from '../../src/engines/opinion-groups/matrix.ts'
+import { gramTimes, scores } from '../../src/engines/opinion-groups/pca.ts'
+import { plantedConversation, shuffled } from './synthetic.ts'
+
+test('the sparse product equals CᵀC v of the dense filled, centred matrix', () => {
+  const { input } = plantedConversation(3, 40, 8, [1, 1], 0.5)
+  const m = buildOpinionMatrix(input)
+  const rowOf = new Map(Array.from(m.accountIds, (id, row) => [id, row]))
+  // Dense: missing cells filled with the column mean, then every column centred on its mean.
+  const dense = Array.from({ length: m.rows }, () => new Array<number>(m.columns).fill(NaN))
+  const { participant, column, value } = input.answers
+  for (let a = 0; a < participant.length; a++) dense[rowOf.get(input.accountIds[participant[a]])!][column[a]] = value[a]
+  for (let j = 0; j < m.columns; j++) {
+    const answered = dense.map((row) => row[j]).filter((v) => !Number.isNaN(v))
+    const mean = answered.reduce((s, v) => s + v, 0) / answered.length
+    for (const row of dense) row[j] = Number.isNaN(row[j]) ? 0 : row[j] - mean
+  }
+  const v = Float64Array.from({ length: m.columns }, (_, j) => Math.sin(j + 1))
+  const out = new Float64Array(m.columns)
+  gramTimes(m, v, out)
+  const cv = dense.map((row) => row.reduce((s, c, j) => s + c * v[j], 0))
+  const expected = Array.from({ length: m.columns }, (_, j) => dense.reduce((s, row, i) => s + row[j] * cv[i], 0))
+  expected.forEach((e, j) => assert.ok(Math.abs(out[j] - e) < 1e-9, `column ${j}: ${out[j]} against ${e}`))
+  scores(m, v).forEach((s, i) => assert.ok(Math.abs(s - cv[i]) < 1e-12))
+})
+
+test('the planted groups are found, with their number', (t) => {
+  for (const [seed, shares] of [
+    [1, [3, 2, 1]],
+    [2, [1, 1]],
+    [4, [2, 2, 1, 1]],
+  ] as const) {
+    const { input, planted } = plantedConversation(seed, 900, 30, [...shares])
+    const result = computeOpinionGroups(input)
+    const ours = result.participants.group
+    const rowOf = new Map(result.participants.accountIds.map((id, row) => [id, row]))
+    const theirs = planted.map((_, i) => ours[rowOf.get(input.accountIds[i] as number)!])
+    const ari = adjustedRandIndex(planted, theirs)
+    t.diagnostic(`${shares.length} planted groups: k = ${result.groupCount.k}, ARI ${ari.toFixed(3)}`)
+    assert.equal(result.groupCount.k, shares.length)
+    assert.ok(ari >= 0.9, `ARI ${ari}`)
+    assert.ok(result.pca.converged)
+    assert.deepEqual(
+      result.groups.map((g) => g.label),
+      shares.map((_, g) => g),
+    )
+    for (let g = 1; g < result.groups.length; g++) assert.ok(result.groups[g - 1].size >= result.groups[g].size, 'labelled by size')
+  }
+})
+
+test('the same answers in any order give the same result', () => {
+  const { input } = plantedConversation(5, 500, 20, [2, 1, 1])
+  const first = computeOpinionGroups(input)
+  for (const seed of [1, 2]) assert.deepEqual(computeOpinionGroups(shuffled(input, seed)), first)
+})
+
+test('the result survives JSON unchanged', () => {
+  const result = computeOpinionGroups(plantedConversation(6, 300, 12, [1, 1]).input)
+  assert.deepEqual(JSON.parse(JSON.stringify(result)), result)
+})
+
+const previousOf = (result: OpinionGroupsResult): OpinionGroupsResult => JSON.parse(JSON.stringify(result))
+
+test('a warm start on the same answers gives the same groups and labels', () => {
+  const { input } = plantedConversation(7, 800, 25, [3, 2, 1])
+  const cold = computeOpinionGroups(input)
+  const warm = computeOpinionGroups(input, { previous: previousOf(cold) })
+  assert.equal(warm.rules.pca.start, 'warm')
+  assert.ok(warm.pca.iterations <= 3 && cold.pca.iterations > 3, `warm ${warm.pca.iterations} against cold ${cold.pca.iterations}`)
+  assert.deepEqual(warm.participants.group, cold.participants.group)
+  assert.deepEqual(
+    warm.groups.map((g) => [g.label, g.size, g.agree, g.representative.map((r) => r.column)]),
+    cold.groups.map((g) => [g.label, g.size, g.agree, g.representative.map((r) => r.column)]),
+  )
+  assert.equal(warm.stability.adjustedRandIndex, 1)
+  assert.equal(warm.stability.labelsKept, cold.groupCount.k)
+  assert.deepEqual(warm.groupCount.smoothing, { bestK: 3, bestKRuns: 2, k: 3 })
+})
+
+test('labels follow the previous groups, and the change is measured', () => {
+  const { input } = plantedConversation(8, 600, 20, [2, 1, 1])
+  const first = computeOpinionGroups(input)
+  // The same groups under other labels: 0 → 7, 1 → 3, 2 → 0.
+  const renamed = previousOf(first)
+  const rename = new Map([
+    [0, 7],
+    [1, 3],
+    [2, 0],
+  ])
+  renamed.participants.group = renamed.participants.group.map((g) => (g < 0 ? g : rename.get(g)!))
+  const again = computeOpinionGroups(input, { previous: renamed })
+  assert.deepEqual(again.participants.group, renamed.participants.group)
+  assert.deepEqual(
+    again.groups.map((g) => g.label),
+    [0, 3, 7],
+  )
+
+  // More people answer: the groups keep their labels and the index says how much they moved.
+  const grown = plantedConversation(8, 700, 20, [2, 1, 1]).input
+  const next = computeOpinionGroups(grown, { previous: previousOf(first) })
+  assert.equal(next.stability.participantsCompared, first.participants.group.filter((g) => g >= 0).length)
+  assert.ok(next.stability.adjustedRandIndex! > 0.8, `ARI ${next.stability.adjustedRandIndex}`)
+  const before = new Map(first.participants.accountIds.map((id, i) => [id, first.participants.group[i]]))
+  let same = 0
+  next.participants.accountIds.forEach((id, i) => {
+    if (before.get(id) === next.participants.group[i] && next.participants.group[i] >= 0) same++
+  })
+  assert.ok(same >= 0.9 * next.stability.participantsCompared, `${same} kept their label`)
+})
+
+test('a forced number of groups, and one group when none is possible', () => {
+  const { input } = plantedConversation(9, 400, 20, [1, 1])
+  const forced = computeOpinionGroups(input, { groupCount: 4 })
+  assert.equal(forced.groupCount.k, 4)
+  assert.equal(forced.groups.length, 4)
+  const tiny = computeOpinionGroups(plantedConversation(10, 8, 10, [1, 1], 1).input)
+  assert.equal(tiny.groupCount.k, 1)
+  assert.equal(tiny.groupCount.best, null)
+  assert.equal(tiny.groups[0].size, 8)
+  assert.deepEqual(tiny.perColumn.divisiveness, new Array(tiny.columnKeys.length).fill(0))
+  const empty = computeOpinionGroups({ accountIds: [], columns: [], answers: { participant: [], column: [], value: [] } })
+  assert.equal(empty.groupCount.k, 0)
+  assert.deepEqual(empty.groups, [])
+})
+
+test('an account with few answers is placed in the nearest group', () => {
+  const { input } = plantedConversation(11, 300, 20, [1, 1])
+  const participant = [...Array.from(input.answers.participant), 300, 300]
+  const result = computeOpinionGroups({
+    accountIds: [...Array.from(input.accountIds), 999_999_999],
+    columns: input.columns,
+    answers: { participant, column: [...Array.from(input.answers.column), 0, 1], value: [...Array.from(input.answers.value), 2, 2] },
+  })
+  const sparse = placeAccount(result, 999_999_999)!
+  assert.equal(sparse.nearest, true)
+  assert.equal(sparse.group, nearestGroup(result, sparse.x, sparse.y))
+  const member = result.participants.group.findIndex((g) => g >= 0)
+  assert.deepEqual(placeAccount(result, result.participants.accountIds[member]), {
+    x: result.participants.x[member],
+    y: result.participants.y[member],
+    group: result.participants.group[member],
+    nearest: false,
+  })
+  assert.equal(placeAccount(result, -5), null)
+})
+
+test('columns from questions: likert rating − 3, one 0/1 column per choice', () => {
+  const input = opinionInput(
+    [
+      { id: 5, kind: 'likert' },
+      { id: 2, kind: 'choice', choices: [30, 10, 20] },
+    ],
+    { accountId: [41, 41, 40], questionId: [5, 2, 5], value: [4, 10, 1] },
+  )
+  assert.deepEqual(input.columns, [
+    { key: 'q5', kind: 'likert', question: 5 },
+    { key: 'q2:c30', kind: 'choice', question: 2 },
+    { key: 'q2:c10', kind: 'choice', question: 2 },
+    { key: 'q2:c20', kind: 'choice', question: 2 },
+  ])
+  assert.deepEqual(input.accountIds, [41, 40])
+  assert.deepEqual(Array.from(input.answers.participant), [0, 0, 0, 0, 1])
+  assert.deepEqual(Array.from(input.answers.column), [0, 1, 2, 3, 0])
+  assert.deepEqual(Array.from(input.answers.value), [1, 0, 1, 0, -2])
+  assert.throws(() => opinionInput([{ id: 5, kind: 'likert' }], { accountId: [1], questionId: [5], value: [6] }), RangeError)
+  // A choice question answered counts once towards the answered questions, however many columns it fills.
+  assert.deepEqual(buildOpinionMatrix(input).answeredQuestions, Int32Array.from([1, 2]))
+})
+
+test('bad input is refused', () => {
+  const columns = [{ key: 'a', kind: 'choice' as const, question: 1 }]
+  const refuse = (accountIds: number[], participant: number[], column: number[], value: number[]) =>
+    assert.throws(() => computeOpinionGroups({ accountIds, columns, answers: { participant, column, value } }), RangeError)
+  refuse([1, 1], [0], [0], [1])
+  refuse([1], [0, 0], [0, 0], [1, 0])
+  refuse([1], [0], [0], [0.5])
+  refuse([1], [1], [0], [1])
+  refuse([1], [0], [1], [1])
+})

@@ -1,0 +1,168 @@
+/**
+ * /api/opinion_groups/ through HTTP: two camps of people answering a collection's questions are found as two groups,
+ * with the questions that set each apart and the one they share; what is published follows the disclosure rules;
+ * the caller learns only their own place; the kept result is checked again in the background.
+ */
+import { after, before, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { insertQuestion, insertUser } from '../helpers/fixtures.ts'
+
+let t: TestApp
+let collection: number
+let questions: number[]
+const people: { id: number; token: string; camp: 'a' | 'b' }[] = []
+
+/**
+ * Camp a rates questions 0-3 high (4 or 5) and 4-7 low (1 or 2); camp b the other way round; everyone rates question
+ * 8 high. Person `i` varies within the camp, so that people are not all at one point.
+ */
+const rating = (camp: 'a' | 'b', q: number, i: number) => {
+  const high = (i * 7 + q * 3) % 5 < 2 ? 4 : 5
+  if (q === 8) return high
+  return q < 4 === (camp === 'a') ? high : (i * 5 + q) % 3 === 0 ? 2 : 1
+}
+
+async function answer(person: (typeof people)[number], question: number, value: number, isPrivate = false) {
+  const response = await t.send('POST', '/api/question_votes/', { object_id: question, value, private: isPrivate }, person.token)
+  assert.ok(response.statusCode < 300, response.body)
+}
+
+before(async () => {
+  t = await createTestApp('empty', { OPINION_GROUPS_REFRESH_MS: '0' })
+  const db = t.database.db
+  const author = await insertUser(db)
+  collection = (
+    await db.insertInto('question_collections').values({ name: 'Camps', user_id: author.id }).returning('id').executeTakeFirstOrThrow()
+  ).id
+  questions = []
+  for (let q = 0; q < 9; q++) {
+    const id = (await insertQuestion(db, author.id, { publish: true, subtype: 'likert' })).id
+    questions.push(id)
+    await db.insertInto('question_collection_items').values({ parent_id: collection, question_id: id, type: 'Q', order: q }).execute()
+  }
+  for (let i = 0; i < 24; i++) {
+    const user = await insertUser(db)
+    people.push({ id: user.id, token: await t.tokenFor(user.id), camp: i % 2 === 0 ? 'a' : 'b' })
+  }
+  for (const [i, person] of people.entries()) for (let q = 0; q < 9; q++) await answer(person, questions[q], rating(person.camp, q, i))
+})
+after(() => t?.close())
+
+test('two camps are two groups of twelve, each set apart by the questions it rates high, united by the one all rate high', async () => {
+  const body = await t.json(`/api/opinion_groups/?collection=${collection}`)
+  assert.equal(body.scope, 'collection')
+  assert.equal(body.scope_id, collection)
+  assert.equal(body.participants, 24)
+  assert.equal(body.answers_counted, 24 * 9)
+  assert.equal(body.group_count.k, 2)
+  assert.deepEqual(
+    body.groups.map((g: { size: number }) => g.size),
+    [12, 12],
+  )
+  for (const group of body.groups) {
+    const agreed = group.representative
+      .filter((r: { repful_for: string }) => r.repful_for === 'agree')
+      .map((r: { question: number }) => r.question)
+    assert.ok(agreed.length > 0, 'each group has a question it stands out agreeing with')
+    const block =
+      agreed.every((q: number) => questions.indexOf(q) < 4) ||
+      agreed.every((q: number) => questions.indexOf(q) >= 4 && questions.indexOf(q) < 8)
+    assert.ok(block, `a group's agreements are one camp's questions: ${agreed.map((q: number) => questions.indexOf(q))}`)
+  }
+  assert.equal(body.consensus[0].question, questions[8], 'the question everyone rates high leads the consensus')
+  const shared = body.questions.find((c: { question: number }) => c.question === questions[8])
+  // Everyone agrees: ∏ over the two groups of (agree + 1) / (seen + 2) = ((12 + 1) / (12 + 2))².
+  assert.ok(Math.abs(shared.consensus - (13 / 14) ** 2) < 1e-12, String(shared.consensus))
+  assert.ok(body.divisive.every((c: { question: number }) => c.question !== questions[8]))
+  assert.equal(body.map.cells.reduce((sum: number, cell: { count: number }) => sum + cell.count, 0) <= 24, true)
+  assert.ok(
+    body.map.cells.every((cell: { count: number }) => cell.count >= 5),
+    'no square of fewer than MIN_CELL_SIZE',
+  )
+  assert.equal(body.me, null, 'an anonymous caller has no place')
+})
+
+test('a caller learns their own place and group, and the group is their camp’s', async () => {
+  const labels = new Map<string, number>()
+  for (const person of people.slice(0, 6)) {
+    const body = await t.json(`/api/opinion_groups/?collection=${collection}`, { authorization: `Token ${person.token}` })
+    assert.equal(body.me.clustered, true)
+    assert.equal(typeof body.me.x, 'number')
+    const label = labels.get(person.camp) ?? body.me.group
+    labels.set(person.camp, label)
+    assert.equal(body.me.group, label, 'people of one camp share a group')
+  }
+  assert.notEqual(labels.get('a'), labels.get('b'))
+})
+
+test('the CSV lists exactly the cells of the JSON', async () => {
+  const body = await t.json(`/api/opinion_groups/?collection=${collection}`)
+  const csv = await t.get(`/api/opinion_groups/?collection=${collection}&format=csv`)
+  assert.equal(csv.statusCode, 200)
+  assert.match(csv.headers['content-type'] as string, /^text\/csv/)
+  const lines = csv.body.trim().split('\r\n')
+  assert.equal(lines[0], 'group,group_size,question,choice,text,agree,disagree,seen,consensus,divisiveness')
+  const cells = body.questions.flatMap((c: { groups: unknown[] }) => c.groups)
+  assert.equal(lines.length - 1, cells.length)
+})
+
+test('no scope, two scopes, or an unknown one: 400 naming the fields, 404', async () => {
+  const none = await t.get('/api/opinion_groups/')
+  assert.equal(none.statusCode, 400)
+  assert.deepEqual(Object.keys(none.json()).sort(), ['collection', 'group', 'tag'])
+  const two = await t.get(`/api/opinion_groups/?collection=${collection}&tag=1`)
+  assert.equal(two.statusCode, 400)
+  assert.deepEqual(Object.keys(two.json()).sort(), ['collection', 'tag'])
+  assert.equal((await t.get('/api/opinion_groups/?collection=abc')).statusCode, 400)
+  assert.equal((await t.get('/api/opinion_groups/?collection=2147483000')).statusCode, 404)
+})
+
+test('the same answers give the same groups, byte for byte; new answers are counted after a background check', async () => {
+  const first = await t.get(`/api/opinion_groups/?collection=${collection}`)
+  const again = await t.get(`/api/opinion_groups/?collection=${collection}`)
+  assert.equal(again.body, first.body)
+  const before = first.json()
+  const newcomers = []
+  for (let i = 0; i < 6; i++) {
+    const user = await insertUser(t.database.db)
+    newcomers.push({ id: user.id, token: await t.tokenFor(user.id), camp: 'a' as const })
+  }
+  for (const [i, person] of newcomers.entries()) for (let q = 0; q < 9; q++) await answer(person, questions[q], rating('a', q, i))
+  let after = before
+  for (let tries = 0; tries < 50 && after.answers_counted === before.answers_counted; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    after = await t.json(`/api/opinion_groups/?collection=${collection}`)
+  }
+  assert.equal(after.answers_counted, before.answers_counted + 6 * 9)
+  assert.equal(after.participants, 30)
+  const sizes = new Map(after.groups.map((g: { label: number; size: number }) => [g.label, g.size]))
+  const labelsBefore = before.groups.map((g: { label: number }) => g.label).sort()
+  assert.deepEqual([...sizes.keys()].sort(), labelsBefore, 'the groups keep their labels')
+  assert.deepEqual([...sizes.values()].sort(), [12, 18])
+})
+
+test('a private answer in a cell of fewer than MIN_CELL_SIZE private answers is not counted in what is shown', async () => {
+  const question = questions[0]
+  const before = (await t.json(`/api/opinion_groups/?collection=${collection}`)).questions.find(
+    (c: { question: number }) => c.question === question,
+  )
+  const person = people.find((p) => p.camp === 'b')!
+  // Camp b rated it 1; privately it becomes 5: the shown counts must stay those of the public answers.
+  await answer(person, question, 5, true)
+  let after = before
+  for (let tries = 0; tries < 50; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    const body = await t.json(`/api/opinion_groups/?collection=${collection}`)
+    after = body.questions.find((c: { question: number }) => c.question === question)
+    if (body.answers_counted !== undefined && JSON.stringify(after) !== JSON.stringify(before)) break
+  }
+  const cellsOf = (column: { groups: { label: number; agree: number; disagree: number; seen: number }[] }) =>
+    column.groups.map(({ agree, disagree, seen }) => agree + disagree + seen)
+  const shownTotal = (column: { groups: { seen: number }[] }) => column.groups.reduce((sum, g) => sum + g.seen, 0)
+  // The private answer left the public ones: its group's cell counts one answer fewer, never the private rating.
+  assert.equal(shownTotal(after), shownTotal(before) - 1)
+  assert.ok(cellsOf(after).length > 0)
+  const agrees = (column: { groups: { agree: number }[] }) => column.groups.reduce((sum, g) => sum + g.agree, 0)
+  assert.equal(agrees(after), agrees(before), 'the private 5 is not an agree anyone sees')
+})
