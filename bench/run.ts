@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process'
 import { parseArgs } from 'node:util'
 import fs from 'node:fs'
 import pg from 'pg'
@@ -14,6 +15,11 @@ const SUITES: Record<string, () => Promise<(argv: string[]) => Promise<void>>> =
   compare: async () => (await import('./compare/compare.bench.ts')).runCompareBench,
   load: async () => (await import('./load/load.bench.ts')).runLoadBench,
   live: async () => (await import('./live/live.bench.ts')).runLiveBench,
+  // The engine alone, each scale in a process of its own so that its peak memory is its own.
+  groups: async () => async (argv) => {
+    const run = spawnSync(process.execPath, [...process.execArgv, 'bench/opinion-groups-engine.ts', ...argv], { stdio: 'inherit' })
+    if (run.status !== 0) throw new Error(`the opinion-groups bench ended with status ${run.status}`)
+  },
 }
 const suite = SUITES[process.argv[2]]
 if (suite) {
