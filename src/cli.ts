@@ -160,7 +160,7 @@ async function opinionGroupsCommand(config: Config, args: string[]): Promise<voi
   await withDatabase(config, async ({ db }) => {
     await migrateToLatest(db)
     const { opinionGroupPlacesCsv } = await import('./modules/opinion-groups/opinion-groups.command.ts')
-    const csv = await opinionGroupPlacesCsv(db, scope, id, config.minCellSize)
+    const csv = await opinionGroupPlacesCsv(db, scope, id, { minCellSize: config.minCellSize, weightCap: config.weightCap })
     if (csv === null) throw new UsageError(`opinion-groups: there is no ${scope} ${id}`)
     process.stdout.write(csv)
   })

@@ -138,6 +138,28 @@ test('a forced number of groups, and one group when none is possible', () => {
   assert.deepEqual(empty.groups, [])
 })
 
+test('two camps whose members answer alike within each are two groups', () => {
+  // Every member of a camp sits at one point: two distinct places, so two base clusters.
+  const questions = Array.from({ length: 8 }, (_, q) => ({ id: q + 1, kind: 'likert' as const }))
+  const accountId: number[] = []
+  const questionId: number[] = []
+  const value: number[] = []
+  for (let person = 0; person < 20; person++)
+    for (let q = 0; q < 8; q++) {
+      accountId.push(100 + person)
+      questionId.push(q + 1)
+      const campA = person % 2 === 0
+      value.push(q < 4 === campA ? 5 : 1)
+    }
+  const result = computeOpinionGroups(opinionInput(questions, { accountId, questionId, value }))
+  assert.equal(result.baseClusters.x.length, 2)
+  assert.equal(result.groupCount.k, 2)
+  assert.deepEqual(
+    result.groups.map((g) => g.size),
+    [10, 10],
+  )
+})
+
 test('an account with few answers is placed in the nearest group', () => {
   const { input } = plantedConversation(11, 300, 20, [1, 1])
   const participant = [...Array.from(input.answers.participant), 300, 300]

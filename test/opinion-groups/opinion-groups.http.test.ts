@@ -166,3 +166,40 @@ test('a private answer in a cell of fewer than MIN_CELL_SIZE private answers is 
   const agrees = (column: { groups: { agree: number }[] }) => column.groups.reduce((sum, g) => sum + g.agree, 0)
   assert.equal(agrees(after), agrees(before), 'the private 5 is not an agree anyone sees')
 })
+
+test("each group's census-weighted share: camps of equal size standing for one and three thousand adults", async () => {
+  const db = t.database.db
+  const region = (
+    await db.insertInto('areas').values({ code: 'OG-R1', name: 'Region OG', m_type: 'region' }).returning('id').executeTakeFirstOrThrow()
+  ).id
+  // 1,000 people aged 40 (band 35-45) and 3,000 aged 70 (band 65-75).
+  const ages = Array.from({ length: 91 }, (_, age) => (age === 40 ? 1000 : age === 70 ? 3000 : 0))
+  await db
+    .insertInto('census_data')
+    .values({ area_id: region, code: 'OG-C1', name: 'census', date: '2021-03-21', ages, all_ages: 4000 })
+    .execute()
+  const year = new Date().getUTCFullYear()
+  for (const person of people)
+    await db
+      .updateTable('users')
+      .set({ region_id: region, dob: `${year - (person.camp === 'a' ? 40 : 70)}-01-01` })
+      .where('id', '=', person.id)
+      .execute()
+  // A new answer makes the next check recompute, and the recompute reads ages and regions afresh.
+  await answer(people[0], questions[8], rating(people[0].camp, 8, 0) === 5 ? 4 : 5)
+  let body = await t.json(`/api/opinion_groups/?collection=${collection}`)
+  for (let tries = 0; tries < 50 && body.weighting.people === 0; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    body = await t.json(`/api/opinion_groups/?collection=${collection}`)
+  }
+  // The 24 of the two camps have ages and the region; the six who joined later do not.
+  assert.equal(body.weighting.people, 24)
+  assert.equal(body.weighting.method, 'post-stratified')
+  const campOf = async (person: (typeof people)[number]) =>
+    (await t.json(`/api/opinion_groups/?collection=${collection}`, { authorization: `Token ${person.token}` })).me.group
+  const groupA = await campOf(people.find((p) => p.camp === 'a')!)
+  const groupB = await campOf(people.find((p) => p.camp === 'b')!)
+  const share = (label: number) => body.groups.find((g: { label: number }) => g.label === label).weighted_share
+  assert.ok(Math.abs(share(groupA) - 0.25) < 1e-12, String(share(groupA)))
+  assert.ok(Math.abs(share(groupB) - 0.75) < 1e-12, String(share(groupB)))
+})

@@ -7,6 +7,12 @@ import { runScript } from '../script.ts'
  * `model` is the engine's whole result, the start of the next recompute; `published` is what the API serves; the
  * places are read only by their own participant (and the operator's command), never published.
  */
+/**
+ * Results derived from the answers, recomputed from them: no process keeps anything read from these tables (a
+ * request reads the kept run itself), so their changes are not announced as data changes.
+ */
+export const DERIVED_TABLES_WITHOUT_NOTICE = ['opinion_group_places', 'opinion_group_runs'] as const
+
 export async function up(db: Kysely<unknown>): Promise<void> {
   await runScript(
     db,

@@ -65,7 +65,9 @@ export function computeOpinionGroups(input: OpinionInput, options: OpinionGroupO
   const base = baseClusters(positions, Math.min(settings.baseClusters, clustered.length), seededRandom(streamSeed(seed, 1)))
   const baseCount = base.centers.x.length
   const minGroupSize = settings.minGroupSize(clustered.length)
-  const kMax = Math.min(settings.maxGroups, baseCount - 1)
+  // Up to one group per base cluster: the size-weighted silhouette is defined there (a base cluster's members sit
+  // together), so two camps answering alike within each still make two groups.
+  const kMax = Math.min(settings.maxGroups, baseCount)
   const groupings: Grouping[] = []
   for (let k = 2; k <= Math.max(kMax, Math.min(settings.groupCount ?? 0, baseCount)); k++) {
     const grouping = groupBases(base.centers, k, seededRandom(streamSeed(seed, 100 + k)), settings.groupRestarts)

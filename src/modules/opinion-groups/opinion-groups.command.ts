@@ -2,18 +2,23 @@ import type { Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import { csvDocument } from '../demographics/demographics.mapper.ts'
 import { opinionGroupsRepository, type OpinionScope } from './opinion-groups.repository.ts'
-import { recomputeOpinionGroups } from './opinion-groups.service.ts'
+import { recomputeOpinionGroups, type PublishingOptions } from './opinion-groups.service.ts'
 
 /**
  * `civic-survey opinion-groups --collection ID`: every participant's group (empty: too few answers to be grouped)
  * and place, recomputed now, as CSV, for the operator's own research and checks. The API never gives anyone's place
  * but the caller's own. Null: no such scope.
  */
-export async function opinionGroupPlacesCsv(db: Kysely<Database>, scope: OpinionScope, scopeId: number, k: number): Promise<string | null> {
+export async function opinionGroupPlacesCsv(
+  db: Kysely<Database>,
+  scope: OpinionScope,
+  scopeId: number,
+  options: PublishingOptions,
+): Promise<string | null> {
   const repository = opinionGroupsRepository(db)
   if (!(await repository.scopeExists(scope, scopeId))) return null
   // The model's own groups, small ones included: the operator sees what the disclosure rules hold back.
-  const { participants } = (await recomputeOpinionGroups(db, scope, scopeId, k)).result
+  const { participants } = (await recomputeOpinionGroups(db, scope, scopeId, options)).result
   return csvDocument(
     ['account_id', 'group', 'x', 'y'],
     participants.accountIds.map((account, i) => [

@@ -157,6 +157,8 @@ export function publishOpinionGroups(
       label: group.label,
       size: group.size,
       share: clustered > 0 ? group.size / clustered : 0,
+      // Filled in by the service, which reads the people's ages and regions (opinion-groups.weighting.ts).
+      weighted_share: null,
       x: group.x,
       y: group.y,
       representative: selectRepresentative(
@@ -176,6 +178,7 @@ export function publishOpinionGroups(
           repness_test: r.repnessTest,
         })),
     })),
+    weighting: { people: 0, method: null },
     consensus: ranked('consensus') as PublishedGroups['consensus'],
     divisive: ranked('divisiveness') as PublishedGroups['divisive'],
     questions: perColumn,

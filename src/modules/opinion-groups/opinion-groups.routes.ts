@@ -48,6 +48,7 @@ export function opinionGroupsRoutes(app: App): void {
       const settings = {
         db: app.db,
         minCellSize: app.config.minCellSize,
+        weightCap: app.config.weightCap,
         refreshMs: app.config.opinionGroupsRefreshMs,
         onError: (error: unknown) => app.log.error({ err: error }, `opinion groups of ${scope} ${query[scope]}: background check failed`),
       }

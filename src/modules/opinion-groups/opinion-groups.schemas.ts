@@ -44,6 +44,9 @@ export const PublishedGroup = Type.Object({
   label: Type.Integer({ description: 'kept from one recompute to the next while the group is the same people' }),
   size: Type.Integer(),
   share: Type.Number({ description: 'of the people grouped, 0..1' }),
+  weighted_share: Nullable(
+    Type.Number({ description: 'of the adults the grouped people stand for, weighted to the census by age band × region, 0..1' }),
+  ),
   x: Type.Number({ description: "the mean of its members' places on the map" }),
   y: Type.Number(),
   representative: Type.Array(Representative),
@@ -73,6 +76,10 @@ export const PublishedGroups = Type.Object({
     criterion: Type.String(),
   }),
   groups: Type.Array(PublishedGroup),
+  weighting: Type.Object({
+    people: Type.Integer({ description: 'grouped people of known age and region the weights cover' }),
+    method: Nullable(Type.String({ description: 'post-stratified or raked (docs/statistics.md); null with nobody to weight' })),
+  }),
   consensus: Ranked('consensus'),
   divisive: Ranked('divisiveness'),
   questions: Type.Array(PublishedColumn),

@@ -2,12 +2,18 @@ import type { Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import { computeOpinionGroups, opinionInput, type GroupQuestion, type OpinionGroupsResult } from '../../engines/opinion-groups/index.ts'
 import { publishOpinionGroups } from './opinion-groups.publish.ts'
+import { weightedGroupShares } from './opinion-groups.weighting.ts'
 import { keepRun, opinionGroupsRepository, type KeptRun, type OpinionScope, type Place } from './opinion-groups.repository.ts'
 import type { OpinionGroups, PublishedGroups } from './opinion-groups.schemas.ts'
 
-export interface OpinionGroupsSettings {
-  db: Kysely<Database>
+/** MIN_CELL_SIZE and WEIGHT_CAP: what may be published, and how far census weights may go. */
+export interface PublishingOptions {
   minCellSize: number
+  weightCap: number
+}
+
+export interface OpinionGroupsSettings extends PublishingOptions {
+  db: Kysely<Database>
   /** How long a kept result is served before a request has it checked (and recomputed) in the background. */
   refreshMs: number
   onError: (error: unknown) => void
@@ -24,7 +30,7 @@ export async function recomputeOpinionGroups(
   db: Kysely<Database>,
   scope: OpinionScope,
   scopeId: number,
-  k: number,
+  options: PublishingOptions,
 ): Promise<{ kept: KeptRun; result: OpinionGroupsResult }> {
   const repository = opinionGroupsRepository(db)
   const [{ questions, choices }, kept] = await Promise.all([repository.questions(scope, scopeId), repository.kept(scope, scopeId)])
@@ -41,9 +47,15 @@ export async function recomputeOpinionGroups(
   const result = computeOpinionGroups(opinionInput(groupQuestions, answers), {
     previous: (kept?.model as OpinionGroupsResult | undefined) ?? null,
   })
-  const published = publishOpinionGroups(result, questions, choices, answers, k)
+  const published = publishOpinionGroups(result, questions, choices, answers, options.minCellSize)
   const { participants } = result
   const shownLabels = new Set(published.groups.map((g) => g.label))
+  const members = participants.accountIds.flatMap((accountId, i) =>
+    shownLabels.has(participants.group[i]) ? [{ accountId, label: participants.group[i] }] : [],
+  )
+  const weighting = await weightedGroupShares(db, members, options)
+  published.weighting = { people: weighting.weighted, method: weighting.method }
+  for (const group of published.groups) group.weighted_share = weighting.weighted > 0 ? (weighting.shares.get(group.label) ?? 0) : null
   const places: ({ userId: number } & Place)[] = participants.accountIds.map((userId, i) => {
     const clustered = participants.group[i] >= 0
     const label = clustered ? participants.group[i] : nearestShown(published, participants.x[i], participants.y[i])
@@ -81,7 +93,7 @@ async function refresh(settings: OpinionGroupsSettings, scope: OpinionScope, sco
   const likert = questions.filter((q) => q.subtype !== 'mcq').map((q) => q.id)
   const mcq = questions.filter((q) => q.subtype === 'mcq').map((q) => q.id)
   if ((await repository.signature(likert, mcq)) === kept.signature) await repository.markChecked(scope, scopeId)
-  else await recomputeOpinionGroups(settings.db, scope, scopeId, settings.minCellSize)
+  else await recomputeOpinionGroups(settings.db, scope, scopeId, settings)
 }
 
 /**
@@ -97,8 +109,7 @@ export async function opinionGroupsFor(
 ): Promise<OpinionGroups | undefined> {
   const repository = opinionGroupsRepository(settings.db)
   if (!(await repository.scopeExists(scope, scopeId))) return undefined
-  const kept =
-    (await repository.kept(scope, scopeId)) ?? (await recomputeOpinionGroups(settings.db, scope, scopeId, settings.minCellSize)).kept
+  const kept = (await repository.kept(scope, scopeId)) ?? (await recomputeOpinionGroups(settings.db, scope, scopeId, settings)).kept
   const key = `${scope}:${scopeId}`
   if (Date.now() - kept.checked_at.getTime() > settings.refreshMs && !refreshing.has(key)) {
     refreshing.add(key)
