@@ -54,6 +54,8 @@ export async function recomputeOpinionGroups(
     shownLabels.has(participants.group[i]) ? [{ accountId, label: participants.group[i] }] : [],
   )
   const weighting = await weightedGroupShares(db, members, options)
+  // Counters follow public answers (docs/privacy.md): a private answer arriving must not move a published number.
+  const publicAnswers = answers.private.reduce((n, p) => n + (p ? 0 : 1), 0)
   published.weighting = { people: weighting.weighted, method: weighting.method }
   for (const group of published.groups) group.weighted_share = weighting.weighted > 0 ? (weighting.shares.get(group.label) ?? 0) : null
   const places: ({ userId: number } & Place)[] = participants.accountIds.map((userId, i) => {
@@ -69,9 +71,7 @@ export async function recomputeOpinionGroups(
   })
   await db
     .transaction()
-    .execute((trx) =>
-      keepRun(trx, { scope, scopeId, answersCounted: answers.accountId.length, signature, model: result, published, places }),
-    )
+    .execute((trx) => keepRun(trx, { scope, scopeId, answersCounted: publicAnswers, signature, model: result, published, places }))
   return { kept: (await repository.kept(scope, scopeId))!, result }
 }
 
