@@ -11,6 +11,7 @@ import {
   nearestGroup,
   opinionInput,
   placeAccount,
+  projectParticipants,
   type OpinionGroupsResult,
 } from '../../src/engines/opinion-groups/index.ts'
 import { buildOpinionMatrix } from '../../src/engines/opinion-groups/matrix.ts'
@@ -179,6 +180,45 @@ test('an account with few answers is placed in the nearest group', () => {
     nearest: false,
   })
   assert.equal(placeAccount(result, -5), null)
+})
+
+test('projecting answers on a fitted model gives back the fitted places, whatever the order of the answers', () => {
+  const { input } = plantedConversation(12, 200, 12, [1, 2])
+  const result = computeOpinionGroups(input)
+  // Everyone's answers, projected on the model fitted on them, backwards.
+  const reversed = (values: ArrayLike<number>) => Array.from(values).reverse()
+  const projected = projectParticipants(result, {
+    accountIds: input.accountIds,
+    columns: input.columns,
+    answers: {
+      participant: reversed(input.answers.participant),
+      column: reversed(input.answers.column),
+      value: reversed(input.answers.value),
+    },
+  })
+  assert.deepEqual(projected.accountIds, result.participants.accountIds)
+  projected.x.forEach((x, i) =>
+    assert.ok(Math.abs(x - result.participants.x[i]) < 1e-12, `x of ${i}: ${x} against ${result.participants.x[i]}`),
+  )
+  projected.y.forEach((y, i) => assert.ok(Math.abs(y - result.participants.y[i]) < 1e-12, `y of ${i}`))
+  // Someone new, answering as the first participant did, lands on their place; a column the model lacks moves nobody.
+  const first = Array.from(input.answers.participant).flatMap((p, a) => (p === 0 ? [a] : []))
+  const columns = [...input.columns, { key: 'q-new', kind: 'likert' as const, question: -1 }]
+  const newcomer = projectParticipants(result, {
+    accountIds: [1e9],
+    columns,
+    answers: {
+      participant: first.map(() => 0),
+      column: first.map((a) => input.answers.column[a]),
+      value: first.map((a) => input.answers.value[a]),
+    },
+  })
+  const row = result.participants.accountIds.indexOf(Number(input.accountIds[0]))
+  assert.ok(Math.abs(newcomer.x[0] - result.participants.x[row]) < 1e-12)
+  assert.equal(
+    nearestGroup(result, newcomer.x[0], newcomer.y[0]),
+    nearestGroup(result, result.participants.x[row], result.participants.y[row]),
+  )
 })
 
 test('columns from questions: likert rating − 3, one 0/1 column per choice', () => {

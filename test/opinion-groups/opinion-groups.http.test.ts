@@ -203,3 +203,60 @@ test("each group's census-weighted share: camps of equal size standing for one a
   assert.ok(Math.abs(share(groupA) - 0.25) < 1e-12, String(share(groupA)))
   assert.ok(Math.abs(share(groupB) - 0.75) < 1e-12, String(share(groupB)))
 })
+
+test('people whose answers are all private move nothing published until k of them are in a group, and then count in it', async () => {
+  // A recompute shows as a new computed_at: private answers leave answers_counted where it was.
+  const recomputed = async (since: string) => {
+    for (let tries = 0; tries < 50; tries++) {
+      const body = await t.json(`/api/opinion_groups/?collection=${collection}`)
+      if (body.computed_at !== since) return body
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    assert.fail('no recompute')
+  }
+  const published = ({ computed_at: _at, me: _me, ...rest }: Record<string, unknown>) => rest
+  // A warm-started recompute may move the centres in the 14th digit: numerics, not anyone's answer.
+  const assertSame = (actual: unknown, expected: unknown, at = 'body'): void => {
+    if (typeof expected === 'number' && typeof actual === 'number' && !Number.isInteger(expected))
+      return assert.ok(Math.abs(actual - expected) < 1e-9, `${at}: ${actual} against ${expected}`)
+    if (typeof expected !== 'object' || expected === null) return assert.equal(actual, expected, at)
+    assert.deepEqual(Object.keys(actual as object), Object.keys(expected), at)
+    for (const [key, value] of Object.entries(expected)) assertSame((actual as Record<string, unknown>)[key], value, `${at}.${key}`)
+  }
+  const join = async (count: number) => {
+    const joined = []
+    for (let i = 0; i < count; i++) {
+      const user = await insertUser(t.database.db)
+      const person = { id: user.id, token: await t.tokenFor(user.id), camp: 'a' as const }
+      for (let q = 0; q < 9; q++) await answer(person, questions[q], rating('a', q, i), true)
+      joined.push(person)
+    }
+    return joined
+  }
+  const before = await t.json(`/api/opinion_groups/?collection=${collection}`)
+  const sizeOf = (body: { groups: { label: number; size: number }[] }, label: number) => body.groups.find((g) => g.label === label)!.size
+  const groupA = (await t.json(`/api/opinion_groups/?collection=${collection}`, { authorization: `Token ${people[0].token}` })).me.group
+  const groupB = before.groups.find((g: { label: number }) => g.label !== groupA).label
+
+  // With one earlier private answer (camp b's, above), three more people make four with a private answer: under k.
+  const few = await join(3)
+  const afterFew = await recomputed(before.computed_at)
+  assertSame(published(afterFew), published(before))
+  for (const person of few) {
+    const me = (await t.json(`/api/opinion_groups/?collection=${collection}`, { authorization: `Token ${person.token}` })).me
+    assert.equal(me.clustered, false, 'placed on the model, not in it')
+    assert.equal(me.group, groupA, 'their own answers lean to camp a’s group')
+  }
+
+  // Two more: six people hold a private answer, five of them in camp a's group, which now counts them.
+  await join(2)
+  const afterMore = await recomputed(afterFew.computed_at)
+  assert.equal(sizeOf(afterMore, groupA), sizeOf(before, groupA) + 5)
+  // Camp b's group holds one person with a private answer: under k, so it counts them nowhere.
+  assert.equal(sizeOf(afterMore, groupB), sizeOf(before, groupB) - 1)
+  assert.equal(afterMore.clustered, before.clustered + 4)
+  assert.equal(afterMore.participants, before.participants + 4)
+  assert.equal(afterMore.answers_counted, before.answers_counted, 'answers_counted counts public answers')
+  const me = (await t.json(`/api/opinion_groups/?collection=${collection}`, { authorization: `Token ${few[0].token}` })).me
+  assert.deepEqual([me.group, me.clustered], [groupA, true])
+})

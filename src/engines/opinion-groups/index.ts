@@ -22,7 +22,7 @@ import type { OpinionGroup, OpinionGroupOptions, OpinionGroupsResult, OpinionInp
 export type * from './types.ts'
 export { adjustedRandIndex } from './stability.ts'
 export { opinionInput, type GroupQuestion, type QuestionAnswers } from './columns.ts'
-export { nearestGroup, placeAccount } from './placement.ts'
+export { nearestGroup, placeAccount, projectParticipants } from './placement.ts'
 
 /** A separate generator per step, so that one step drawing more numbers never changes another's. */
 const streamSeed = (seed: number, step: number) => (Math.imul(seed >>> 0, 0x9e3779b1) ^ Math.imul(step + 1, 0x85ebca6b)) >>> 0
@@ -131,6 +131,7 @@ export function computeOpinionGroups(input: OpinionInput, options: OpinionGroupO
     columnKeys,
     pca: {
       center: plain(matrix.mean),
+      activeColumns: matrix.activeColumns,
       components: pca.components.map(plain),
       variances: pca.eigenvalues.map((e) => (matrix.rows > 1 ? e / (matrix.rows - 1) : 0)),
       iterations: pca.iterations,

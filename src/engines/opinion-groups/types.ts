@@ -110,6 +110,8 @@ export interface OpinionGroupsResult {
   pca: {
     /** Each column's mean over its answers (the value missing cells are filled with). */
     center: number[]
+    /** Columns with at least one answer: the width the sparsity-aware projection scales to. */
+    activeColumns: number
     /** Two unit loading vectors over the columns (zero when the data have no variance left). */
     components: number[][]
     /** Variance along each component (eigenvalue / (participants − 1)): prcomp's sdev². */

@@ -1,14 +1,17 @@
 /**
  * What of an opinion-groups result may be published (docs/opinion-groups.md, docs/privacy.md). Pure. The model is
- * fitted on every answer, private ones included; what leaves it goes through the disclosure rules:
- * - a group of fewer than MIN_CELL_SIZE people is not shown (its members are counted nowhere but in the totals);
+ * fitted on private answers too (once the scope holds k people with one, opinion-groups.service.ts); what leaves it
+ * goes through the disclosure rules:
+ * - a group is a population of people: those with a private answer count in it (its size, centre, cells, share and
+ *   squares) only once it holds k of them, and it is shown only when it counts k people; the totals are the sums of
+ *   what is shown, so no complement tells more;
  * - each (group, question or choice) is a cell of respondents: its private answers count only once it holds k of
  *   them, and it is shown only when what it counts reaches k (src/disclosure/release.ts);
  * - representative questions, consensus and divisiveness are computed from the shown cells only;
  * - the map shows how many people sit in each square of a fixed grid, a square of fewer than k not at all;
  * - nobody's own position is published: a caller learns only their own.
  */
-import { releaseGroup } from '../../disclosure/release.ts'
+import { releaseGroup, releaseSiblings } from '../../disclosure/release.ts'
 import { agreeRate } from '../../engines/opinion-groups/consensus.ts'
 import { columnRepness, selectRepresentative } from '../../engines/opinion-groups/repness.ts'
 import type { OpinionGroupsResult } from '../../engines/opinion-groups/index.ts'
@@ -39,18 +42,13 @@ function columnsOf(questions: ScopeQuestion[], choices: ScopeChoice[]): Column[]
   )
 }
 
-/** Counts per [group index][column], public and private apart. */
-function cellCounts(result: OpinionGroupsResult, columns: Column[], answers: ScopeAnswers, groupIndex: Map<number, number>) {
-  const groupOf = new Map<number, number>()
-  result.participants.accountIds.forEach((account, i) => {
-    const index = groupIndex.get(result.participants.group[i])
-    if (index !== undefined) groupOf.set(account, index)
-  })
+/** Counts per [shown group][column] over the people counted in each group, public and private answers apart. */
+function cellCounts(columns: Column[], answers: ScopeAnswers, groupOf: Map<number, number>, groups: number) {
   const firstColumn = new Map<number, number>()
   columns.forEach((c, j) => {
     if (!firstColumn.has(c.question.id)) firstColumn.set(c.question.id, j)
   })
-  const make = () => Array.from(groupIndex, () => columns.map(zero))
+  const make = () => Array.from({ length: groups }, () => columns.map(zero))
   const open = make()
   const hidden = make()
   for (let a = 0; a < answers.accountId.length; a++) {
@@ -81,17 +79,89 @@ function mapExtent(groups: { x: number; y: number }[]): number {
   return Math.ceil(far / scale) * scale
 }
 
+/** People with a private answer in the scope: in a population, they count only once it holds k of them. */
+function privateAuthors(answers: ScopeAnswers): Set<number> {
+  const authors = new Set<number>()
+  for (let a = 0; a < answers.accountId.length; a++) if (answers.private[a]) authors.add(answers.accountId[a])
+  return authors
+}
+
+/**
+ * The groups as populations (the rule above): which are shown, and for each participant the index of the shown
+ * group they are counted in, or −1.
+ */
+function countedGroups(result: OpinionGroupsResult, hasPrivate: Set<number>, k: number) {
+  const { accountIds, group } = result.participants
+  const at = new Map(result.groups.map((g, i) => [g.label, i]))
+  const headcounts = result.groups.map(() => ({ public: 0, private: 0 }))
+  accountIds.forEach((account, i) => {
+    if (group[i] >= 0) headcounts[at.get(group[i])!][hasPrivate.has(account) ? 'private' : 'public']++
+  })
+  const releases = result.groups.map((_, g) => releaseGroup(headcounts[g], k))
+  const shownGroups = result.groups.filter((_, g) => releases[g].published)
+  const shownIndex = new Map(shownGroups.map((g, i) => [g.label, i]))
+  const countedIn = accountIds.map((account, i) => {
+    if (group[i] < 0) return -1
+    const release = releases[at.get(group[i])!]
+    if (!release.published || (hasPrivate.has(account) && !release.withPrivate)) return -1
+    return shownIndex.get(group[i])!
+  })
+  return { shownGroups, countedIn }
+}
+
+/** The map's squares: how many counted people sit in each, by rule 1 and 2 against the number clustered. */
+function mapSquares(result: OpinionGroupsResult, countedIn: number[], hasPrivate: Set<number>, extent: number, k: number) {
+  const side = (2 * extent) / MAP_SQUARES
+  const clamp = (v: number) => Math.min(MAP_SQUARES - 1, Math.max(0, Math.floor((v + extent) / side)))
+  const squares = new Map<string, { public: number; private: number }>()
+  const total = { public: 0, private: 0 }
+  result.participants.accountIds.forEach((account, i) => {
+    if (countedIn[i] < 0) return
+    const key = `${clamp(result.participants.x[i])},${clamp(result.participants.y[i])}`
+    const square = squares.get(key) ?? { public: 0, private: 0 }
+    squares.set(key, square)
+    const kind = hasPrivate.has(account) ? 'private' : 'public'
+    square[kind]++
+    total[kind]++
+  })
+  const keys = [...squares.keys()].sort()
+  const releases = releaseSiblings(
+    keys.map((key) => squares.get(key)!),
+    k,
+    { count: total, release: { published: true, withPrivate: true } },
+  )
+  return keys
+    .flatMap((key, s) => {
+      if (!releases[s].published) return []
+      const [i, j] = key.split(',').map(Number)
+      const square = squares.get(key)!
+      return [{ x: -extent + i * side, y: -extent + j * side, count: square.public + (releases[s].withPrivate ? square.private : 0) }]
+    })
+    .sort((a, b) => a.x - b.x || a.y - b.y)
+}
+
 export function publishOpinionGroups(
   result: OpinionGroupsResult,
   questions: ScopeQuestion[],
   choices: ScopeChoice[],
   answers: ScopeAnswers,
   k: number,
-): PublishedGroups {
+): { published: PublishedGroups; counted: { accountId: number; label: number }[] } {
   const columns = columnsOf(questions, choices)
-  const shownGroups = result.groups.filter((g) => g.size >= k)
-  const groupIndex = new Map(shownGroups.map((g, i) => [g.label, i]))
-  const { open, hidden } = cellCounts(result, columns, answers, groupIndex)
+  const hasPrivate = privateAuthors(answers)
+  const { shownGroups, countedIn } = countedGroups(result, hasPrivate, k)
+  const { accountIds, x, y } = result.participants
+  const groupOf = new Map<number, number>()
+  const members = shownGroups.map(() => ({ size: 0, x: 0, y: 0 }))
+  countedIn.forEach((g, i) => {
+    if (g < 0) return
+    groupOf.set(accountIds[i], g)
+    members[g].size++
+    members[g].x += x[i]
+    members[g].y += y[i]
+  })
+  const centres = members.map((m) => ({ x: m.x / m.size + 0, y: m.y / m.size + 0 }))
+  const { open, hidden } = cellCounts(columns, answers, groupOf, shownGroups.length)
   // null: the cell is withheld.
   const shown: (Counts | null)[][] = shownGroups.map((_, g) =>
     columns.map((_c, j) => {
@@ -133,19 +203,16 @@ export function publishOpinionGroups(
       .slice(0, TOP_QUESTIONS)
       .map((c) => ({ question: c.question, choice: c.choice, text: c.text, [key]: c[key]! }))
 
-  const clustered = result.participants.group.filter((g) => g >= 0).length
-  const extent = mapExtent(shownGroups)
-  const side = (2 * extent) / MAP_SQUARES
-  const squares = new Map<string, number>()
-  result.participants.group.forEach((g, i) => {
-    if (g < 0) return
-    const clamp = (v: number) => Math.min(MAP_SQUARES - 1, Math.max(0, Math.floor((v + extent) / side)))
-    const key = `${clamp(result.participants.x[i])},${clamp(result.participants.y[i])}`
-    squares.set(key, (squares.get(key) ?? 0) + 1)
+  const clustered = groupOf.size
+  // Not clustered (too few answers): people with a private answer among them count once there are k of them.
+  const unclustered = { public: 0, private: 0 }
+  accountIds.forEach((account, i) => {
+    if (result.participants.group[i] < 0) unclustered[hasPrivate.has(account) ? 'private' : 'public']++
   })
+  const extent = mapExtent(centres)
 
-  return {
-    participants: result.participants.accountIds.length,
+  const published: PublishedGroups = {
+    participants: clustered + unclustered.public + (unclustered.private >= k ? unclustered.private : 0),
     clustered,
     group_count: {
       k: shownGroups.length,
@@ -155,12 +222,12 @@ export function publishOpinionGroups(
     },
     groups: shownGroups.map((group, g) => ({
       label: group.label,
-      size: group.size,
-      share: clustered > 0 ? group.size / clustered : 0,
+      size: members[g].size,
+      share: clustered > 0 ? members[g].size / clustered : 0,
       // Filled in by the service, which reads the people's ages and regions (opinion-groups.weighting.ts).
       weighted_share: null,
-      x: group.x,
-      y: group.y,
+      x: centres[g].x,
+      y: centres[g].y,
       representative: selectRepresentative(
         columns.map((_c, j) => columnRepness(shown[g][j] ?? zero(), total(j, g))),
         REPRESENTATIVE_LIMIT,
@@ -182,16 +249,8 @@ export function publishOpinionGroups(
     consensus: ranked('consensus') as PublishedGroups['consensus'],
     divisive: ranked('divisiveness') as PublishedGroups['divisive'],
     questions: perColumn,
-    map: {
-      extent,
-      squares: MAP_SQUARES,
-      cells: [...squares]
-        .filter(([, count]) => count >= k)
-        .map(([key, count]) => {
-          const [i, j] = key.split(',').map(Number)
-          return { x: -extent + i * side, y: -extent + j * side, count }
-        })
-        .sort((a, b) => a.x - b.x || a.y - b.y),
-    },
+    map: { extent, squares: MAP_SQUARES, cells: mapSquares(result, countedIn, hasPrivate, extent, k) },
   }
+  const counted = [...groupOf].map(([accountId, g]) => ({ accountId, label: shownGroups[g].label }))
+  return { published, counted }
 }

@@ -42,7 +42,7 @@ export const Representative = Type.Object({
 
 export const PublishedGroup = Type.Object({
   label: Type.Integer({ description: 'kept from one recompute to the next while the group is the same people' }),
-  size: Type.Integer(),
+  size: Type.Integer({ description: 'people the group counts: those with a private answer once it holds MIN_CELL_SIZE of them' }),
   share: Type.Number({ description: 'of the people grouped, 0..1' }),
   weighted_share: Nullable(
     Type.Number({ description: 'of the adults the grouped people stand for, weighted to the census by age band × region, 0..1' }),
@@ -67,8 +67,10 @@ export type PublishedColumn = Static<typeof PublishedColumn>
 const Ranked = (key: 'consensus' | 'divisiveness') => Type.Array(Type.Object({ ...Item, [key]: Type.Number() }))
 
 export const PublishedGroups = Type.Object({
-  participants: Type.Integer({ description: 'people with at least one answer to the questions' }),
-  clustered: Type.Integer({ description: 'people with enough answers to be grouped' }),
+  participants: Type.Integer({
+    description: 'people with at least one answer to the questions, as the groups count them (docs/opinion-groups.md)',
+  }),
+  clustered: Type.Integer({ description: 'people in the shown groups: the sum of their sizes' }),
   group_count: Type.Object({
     k: Type.Integer({ description: 'groups shown' }),
     found: Type.Integer({ description: 'groups found (a group of fewer than MIN_CELL_SIZE is not shown)' }),

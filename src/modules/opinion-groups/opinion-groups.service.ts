@@ -1,9 +1,22 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
-import { computeOpinionGroups, opinionInput, type GroupQuestion, type OpinionGroupsResult } from '../../engines/opinion-groups/index.ts'
+import {
+  computeOpinionGroups,
+  opinionInput,
+  projectParticipants,
+  type GroupQuestion,
+  type OpinionGroupsResult,
+} from '../../engines/opinion-groups/index.ts'
 import { publishOpinionGroups } from './opinion-groups.publish.ts'
 import { weightedGroupShares } from './opinion-groups.weighting.ts'
-import { keepRun, opinionGroupsRepository, type KeptRun, type OpinionScope, type Place } from './opinion-groups.repository.ts'
+import {
+  keepRun,
+  opinionGroupsRepository,
+  type KeptRun,
+  type OpinionScope,
+  type Place,
+  type ScopeAnswers,
+} from './opinion-groups.repository.ts'
 import type { OpinionGroups, PublishedGroups } from './opinion-groups.schemas.ts'
 
 /** MIN_CELL_SIZE and WEIGHT_CAP: what may be published, and how far census weights may go. */
@@ -17,6 +30,29 @@ export interface OpinionGroupsSettings extends PublishingOptions {
   /** How long a kept result is served before a request has it checked (and recomputed) in the background. */
   refreshMs: number
   onError: (error: unknown) => void
+}
+
+/** The answers for which `keep(index)` holds. */
+function answersWhere(answers: ScopeAnswers, keep: (a: number) => boolean): ScopeAnswers {
+  return {
+    accountId: answers.accountId.filter((_, a) => keep(a)),
+    questionId: answers.questionId.filter((_, a) => keep(a)),
+    value: answers.value.filter((_, a) => keep(a)),
+    private: answers.private.filter((_, a) => keep(a)),
+  }
+}
+
+/**
+ * Rule 1 for the whole scope (docs/privacy.md): the model is fitted on private answers only once k people hold one,
+ * so that no group's centre or anyone's grouping moves by one person's private answers. Until then it is fitted on
+ * the public answers, and the people whose answers are all private are placed on it, for themselves alone.
+ */
+function modelAnswers(answers: ScopeAnswers, k: number): { fitted: ScopeAnswers; outsiders: ScopeAnswers | null } {
+  const authors = new Set(answers.accountId.filter((_, a) => answers.private[a] === 1))
+  if (authors.size === 0 || authors.size >= k) return { fitted: answers, outsiders: null }
+  const fitted = answersWhere(answers, (a) => answers.private[a] === 0)
+  const inModel = new Set(fitted.accountId)
+  return { fitted, outsiders: answersWhere(answers, (a) => !inModel.has(answers.accountId[a])) }
 }
 
 /** Scopes whose check or recompute runs in this process now: one at a time each. */
@@ -39,21 +75,19 @@ export async function recomputeOpinionGroups(
   // The signature first: an answer arriving during the computation then makes the next check recompute.
   const signature = await repository.signature(likert, mcq)
   const answers = await repository.answers(likert, mcq)
+  const { fitted, outsiders } = modelAnswers(answers, options.minCellSize)
   const groupQuestions: GroupQuestion[] = questions.map((q) =>
     q.subtype === 'mcq'
       ? { id: q.id, kind: 'choice', choices: choices.filter((c) => c.question_id === q.id).map((c) => c.id) }
       : { id: q.id, kind: 'likert' },
   )
-  const result = computeOpinionGroups(opinionInput(groupQuestions, answers), {
+  const result = computeOpinionGroups(opinionInput(groupQuestions, fitted), {
     previous: (kept?.model as OpinionGroupsResult | undefined) ?? null,
   })
-  const published = publishOpinionGroups(result, questions, choices, answers, options.minCellSize)
+  const { published, counted } = publishOpinionGroups(result, questions, choices, fitted, options.minCellSize)
   const { participants } = result
   const shownLabels = new Set(published.groups.map((g) => g.label))
-  const members = participants.accountIds.flatMap((accountId, i) =>
-    shownLabels.has(participants.group[i]) ? [{ accountId, label: participants.group[i] }] : [],
-  )
-  const weighting = await weightedGroupShares(db, members, options)
+  const weighting = await weightedGroupShares(db, counted, options)
   // Counters follow public answers (docs/privacy.md): a private answer arriving must not move a published number.
   const publicAnswers = answers.private.reduce((n, p) => n + (p ? 0 : 1), 0)
   published.weighting = { people: weighting.weighted, method: weighting.method }
@@ -69,6 +103,13 @@ export async function recomputeOpinionGroups(
       y: participants.y[i],
     }
   })
+  if (outsiders) {
+    const projected = projectParticipants(result, opinionInput(groupQuestions, outsiders))
+    projected.accountIds.forEach((userId, i) => {
+      const label = nearestShown(published, projected.x[i], projected.y[i])
+      places.push({ userId, clustered: false, group_label: label, x: projected.x[i], y: projected.y[i] })
+    })
+  }
   await db
     .transaction()
     .execute((trx) => keepRun(trx, { scope, scopeId, answersCounted: publicAnswers, signature, model: result, published, places }))
