@@ -6,46 +6,19 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
-import { insertQuestion, insertUser } from '../helpers/fixtures.ts'
+import { insertGroup, insertTag, insertUser } from '../helpers/fixtures.ts'
+import { answer as answerAs, campsCollection, rating, type CampPerson } from './camps.ts'
 
 let t: TestApp
 let collection: number
 let questions: number[]
-const people: { id: number; token: string; camp: 'a' | 'b' }[] = []
+let people: CampPerson[] = []
 
-/**
- * Camp a rates questions 0-3 high (4 or 5) and 4-7 low (1 or 2); camp b the other way round; everyone rates question
- * 8 high. Person `i` varies within the camp, so that people are not all at one point.
- */
-const rating = (camp: 'a' | 'b', q: number, i: number) => {
-  const high = (i * 7 + q * 3) % 5 < 2 ? 4 : 5
-  if (q === 8) return high
-  return q < 4 === (camp === 'a') ? high : (i * 5 + q) % 3 === 0 ? 2 : 1
-}
-
-async function answer(person: (typeof people)[number], question: number, value: number, isPrivate = false) {
-  const response = await t.send('POST', '/api/question_votes/', { object_id: question, value, private: isPrivate }, person.token)
-  assert.ok(response.statusCode < 300, response.body)
-}
+const answer = (person: CampPerson, question: number, value: number, isPrivate = false) => answerAs(t, person, question, value, isPrivate)
 
 before(async () => {
   t = await createTestApp('empty', { OPINION_GROUPS_REFRESH_MS: '0' })
-  const db = t.database.db
-  const author = await insertUser(db)
-  collection = (
-    await db.insertInto('question_collections').values({ name: 'Camps', user_id: author.id }).returning('id').executeTakeFirstOrThrow()
-  ).id
-  questions = []
-  for (let q = 0; q < 9; q++) {
-    const id = (await insertQuestion(db, author.id, { publish: true, subtype: 'likert' })).id
-    questions.push(id)
-    await db.insertInto('question_collection_items').values({ parent_id: collection, question_id: id, type: 'Q', order: q }).execute()
-  }
-  for (let i = 0; i < 24; i++) {
-    const user = await insertUser(db)
-    people.push({ id: user.id, token: await t.tokenFor(user.id), camp: i % 2 === 0 ? 'a' : 'b' })
-  }
-  for (const [i, person] of people.entries()) for (let q = 0; q < 9; q++) await answer(person, questions[q], rating(person.camp, q, i))
+  ;({ collection, questions, people } = await campsCollection(t, 24))
 })
 after(() => t?.close())
 
@@ -105,6 +78,22 @@ test('the CSV lists exactly the cells of the JSON', async () => {
   assert.equal(lines[0], 'group,group_size,question,choice,text,agree,disagree,seen,consensus,divisiveness')
   const cells = body.questions.flatMap((c: { groups: unknown[] }) => c.groups)
   assert.equal(lines.length - 1, cells.length)
+})
+
+test('the SVG map draws what the JSON publishes: its squares, a disc per group, the caller, the legend in words', async () => {
+  const body = await t.json(`/api/opinion_groups/?collection=${collection}`, { authorization: `Token ${people[0].token}` })
+  const svg = await t.get(`/api/opinion_groups/?collection=${collection}&format=svg`, { authorization: `Token ${people[0].token}` })
+  assert.equal(svg.statusCode, 200)
+  assert.match(svg.headers['content-type'] as string, /^image\/svg\+xml/)
+  assert.match(svg.body, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/)
+  assert.equal(svg.body.match(/<rect class="square"/g)?.length ?? 0, body.map.cells.length)
+  assert.equal(svg.body.match(/<g class="group">/g)?.length, body.groups.length)
+  for (const group of body.groups)
+    assert.ok(svg.body.includes(`${group.size} people (${Math.round(group.share * 100)}%`), `group ${group.label}`)
+  assert.equal(svg.body.match(/<g class="me">/g)?.length, 1, 'the caller’s own place')
+  const anonymous = await t.get(`/api/opinion_groups/?collection=${collection}&format=svg`)
+  assert.equal(anonymous.body.match(/<g class="me">/g), null, 'nobody’s place for an anonymous caller')
+  assert.doesNotMatch(anonymous.body, /[<&](?![a-z/!?#]|amp;|lt;|gt;|quot;|apos;)/, 'no unescaped markup characters in the text')
 })
 
 test('no scope, two scopes, or an unknown one: 400 naming the fields, 404', async () => {
@@ -259,4 +248,26 @@ test('people whose answers are all private move nothing published until k of the
   assert.equal(afterMore.answers_counted, before.answers_counted, 'answers_counted counts public answers')
   const me = (await t.json(`/api/opinion_groups/?collection=${collection}`, { authorization: `Token ${few[0].token}` })).me
   assert.deepEqual([me.group, me.clustered], [groupA, true])
+})
+
+// Last: the questions join a group here.
+test('a tag and a group are scopes too: their questions, the same groups', async () => {
+  const db = t.database.db
+  const tag = await insertTag(db)
+  const group = await insertGroup(db)
+  for (const question of questions) {
+    await db.insertInto('question_tags').values({ question_id: question, tag_id: tag.id }).execute()
+    await db.updateTable('questions').set({ group_id: group.id }).where('id', '=', question).execute()
+  }
+  const byCollection = await t.json(`/api/opinion_groups/?collection=${collection}`)
+  for (const scope of [`tag=${tag.id}`, `group=${group.id}`]) {
+    const body = await t.json(`/api/opinion_groups/?${scope}`)
+    assert.equal(body.scope, scope.split('=')[0])
+    assert.equal(body.participants, byCollection.participants)
+    assert.deepEqual(
+      body.groups.map((g: { size: number }) => g.size).sort(),
+      byCollection.groups.map((g: { size: number }) => g.size).sort(),
+    )
+  }
+  assert.equal((await t.get(`/api/opinion_groups/?tag=2147483000`)).statusCode, 404)
 })

@@ -5,6 +5,7 @@ import { readErrors } from '../../http/schemas.ts'
 import { CSV_TYPE } from '../demographics/demographics.mapper.ts'
 import { withMediaTypes } from '../demographics/demographics.schemas.ts'
 import { opinionGroupsCsv, OPINION_GROUPS_CSV_HEADER } from './opinion-groups.mapper.ts'
+import { opinionGroupsSvg } from './opinion-groups.svg.ts'
 import type { OpinionScope } from './opinion-groups.repository.ts'
 import { OpinionGroups, OpinionGroupsQuery } from './opinion-groups.schemas.ts'
 import { opinionGroupsFor } from './opinion-groups.service.ts'
@@ -26,18 +27,20 @@ export function opinionGroupsRoutes(app: App): void {
         'people sit where (squares of fewer than MIN_CELL_SIZE left out). Private answers count in the model; a group or cell ' +
         'of fewer than MIN_CELL_SIZE people is not shown. `me` is the caller’s own place. Kept between requests and checked ' +
         'again in the background; `computed_at` and `answers_counted` say how fresh. `?format=csv` gives the open-data table: ' +
-        `${OPINION_GROUPS_CSV_HEADER.join(', ')}. See docs/opinion-groups.md.`,
+        `${OPINION_GROUPS_CSV_HEADER.join(', ')}. \`?format=svg\` draws the map: the squares, each group at its centre, your own ` +
+        'place, and what sets each group apart. See docs/opinion-groups.md.',
       querystring: OpinionGroupsQuery,
       response: {
-        200: withMediaTypes('The groups, in JSON or (with `?format=csv`) CSV.', OpinionGroups, {
+        200: withMediaTypes('The groups, in JSON, CSV (`?format=csv`) or as an SVG picture (`?format=svg`).', OpinionGroups, {
           'text/csv': Type.String({ description: 'RFC 4180 CSV with a header line, one row per shown group and question or choice' }),
+          'image/svg+xml': Type.String({ description: 'The opinion map: squares, groups, your place, and a legend in words' }),
         }),
         ...readErrors,
       },
     },
     config: {
       access: 'anyone',
-      formats: ['csv'],
+      formats: ['csv', 'svg'],
       resource: { name: 'Opinion Groups', description: 'Groups of like-minded people, what sets them apart and what unites them.' },
     },
     handler: async (request, reply) => {
@@ -55,6 +58,7 @@ export function opinionGroupsRoutes(app: App): void {
       const groups = await opinionGroupsFor(settings, scope, query[scope]!, request.caller?.id ?? null)
       if (!groups) throw NotFound()
       if (query.format === 'csv') return reply.type(CSV_TYPE).send(opinionGroupsCsv(groups))
+      if (query.format === 'svg') return reply.type('image/svg+xml; charset=utf-8').send(opinionGroupsSvg(groups))
       return groups
     },
   })

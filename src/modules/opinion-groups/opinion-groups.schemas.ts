@@ -12,8 +12,11 @@ export const OpinionGroupsQuery = Type.Object({
   group: ScopeId('group'),
   format: Type.Optional(
     Type.Union(
-      ['json', 'api', 'csv'].map((name) => Type.Literal(name)),
-      { description: '`csv` for the open-data table (one row per group and question or choice); JSON by default' },
+      ['json', 'api', 'csv', 'svg'].map((name) => Type.Literal(name)),
+      {
+        description:
+          '`csv` for the open-data table (one row per group and question or choice), `svg` for the opinion map as a picture; JSON by default',
+      },
     ),
   ),
 })

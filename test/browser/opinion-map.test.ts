@@ -1,0 +1,58 @@
+import { after, before, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { mkdirSync } from 'node:fs'
+import path from 'node:path'
+import { type Browser } from 'playwright-core'
+import { chromiumAvailable, launchChromium, skipWithoutChromium } from '../helpers/chromium.ts'
+import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { campsCollection } from '../opinion-groups/camps.ts'
+
+/**
+ * The opinion map (`/api/opinion_groups/?format=svg`) opened in a real browser: it must parse as SVG (question
+ * texts with markup characters included), draw a disc per group and the legend, and show no error. A screenshot
+ * goes to test/browser/screenshots/ (ignored by git).
+ */
+const SHOTS = path.join(import.meta.dirname, 'screenshots')
+
+let api: TestApp
+let apiUrl: string
+let collection: number
+let browser: Browser | undefined
+
+before(async () => {
+  if (!chromiumAvailable) return
+  api = await createTestApp('empty', { OPINION_GROUPS_REFRESH_MS: '0' })
+  ;({ collection } = await campsCollection(api, 24, (q) => `Should <city> & "county" councils fund plan ${q}?`))
+  apiUrl = await api.app.listen({ port: 0, host: '127.0.0.1' })
+  browser = await launchChromium()
+})
+after(async () => {
+  await browser?.close()
+  await api?.close()
+})
+
+test('the opinion map opens as a picture: a disc per group, the legend in words, no error', { skip: skipWithoutChromium }, async () => {
+  const body = await api.json(`/api/opinion_groups/?collection=${collection}`)
+  const tab = await browser!.newPage()
+  tab.setDefaultTimeout(90_000)
+  const problems: string[] = []
+  tab.on('console', (message) => {
+    if (message.type() === 'error') problems.push(message.text())
+  })
+  tab.on('pageerror', (error) => problems.push(String(error)))
+  // A picture opened on its own: the browser also asks for the site's icon, which an API does not serve.
+  await tab.route('**/favicon.ico', (route) => route.fulfill({ status: 204 }))
+  const response = await tab.goto(`${apiUrl}/api/opinion_groups/?collection=${collection}&format=svg`)
+  assert.equal(response?.status(), 200)
+  // A document that failed to parse as XML shows Chromium's parsererror in place of the picture.
+  assert.equal(await tab.evaluate(() => document.documentElement.localName), 'svg')
+  assert.equal(await tab.locator('parsererror').count(), 0)
+  assert.equal(await tab.locator('g.group circle').count(), body.groups.length)
+  assert.equal(body.groups.length, 2)
+  const legend = (await tab.locator('text.legend').allTextContents()).join('\n')
+  assert.match(legend, /Group [A-Z]: 12 people \(50%\)/)
+  assert.match(legend, /Should <city> & "county" councils fund plan 8\?/, 'the shared question, its text as written')
+  mkdirSync(SHOTS, { recursive: true })
+  await tab.screenshot({ path: path.join(SHOTS, 'opinion-map.png') })
+  assert.deepEqual(problems, [], 'errors in the page')
+})
