@@ -7,6 +7,11 @@ export const DATA_CHANGED_CHANNEL = 'data_changed'
 export const QUESTION_FIGURES_CHANNEL = 'question_figures'
 /** A collection's questions changed (migration 015's triggers): the collection's id as payload. */
 export const COLLECTION_ITEMS_CHANNEL = 'collection_items'
+/**
+ * A collection's opinion groups changed (sent by the process that recomputed them): JSON with the collection's id
+ * and the groups as published, which the collection's live streams pass on.
+ */
+export const OPINION_GROUPS_CHANNEL = 'opinion_groups'
 /** Notifications were written (migration 012's trigger). */
 export const NOTIFICATIONS_CREATED_CHANNEL = 'notifications_created'
 

@@ -5,6 +5,7 @@ import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { insertQuestion, insertUser } from '../helpers/fixtures.ts'
 import { openSse, type SseStream } from '../helpers/sse.ts'
 import { mcqQuestion } from '../votes/support.ts'
+import { answer as answerAs, campsCollection, rating } from '../opinion-groups/camps.ts'
 import { FIGURE_COLUMNS } from '../../src/modules/live/live-figures.repository.ts'
 
 let t: TestApp
@@ -207,6 +208,39 @@ describe('a collection’s stream', () => {
     await stream.ended
     assert.equal((await open(`/api/question_collections/${collection.id}/live/`)).status, 404)
   })
+})
+
+test('new opinion groups of a collection come on its stream as an opinion_groups event, the groups as published', async () => {
+  const { collection, questions } = await campsCollection(t, 24)
+  const stream = await open(`/api/question_collections/${collection}/live/`)
+  await stream.until((event) => event.event === 'snapshot', 'the snapshot')
+  const summary = (body: { groups: { label: number; size: number; share: number }[] }) =>
+    body.groups.map(({ label, size, share }) => ({ label, size, share }))
+  // The first request computes the groups.
+  const first = await t.json(`/api/opinion_groups/?collection=${collection}`)
+  const computed = await stream.until((event) => event.event === 'opinion_groups', 'the groups')
+  assert.equal(computed.id, null, 'no event id: resuming follows the figures')
+  assert.deepEqual(computed.data, { id: collection, computed_at: first.computed_at, participants: 24, groups: summary(first) })
+
+  // Six more people of camp a: a process that checks on every request recomputes, and a group grows.
+  const eager = await createTestApp('tiny', { OPINION_GROUPS_REFRESH_MS: '0' }, undefined, { database: t.database })
+  try {
+    for (let i = 0; i < 6; i++) {
+      const user = await insertUser(t.database.db)
+      const person = { id: user.id, token: await t.tokenFor(user.id), camp: 'a' as const }
+      for (let q = 0; q < 9; q++) await answerAs(t, person, questions[q], rating('a', q, i))
+    }
+    let body = first
+    for (let tries = 0; tries < 50 && body.participants !== 30; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      body = await eager.json(`/api/opinion_groups/?collection=${collection}`)
+    }
+    const grown = await stream.until((event) => event.event === 'opinion_groups' && event.data.participants === 30, 'the grown groups')
+    assert.deepEqual(grown.data.groups, summary(body))
+    assert.deepEqual(grown.data.groups.map((g: { size: number }) => g.size).sort(), [12, 18])
+  } finally {
+    await eager.close()
+  }
 })
 
 test('a process admits LIVE_MAX_SUBSCRIBERS streams; the next is told to come back', async () => {

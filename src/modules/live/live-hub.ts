@@ -1,13 +1,18 @@
 import type { ServerResponse } from 'node:http'
 import type { FastifyBaseLogger } from 'fastify'
-import { COLLECTION_ITEMS_CHANNEL, QUESTION_FIGURES_CHANNEL, type DataChangeListener } from '../../db/data-changes.ts'
+import {
+  COLLECTION_ITEMS_CHANNEL,
+  OPINION_GROUPS_CHANNEL,
+  QUESTION_FIGURES_CHANNEL,
+  type DataChangeListener,
+} from '../../db/data-changes.ts'
 import { fingerprint, questionFigures, sseEvent } from './live-events.ts'
 import { withFigures } from '../../disclosure/figures.ts'
 import type { ChoiceFiguresRow, LiveFiguresRepository } from './live-figures.repository.ts'
 import type { Viewer } from '../../core/caller.ts'
 
 /** The channels live results follow, each with an id as payload. */
-export const LIVE_CHANNELS = [QUESTION_FIGURES_CHANNEL, COLLECTION_ITEMS_CHANNEL] as const
+export const LIVE_CHANNELS = [QUESTION_FIGURES_CHANNEL, COLLECTION_ITEMS_CHANNEL, OPINION_GROUPS_CHANNEL] as const
 
 const RETRY_AFTER_FAILURE_MS = 1_000
 /** However busy, a change goes out within this long; otherwise writing waits twice as long as it last took. */
@@ -106,6 +111,7 @@ export class LiveHub implements DataChangeListener {
       this.reloadAll = true
       return this.schedule()
     }
+    if (channel === OPINION_GROUPS_CHANNEL) return this.passOnOpinionGroups(payload ?? '')
     const id = Number(payload)
     if (!Number.isInteger(id)) return
     if (channel === QUESTION_FIGURES_CHANNEL && (this.questions.has(id) || this.collections.size > 0)) {
@@ -364,6 +370,24 @@ export class LiveHub implements DataChangeListener {
       )
       if (this.write(subscriber, channel.snapshot)) subscriber.lastId = channel.fp
     })
+  }
+
+  /**
+   * New opinion groups of a followed collection, as published (the notice carries them): an `opinion_groups` event
+   * without an id, so that resuming by Last-Event-ID still follows the figures alone. A notice missed while the
+   * listener was down is not sent again; the groups themselves are always at /api/opinion_groups/.
+   */
+  private passOnOpinionGroups(payload: string): void {
+    let id: unknown
+    try {
+      id = (JSON.parse(payload) as { id?: unknown }).id
+    } catch {
+      return
+    }
+    const channel = typeof id === 'number' ? this.collections.get(id) : undefined
+    if (!channel?.loaded) return
+    const event = Buffer.from(sseEvent('opinion_groups', null, payload))
+    void inSlices(channel.subscribers, (subscriber) => this.write(subscriber, event))
   }
 
   /** The question or collection is gone (or hidden from them): said once, then the stream ends. */

@@ -1,5 +1,7 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
+import { OPINION_GROUPS_CHANNEL } from '../../db/data-changes.ts'
+import { noticesAfterCommit } from '../../db/notices-after-commit.ts'
 import {
   computeOpinionGroups,
   opinionInput,
@@ -113,7 +115,27 @@ export async function recomputeOpinionGroups(
   await db
     .transaction()
     .execute((trx) => keepRun(trx, { scope, scopeId, answersCounted: publicAnswers, signature, model: result, published, places }))
-  return { kept: (await repository.kept(scope, scopeId))!, result }
+  const now = (await repository.kept(scope, scopeId))!
+  if (scope === 'collection' && groupsMoved(kept?.published as PublishedGroups | undefined, published))
+    noticesAfterCommit(db).send([{ channel: OPINION_GROUPS_CHANNEL, payload: groupsNotice(scopeId, now.computed_at, published) }])
+  return { kept: now, result }
+}
+
+const groupSizes = (published: PublishedGroups) => JSON.stringify(published.groups.map((g) => [g.label, g.size]))
+
+/** Whether the shown groups differ (in number, labels or sizes) from the kept ones: what a live event is sent for. */
+function groupsMoved(before: PublishedGroups | undefined, after: PublishedGroups): boolean {
+  return before === undefined || groupSizes(before) !== groupSizes(after)
+}
+
+/** The collection's live event: the groups as published, in a few hundred bytes (a notice holds 8,000). */
+function groupsNotice(collectionId: number, computedAt: Date, published: PublishedGroups): string {
+  return JSON.stringify({
+    id: collectionId,
+    computed_at: computedAt.toISOString(),
+    participants: published.participants,
+    groups: published.groups.map((g) => ({ label: g.label, size: g.size, share: g.share })),
+  })
 }
 
 /** The shown group whose centre is nearest: where someone with too few answers leans. */
