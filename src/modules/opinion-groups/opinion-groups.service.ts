@@ -18,6 +18,7 @@ import {
   type OpinionScope,
   type Place,
   type ScopeAnswers,
+  type ScopeQuestion,
 } from './opinion-groups.repository.ts'
 import type { OpinionGroups, PublishedGroups } from './opinion-groups.schemas.ts'
 
@@ -32,6 +33,14 @@ export interface OpinionGroupsSettings extends PublishingOptions {
   /** How long a kept result is served before a request has it checked (and recomputed) in the background. */
   refreshMs: number
   onError: (error: unknown) => void
+}
+
+/** The ids of the likert and of the multiple-choice questions: their answers are read from two tables. */
+function byKind(questions: ScopeQuestion[]): { likert: number[]; mcq: number[] } {
+  return {
+    likert: questions.filter((q) => q.subtype !== 'mcq').map((q) => q.id),
+    mcq: questions.filter((q) => q.subtype === 'mcq').map((q) => q.id),
+  }
 }
 
 /** The answers for which `keep(index)` holds. */
@@ -72,8 +81,7 @@ export async function recomputeOpinionGroups(
 ): Promise<{ kept: KeptRun; result: OpinionGroupsResult }> {
   const repository = opinionGroupsRepository(db)
   const [{ questions, choices }, kept] = await Promise.all([repository.questions(scope, scopeId), repository.kept(scope, scopeId)])
-  const likert = questions.filter((q) => q.subtype !== 'mcq').map((q) => q.id)
-  const mcq = questions.filter((q) => q.subtype === 'mcq').map((q) => q.id)
+  const { likert, mcq } = byKind(questions)
   // The signature first: an answer arriving during the computation then makes the next check recompute.
   const signature = await repository.signature(likert, mcq)
   const answers = await repository.answers(likert, mcq)
@@ -152,9 +160,7 @@ function nearestShown(published: PublishedGroups, x: number, y: number): number 
 /** Whether the answers moved since the kept run: recomputes if so, else marks it checked. */
 async function refresh(settings: OpinionGroupsSettings, scope: OpinionScope, scopeId: number, kept: KeptRun): Promise<void> {
   const repository = opinionGroupsRepository(settings.db)
-  const { questions } = await repository.questions(scope, scopeId)
-  const likert = questions.filter((q) => q.subtype !== 'mcq').map((q) => q.id)
-  const mcq = questions.filter((q) => q.subtype === 'mcq').map((q) => q.id)
+  const { likert, mcq } = byKind((await repository.questions(scope, scopeId)).questions)
   if ((await repository.signature(likert, mcq)) === kept.signature) await repository.markChecked(scope, scopeId)
   else await recomputeOpinionGroups(settings.db, scope, scopeId, settings)
 }
