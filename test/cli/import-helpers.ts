@@ -1,7 +1,6 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { connectDatabase } from '../../src/db/connect.ts'
 import type { Database } from '../../src/db/database.ts'
 import type { Kysely } from 'kysely'
 import { commandDatabase } from '../helpers/databases.ts'
@@ -9,27 +8,18 @@ import { runCommand, spawnCommand } from './run-command.ts'
 
 export const FIXTURES = path.resolve('test/fixtures/import')
 
-type Scratch = Awaited<ReturnType<typeof commandDatabase>>
-
 /**
  * A scratch database, migrated, that the command line runs on as an operator would run it: its function in this
  * process (`run`), or in a process of its own where the exit status is the point (`spawned`).
  */
 export async function importScratch() {
-  const scratch: Scratch = await commandDatabase('empty')
+  const scratch = await commandDatabase('empty')
   const files = fs.mkdtempSync(path.join(os.tmpdir(), 'civic-import-'))
   return {
     run: (args: string[]) => runCommand(args, scratch.env),
     spawned: (args: string[]) => spawnCommand(args, scratch.env),
     /** Opens the scratch database for a look (the command must not run meanwhile: PGlite has one owner). */
-    async query<T>(work: (db: Kysely<Database>) => Promise<T>): Promise<T> {
-      const handle = await connectDatabase({ databaseUrl: scratch.env.DATABASE_URL || null, dataDir: scratch.env.DATA_DIR ?? '' })
-      try {
-        return await work(handle.db)
-      } finally {
-        await handle.close()
-      }
-    },
+    query: <T>(work: (db: Kysely<Database>) => Promise<T>): Promise<T> => scratch.opened((handle) => work(handle.db)),
     /** Writes a file for a command to read; returns its path. */
     file(name: string, text: string): string {
       const file = path.join(files, name)

@@ -4,18 +4,17 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import type { Kysely } from 'kysely'
-import { connectDatabase, type DatabaseHandle } from '../../src/db/connect.ts'
 import type { Database } from '../../src/db/database.ts'
 import { readCsv } from '../../src/import/csv.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
-import { commandDatabase } from '../helpers/databases.ts'
+import { commandDatabase, type CommandDatabase } from '../helpers/databases.ts'
 import { runCommand } from './run-command.ts'
 
 const POLIS = path.resolve('test/fixtures/polis')
 const SEATTLE = path.join(POLIS, '15-per-hour-seattle')
 const LIKERT: Record<string, number> = { '1': 5, '0': 3, '-1': 1 }
 
-let database: Awaited<ReturnType<typeof commandDatabase>>
+let database: CommandDatabase
 let exports: string
 /** The collection the first import of the Seattle conversation made. */
 let seattle = 0
@@ -32,20 +31,11 @@ after(async () => {
 
 const run = (...args: string[]) => runCommand(args, database.env)
 
-/** The command's database opened for a look (closed before the next command: PGlite has one owner). */
-async function opened<T>(work: (handle: DatabaseHandle) => Promise<T>): Promise<T> {
-  const handle = await connectDatabase({ databaseUrl: database.env.DATABASE_URL || null, dataDir: database.env.DATA_DIR ?? '' })
-  try {
-    return await work(handle)
-  } finally {
-    await handle.close()
-  }
-}
-const query = <T>(work: (db: Kysely<Database>) => Promise<T>) => opened((handle) => work(handle.db))
+const query = <T>(work: (db: Kysely<Database>) => Promise<T>) => database.opened((handle) => work(handle.db))
 
 /** What a client sees: the app on the command's database. */
 const throughHttp = <T>(work: (t: TestApp) => Promise<T>) =>
-  opened(async (handle) => {
+  database.opened(async (handle) => {
     const t = await createTestApp('empty', {}, undefined, { database: handle })
     try {
       return await work(t)

@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { parseCsv } from '../helpers/csv.ts'
 import { insertGroup, insertQuestion, insertUser } from '../helpers/fixtures.ts'
 
 /**
@@ -50,37 +51,9 @@ function ageGroup(dob: string | null, today: Date): number | null {
   return groups.find(([from, to]) => age >= from && age <= to)?.[2] ?? 0
 }
 
-/** A small RFC 4180 reader for the answers under test (quoted fields, doubled quotes, CRLF). */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = []
-  let row: string[] = []
-  let field = ''
-  let quoted = false
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        field += '"'
-        i++
-      } else if (c === '"') quoted = false
-      else field += c
-    } else if (c === '"') quoted = true
-    else if (c === ',') {
-      row.push(field)
-      field = ''
-    } else if (c === '\r' && text[i + 1] === '\n') {
-      row.push(field)
-      rows.push(row)
-      row = []
-      field = ''
-      i++
-    } else field += c
-  }
-  assert.equal(field, '', 'the document ends with CRLF')
-  return rows
-}
+/** A CSV answer under test as one object a row, by header: CRLF line ends, every row as wide as the header. */
 function csvObjects(text: string): Record<string, string>[] {
-  const [header, ...rows] = parseCsv(text)
+  const [header, ...rows] = parseCsv(text, { crlf: true })
   for (const row of rows) assert.equal(row.length, header.length)
   return rows.map((row) => Object.fromEntries(header.map((name, i) => [name, row[i]])))
 }

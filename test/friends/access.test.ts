@@ -2,7 +2,7 @@ import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { owned } from '../helpers/owned/friends.ts'
-import { walkAccess } from '../groups/access-walk.ts'
+import { walkAccess } from '../helpers/access-walk.ts'
 
 let t: TestApp
 before(async () => {

@@ -49,15 +49,24 @@ export function dataDirFromTemplate(name: DataDirTemplateName): string {
   return dir
 }
 
+export interface CommandDatabase {
+  /** What to give a command or server run on it: DATA_DIR or DATABASE_URL. */
+  env: Record<string, string>
+  /** Opens it here for `work` and closes it after: no command may run meanwhile, as PGlite has one owner. */
+  opened<T>(work: (handle: DatabaseHandle) => Promise<T>): Promise<T>
+  cleanup(): Promise<void>
+}
+
 /**
- * A database of its own for commands and servers run on it (the env to give them: DATA_DIR or DATABASE_URL),
- * copied from a template: a PGlite data directory, or a PostgreSQL database ('blank': a new, empty one).
+ * A database of its own for commands and servers run on it, copied from a template: a PGlite data directory, or a
+ * PostgreSQL database ('blank': a new, empty one).
  */
-export async function commandDatabase(name: DataDirTemplateName): Promise<{ env: Record<string, string>; cleanup(): Promise<void> }> {
+export async function commandDatabase(name: DataDirTemplateName): Promise<CommandDatabase> {
   const server = serverUrl()
   if (!server) {
     const dir = dataDirFromTemplate(name)
-    return { env: { DATA_DIR: dir, DATABASE_URL: '' }, cleanup: async () => fs.rmSync(dir, { recursive: true, force: true }) }
+    const env = { DATA_DIR: dir, DATABASE_URL: '' }
+    return { env, opened: (work) => openedAt(env, work), cleanup: async () => fs.rmSync(dir, { recursive: true, force: true }) }
   }
   const database = `civic_cmd_${process.pid}_${++counter}`
   const onServer = async (statement: string) => {
@@ -71,7 +80,17 @@ export async function commandDatabase(name: DataDirTemplateName): Promise<{ env:
     }
   }
   await onServer(`CREATE DATABASE ${database}${name === 'blank' ? '' : ` TEMPLATE ${templateDatabaseName(name)}`}`)
-  return { env: { DATABASE_URL: databaseUrlFor(server, database) }, cleanup: () => onServer('') }
+  const env = { DATABASE_URL: databaseUrlFor(server, database) }
+  return { env, opened: (work) => openedAt(env, work), cleanup: () => onServer('') }
+}
+
+async function openedAt<T>(env: Record<string, string>, work: (handle: DatabaseHandle) => Promise<T>): Promise<T> {
+  const handle = await connectDatabase({ databaseUrl: env.DATABASE_URL || null, dataDir: env.DATA_DIR ?? '' })
+  try {
+    return await work(handle)
+  } finally {
+    await handle.close()
+  }
 }
 
 /** A fresh database loaded from a template: a PGlite copy in memory, or a PostgreSQL database cloned from it. */

@@ -6,28 +6,18 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import path from 'node:path'
-import { connectDatabase, type DatabaseHandle } from '../../src/db/connect.ts'
 import { adjustedRandIndex } from '../../src/engines/opinion-groups/index.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
-import { commandDatabase } from '../helpers/databases.ts'
+import { commandDatabase, type CommandDatabase } from '../helpers/databases.ts'
 import { runCommand } from '../cli/run-command.ts'
 import fs from 'node:fs'
-import { parseCsv } from './polis-data.ts'
+import { parseCsv } from '../helpers/csv.ts'
 
 const SEATTLE = path.resolve('test/fixtures/polis/15-per-hour-seattle')
-let database: Awaited<ReturnType<typeof commandDatabase>>
+let database: CommandDatabase
 let collection = 0
 
 const run = (...args: string[]) => runCommand(args, database.env)
-
-async function opened<T>(work: (handle: DatabaseHandle) => Promise<T>): Promise<T> {
-  const handle = await connectDatabase({ databaseUrl: database.env.DATABASE_URL || null, dataDir: database.env.DATA_DIR ?? '' })
-  try {
-    return await work(handle)
-  } finally {
-    await handle.close()
-  }
-}
 
 before(async () => {
   database = await commandDatabase('empty')
@@ -45,7 +35,7 @@ test('opinion-groups prints every participant once, and the API publishes the sa
     .split('\r\n')
     .map((line) => line.split(','))
   assert.deepEqual(header, ['account_id', 'group', 'x', 'y'])
-  const participants = await opened(async ({ db }) =>
+  const participants = await database.opened(async ({ db }) =>
     db
       .selectFrom('users')
       .select(['id', 'username'])
@@ -60,7 +50,7 @@ test('opinion-groups prints every participant once, and the API publishes the sa
   for (const [, group] of rows) if (group !== '') sizes.set(group, (sizes.get(group) ?? 0) + 1)
 
   const someone = participants.find((p) => String(p.id) === rows.find((row) => row[1] !== '')![0])!
-  const seen = await opened(async (handle) => {
+  const seen = await database.opened(async (handle) => {
     const t: TestApp = await createTestApp('empty', {}, undefined, { database: handle })
     try {
       const anonymous = await t.json(`/api/opinion_groups/?collection=${collection}`)

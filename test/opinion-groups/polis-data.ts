@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import type { OpinionInput } from '../../src/engines/opinion-groups/index.ts'
+import { parseCsv } from '../helpers/csv.ts'
 
 export const POLIS_CONVERSATIONS = [
   '15-per-hour-seattle',
@@ -22,39 +23,6 @@ export interface PolisConversation {
   input: OpinionInput
   /** Pol.is's group of each participant, by account id (participants it did not cluster are absent). */
   polisGroup: Map<number, number>
-}
-
-/** RFC 4180 records: quoted fields may hold commas, doubled quotes and line breaks. */
-export function parseCsv(text: string): string[][] {
-  const records: string[][] = []
-  let record: string[] = []
-  let field = ''
-  let quoted = false
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        field += '"'
-        i++
-      } else if (c === '"') quoted = false
-      else field += c
-    } else if (c === '"') quoted = true
-    else if (c === ',') {
-      record.push(field)
-      field = ''
-    } else if (c === '\n' || c === '\r') {
-      if (c === '\r' && text[i + 1] === '\n') i++
-      record.push(field)
-      records.push(record)
-      record = []
-      field = ''
-    } else field += c
-  }
-  if (field !== '' || record.length > 0) {
-    record.push(field)
-    records.push(record)
-  }
-  return records
 }
 
 const folder = (name: string) => path.resolve('test/fixtures/polis', name)

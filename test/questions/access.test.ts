@@ -1,7 +1,7 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
-import { insertUser } from '../helpers/fixtures.ts'
+import { walkAccess } from '../helpers/access-walk.ts'
 import { owned } from '../helpers/owned/questions.ts'
 
 /** The access rules of questions and what hangs off them, declared and walked as in docs/permissions.md. */
@@ -46,36 +46,6 @@ test('the routes declare the documented rules', () => {
 })
 
 test('every rule holds for nobody, a stranger, the owner and staff, and nothing answers 5xx to an empty body', async () => {
-  const db = t.database.db
-  const failures: string[] = []
-  for (const [path, row] of mine()) {
-    for (const [method, access] of row) {
-      const owner = await insertUser(db)
-      const stranger = await insertUser(db)
-      const staff = await insertUser(db, { is_staff: true })
-      const params = owned[path] ? await owned[path](db, owner.id) : {}
-      if (access === 'owner') assert.ok(owned[path], `a fixture owns an object of ${path}`)
-      const url = path.replace(/:(\w+)/g, (_match, name: string) => params[name] ?? '1')
-      for (const [who, userId, allowedFor] of [
-        ['nobody', null, ['anyone']],
-        ['stranger', stranger.id, ['anyone', 'signed-in']],
-        ['owner', owner.id, ['anyone', 'signed-in', 'owner']],
-        ['staff', staff.id, ['anyone', 'signed-in', 'owner', 'staff']],
-      ] as const) {
-        const headers: Record<string, string> = { 'content-type': 'application/json' }
-        if (userId !== null) headers.authorization = `Token ${await t.tokenFor(userId)}`
-        const response = await t.request({
-          method: method as 'GET',
-          url,
-          headers,
-          payload: method === 'GET' || method === 'DELETE' ? undefined : '{}',
-        })
-        const allowed = (allowedFor as readonly string[]).includes(access)
-        const refused = response.statusCode === 403 || response.statusCode === 401
-        if (allowed === refused || response.statusCode >= 500)
-          failures.push(`${method} ${url} (${access}) as ${who}: ${response.statusCode} ${response.body.slice(0, 120)}`)
-      }
-    }
-  }
+  const { failures } = await walkAccess(t, owned, (path) => path in EXPECTED)
   assert.deepEqual(failures, [])
 })

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import type { LightMyRequestResponse } from 'fastify'
 import type { Insertable, Kysely } from 'kysely'
 import type { Database, Questions } from '../../src/db/database.ts'
 import { storedFigureDifferences } from '../../src/engines/figures/check.ts'
@@ -71,4 +72,13 @@ export async function voteState(db: Kysely<Database>): Promise<string> {
       .execute()
   }
   return JSON.stringify(rows)
+}
+
+/** A vote refused with 400 and these field errors, having changed nothing a vote can change. */
+export async function assertRefused(db: Kysely<Database>, send: () => Promise<LightMyRequestResponse>, errors: unknown): Promise<void> {
+  const before = await voteState(db)
+  const response = await send()
+  assert.equal(response.statusCode, 400, response.body)
+  assert.deepEqual(response.json(), errors)
+  assert.equal(await voteState(db), before)
 }

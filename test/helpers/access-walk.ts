@@ -1,12 +1,12 @@
-import type { TestApp } from '../helpers/app.ts'
-import { insertUser } from '../helpers/fixtures.ts'
-import type { OwnedObjects } from '../helpers/owned/index.ts'
+import type { TestApp } from './app.ts'
+import { insertUser } from './fixtures.ts'
+import type { OwnedObjects } from './owned/index.ts'
 
-type Cell = 'anyone' | 'signed-in' | 'owner' | 'staff'
+export type Cell = 'anyone' | 'signed-in' | 'owner' | 'staff'
 
 /**
  * Tries every declared method of the chosen URLs as a caller without credentials, a stranger, the owner and
- * staff, with an empty JSON body, as the permission walk of the whole service does. Answers what went wrong.
+ * staff, with an empty JSON body (test/http/permissions.test.ts walks them all). Answers what went wrong.
  */
 export async function walkAccess(
   t: TestApp,
@@ -20,6 +20,7 @@ export async function walkAccess(
     if (!chosen(path)) continue
     for (const [method, access] of row) {
       cells += 1
+      // Fresh users for each cell: some operations sign out or delete their caller.
       const owner = await insertUser(db)
       const stranger = await insertUser(db)
       const staff = await insertUser(db, { is_staff: true })
