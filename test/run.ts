@@ -87,19 +87,21 @@ function testFiles(dir: string): string[] {
  * end waiting on one of them while the other worker is idle.
  */
 const SLOW_FIRST = [
+  'test/cli/cli.test.ts',
+  'test/fuzz/fuzz.test.ts',
+  'test/http/permissions',
+  'test/http/crowd',
   'test/reliability/crash',
   'test/api/openapi',
-  'test/cli/cli.test.ts',
   'test/reliability/data-dir-lock',
-  'test/fuzz/fuzz.test.ts',
   'test/cli/',
+  'test/liquid/random-sequences',
   'test/browser/',
   'test/votes/',
+  'test/disclosure/',
   'test/api/root-walk',
   'test/seed/',
-  'test/disclosure/',
   'test/reliability/',
-  'test/http/permissions',
 ]
 const slowRank = (file: string) => {
   const rank = SLOW_FIRST.findIndex((prefix) => file.startsWith(prefix))
