@@ -4,6 +4,8 @@
  * rate against ½) and a two-proportion test (the group against the rest) pass one-sided at 90% (z > 1.2816).
  */
 
+import type { RepresentativeColumn } from './types.ts'
+
 /** z of a one-sided 90% test. */
 export const Z_90 = 1.2816
 
@@ -66,18 +68,8 @@ export function columnRepness(group: VoteCounts, rest: VoteCounts): ColumnRepnes
 
 export const passesTests = (s: ColumnRepness) => (s.rat > Z_90 && s.pat > Z_90) || (s.rdt > Z_90 && s.pdt > Z_90)
 
-export interface RepresentativeStats {
-  column: number
-  repfulFor: 'agree' | 'disagree'
-  nSuccess: number
-  nTrials: number
-  pSuccess: number
-  pTest: number
-  repness: number
-  repnessTest: number
-  metric: number
-  bestAgree: boolean
-}
+/** A representative column as the selection ranks it: the result's, before it is named by its key. */
+export type RepresentativeStats = Omit<RepresentativeColumn, 'key'>
 
 /** The side the group stands out on: agree when its agree test beats its disagree test. */
 export function finalise(column: number, s: ColumnRepness, bestAgree = false): RepresentativeStats {

@@ -1,12 +1,12 @@
 import { sql, type Selectable } from 'kysely'
 import type { QuestionDelegations } from '../../db/database.ts'
 import type { Caller } from '../../core/caller.ts'
-import { column, orderingFieldsOf, orderingTerms, type OrderingFields } from '../../db/ordering.ts'
-import { pageOfRows, type ListRequest, type RowsPage } from '../../db/paging.ts'
+import { column, orderingFieldsOf, type OrderingFields } from '../../db/ordering.ts'
+import type { ListRequest, RowsPage } from '../../db/paging.ts'
 import { iso, isoOrNull } from '../../core/time.ts'
 import type { UrlBuilder } from '../../core/urls.ts'
 import { questionVisibleSql } from '../../access/question-access.ts'
-import { historyOn } from './delegation-rules.ts'
+import { delegationRows } from './delegation-rows.repository.ts'
 import type { QuestionDelegation, QuestionDelegationListQuery } from './question-delegations.schemas.ts'
 import type { Db } from '../../db/types.ts'
 import type { ReducedUser } from '../users/users.schemas.ts'
@@ -37,49 +37,22 @@ export function toQuestionDelegation(row: QuestionDelegationRow, users: Map<numb
 }
 
 export function questionDelegationsRepository(db: Db) {
+  const rows = delegationRows(db, {
+    table: 'question_delegations',
+    subject: 'question_id',
+    ordering: QUESTION_DELEGATION_ORDERING,
+    defaultOrdering: ['-created_at'],
+  })
   return {
-    /** A page of the user's own delegations. */
+    ...rows,
+
+    /** A page of the user's own delegations, by the listing's own filter names. */
     async page(userId: number, filters: QuestionDelegationListQuery, list: ListRequest): Promise<RowsPage<QuestionDelegationRow>> {
-      const ordering = orderingTerms(list.ordering, QUESTION_DELEGATION_ORDERING, ['-created_at'], column('question_delegations.id'))
-      return pageOfRows<QuestionDelegationRow>(list, this.filtered(userId, filters), (q) => q.selectAll('question_delegations'), ordering)
-    },
-
-    /** The user's own delegations: the active ones, or with history every one. */
-    filtered(userId: number, filters: QuestionDelegationListQuery) {
-      let query = db.selectFrom('question_delegations').where('question_delegations.user_id', '=', userId)
-      if (!historyOn(filters.history)) query = query.where('question_delegations.revoked_at', 'is', null)
-      if (filters.question !== undefined) query = query.where('question_delegations.question_id', '=', filters.question)
-      if (filters.trustee !== undefined) query = query.where('question_delegations.trustee_id', '=', filters.trustee)
-      return query
-    },
-
-    async find(id: number): Promise<QuestionDelegationRow | undefined> {
-      return db.selectFrom('question_delegations').selectAll().where('id', '=', id).executeTakeFirst()
-    },
-
-    async active(userId: number, questionId: number): Promise<QuestionDelegationRow | undefined> {
-      return db
-        .selectFrom('question_delegations')
-        .selectAll()
-        .where('user_id', '=', userId)
-        .where('question_id', '=', questionId)
-        .where('revoked_at', 'is', null)
-        .executeTakeFirst()
+      return rows.page(userId, { history: filters.history, subject: filters.question, trustee: filters.trustee }, list)
     },
 
     async insert(values: { user_id: number; question_id: number; trustee_id: number | null }): Promise<QuestionDelegationRow> {
       return db.insertInto('question_delegations').values(values).returningAll().executeTakeFirstOrThrow()
-    },
-
-    /** Revokes an active row; undefined when it was revoked already. */
-    async revoke(id: number): Promise<QuestionDelegationRow | undefined> {
-      return db
-        .updateTable('question_delegations')
-        .set({ revoked_at: sql`now()` })
-        .where('id', '=', id)
-        .where('revoked_at', 'is', null)
-        .returningAll()
-        .executeTakeFirst()
     },
 
     /**

@@ -1,10 +1,10 @@
 import { sql, type Selectable } from 'kysely'
 import type { TagDelegations } from '../../db/database.ts'
-import { column, orderingFieldsOf, orderingTerms, type OrderingFields } from '../../db/ordering.ts'
-import { pageOfRows, type ListRequest, type RowsPage } from '../../db/paging.ts'
+import { column, orderingFieldsOf, type OrderingFields } from '../../db/ordering.ts'
+import type { ListRequest, RowsPage } from '../../db/paging.ts'
 import { iso, isoOrNull } from '../../core/time.ts'
 import type { UrlBuilder } from '../../core/urls.ts'
-import { historyOn } from './delegation-rules.ts'
+import { delegationRows } from './delegation-rows.repository.ts'
 import type { TagDelegation, TagDelegationListQuery, TagInfo } from './tag-delegations.schemas.ts'
 import type { Db } from '../../db/types.ts'
 import { INT4_MAX } from '../../core/integers.ts'
@@ -41,35 +41,18 @@ export function toTagDelegation(
 }
 
 export function tagDelegationsRepository(db: Db) {
+  const rows = delegationRows(db, {
+    table: 'tag_delegations',
+    subject: 'tag_id',
+    ordering: TAG_DELEGATION_ORDERING,
+    defaultOrdering: ['priority'],
+  })
   return {
-    /** A page of the user's own delegations. */
+    ...rows,
+
+    /** A page of the user's own delegations, by the listing's own filter names. */
     async page(userId: number, filters: TagDelegationListQuery, list: ListRequest): Promise<RowsPage<TagDelegationRow>> {
-      const ordering = orderingTerms(list.ordering, TAG_DELEGATION_ORDERING, ['priority'], column('tag_delegations.id'))
-      return pageOfRows<TagDelegationRow>(list, this.filtered(userId, filters), (q) => q.selectAll('tag_delegations'), ordering)
-    },
-
-    /** The user's own delegations: the active ones, or with history every one. */
-    filtered(userId: number, filters: TagDelegationListQuery) {
-      let query = db.selectFrom('tag_delegations').where('tag_delegations.user_id', '=', userId)
-      if (!historyOn(filters.history)) query = query.where('tag_delegations.revoked_at', 'is', null)
-      if (filters.tag !== undefined) query = query.where('tag_delegations.tag_id', '=', filters.tag)
-      if (filters.trustee !== undefined) query = query.where('tag_delegations.trustee_id', '=', filters.trustee)
-      return query
-    },
-
-    async find(id: number): Promise<TagDelegationRow | undefined> {
-      return db.selectFrom('tag_delegations').selectAll().where('id', '=', id).executeTakeFirst()
-    },
-
-    /** The user's active delegation on a tag, if any. */
-    async active(userId: number, tagId: number): Promise<TagDelegationRow | undefined> {
-      return db
-        .selectFrom('tag_delegations')
-        .selectAll()
-        .where('user_id', '=', userId)
-        .where('tag_id', '=', tagId)
-        .where('revoked_at', 'is', null)
-        .executeTakeFirst()
+      return rows.page(userId, { history: filters.history, subject: filters.tag, trustee: filters.trustee }, list)
     },
 
     /** Every active delegation of the user, in their order. */
@@ -98,17 +81,6 @@ export function tagDelegationsRepository(db: Db) {
 
     async insert(values: { user_id: number; tag_id: number; trustee_id: number | null; priority: number }): Promise<TagDelegationRow> {
       return db.insertInto('tag_delegations').values(values).returningAll().executeTakeFirstOrThrow()
-    },
-
-    /** Revokes an active row; undefined when it was revoked already. */
-    async revoke(id: number): Promise<TagDelegationRow | undefined> {
-      return db
-        .updateTable('tag_delegations')
-        .set({ revoked_at: sql`now()` })
-        .where('id', '=', id)
-        .where('revoked_at', 'is', null)
-        .returningAll()
-        .executeTakeFirst()
     },
 
     async setPriority(id: number, priority: number): Promise<TagDelegationRow | undefined> {

@@ -1,15 +1,13 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../../http/app-type.ts'
-import { NotFound, ValidationFailed, type FieldErrors, invalidPk } from '../../../core/errors.ts'
-import { listRoute } from '../../../http/list-route.ts'
+import { ValidationFailed, type FieldErrors, invalidPk } from '../../../core/errors.ts'
 import { idParam, signedIn } from '../../../http/permissions.ts'
-import { readErrors } from '../../../http/schemas.ts'
 import { refusingViolations } from '../../../core/constraint-errors.ts'
 import { visibleQuestion } from '../../../access/question-access.ts'
 import { questionWriteErrors } from '../question-writes.schemas.ts'
+import { attachmentReads, attachmentRemoval } from '../question-attachments.routes.ts'
 import { connectionsRepository, toConnectionItem } from './connections.repository.ts'
 import { ConnectionCreateBody, ConnectionItem, ConnectionListQuery } from './connections.schemas.ts'
-import { IdParams, NoContent } from '../../../http/route-schemas.ts'
 import { urlsFor } from '../../../http/urls.ts'
 
 /** question_question_connections: anyone signed in may point from a question to a related one; the creator or staff remove it. */
@@ -21,23 +19,26 @@ export function connectionRoutes(app: App): void {
     return row ? row.user_id : undefined
   }
 
-  listRoute(app, '/api/question_question_connections/', {
-    summary: 'Connections between related questions',
+  const connections = {
+    path: '/api/question_question_connections/',
     querystring: ConnectionListQuery,
     item: ConnectionItem,
-    config: {
-      access: 'anyone',
+    list: {
+      summary: 'Connections between related questions',
       resource: {
         name: 'Question Question Connection List',
         description: 'Links from a question to related questions, with votes on how related they are.',
       },
     },
-    rows: (request, list) => repository().page(request.query, request.caller, list),
-    items: (rows, request) => {
-      const urls = urlsFor(request)
-      return rows.map((row) => toConnectionItem(row, urls))
+    instance: {
+      summary: 'One connection between questions',
+      resource: { name: 'Question Question Connection Instance', description: 'One connection between related questions.' },
     },
-  })
+    removal: { summary: 'Remove a connection you made (its votes go with it)', owner },
+    repository,
+    toItem: toConnectionItem,
+  }
+  attachmentReads(app, connections)
 
   app.post('/api/question_question_connections/', {
     schema: {
@@ -70,29 +71,5 @@ export function connectionRoutes(app: App): void {
     },
   })
 
-  app.get('/api/question_question_connections/:id/', {
-    schema: { summary: 'One connection between questions', params: IdParams, response: { 200: ConnectionItem, ...readErrors } },
-    config: {
-      access: 'anyone',
-      resource: { name: 'Question Question Connection Instance', description: 'One connection between related questions.' },
-    },
-    handler: async (request) => {
-      const row = await repository().find(request.params.id, request.caller)
-      if (!row) throw NotFound()
-      return toConnectionItem(row, urlsFor(request))
-    },
-  })
-
-  app.delete('/api/question_question_connections/:id/', {
-    schema: {
-      summary: 'Remove a connection you made (its votes go with it)',
-      params: IdParams,
-      response: { 204: NoContent, ...questionWriteErrors },
-    },
-    config: { access: 'owner', owner },
-    handler: async (request, reply) => {
-      await repository().remove(request.params.id)
-      return reply.code(204).send(null)
-    },
-  })
+  attachmentRemoval(app, connections)
 }

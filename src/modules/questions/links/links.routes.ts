@@ -1,15 +1,14 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../../http/app-type.ts'
 import { fieldError, NotFound } from '../../../core/errors.ts'
-import { listRoute } from '../../../http/list-route.ts'
 import { idParam, signedIn } from '../../../http/permissions.ts'
-import { readErrors } from '../../../http/schemas.ts'
 import { authoredQuestion } from '../../../access/question-access.ts'
 import { isWebLink } from '../question-rules.ts'
 import { questionWriteErrors } from '../question-writes.schemas.ts'
+import { attachmentReads, attachmentRemoval } from '../question-attachments.routes.ts'
 import { linksRepository, toLinkItem } from './links.repository.ts'
 import { LinkCreateBody, LinkListQuery, LinkPutBody, LinkUpdateBody, QuestionLinkItem } from './links.schemas.ts'
-import { IdParams, NoContent } from '../../../http/route-schemas.ts'
+import { IdParams } from '../../../http/route-schemas.ts'
 import { urlsFor } from '../../../http/urls.ts'
 
 function webLink(text: string): string {
@@ -26,23 +25,26 @@ export function linkRoutes(app: App): void {
     return id === null ? Promise.resolve(undefined) : repository().owner(id, request.caller)
   }
 
-  listRoute(app, '/api/question_links/', {
-    summary: 'Links of questions',
+  const links = {
+    path: '/api/question_links/',
     querystring: LinkListQuery,
     item: QuestionLinkItem,
-    config: {
-      access: 'anyone',
+    list: {
+      summary: 'Links of questions',
       resource: {
         name: 'Question Link List',
         description: 'Further reading attached to questions, with the votes on how useful each link is.',
       },
     },
-    rows: (request, list) => repository().page(request.query, request.caller, list),
-    items: (rows, request) => {
-      const urls = urlsFor(request)
-      return rows.map((row) => toLinkItem(row, urls))
+    instance: {
+      summary: 'One link of a question',
+      resource: { name: 'Question Link Instance', description: 'One link of a question.' },
     },
-  })
+    removal: { summary: 'Remove a link from your question (its votes go with it)', owner },
+    repository,
+    toItem: toLinkItem,
+  }
+  attachmentReads(app, links)
 
   app.post('/api/question_links/', {
     schema: {
@@ -63,16 +65,6 @@ export function linkRoutes(app: App): void {
       })
       const item = toLinkItem(row, urlsFor(request))
       return reply.code(201).header('location', item.url).send(item)
-    },
-  })
-
-  app.get('/api/question_links/:id/', {
-    schema: { summary: 'One link of a question', params: IdParams, response: { 200: QuestionLinkItem, ...readErrors } },
-    config: { access: 'anyone', resource: { name: 'Question Link Instance', description: 'One link of a question.' } },
-    handler: async (request) => {
-      const row = await repository().find(request.params.id, request.caller)
-      if (!row) throw NotFound()
-      return toLinkItem(row, urlsFor(request))
     },
   })
 
@@ -101,16 +93,5 @@ export function linkRoutes(app: App): void {
     })
   }
 
-  app.delete('/api/question_links/:id/', {
-    schema: {
-      summary: 'Remove a link from your question (its votes go with it)',
-      params: IdParams,
-      response: { 204: NoContent, ...questionWriteErrors },
-    },
-    config: { access: 'owner', owner },
-    handler: async (request, reply) => {
-      await repository().remove(request.params.id)
-      return reply.code(204).send(null)
-    },
-  })
+  attachmentRemoval(app, links)
 }
