@@ -38,8 +38,18 @@ function familyKeys(table: string, prefix: 'direct' | 'liquid'): Record<string, 
   return keys
 }
 
+/** Built once per target and k: every listing asks for them, whichever field it sorts on. */
+const built = new Map<string, OrderingFields>()
+
 /** Every figure field of the target (both families and polarisation where it has them), sorting on the published figures. */
 export function publishedFigureOrdering(target: FigureTarget, k: number): OrderingFields {
+  const key = `${target}:${k}`
+  let fields = built.get(key)
+  if (!fields) built.set(key, (fields = Object.freeze(buildFigureOrdering(target, k))))
+  return fields
+}
+
+function buildFigureOrdering(target: FigureTarget, k: number): OrderingFields {
   const { table, withheld, liquid } = TARGETS[target]
   const keys = { ...familyKeys(table, 'direct'), ...(liquid ? familyKeys(table, 'liquid') : {}) }
   const fields: OrderingFields = {}

@@ -54,9 +54,13 @@ export const QUESTION_ORDERING: OrderingFields = {
   votes__created_at: latestAnswerAt(null),
 }
 
-/** QUESTION_ORDERING with the figure fields, which sort on the published figures (k = MIN_CELL_SIZE). */
+const withFigures = new Map<number, OrderingFields>()
+
+/** QUESTION_ORDERING with the figure fields, which sort on the published figures (k = MIN_CELL_SIZE); built once per k. */
 export function questionOrderingWithFigures(k: number): OrderingFields {
-  return { ...QUESTION_ORDERING, ...publishedFigureOrdering('question', k) }
+  let fields = withFigures.get(k)
+  if (!fields) withFigures.set(k, (fields = Object.freeze({ ...QUESTION_ORDERING, ...publishedFigureOrdering('question', k) })))
+  return fields
 }
 
 /** An answer's time counts for a viewer who may see the answer: a private one only for its author and staff. */
