@@ -15,6 +15,7 @@ const SUITES: Record<string, () => Promise<(argv: string[]) => Promise<void>>> =
   compare: async () => (await import('./compare/compare.bench.ts')).runCompareBench,
   load: async () => (await import('./load/load.bench.ts')).runLoadBench,
   live: async () => (await import('./live/live.bench.ts')).runLiveBench,
+  'groups-http': async () => (await import('./opinion-groups/groups-http.bench.ts')).runGroupsHttpBench,
   // The engine alone, each scale in a process of its own so that its peak memory is its own.
   groups: async () => async (argv) => {
     const run = spawnSync(process.execPath, [...process.execArgv, 'bench/opinion-groups-engine.ts', ...argv], { stdio: 'inherit' })
