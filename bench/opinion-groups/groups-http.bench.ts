@@ -42,11 +42,12 @@ export async function runGroupsHttpBench(argv: string[]): Promise<void> {
     GROUP BY t.tag_id ORDER BY answers DESC LIMIT 1`.execute(db)
   await db.deleteFrom('opinion_group_runs').execute()
   await db.deleteFrom('opinion_group_places').execute()
-  // People of the seed who have not answered the collection's first question answer it and the next ones.
+  // People of the seed answer the collection's likert questions they have not answered yet.
   const { rows: open } = await sql<{ user_id: number; question_id: number }>`
     SELECT u.id AS user_id, i.question_id FROM question_collection_items i
+    JOIN questions q ON q.id = i.question_id AND q.subtype <> 'mcq' AND q.publish
     CROSS JOIN LATERAL (SELECT id FROM users ORDER BY id DESC LIMIT ${answers}) u
-    WHERE i.parent_id = ${collections[0].id} AND i.question_id IS NOT NULL
+    WHERE i.parent_id = ${collections[0].id}
       AND NOT EXISTS (SELECT 1 FROM question_votes v WHERE v.question_id = i.question_id AND v.user_id = u.id)
     ORDER BY u.id, i.question_id LIMIT ${answers}`.execute(db)
   const people = [...new Set(open.map((o) => o.user_id))]

@@ -26,12 +26,12 @@ export interface ScopeAnswers {
   private: Uint8Array
 }
 
+/** A kept run as requests read it: what is served, without the model (megabytes on a large scope). */
 export interface KeptRun {
   computed_at: Date
   checked_at: Date
   answers_counted: number
   signature: string
-  model: unknown
   published: unknown
 }
 
@@ -124,10 +124,20 @@ export function opinionGroupsRepository(db: Kysely<Database>) {
     async kept(scope: OpinionScope, scopeId: number): Promise<KeptRun | undefined> {
       return db
         .selectFrom('opinion_group_runs')
-        .select(['computed_at', 'checked_at', 'answers_counted', 'signature', 'model', 'published'])
+        .select(['computed_at', 'checked_at', 'answers_counted', 'signature', 'published'])
         .where('scope', '=', scope)
         .where('scope_id', '=', scopeId)
         .executeTakeFirst() as Promise<KeptRun | undefined>
+    },
+
+    /** The kept run's model and what it published: the start of the next recompute. */
+    async keptModel(scope: OpinionScope, scopeId: number): Promise<{ model: unknown; published: unknown } | undefined> {
+      return db
+        .selectFrom('opinion_group_runs')
+        .select(['model', 'published'])
+        .where('scope', '=', scope)
+        .where('scope_id', '=', scopeId)
+        .executeTakeFirst() as Promise<{ model: unknown; published: unknown } | undefined>
     },
 
     /** A run found still current: checked now. */

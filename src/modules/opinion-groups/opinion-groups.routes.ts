@@ -8,7 +8,7 @@ import { opinionGroupsCsv, OPINION_GROUPS_CSV_HEADER } from './opinion-groups.ma
 import { opinionGroupsSvg } from './opinion-groups.svg.ts'
 import type { OpinionScope } from './opinion-groups.repository.ts'
 import { OpinionGroups, OpinionGroupsQuery } from './opinion-groups.schemas.ts'
-import { opinionGroupsFor } from './opinion-groups.service.ts'
+import { opinionGroupChecksSettled, opinionGroupsFor } from './opinion-groups.service.ts'
 
 const SCOPES: OpinionScope[] = ['collection', 'tag', 'group']
 const ONE_SCOPE = 'Give exactly one of collection, tag and group.'
@@ -18,6 +18,8 @@ const ONE_SCOPE = 'Give exactly one of collection, tag and group.'
  * (docs/opinion-groups.md). Aggregates only, the same for everyone, plus the caller's own place.
  */
 export function opinionGroupsRoutes(app: App): void {
+  // A check started by a request may outlive it: the database stays open until it has ended.
+  app.addHook('onClose', opinionGroupChecksSettled)
   app.get('/api/opinion_groups/', {
     schema: {
       summary: 'Opinion groups of a collection, a tag or a group',

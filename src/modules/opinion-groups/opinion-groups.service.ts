@@ -66,8 +66,13 @@ function modelAnswers(answers: ScopeAnswers, k: number): { fitted: ScopeAnswers;
   return { fitted, outsiders: answersWhere(answers, (a) => !inModel.has(answers.accountId[a])) }
 }
 
-/** Scopes whose check or recompute runs in this process now: one at a time each. */
-const refreshing = new Set<string>()
+/** Scopes whose check or recompute runs in this process now (one at a time each), and its end. */
+const refreshing = new Map<string, Promise<void>>()
+
+/** Resolves once the background checks under way have ended: an app closing waits for them. */
+export async function opinionGroupChecksSettled(): Promise<void> {
+  await Promise.all(refreshing.values())
+}
 
 /**
  * Computes the scope's groups from every current answer, warm-started from the kept result, and keeps the new one
@@ -80,7 +85,7 @@ export async function recomputeOpinionGroups(
   options: PublishingOptions,
 ): Promise<{ kept: KeptRun; result: OpinionGroupsResult }> {
   const repository = opinionGroupsRepository(db)
-  const [{ questions, choices }, kept] = await Promise.all([repository.questions(scope, scopeId), repository.kept(scope, scopeId)])
+  const [{ questions, choices }, kept] = await Promise.all([repository.questions(scope, scopeId), repository.keptModel(scope, scopeId)])
   const { likert, mcq } = byKind(questions)
   // The signature first: an answer arriving during the computation then makes the next check recompute.
   const signature = await repository.signature(likert, mcq)
@@ -181,10 +186,10 @@ export async function opinionGroupsFor(
   const kept = (await repository.kept(scope, scopeId)) ?? (await recomputeOpinionGroups(settings.db, scope, scopeId, settings)).kept
   const key = `${scope}:${scopeId}`
   if (Date.now() - kept.checked_at.getTime() > settings.refreshMs && !refreshing.has(key)) {
-    refreshing.add(key)
-    refresh(settings, scope, scopeId, kept)
+    const check = refresh(settings, scope, scopeId, kept)
       .catch(settings.onError)
       .finally(() => refreshing.delete(key))
+    refreshing.set(key, check)
   }
   const place = callerId === null ? undefined : await repository.place(scope, scopeId, callerId)
   return {
