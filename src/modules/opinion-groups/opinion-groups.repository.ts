@@ -26,13 +26,12 @@ export interface ScopeAnswers {
   private: Uint8Array
 }
 
-/** A kept run as requests read it: what is served, without the model (megabytes on a large scope). */
+/** A kept run's stamp: when it was computed and checked, and from what. */
 export interface KeptRun {
   computed_at: Date
   checked_at: Date
   answers_counted: number
   signature: string
-  published: unknown
 }
 
 export interface Place {
@@ -124,10 +123,23 @@ export function opinionGroupsRepository(db: Kysely<Database>) {
     async kept(scope: OpinionScope, scopeId: number): Promise<KeptRun | undefined> {
       return db
         .selectFrom('opinion_group_runs')
-        .select(['computed_at', 'checked_at', 'answers_counted', 'signature', 'published'])
+        .select(['computed_at', 'checked_at', 'answers_counted', 'signature'])
         .where('scope', '=', scope)
         .where('scope_id', '=', scopeId)
-        .executeTakeFirst() as Promise<KeptRun | undefined>
+        .executeTakeFirst()
+    },
+
+    /** What the kept run publishes (without the model, which is megabytes on a large scope). */
+    async published(
+      scope: OpinionScope,
+      scopeId: number,
+    ): Promise<{ computed_at: Date; answers_counted: number; published: unknown } | undefined> {
+      return db
+        .selectFrom('opinion_group_runs')
+        .select(['computed_at', 'answers_counted', 'published'])
+        .where('scope', '=', scope)
+        .where('scope_id', '=', scopeId)
+        .executeTakeFirst()
     },
 
     /** The kept run's model and what it published: the start of the next recompute. */

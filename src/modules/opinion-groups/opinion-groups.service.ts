@@ -83,7 +83,7 @@ export async function recomputeOpinionGroups(
   scope: OpinionScope,
   scopeId: number,
   options: PublishingOptions,
-): Promise<{ kept: KeptRun; result: OpinionGroupsResult }> {
+): Promise<{ kept: KeptRun; published: PublishedGroups; result: OpinionGroupsResult }> {
   const repository = opinionGroupsRepository(db)
   const [{ questions, choices }, kept] = await Promise.all([repository.questions(scope, scopeId), repository.keptModel(scope, scopeId)])
   const { likert, mcq } = byKind(questions)
@@ -131,7 +131,7 @@ export async function recomputeOpinionGroups(
   const now = (await repository.kept(scope, scopeId))!
   if (scope === 'collection' && groupsMoved(kept?.published as PublishedGroups | undefined, published))
     noticesAfterCommit(db).send([{ channel: OPINION_GROUPS_CHANNEL, payload: groupsNotice(scopeId, now.computed_at, published) }])
-  return { kept: now, result }
+  return { kept: now, published, result }
 }
 
 const groupSizes = (published: PublishedGroups) => JSON.stringify(published.groups.map((g) => [g.label, g.size]))
@@ -171,6 +171,43 @@ async function refresh(settings: OpinionGroupsSettings, scope: OpinionScope, sco
 }
 
 /**
+ * What kept runs publish, by scope, as last read in this process: a request reads the run's stamp (a few bytes) and
+ * reads and parses the published groups (hundreds of kilobytes on a large scope) only when the run is newer.
+ */
+interface PublishedRun {
+  computedAt: Date
+  answersCounted: number
+  published: PublishedGroups
+}
+/** Per database, by scope. */
+const publishedCaches = new WeakMap<Kysely<Database>, Map<string, PublishedRun>>()
+const PUBLISHED_CACHE_SCOPES = 64
+
+function remember(db: Kysely<Database>, key: string, run: PublishedRun): void {
+  const publishedCache = publishedCaches.get(db) ?? publishedCaches.set(db, new Map()).get(db)!
+  publishedCache.delete(key)
+  publishedCache.set(key, run)
+  // The least recently stored goes first (a Map keeps insertion order).
+  if (publishedCache.size > PUBLISHED_CACHE_SCOPES) publishedCache.delete(publishedCache.keys().next().value!)
+}
+
+async function publishedRun(
+  db: Kysely<Database>,
+  key: string,
+  scope: OpinionScope,
+  scopeId: number,
+  stamp: KeptRun,
+): Promise<PublishedRun> {
+  const cached = publishedCaches.get(db)?.get(key)
+  if (cached && cached.computedAt.getTime() === stamp.computed_at.getTime()) return cached
+  // Read after the stamp: a run kept meanwhile is newer, and is served whole, its own time and count with it.
+  const row = (await opinionGroupsRepository(db).published(scope, scopeId))!
+  const run = { computedAt: row.computed_at, answersCounted: row.answers_counted, published: row.published as PublishedGroups }
+  remember(db, key, run)
+  return run
+}
+
+/**
  * The scope's groups as kept, and the caller's own place. The first request computes them; later ones are served
  * the kept result, and one whose result was checked longer than `refreshMs` ago has it checked in the background
  * (recomputed when any answer changed), so no request waits on a recompute but the first. Undefined: no such scope.
@@ -183,21 +220,29 @@ export async function opinionGroupsFor(
 ): Promise<OpinionGroups | undefined> {
   const repository = opinionGroupsRepository(settings.db)
   if (!(await repository.scopeExists(scope, scopeId))) return undefined
-  const kept = (await repository.kept(scope, scopeId)) ?? (await recomputeOpinionGroups(settings.db, scope, scopeId, settings)).kept
   const key = `${scope}:${scopeId}`
+  let kept = await repository.kept(scope, scopeId)
+  if (!kept) {
+    const computed = await recomputeOpinionGroups(settings.db, scope, scopeId, settings)
+    kept = computed.kept
+    remember(settings.db, key, { computedAt: kept.computed_at, answersCounted: kept.answers_counted, published: computed.published })
+  }
   if (Date.now() - kept.checked_at.getTime() > settings.refreshMs && !refreshing.has(key)) {
     const check = refresh(settings, scope, scopeId, kept)
       .catch(settings.onError)
       .finally(() => refreshing.delete(key))
     refreshing.set(key, check)
   }
-  const place = callerId === null ? undefined : await repository.place(scope, scopeId, callerId)
+  const [run, place] = await Promise.all([
+    publishedRun(settings.db, key, scope, scopeId, kept),
+    callerId === null ? undefined : repository.place(scope, scopeId, callerId),
+  ])
   return {
     scope,
     scope_id: scopeId,
-    computed_at: kept.computed_at.toISOString(),
-    answers_counted: kept.answers_counted,
-    ...(kept.published as PublishedGroups),
+    computed_at: run.computedAt.toISOString(),
+    answers_counted: run.answersCounted,
+    ...run.published,
     me: place ? { group: place.group_label, clustered: place.clustered, x: place.x, y: place.y } : null,
   }
 }
