@@ -291,3 +291,33 @@ test('a constant number of statements, whatever the number of answers', async ()
     assert.equal(small.headers['x-query-count'], large.headers['x-query-count'])
   }
 })
+
+test('?format=svg draws the JSON answer: each share as answered and weighted, each band’s weighted mean, written beside its mark', async () => {
+  const url = `/api/question_weighted_demographics/${question}/age/`
+  const body = await post.json(url)
+  const svg = await post.get(`${url}?format=svg`)
+  assert.equal(svg.statusCode, 200)
+  assert.match(svg.headers['content-type'] as string, /^image\/svg\+xml/)
+  const drawn = (pattern: RegExp) => [...svg.body.matchAll(pattern)].map((m) => m.slice(1))
+  const written = (value: number | null, unit = '%') => (value === null ? '–' : `${Math.round(value * 10) / 10}${unit}`)
+  const bars = drawn(/<g class="bar" data-level="(\d)" data-kind="(\w+)">.*?<text class="value"[^>]*>([^<]*)<\/text><\/g>/g)
+  const expected = ['1', '2', '3', '4', '5'].flatMap((level) => {
+    const share = body.overall.shares[level]
+    return [
+      ...(share.percentage === null ? [] : [[level, 'answered', written(share.percentage)]]),
+      ...(share.weighted_percentage === null ? [] : [[level, 'weighted', written(share.weighted_percentage)]]),
+    ]
+  })
+  assert.ok(expected.length > 0)
+  assert.deepEqual(bars, expected)
+  const bands = drawn(/<g class="band" data-age="([^"]+)">.*?<text class="value"[^>]*>([^<]*)<\/text><\/g>/g)
+  assert.deepEqual(
+    bands,
+    body.data.map((point: { age_range: string; weighted_average_vote: number | null; average_vote: number | null }) => [
+      point.age_range.replaceAll('<', '&lt;'),
+      written(point.weighted_average_vote ?? point.average_vote, ''),
+    ]),
+  )
+  // An unknown format is 404, as DRF answers it.
+  assert.equal((await post.get(`${url}?format=png`)).statusCode, 404)
+})

@@ -1,6 +1,7 @@
+import { escapeMarkup } from '../../core/markup.ts'
+
 /** Every value that reaches a page passes through here: text from the database is shown, never interpreted. */
-export const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string)
+export const escapeHtml = escapeMarkup
 
 /** The query parameters a browsable page passes on to every link: the format and, when given, the application key. */
 export type Kept = Record<string, string>

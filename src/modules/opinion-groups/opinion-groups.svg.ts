@@ -3,6 +3,7 @@
  * shown group as a disc at its centre sized by its share, the caller's own place, and beneath it a legend that says
  * in words what each group stands out on and what unites them. Drawn only from what the JSON publishes.
  */
+import { escapeMarkup as escapeXml } from '../../core/markup.ts'
 import type { OpinionGroups } from './opinion-groups.schemas.ts'
 
 const PLOT = 440
@@ -15,8 +16,6 @@ const PALETTE = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00
 /** Characters of a question's text in the legend before it is cut short. */
 const TEXT_LENGTH = 60
 
-const escapeXml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!)
 const shorten = (text: string) => (text.length > TEXT_LENGTH ? `${text.slice(0, TEXT_LENGTH - 1)}…` : text)
 const round = (value: number) => Math.round(value * 10) / 10
 const percent = (share: number) => `${Math.round(share * 100)}%`
@@ -74,7 +73,7 @@ export function opinionGroupsSvg(groups: OpinionGroups): string {
 
   const title = `Opinion groups of ${groups.scope} ${groups.scope_id}`
   return [
-    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${height}" width="${WIDTH}" height="${height}" ` +
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${height}" ` +
       `font-family="sans-serif" font-size="13" role="img" aria-labelledby="title">`,
     `<title id="title">${escapeXml(title)}</title>`,
     `<rect width="${WIDTH}" height="${height}" fill="#fff"/>`,

@@ -5,7 +5,10 @@ import { IdParams } from '../../http/route-schemas.ts'
 import { readErrors } from '../../http/schemas.ts'
 import { areaReleases } from '../demographics/demographics.service.ts'
 import { weightingRepository } from './weighting.repository.ts'
-import { AgeBreakdown, AreaBreakdown, AreaQuery, LegacyQuery } from './weighting.schemas.ts'
+import { Type } from 'typebox'
+import { withMediaTypes } from '../demographics/demographics.schemas.ts'
+import { AgeBreakdown, AgeQuery, AreaBreakdown, AreaQuery, LegacyQuery } from './weighting.schemas.ts'
+import { weightedResultSvg } from './weighting.svg.ts'
 import { loadQuestion, overallResult, type WeightingOptions } from './weighting.service.ts'
 import { ageBreakdown, areaBreakdown } from './weighting-breakdowns.service.ts'
 
@@ -60,18 +63,26 @@ export function weightingRoutes(app: App): void {
   app.get('/api/question_weighted_demographics/:id/age/', {
     schema: {
       summary: 'Census-weighted results of a question by age band',
-      description: ageDescription,
+      description: `${ageDescription} \`?format=svg\` draws it: the shares as answered and weighted with their margins, and the weighted mean of each band.`,
       params: IdParams,
-      response: { 200: AgeBreakdown, ...readErrors },
+      querystring: AgeQuery,
+      response: {
+        200: withMediaTypes('The result, in JSON or (with `?format=svg`) as a picture.', AgeBreakdown, {
+          'image/svg+xml': Type.String({ description: 'Every number drawn is written beside its mark' }),
+        }),
+        ...readErrors,
+      },
     },
     config: {
       access: 'anyone',
       cachedForAnyone: true,
+      formats: ['svg'],
       resource: { name: 'Question Weighted Demographics By Age', description: 'A question’s results by age, weighted to the census.' },
     },
-    handler: async (request) => {
+    handler: async (request, reply) => {
       const answer = await byAge(request.caller, request.params.id)
       if (!answer) throw NotFound()
+      if ((request.query as AgeQuery).format === 'svg') return reply.type('image/svg+xml; charset=utf-8').send(weightedResultSvg(answer))
       return answer
     },
   })

@@ -89,5 +89,15 @@ export const AreaQuery = Type.Object({
 })
 export type AreaQuery = Static<typeof AreaQuery>
 
+export const AgeQuery = Type.Object({
+  format: Type.Optional(
+    Type.Union(
+      ['json', 'api', 'svg'].map((name) => Type.Literal(name)),
+      { description: '`svg` draws the result as a picture (shares with their margins, means by age band); JSON by default' },
+    ),
+  ),
+})
+export type AgeQuery = Static<typeof AgeQuery>
+
 export const LegacyQuery = Type.Object({ question: Type.Integer({ minimum: 0, maximum: INT4_MAX, description: 'the question id' }) })
 export type LegacyQuery = Static<typeof LegacyQuery>

@@ -8,21 +8,24 @@ import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { campsCollection } from '../opinion-groups/camps.ts'
 
 /**
- * The opinion map (`/api/opinion_groups/?format=svg`) opened in a real browser: it must parse as SVG (question
- * texts with markup characters included), draw a disc per group and the legend, and show no error. A screenshot
- * goes to test/browser/screenshots/ (ignored by git).
+ * The pictures the API draws, opened in a real browser: the opinion map (`/api/opinion_groups/?format=svg`) must
+ * parse as SVG (question texts with markup characters included), draw a disc per group and the legend; a
+ * question's weighted result (`question_weighted_demographics/<id>/age/?format=svg`) must show the numbers the JSON
+ * serves, at a phone's width and in a dark colour scheme too. Screenshots go to test/browser/screenshots/ (ignored
+ * by git).
  */
 const SHOTS = path.join(import.meta.dirname, 'screenshots')
 
 let api: TestApp
 let apiUrl: string
 let collection: number
+let questions: number[]
 let browser: Browser | undefined
 
 before(async () => {
   if (!chromiumAvailable) return
   api = await createTestApp('empty', { OPINION_GROUPS_REFRESH_MS: '0' })
-  ;({ collection } = await campsCollection(api, 24, (q) => `Should <city> & "county" councils fund plan ${q}?`))
+  ;({ collection, questions } = await campsCollection(api, 24, (q) => `Should <city> & "county" councils fund plan ${q}?`))
   apiUrl = await api.app.listen({ port: 0, host: '127.0.0.1' })
   browser = await launchChromium()
 })
@@ -56,3 +59,35 @@ test('the opinion map opens as a picture: a disc per group, the legend in words,
   await tab.screenshot({ path: path.join(SHOTS, 'opinion-map.png') })
   assert.deepEqual(problems, [], 'errors in the page')
 })
+
+test(
+  'a question’s result as a picture shows the shares the JSON serves, on a phone and in dark mode',
+  { skip: skipWithoutChromium },
+  async () => {
+    const url = `/api/question_weighted_demographics/${questions[0]}/age/`
+    const body = await api.json(url)
+    for (const [name, options] of [
+      ['result', { viewport: { width: 1280, height: 800 }, colorScheme: 'light' as const }],
+      ['result-phone-dark', { viewport: { width: 390, height: 844 }, colorScheme: 'dark' as const }],
+    ] as const) {
+      const context = await browser!.newContext(options)
+      const tab = await context.newPage()
+      tab.setDefaultTimeout(90_000)
+      const problems: string[] = []
+      tab.on('pageerror', (error) => problems.push(String(error)))
+      await tab.route('**/favicon.ico', (route) => route.fulfill({ status: 204 }))
+      assert.equal((await tab.goto(`${apiUrl}${url}?format=svg`))?.status(), 200)
+      assert.equal(await tab.evaluate(() => document.documentElement.localName), 'svg')
+      const drawn = await tab.locator('g.bar[data-kind="answered"] text.value').allTextContents()
+      const served = ['1', '2', '3', '4', '5']
+        .map((level) => body.overall.shares[level].percentage as number | null)
+        .filter((p): p is number => p !== null)
+        .map((p) => `${Math.round(p * 10) / 10}%`)
+      assert.deepEqual(drawn, served, 'the shares drawn are the shares served')
+      mkdirSync(SHOTS, { recursive: true })
+      await tab.screenshot({ path: path.join(SHOTS, `${name}.png`) })
+      assert.deepEqual(problems, [])
+      await context.close()
+    }
+  },
+)
