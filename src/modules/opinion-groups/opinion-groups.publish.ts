@@ -80,7 +80,7 @@ function mapExtent(groups: { x: number; y: number }[]): number {
 }
 
 /** People with a private answer in the scope: in a population, they count only once it holds k of them. */
-function privateAuthors(answers: ScopeAnswers): Set<number> {
+export function privateAuthors(answers: ScopeAnswers): Set<number> {
   const authors = new Set<number>()
   for (let a = 0; a < answers.accountId.length; a++) if (answers.private[a]) authors.add(answers.accountId[a])
   return authors

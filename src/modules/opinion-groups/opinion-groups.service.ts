@@ -9,7 +9,7 @@ import {
   type GroupQuestion,
   type OpinionGroupsResult,
 } from '../../engines/opinion-groups/index.ts'
-import { publishOpinionGroups } from './opinion-groups.publish.ts'
+import { privateAuthors, publishOpinionGroups } from './opinion-groups.publish.ts'
 import { weightedGroupShares } from './opinion-groups.weighting.ts'
 import {
   keepRun,
@@ -59,7 +59,7 @@ function answersWhere(answers: ScopeAnswers, keep: (a: number) => boolean): Scop
  * the public answers, and the people whose answers are all private are placed on it, for themselves alone.
  */
 function modelAnswers(answers: ScopeAnswers, k: number): { fitted: ScopeAnswers; outsiders: ScopeAnswers | null } {
-  const authors = new Set(answers.accountId.filter((_, a) => answers.private[a] === 1))
+  const authors = privateAuthors(answers)
   if (authors.size === 0 || authors.size >= k) return { fitted: answers, outsiders: null }
   const fitted = answersWhere(answers, (a) => answers.private[a] === 0)
   const inModel = new Set(fitted.accountId)
