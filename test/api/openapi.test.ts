@@ -7,6 +7,7 @@ import { parse as parseYaml } from 'yaml'
 import { ID_LIST_FORMAT } from '../../src/core/integers.ts'
 import { appKeysRepository } from '../../src/modules/app-keys/app-keys.repository.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { inlineRefs } from '../helpers/openapi.ts'
 
 type Operation = {
   summary?: string
@@ -24,10 +25,13 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete']
 const UNDOCUMENTED = new Set(['/healthz', '/readyz', '/static/default-avatar.svg', '/api/docs/static/:file'])
 
 let t: TestApp
+/** The document as served, and with its shared components written out where they are used. */
+let served: Document
 let doc: Document
 before(async () => {
   t = await createTestApp('tiny')
-  doc = await t.json('/api/schema/')
+  served = await t.json('/api/schema/')
+  doc = inlineRefs(served)
 })
 after(() => t.close())
 
@@ -35,7 +39,7 @@ const openapiPath = (url: string) => url.replace(/:(\w+)/g, '{$1}')
 
 test('/api/schema/ is a valid OpenAPI 3.1 document with the key (query or header) and the token as credentials', async () => {
   assert.equal(doc.openapi, '3.1.0')
-  const result = await new Validator().validate(structuredClone(doc) as never)
+  const result = await new Validator().validate(structuredClone(served) as never)
   assert.equal(result.valid, true, JSON.stringify(result.errors)?.slice(0, 2000))
   const schemes = doc.components.securitySchemes
   assert.deepEqual(
@@ -43,6 +47,29 @@ test('/api/schema/ is a valid OpenAPI 3.1 document with the key (query or header
       .map((scheme) => `${scheme.in}:${scheme.name}`)
       .sort(),
     ['header:AppAuthorization', 'header:Authorization', 'query:AppAuthorization'],
+  )
+})
+
+test('a shape used by several operations is written once, in components, and referred to', () => {
+  const components = (served as unknown as { components: Record<string, Record<string, unknown>> }).components
+  assert.ok(Object.keys(components.schemas).length > 20, 'few shared schemas')
+  assert.equal((components.responses.Unauthorized as { description: string }).description.length > 8, true)
+  // Every reference names a component (inlineRefs throws otherwise), and sharing keeps the document small.
+  const compact = JSON.stringify(served).length
+  const whole = JSON.stringify(doc).length
+  assert.ok(compact * 2 < whole, `${compact} bytes served, ${whole} written out`)
+  const twice = new Map<string, number>()
+  JSON.stringify(served.paths, (_key, value: unknown) => {
+    if (value && typeof value === 'object' && (value as { type?: unknown }).type === 'object' && 'properties' in value) {
+      const json = JSON.stringify(value)
+      if (json.length >= 150) twice.set(json, (twice.get(json) ?? 0) + 1)
+    }
+    return value
+  })
+  assert.deepEqual(
+    [...twice.values()].filter((n) => n > 1),
+    [],
+    'an object schema written out twice',
   )
 })
 
@@ -110,11 +137,11 @@ test('?format=yaml gives the same document in YAML, ?format=json and no format g
   const yaml = await t.get('/api/schema/?format=yaml')
   assert.equal(yaml.statusCode, 200)
   assert.match(yaml.headers['content-type'] as string, /^(application|text)\/yaml/)
-  assert.deepEqual(parseYaml(yaml.body), doc)
+  assert.deepEqual(parseYaml(yaml.body), served)
 
   const json = await t.get('/api/schema/?format=json')
   assert.match(json.headers['content-type'] as string, /^application\/json/)
-  assert.deepEqual(json.json(), doc)
+  assert.deepEqual(json.json(), served)
 
   const page = await t.get('/api/schema/?format=api')
   assert.equal(page.statusCode, 200)

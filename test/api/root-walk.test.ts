@@ -5,6 +5,7 @@ import addFormats from 'ajv-formats'
 import { ID_LIST_FORMAT } from '../../src/core/integers.ts'
 import { API_NAMES } from '../../src/modules/root/root.routes.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { inlineRefs } from '../helpers/openapi.ts'
 import { insertUser } from '../helpers/fixtures.ts'
 
 type Operation = { responses: Record<string, { content?: Record<string, { schema: object }> }> }
@@ -14,7 +15,7 @@ let t: TestApp
 let doc: Document
 before(async () => {
   t = await createTestApp('tiny')
-  doc = await t.json('/api/schema/')
+  doc = inlineRefs(await t.json('/api/schema/'))
 })
 after(() => t.close())
 

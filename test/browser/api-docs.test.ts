@@ -35,8 +35,9 @@ after(async () => {
 
 test('the reference loads offline with the key, lists the operations and runs one against the service', { skip }, async () => {
   const tab = await browser!.newPage()
-  // Two suites and their browsers share the machine in CI: the page may render slowly, never wrongly.
-  tab.setDefaultTimeout(90_000)
+  // Two suites and their browsers share the machine in CI: the page may render slowly (12 s of a quiet machine's
+  // time to lay out the operations), never wrongly.
+  tab.setDefaultTimeout(180_000)
   const elsewhere: string[] = []
   const problems: string[] = []
   // Anything not on the service's own origin fails, as it would on a machine without internet.
@@ -56,7 +57,7 @@ test('the reference loads offline with the key, lists the operations and runs on
 
   // The address names the questions tag, which the page opens (it renders the others as they scroll into view).
   await tab.goto(`${apiUrl}/api/docs/?AppAuthorization=${key}#/questions`)
-  await tab.waitForSelector('.opblock-summary', { timeout: 60_000 })
+  await tab.waitForSelector('.opblock-summary')
   assert.match((await tab.textContent('.info .title'))!, /Civic Survey API/)
   assert.match((await tab.textContent('.info .title'))!, /OAS 3\.1/)
   // Run GET /api/questions/ from the page: the key goes with it, and the page shows the service's answer.
@@ -66,7 +67,7 @@ test('the reference loads offline with the key, lists the operations and runs on
   await questions.locator('.try-out__btn').click({ noWaitAfter: true })
   await questions.locator('.execute').click({ noWaitAfter: true })
   const status = questions.locator('.live-responses-table .response .response-col_status').first()
-  await status.waitFor({ timeout: 60_000 })
+  await status.waitFor()
   assert.equal((await status.textContent())?.trim(), '200')
   assert.match((await questions.locator('.live-responses-table .microlight').first().textContent())!, /"results"/)
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
+import { escapeMarkup as escapeHtml } from '../../core/markup.ts'
 
 /** Swagger UI's files as @fastify/swagger-ui ships them: the page works without any network but this service's. */
 const SWAGGER_UI_DIR = path.join(path.dirname(createRequire(import.meta.url).resolve('@fastify/swagger-ui')), 'static')
@@ -50,9 +51,6 @@ export const DOCS_PAGE_POLICY = [
   "form-action 'self'",
   "frame-ancestors 'none'",
 ].join('; ')
-
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string)
 
 /**
  * The page at /api/docs/. Where the service requires application keys, the key the page was opened with

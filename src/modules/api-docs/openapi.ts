@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import swagger from '@fastify/swagger'
 import type { App } from '../../http/app-type.ts'
 import { tuplesAs2020 } from './json-schema-2020.ts'
+import { hoistSharedSchemas } from './shared-schemas.ts'
 import { describeRoute, securitySchemes } from './operations.ts'
 
 const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -31,6 +32,7 @@ export async function registerOpenApi(app: App): Promise<void> {
     transformObject: (document) => {
       const openapi = (document as { openapiObject: object }).openapiObject
       tuplesAs2020(openapi)
+      hoistSharedSchemas(openapi as Parameters<typeof hoistSharedSchemas>[0])
       return openapi
     },
     transform: ({ schema, url, route }) => ({ schema: schema?.hide ? schema : describeRoute(route, schema ?? {}, requireAppKey), url }),
