@@ -526,6 +526,11 @@ export interface Questions {
   user_id: number;
 }
 
+export interface QuestionSetVersion {
+  one: Generated<boolean>;
+  version: Generated<Int8>;
+}
+
 export interface QuestionTagChanges {
   answered: boolean;
   created_at: Generated<Timestamp>;
@@ -787,6 +792,7 @@ export interface DB {
   question_links: QuestionLinks;
   question_question_connection_votes: QuestionQuestionConnectionVotes;
   question_question_connections: QuestionQuestionConnections;
+  question_set_version: QuestionSetVersion;
   question_tag_changes: QuestionTagChanges;
   question_tag_votes: QuestionTagVotes;
   question_tags: QuestionTags;

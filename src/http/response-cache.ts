@@ -39,6 +39,15 @@ interface Fill {
   done: ((entry: Entry | null) => void) | null
 }
 
+interface Memo {
+  value: Promise<unknown>
+  generation: number
+  builtAt: number
+  settled: boolean
+  /** While this one is built: the value it replaces, and when that value went stale. */
+  previous?: { value: Promise<unknown>; since: number }
+}
+
 const EMPTY = Buffer.alloc(0)
 const CHANGE_TIMES = 4096
 const MEMO_ENTRIES = 10_000
@@ -58,7 +67,7 @@ export class ResponseCache implements DataChangeListener {
   private readonly changeTimes = new Float64Array(CHANGE_TIMES)
   private readonly entries = new Map<string, Entry>()
   private readonly fills = new Map<string, Promise<Entry | null>>()
-  private readonly memos = new Map<string, { value: Promise<unknown>; generation: number; builtAt: number; settled: boolean }>()
+  private readonly memos = new Map<string, Memo>()
   private bytes = 0
   private listening = false
 
@@ -106,6 +115,42 @@ export class ResponseCache implements DataChangeListener {
     this.memos.set(key, entry)
     entry.value.then(
       () => (entry.settled = true),
+      () => this.memos.get(key) === entry && this.memos.delete(key),
+    )
+    return entry.value as Promise<T>
+  }
+
+  /**
+   * As `remember`, but within the grace after a change, requests that come while another rebuilds the value get the
+   * value it replaces (figures under a burst of answers). The request that rebuilds it waits for the new value, so a
+   * request after a change of its own never gets the value from before.
+   */
+  async rememberRecent<T>(key: string, build: () => Promise<T>): Promise<T> {
+    if (!this.enabled) return build()
+    const memo = this.memos.get(key)
+    if (memo) {
+      const since = memo.settled ? this.staleSince(memo) : null
+      if (since === null && (memo.settled || memo.generation === this.generation)) return memo.value as Promise<T>
+      if (!memo.settled && memo.previous && performance.now() - memo.previous.since < this.options.graceMs) {
+        return memo.previous.value as Promise<T>
+      }
+    }
+    const previous = memo?.settled ? { value: memo.value, since: this.staleSince(memo)! } : memo?.previous
+    const entry: Memo = {
+      value: build() as Promise<unknown>,
+      generation: this.generation,
+      builtAt: performance.now(),
+      settled: false,
+      previous,
+    }
+    this.memos.delete(key)
+    if (this.memos.size >= MEMO_ENTRIES) this.memos.delete(this.memos.keys().next().value!)
+    this.memos.set(key, entry)
+    entry.value.then(
+      () => {
+        entry.settled = true
+        entry.previous = undefined
+      },
       () => this.memos.get(key) === entry && this.memos.delete(key),
     )
     return entry.value as Promise<T>

@@ -13,6 +13,13 @@ const LIGHT_COLUMNS = LIGHT_NAMES.map((name) => `questions.${name}`) as 'questio
 export type LightRow = Pick<QuestionRow, 'id' | 'question' | 'description' | 'slug' | 'subtype' | 'polarisation'> &
   Record<string, number | string>
 
+/** A question of a kept walk: its id, and when it opens and closes for answers (ms since the epoch, or null). */
+export interface WalkItem {
+  id: number
+  opensAt: number | null
+  closesAt: number | null
+}
+
 export interface NextQuestionFilters {
   questionFilters: QuestionListQuery
   exclude: number[]
@@ -171,6 +178,65 @@ export function nextQuestionRepository(db: Kysely<Database>, remember: Remember 
   return {
     countsQuery,
     nextQuery,
+
+    /** Whether an ordering walks by question id, ascending (every term is the id). */
+    inIdOrder: (ordering: OrderTerm[]) => ordering.every((term) => term.direction === 'asc' && isQuestionId(term)),
+
+    /**
+     * The question set's version (migration 026) and, for a signed-in caller, the questions they answered, likert or
+     * choice, skips included: among `among` when given, else all of them. One statement.
+     */
+    async versionAndAnswered(userId: number | null, among: number[] | null): Promise<{ version: number; answered: Set<number> }> {
+      const version = sql<number>`(SELECT version FROM question_set_version)`
+      if (userId === null) {
+        const { rows } = await sql<{ version: number }>`SELECT ${version} AS version`.execute(db)
+        return { version: Number(rows[0].version), answered: new Set() }
+      }
+      const within = among === null ? sql`` : sql`AND question_id = ANY(${among}::integer[])`
+      const { rows } = await sql<{ version: number; answered: number[] }>`
+        SELECT ${version} AS version, ARRAY(
+          SELECT question_id FROM question_votes WHERE user_id = ${userId} ${within}
+          UNION ALL
+          SELECT question_id FROM question_choice_votes WHERE user_id = ${userId} ${within}) AS answered`.execute(db)
+      return { version: Number(rows[0].version), answered: new Set(rows[0].answered.map(Number)) }
+    },
+
+    /**
+     * Every published question the filters match, in the walk's order (the collection's item order, else id), with
+     * when each opens and closes, and the question set's version they were read at. One statement.
+     */
+    async walk(questionFilters: QuestionListQuery, collectionOrder: number | null): Promise<{ version: number; items: WalkItem[] }> {
+      let list = questionsRepository(db).filtered(questionFilters, null).where('questions.publish', '=', true)
+      if (collectionOrder !== null) {
+        list = list.innerJoin('question_collection_items as item', (join) =>
+          join.onRef('item.question_id', '=', 'questions.id').on('item.parent_id', '=', collectionOrder),
+        ) as never
+      }
+      const position =
+        collectionOrder !== null ? sql`row_number() OVER (ORDER BY item."order", item.id)` : sql`row_number() OVER (ORDER BY questions.id)`
+      const rows = list.select(['questions.id', 'questions.start_at', 'questions.end_at', sql<number>`${position}`.as('position')])
+      const { rows: found } = await sql<{ version: number; items: [number, string | null, string | null][] }>`
+        SELECT (SELECT version FROM question_set_version) AS version,
+          coalesce((SELECT json_agg(json_build_array(w.id, w.start_at, w.end_at) ORDER BY w.position) FROM (${rows}) AS w), '[]') AS items`.execute(
+        db,
+      )
+      const seen = new Set<number>()
+      const items: WalkItem[] = []
+      for (const [id, start, end] of found[0].items) {
+        if (seen.has(id)) continue
+        seen.add(id)
+        items.push({ id, opensAt: start === null ? null : Date.parse(start), closesAt: end === null ? null : Date.parse(end) })
+      }
+      return { version: Number(found[0].version), items }
+    },
+
+    /** The light columns of these questions, in no order. */
+    lightRows(ids: number[]): Promise<LightRow[]> {
+      if (ids.length === 0) return Promise.resolve([])
+      return db.selectFrom('questions').select(LIGHT_COLUMNS).where('questions.id', 'in', ids).execute() as Promise<unknown> as Promise<
+        LightRow[]
+      >
+    },
 
     async counts(
       filters: NextQuestionFilters,

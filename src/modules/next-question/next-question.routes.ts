@@ -19,7 +19,10 @@ export function nextQuestionRoutes(app: App): void {
     async (request: FastifyRequest): Promise<NextQuestionResult> =>
       nextQuestions(
         viewContextOf(app, request),
-        (key, build) => app.responseCache.remember(key, build),
+        {
+          remember: (key, build) => app.responseCache.remember(key, build),
+          recent: (key, build) => app.responseCache.rememberRecent(key, build),
+        },
         request.query as NextQuestionQuery,
         maxLimit,
       )

@@ -1,0 +1,112 @@
+import type { Kysely } from 'kysely'
+import type { Database } from '../../db/database.ts'
+import type { QuestionListQuery } from '../questions/questions.schemas.ts'
+import type { nextQuestionRepository, WalkItem } from './next-question.repository.ts'
+
+/**
+ * The questions a walk can serve, kept in each process, in the walk's order, and checked on every request against
+ * the question set's version (migration 026), read in the same statement as the caller's answers: a walk kept at
+ * that version is exact, whatever answers came meanwhile. Answers never change a walk; questions created, published,
+ * opened, closed, tagged or put in a collection do, and the next request reads the walk again.
+ */
+
+/** Walks kept per database, the one read longest ago dropped first. */
+const WALKS_KEPT = 256
+/** Up to this many questions, the caller's answers are read among the walk's questions; above, all of them. */
+const NAMED_MOST = 1_000
+
+interface KeptWalk {
+  version: number
+  items: WalkItem[]
+}
+
+const walksByDatabase = new WeakMap<Kysely<Database>, Map<string, Promise<KeptWalk>>>()
+
+export interface WalkShape {
+  filters: QuestionListQuery
+  /** A collection whose item order the walk follows; null: question id order. */
+  collectionOrder: number | null
+}
+
+/** Where the caller stands on a walk: how many questions it has open now, how many unanswered, the next ones. */
+export interface WalkPosition {
+  count: number
+  unanswered: number
+  next: number[]
+}
+
+type Repository = ReturnType<typeof nextQuestionRepository>
+
+/**
+ * The caller's position on the walk: one statement (the version and the caller's answers) when the walk kept is
+ * current; two more when it is not (the walk read again, and the caller's answers among its questions).
+ */
+export async function walkPosition(
+  db: Kysely<Database>,
+  repository: Repository,
+  shape: WalkShape,
+  callerId: number | null,
+  exclude: number[],
+  limit: number,
+): Promise<WalkPosition> {
+  const walks = walksByDatabase.get(db) ?? walksByDatabase.set(db, new Map()).get(db)!
+  const key = JSON.stringify([shape.filters, shape.collectionOrder])
+  const kept = await walks.get(key)?.catch(() => undefined)
+  const named = (walk: KeptWalk | undefined) => (walk && walk.items.length <= NAMED_MOST ? walk.items.map((item) => item.id) : null)
+  let read = await repository.versionAndAnswered(callerId, named(kept))
+  let walk = kept
+  if (!walk || walk.version < read.version) {
+    walk = await readWalk(walks, key, repository, shape, read.version)
+    // The answers were read among the questions of the walk kept before.
+    if (callerId !== null && named(kept) !== null) read = await repository.versionAndAnswered(callerId, named(walk))
+  }
+  return position(walk.items, read.answered, new Set(exclude), limit, Date.now())
+}
+
+/** The walk read at `version` or later: a read already under way that far is shared. */
+async function readWalk(
+  walks: Map<string, Promise<KeptWalk>>,
+  key: string,
+  repository: Repository,
+  shape: WalkShape,
+  version: number,
+): Promise<KeptWalk> {
+  const pending = walks.get(key)
+  if (pending) {
+    const walk = await pending.catch(() => undefined)
+    if (walk && walk.version >= version) return walk
+    // Another request may have started a newer read while this one waited.
+    const newer = walks.get(key)
+    if (newer && newer !== pending) {
+      const again = await newer.catch(() => undefined)
+      if (again && again.version >= version) return again
+    }
+  }
+  const reading = repository.walk(shape.filters, shape.collectionOrder)
+  walks.delete(key)
+  if (walks.size >= WALKS_KEPT) walks.delete(walks.keys().next().value!)
+  walks.set(key, reading)
+  reading.catch(() => walks.get(key) === reading && walks.delete(key))
+  return reading
+}
+
+/** Counts and the next questions from a walk: open at `now`, not excluded, in the walk's order. */
+export function position(
+  items: WalkItem[],
+  answered: ReadonlySet<number>,
+  excluded: ReadonlySet<number>,
+  limit: number,
+  now: number,
+): WalkPosition {
+  let count = 0
+  let answeredCount = 0
+  const next: number[] = []
+  for (const item of items) {
+    if (excluded.has(item.id)) continue
+    if ((item.opensAt !== null && item.opensAt > now) || (item.closesAt !== null && item.closesAt <= now)) continue
+    count++
+    if (answered.has(item.id)) answeredCount++
+    else if (next.length < limit) next.push(item.id)
+  }
+  return { count, unanswered: count - answeredCount, next }
+}

@@ -1,0 +1,165 @@
+import { after, before, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { insertGroup, insertQuestion, insertTag, insertUser } from '../helpers/fixtures.ts'
+import { collection, hoursFromNow, inGroup, mcq, tagged } from './support.ts'
+
+/**
+ * Walks kept in memory (src/modules/next-question/kept-walks.ts): the same answers as the walk read whole from the
+ * database, one statement once kept, and exact at once after any change of the questions, even one made behind
+ * the process's back (another process, straight in the database).
+ */
+let t: TestApp
+const ids: Record<string, number> = {}
+const tokens: Record<string, string> = {}
+let questions: number[] = []
+
+before(async () => {
+  t = await createTestApp('empty')
+  const db = t.database.db
+  for (const name of ['author', 'walker', 'other']) {
+    const user = await insertUser(db)
+    ids[name] = user.id
+    tokens[name] = await t.tokenFor(user.id)
+  }
+  questions = []
+  for (let i = 0; i < 6; i++) questions.push((await insertQuestion(db, ids.author, { question: `Kept ${i}` })).id)
+  const choice = await mcq(db, ids.author, { question: 'Kept choice' })
+  questions.push(choice.id)
+  ids.choice = choice.id
+  ids.firstChoice = choice.choiceIds[0]
+  ids.tag = (await insertTag(db)).id
+  await tagged(db, ids.tag, [questions[1], questions[2], questions[3], ids.choice])
+  ids.group = (await insertGroup(db)).id
+  await inGroup(db, ids.group, [questions[0], questions[4]])
+  ids.collection = await collection(db, ids.author, [
+    { questionId: questions[5], order: 1 },
+    { questionId: questions[2], order: 2 },
+    { questionId: ids.choice, order: 3 },
+  ])
+})
+after(() => t.close())
+
+const as = (who: string) => ({ authorization: `Token ${tokens[who]}` })
+const ids_ = (body: { results: { id: number }[] }) => body.results.map((q) => q.id)
+
+/** Kept walks, and beside each the same query with an ordering that is read whole from the database. */
+function queries(): string[] {
+  return [
+    '',
+    `tags__tag=${ids.tag}`,
+    `group=${ids.group}`,
+    `id__in=${questions[0]},${questions[3]},${ids.choice}`,
+    `in_collections__parent=${ids.collection}`,
+    `tags__tag=${ids.tag}&id__in!=${questions[2]}`,
+  ]
+}
+
+async function assertSameAsWhole(who: string | null, label: string) {
+  for (const query of queries()) {
+    for (const limit of [1, 3, 30]) {
+      const headers = who ? as(who) : {}
+      const kept = await t.json(`/api/next_question_light/?${query}&limit_count=${limit}`, headers)
+      const whole = await t.json(`/api/next_question_light/?${query}&limit_count=${limit}&ordering=id,-created_at`, headers)
+      assert.deepEqual(kept, whole, `${label}, ${who ?? 'anyone'}: ?${query}&limit_count=${limit}`)
+      const counts = await t.json(`/api/next_question/?${query}&return_unanswered_count=1`, headers)
+      assert.deepEqual(counts, { returning: 0, results: [], count: whole.count, unanswered: whole.unanswered })
+    }
+  }
+}
+
+test('a kept walk answers as the walk read whole: anyone, a walker as they answer, likert and choice', async () => {
+  await assertSameAsWhole(null, 'no answers')
+  await assertSameAsWhole('walker', 'no answers')
+  for (const [step, question] of [questions[1], questions[2], ids.choice].entries()) {
+    const cast =
+      question === ids.choice
+        ? await t.send('POST', '/api/question_choice_votes/', { object_id: ids.firstChoice, value: 5 }, tokens.walker)
+        : await t.send('POST', '/api/question_votes/', { object_id: question, value: step === 0 ? null : 2 }, tokens.walker)
+    assert.equal(cast.statusCode, 201, cast.body)
+    await assertSameAsWhole('walker', `after ${step + 1} answers`)
+  }
+  const tagged = await t.json(`/api/next_question_light/?tags__tag=${ids.tag}&limit_count=30`, as('walker'))
+  assert.deepEqual(ids_(tagged), [questions[3]])
+  assert.equal(tagged.count, 4)
+  assert.equal(tagged.unanswered, 1)
+})
+
+test('the collection in its item order, kept, as the web app walks it', async () => {
+  const first = await t.json(`/api/next_question_light/?in_collections__parent=${ids.collection}&order=true&limit_count=30`, as('other'))
+  assert.deepEqual(ids_(first), [questions[5], questions[2], ids.choice])
+  const cast = await t.send('POST', '/api/question_votes/', { object_id: questions[5], value: 4 }, tokens.other)
+  assert.equal(cast.statusCode, 201)
+  const next = await t.json(`/api/next_question_light/?in_collections__parent=${ids.collection}&order=true`, as('other'))
+  assert.deepEqual(ids_(next), [questions[2]])
+  assert.deepEqual([next.count, next.unanswered], [3, 2])
+})
+
+test('once kept, with tokens and answers kept in memory, a walk takes one statement: the version and the answers', async () => {
+  const kept = await createTestApp('empty', { RESPONSE_CACHE_MB: '8', TOKEN_CACHE_ENTRIES: '100' })
+  try {
+    const db = kept.database.db
+    const user = await insertUser(db)
+    const token = await kept.tokenFor(user.id)
+    const tag = (await insertTag(db)).id
+    const author = await insertUser(db)
+    const tagged_ = [(await insertQuestion(db, author.id)).id, (await insertQuestion(db, author.id)).id]
+    await tagged(db, tag, tagged_)
+    const url = `/api/next_question_light/?tags__tag=${tag}&limit_count=2`
+    const first = await kept.get(url, { authorization: `Token ${token}` })
+    assert.deepEqual(ids_(first.json()), tagged_)
+    const again = await kept.get(url, { authorization: `Token ${token}` })
+    assert.deepEqual(again.json(), first.json())
+    assert.equal(again.headers['x-query-count'], '1')
+    // Anyone: the version alone.
+    await kept.get(url)
+    assert.equal((await kept.get(url)).headers['x-query-count'], '1')
+  } finally {
+    await kept.close()
+  }
+})
+
+test('a question published, opened, closed, tagged or added shows at once, even when written behind the process', async () => {
+  const db = t.database.db
+  const url = `/api/next_question_light/?tags__tag=${ids.tag}&limit_count=30`
+  const before = await t.json(url, as('other'))
+  const draft = await insertQuestion(db, ids.author, { question: 'Kept draft', publish: false })
+  await tagged(db, ids.tag, [draft.id])
+  assert.equal((await t.json(url, as('other'))).count, before.count, 'a draft is not counted')
+  await db.updateTable('questions').set({ publish: true }).where('id', '=', draft.id).execute()
+  const published = await t.json(url, as('other'))
+  assert.equal(published.count, before.count + 1)
+  assert.ok(ids_(published).includes(draft.id))
+  await db
+    .updateTable('questions')
+    .set({ end_at: hoursFromNow(-1) })
+    .where('id', '=', draft.id)
+    .execute()
+  assert.equal((await t.json(url, as('other'))).count, before.count, 'closed')
+  await db
+    .updateTable('questions')
+    .set({ end_at: null, start_at: hoursFromNow(1) })
+    .where('id', '=', draft.id)
+    .execute()
+  assert.equal((await t.json(url, as('other'))).count, before.count, 'not open yet')
+  await db.updateTable('questions').set({ start_at: null }).where('id', '=', draft.id).execute()
+  assert.equal((await t.json(url, as('other'))).count, before.count + 1, 'open again')
+  await db.deleteFrom('question_tags').where('question_id', '=', draft.id).execute()
+  assert.equal((await t.json(url, as('other'))).count, before.count, 'untagged')
+
+  // Through the API: a new question, then the walk of every question.
+  const everything = await t.json('/api/next_question/?return_full_count=1', as('other'))
+  const created = await t.send('POST', '/api/questions/', { question: 'Kept through the API', description: 'New' }, tokens.author)
+  assert.equal(created.statusCode, 201, created.body)
+  const after = await t.json('/api/next_question/?return_full_count=1', as('other'))
+  assert.equal(after.count, everything.count + 1)
+})
+
+test('the figures of the question served follow the answers of others at once', async () => {
+  const url = `/api/next_question_light/?id__in=${questions[4]}`
+  const before = (await t.json(url, as('walker'))).results[0]
+  const cast = await t.send('POST', '/api/question_votes/', { object_id: questions[4], value: 5 }, tokens.other)
+  assert.equal(cast.statusCode, 201)
+  const after = (await t.json(url, as('walker'))).results[0]
+  assert.equal(after.liquid_vote_count, before.liquid_vote_count + 1)
+})
