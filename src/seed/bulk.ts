@@ -181,6 +181,9 @@ export async function withoutKeysAndIndexes<T>(
     .map((c) => ({ table: c.table, name: c.name, sql: c.def }))
   const quote = (name: string) => `"${name.replace(/"/g, '""')}"`
 
+  // A table cannot be altered while deferred trigger events on it wait for the commit (migration 026's bump of the
+  // question set's version): they run at once for the rest of the transaction.
+  await sql`SET CONSTRAINTS ALL IMMEDIATE`.execute(db)
   for (const fk of foreign) await sql.raw(`ALTER TABLE ${fk.table} DROP CONSTRAINT ${quote(fk.name)}`).execute(db)
   for (const key of keys) await sql.raw(`ALTER TABLE ${key.table} DROP CONSTRAINT ${quote(key.name)}`).execute(db)
   for (const index of indexes) await sql.raw(`DROP INDEX ${index.name}`).execute(db)
