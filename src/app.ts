@@ -8,6 +8,7 @@ import type { DatabaseHandle } from './db/connect.ts'
 import { registerResponseCache, ResponseCache } from './http/response-cache.ts'
 import type { Database } from './db/database.ts'
 import { queryCounter } from './db/query-counter.ts'
+import { newReadContext, readRouterOf, readRouting } from './db/read-routing.ts'
 import { registerAuthentication } from './http/authentication.ts'
 import { registerBodyParsers } from './http/body.ts'
 import { registerQueryStrings } from './http/repeated-fields.ts'
@@ -129,6 +130,33 @@ export async function buildApp({
     if (exposeQueryCount) reply.header('x-query-count', String(queryCounter.getStore()?.queries ?? 0))
     return payload
   })
+  // Read replicas (src/db/read-routing.ts): each request carries what decides where its statements go.
+  const router = readRouterOf(db)
+  if (router) {
+    app.addHook('onRequest', (request, reply, done) => {
+      readRouting.run(newReadContext(), done)
+    })
+    // Before the kept-answer hooks: the position of a request's writes is recorded before anything is dropped.
+    app.addHook('onSend', async (request, reply, payload) => {
+      const context = readRouting.getStore()
+      if (!context) return payload
+      if (exposeQueryCount)
+        reply.header('x-database-statements', `primary=${context.primaryStatements}, replica=${context.replicaStatements}`)
+      if (context.wrote) {
+        context.wrote = false
+        const keys = request.caller ? [`user:${request.caller.id}`] : [`ip:${request.ip}`]
+        // Before the answer leaves, so the caller's next request, whichever process takes it, knows the position.
+        await queryCounter
+          .exit(() => router.recordWrite(keys))
+          .catch((error: Error) => request.log.warn({ err: error }, 'the position of a write was not recorded'))
+      }
+      return payload
+    })
+    app.addHook('onResponse', async () => {
+      const context = readRouting.getStore()
+      if (context) context.ended = true
+    })
+  }
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
       { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
@@ -150,6 +178,17 @@ export async function buildApp({
     app.addHook('onClose', async () => credentialsCache.notices?.close())
   }
   registerAuthentication(app)
+  if (router) {
+    // Identifying the caller read the primary (a token revoked a moment ago is refused); from here a GET may read a
+    // replica, at or past the caller's last write.
+    app.addHook('onRequest', async (request) => {
+      const context = readRouting.getStore()
+      if (!context) return
+      context.identified = true
+      context.readOnly = (request.method === 'GET' || request.method === 'HEAD') && !request.routeOptions.config.probe
+      context.keys = request.caller ? [`user:${request.caller.id}`, `ip:${request.ip}`] : [`ip:${request.ip}`]
+    })
+  }
   registerPermissions(app)
   registerBodyParsers(app)
   // Writers that leave their notices to the process (src/db/notices-after-commit.ts) have them sent before closing.

@@ -4,6 +4,12 @@ import path from 'node:path'
 /** Checked, frozen configuration read from the environment. */
 export interface Config {
   databaseUrl: string | null
+  /** The connection that LISTENs and migrates: the primary itself, when DATABASE_URL is a pooler (DATABASE_DIRECT_URL). */
+  databaseDirectUrl: string | null
+  /** Read replicas of the primary (DATABASE_REPLICA_URLS); empty: every statement goes to DATABASE_URL. */
+  databaseReplicaUrls: string[]
+  /** A replica that has not caught up with the primary for longer than this is skipped (REPLICA_MAX_LAG_MS). */
+  replicaMaxLagMs: number
   dataDir: string
   /** PostgreSQL server only: how long to wait for a connection, and the longest statement a request may run (0: no limit). */
   dbConnectTimeoutMs: number
@@ -139,6 +145,18 @@ function url(env: Env, name: string, protocols: string[]): string | null {
   return raw.replace(/\/+$/, '')
 }
 
+/** DATABASE_REPLICA_URLS: comma-separated PostgreSQL URLs, only beside DATABASE_URL. */
+function replicaUrls(env: Env, databaseUrl: string | null): string[] {
+  const urls = (env.DATABASE_REPLICA_URLS ?? '')
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean)
+    .map((u) => url({ DATABASE_REPLICA_URLS: u }, 'DATABASE_REPLICA_URLS', ['postgres:', 'postgresql:'])!)
+  if (urls.length > 0 && !databaseUrl) throw new ConfigError('DATABASE_REPLICA_URLS', 'needs DATABASE_URL (the primary)')
+  if (new Set(urls).size !== urls.length) throw new ConfigError('DATABASE_REPLICA_URLS', 'a replica is listed twice')
+  return urls
+}
+
 const SOCIAL_SLOTS = ['social1', 'social2', 'social3', 'social4'] as const
 
 function socialProviders(env: Env): SocialProviderConfig[] {
@@ -175,8 +193,14 @@ export function loadConfig(env: Env = process.env): Config {
   for (const origin of corsOrigins) {
     if (origin !== '*') url({ CORS_ORIGINS: origin }, 'CORS_ORIGINS', ['http:', 'https:'])
   }
+  const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:'])
+  const databaseDirectUrl = url(env, 'DATABASE_DIRECT_URL', ['postgres:', 'postgresql:'])
+  if (databaseDirectUrl && !databaseUrl) throw new ConfigError('DATABASE_DIRECT_URL', 'needs DATABASE_URL')
   return Object.freeze({
-    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    databaseUrl,
+    databaseDirectUrl: databaseDirectUrl ?? databaseUrl,
+    databaseReplicaUrls: replicaUrls(env, databaseUrl),
+    replicaMaxLagMs: integer(env, 'REPLICA_MAX_LAG_MS', 1_000, 10, 600_000),
     dataDir: path.resolve(env.DATA_DIR || './data'),
     dbConnectTimeoutMs: integer(env, 'DB_CONNECT_TIMEOUT_MS', 5_000, 100, 600_000),
     dbStatementTimeoutMs: integer(env, 'DB_STATEMENT_TIMEOUT_MS', 30_000, 0, 3_600_000),

@@ -21,7 +21,11 @@ const startupLine = (line: string) => process.stderr.write(`${line}\n`)
  */
 export async function openServingDatabase(config: Config, onConnectionError: (error: Error) => void): Promise<DatabaseHandle> {
   const base = { databaseUrl: config.databaseUrl, dataDir: config.dataDir, connectTimeoutMs: config.dbConnectTimeoutMs }
-  const setup = await connectWhenReachable({ ...base, poolSize: 1 }, { timeoutMs: config.dbStartupTimeoutS * 1000, log: startupLine })
+  // Migrations hold session-level locks: on the primary itself, not through a transaction pooler.
+  const setup = await connectWhenReachable(
+    { ...base, databaseUrl: config.databaseDirectUrl ?? config.databaseUrl, poolSize: 1 },
+    { timeoutMs: config.dbStartupTimeoutS * 1000, log: startupLine },
+  )
   if (setup.kind === 'pglite') {
     await migrateToLatest(setup.db)
     return setup
@@ -31,7 +35,16 @@ export async function openServingDatabase(config: Config, onConnectionError: (er
   } finally {
     await setup.close()
   }
-  return connectDatabase({ ...base, statementTimeoutMs: config.dbStatementTimeoutMs, onConnectionError })
+  return connectDatabase({
+    ...base,
+    statementTimeoutMs: config.dbStatementTimeoutMs,
+    onConnectionError,
+    directUrl: config.databaseDirectUrl,
+    replicaUrls: config.databaseReplicaUrls,
+    replicaMaxLagMs: config.replicaMaxLagMs,
+    redisUrl: config.redisUrl,
+    redisPrefix: config.redisPrefix,
+  })
 }
 
 /** The only place that binds a port: migrate, build, listen, and stop cleanly on SIGTERM/SIGINT. */

@@ -10,6 +10,9 @@ import { countQuery } from './query-counter.ts'
 import { isConnectionBroken, isDatabaseUnavailable } from './availability.ts'
 import { copyThroughPg, isCopy } from './copy-in.ts'
 import { listenOnPglite, ServerNotices, type DataChangeListener, type DataChanges } from './data-changes.ts'
+import { parseLsn, ReplicaSet } from './replicas.ts'
+import { ReadRouter, registerReadRouter, routingPool } from './read-routing.ts'
+import { memoryWritePositions, redisWritePositions } from './write-positions.ts'
 
 // int8 (count(*), bigint sums) as JS numbers: every figure we count fits in 2^53.
 pg.types.setTypeParser(20, (value) => Number(value))
@@ -52,6 +55,15 @@ export interface ConnectOptions {
   statementTimeoutMs?: number
   /** Told of every connection that breaks (terminated, reset, timed out); the pool replaces it by itself. */
   onConnectionError?: (error: Error) => void
+  /** The primary itself, for LISTEN, when databaseUrl is a transaction pooler (default: databaseUrl). */
+  directUrl?: string | null
+  /** Read replicas: plain reads of GET requests go to them (src/db/read-routing.ts). */
+  replicaUrls?: readonly string[]
+  /** A replica that has not caught up for longer than this is skipped (default 1000 ms). */
+  replicaMaxLagMs?: number
+  /** Where callers' write positions are shared between processes; unset: this process's memory. */
+  redisUrl?: string | null
+  redisPrefix?: string
 }
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000
@@ -62,8 +74,9 @@ const QUERY_TIMEOUT_MARGIN_MS = 2_000
 export async function connectDatabase(options: ConnectOptions): Promise<DatabaseHandle> {
   if (options.databaseUrl) {
     const pool = serverPool(options.databaseUrl, options)
+    if (options.replicaUrls && options.replicaUrls.length > 0) return withReplicas(pool, options.replicaUrls, options)
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: droppingBrokenClients(pool) }), log })
-    const notices = new ServerNotices(options.databaseUrl, options.onConnectionError)
+    const notices = new ServerNotices(options.directUrl ?? options.databaseUrl, options.onConnectionError)
     return {
       db,
       kind: 'postgres',
@@ -101,6 +114,49 @@ export async function connectDatabase(options: ConnectOptions): Promise<Database
     },
     dumpDataDir: () => pglite.dumpDataDir('none'),
     listenForChanges: (listener, channels) => listenOnPglite(pglite, listener, channels),
+  }
+}
+
+export const DEFAULT_REPLICA_MAX_LAG_MS = 1_000
+/** The longest a read waits for a replica to replay its caller's last write before it reads the primary. */
+const LONGEST_REPLICA_WAIT_MS = 100
+/** A replica that does not answer is given up on sooner than the primary: the primary can take its reads. */
+const REPLICA_CONNECT_TIMEOUT_MS = 1_000
+
+function withReplicas(pool: pg.Pool, replicaUrls: readonly string[], options: ConnectOptions): DatabaseHandle {
+  const maxLagMs = options.replicaMaxLagMs ?? DEFAULT_REPLICA_MAX_LAG_MS
+  const replicaOptions = {
+    ...options,
+    connectTimeoutMs: Math.min(options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS, REPLICA_CONNECT_TIMEOUT_MS),
+  }
+  const samplePrimary = async () => parseLsn((await pool.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn')).rows[0]?.lsn)
+  const replicas = new ReplicaSet(
+    replicaUrls.map((url) => ({ url, pool: serverPool(url, replicaOptions) })),
+    samplePrimary,
+    { maxLagMs },
+  )
+  // Past a few lags every replica in use has replayed a recorded position anyway.
+  const ttlMs = 3 * maxLagMs + 1_000
+  const positions = options.redisUrl
+    ? redisWritePositions(options.redisUrl, options.redisPrefix ?? 'civic-survey:', ttlMs)
+    : memoryWritePositions(ttlMs)
+  const router = new ReadRouter({ primary: pool, replicas, positions, waitMs: Math.min(LONGEST_REPLICA_WAIT_MS, maxLagMs) })
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: routingPool(droppingBrokenClients(pool), router) }), log })
+  registerReadRouter(db, router)
+  const notices = new ServerNotices(options.directUrl ?? options.databaseUrl!, options.onConnectionError, (position) =>
+    router.noticeAt(position),
+  )
+  return {
+    db,
+    kind: 'postgres',
+    close: async () => {
+      try {
+        await db.destroy()
+      } finally {
+        await router.close()
+      }
+    },
+    listenForChanges: (listener, channels) => notices.listen(listener, channels),
   }
 }
 

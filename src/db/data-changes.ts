@@ -61,6 +61,11 @@ export class ServerNotices {
   constructor(
     private readonly connectionString: string,
     private readonly onError: (error: Error) => void = () => {},
+    /**
+     * With read replicas: told the primary's WAL position read just after a notice (on this connection, so it is the
+     * primary's), and resolved when the notice may be passed on; listeners then rebuild from replicas that have it.
+     */
+    private readonly gate?: (position: string) => Promise<void>,
   ) {}
 
   /** Resolves once the listener is listening, or once the attempt to connect is over (it goes on in the background). */
@@ -75,7 +80,10 @@ export class ServerNotices {
     } else if (this.#listening) {
       // The connection was made before this listener came: it listens on its channels from now on.
       await this.#listenOn(this.#client, subscription.channels).catch((error) => this.onError(error))
-      if (this.#listening) listener.onChange()
+      if (this.#listening) {
+        if (this.gate) this.#pass(this.#client, [subscription])
+        else listener.onChange()
+      }
     }
     const listening = () => this.#subscriptions.has(subscription) && this.#listening
     return {
@@ -91,10 +99,17 @@ export class ServerNotices {
 
   #connect(): Promise<void> {
     this.#retry = null
-    const next = new pg.Client({ connectionString: this.connectionString, keepAlive: true, connectionTimeoutMillis: 5_000 })
+    const next = new pg.Client({
+      connectionString: this.connectionString,
+      keepAlive: true,
+      connectionTimeoutMillis: 5_000,
+      // The gate's position query must not hang the notices on a connection that stopped answering.
+      ...(this.gate ? { query_timeout: 5_000 } : {}),
+    })
     this.#client = next
     this.#channels = new Set()
     next.on('notification', (message) => {
+      if (this.gate) return this.#pass(next, null, message.channel, message.payload)
       for (const { listener, channels } of this.#subscriptions)
         if (channels.has(message.channel)) listener.onChange(message.channel, message.payload)
     })
@@ -114,7 +129,8 @@ export class ServerNotices {
         this.#attempt = 0
         this.#listening = true
         // Whatever changed while nobody listened is unknown: everything kept is stale.
-        for (const { listener } of this.#subscriptions) listener.onChange()
+        if (this.gate) this.#pass(next, null)
+        else for (const { listener } of this.#subscriptions) listener.onChange()
       } catch (error) {
         this.onError(error as Error)
         this.#lost()
@@ -127,6 +143,47 @@ export class ServerNotices {
       if (this.#connecting === connecting) this.#connecting = null
     })
     return connecting
+  }
+
+  /** Notices waiting for the gate, in the order they came. */
+  #held: { client: pg.Client; to: Subscription[] | null; channel?: string; payload?: string }[] = []
+  #gating = false
+
+  /** Passes a notice on through the gate: to `to`, or to every subscription of its channel (all without one). */
+  #pass(client: pg.Client, to: Subscription[] | null, channel?: string, payload?: string): void {
+    this.#held.push({ client, to, channel, payload })
+    if (!this.#gating) void this.#openGate()
+  }
+
+  async #openGate(): Promise<void> {
+    this.#gating = true
+    try {
+      while (this.#held.length > 0) {
+        const batch = this.#held
+        this.#held = []
+        const client = batch.at(-1)!.client
+        // Notices of a connection since lost are dropped: the next connection announces that anything may have changed.
+        if (client !== this.#client || !this.#listening) continue
+        try {
+          const { rows } = await client.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn')
+          await this.gate!(rows[0]!.lsn)
+        } catch (error) {
+          this.onError(error as Error)
+          continue
+        }
+        if (client !== this.#client || !this.#listening) continue
+        for (const notice of batch) {
+          if (notice.client !== client) continue
+          for (const subscription of notice.to ?? this.#subscriptions) {
+            if (!this.#subscriptions.has(subscription)) continue
+            if (notice.channel === undefined) subscription.listener.onChange()
+            else if (subscription.channels.has(notice.channel)) subscription.listener.onChange(notice.channel, notice.payload)
+          }
+        }
+      }
+    } finally {
+      this.#gating = false
+    }
   }
 
   async #listenOn(client: pg.Client, channels: ReadonlySet<string>): Promise<void> {

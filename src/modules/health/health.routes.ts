@@ -1,6 +1,7 @@
 import { Type } from 'typebox'
 import type { App } from '../../http/app-type.ts'
 import { readiness } from './readiness.ts'
+import { readRouterOf } from '../../db/read-routing.ts'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -10,8 +11,19 @@ declare module 'fastify' {
 }
 
 const Status = Type.Object({ status: Type.String() })
-const Ready = Type.Object({ status: Type.String(), migration: Type.String() })
-const Unready = Type.Object({ detail: Type.String() })
+/** With read replicas: each database's state (a replica's host and port, never its credentials). */
+const Databases = Type.Object({
+  primary: Type.String(),
+  replicas: Type.Array(
+    Type.Object({
+      url: Type.String(),
+      state: Type.Union([Type.Literal('ok'), Type.Literal('lagging'), Type.Literal('down')]),
+      lag_ms: Type.Union([Type.Integer(), Type.Null()]),
+    }),
+  ),
+})
+const Ready = Type.Object({ status: Type.String(), migration: Type.String(), databases: Type.Optional(Databases) })
+const Unready = Type.Object({ detail: Type.String(), databases: Type.Optional(Databases) })
 
 /** Seconds a probe or a client waits before asking again while the database is away. */
 const RETRY_AFTER_SECONDS = '5'
@@ -30,9 +42,15 @@ export function healthRoutes(app: App): void {
     handler: async (request, reply) => {
       reply.header('cache-control', 'no-store')
       const state = await readiness(app.db)
-      if (state.ready) return reply.send({ status: 'ok', migration: state.migration })
+      // Replicas only ever take reads the primary can take: ready as long as the primary is.
+      const router = readRouterOf(app.db)
+      const databases = (primary: string) => (router ? { databases: { primary, replicas: router.status() } } : {})
+      if (state.ready) return reply.send({ status: 'ok', migration: state.migration, ...databases('ok') })
       request.log.warn({ err: state.error }, `not ready: ${state.detail}`)
-      return reply.code(503).header('retry-after', RETRY_AFTER_SECONDS).send({ detail: state.detail })
+      return reply
+        .code(503)
+        .header('retry-after', RETRY_AFTER_SECONDS)
+        .send({ detail: state.detail, ...databases(state.detail.includes('not reachable') ? 'down' : 'error') })
     },
   })
 }
