@@ -91,6 +91,7 @@ const SLOW_FIRST = [
   'test/fuzz/fuzz.test.ts',
   'test/http/permissions',
   'test/http/crowd',
+  'test/scale/',
   'test/reliability/crash',
   'test/api/openapi',
   'test/reliability/data-dir-lock',
