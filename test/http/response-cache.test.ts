@@ -218,6 +218,10 @@ describe("signed-in questions from each question's kept JSON", () => {
         assert.match(String(fromPieces.headers['content-type']), /^application\/json; charset=utf-8/)
       }
     }
+    // Kept pieces and a kept count: the token, the page's stamps, the caller's own fields (their answers and follow
+    // links) in one statement, and their latest comparisons, shown on the page's question they wrote.
+    const warm = await kept.get('/api/questions/', { authorization: `Token ${token}` })
+    assert.equal(warm.headers['x-query-count'], '4')
     const detail = (await kept.json(`/api/questions/${theirs}/`, { authorization: `Token ${token}` })) as any
     assert.equal(detail.my_vote[0].value, 2)
     assert.equal(detail.my_importance[0].value, 5)

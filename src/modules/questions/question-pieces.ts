@@ -3,7 +3,6 @@ import type { ViewContext } from '../../core/view-context.ts'
 import { toLatestCompare } from '../compare/compare.mapper.ts'
 import { compareRepository } from '../compare/compare.repository.ts'
 import { LATEST_COMPARE_SIZE } from '../compare/compare.service.ts'
-import { usersRepository } from '../users/users.repository.ts'
 import { FullUser } from '../users/users.schemas.ts'
 import { iso } from '../../core/time.ts'
 import { votesByQuestion } from './questions.mapper.ts'
@@ -97,13 +96,13 @@ export async function signedInQuestionsJson(
     }
   }
   const withCaller = authors.includes(callerId)
-  const [, mine, theirs, follows, latest] = await Promise.all([
+  const [, own, theirs, latest] = await Promise.all([
     build(),
-    repository.answersOf(callerId, ids, false),
+    repository.ownFieldsOf(callerId, ids, authors),
     theirUserId === null ? noAnswers : repository.answersOf(theirUserId, ids, theirUserId !== callerId),
-    usersRepository(db).followLinks(callerId, authors),
     withCaller ? compareRepository(db).latest(callerId, LATEST_COMPARE_SIZE) : Promise.resolve([]),
   ])
+  const { answers: mine, follows } = own
   const votes = serializer(VoteList)
   const importances = serializer(ImportanceList)
   const followList = serializer(FollowList)

@@ -201,6 +201,29 @@ export type LikertAnswerRow = AnswerCore & { importance: number | null }
 export type ChoiceAnswerRow = AnswerCore & { choice_id: number }
 type AnswerUnionRow = AnswerCore & { is_choice: boolean; choice_id: number | null; importance: number | null }
 
+/** A user's answers to these questions, likert then choice, each by id; public ones only with `publicOnly`. */
+function answerUnion(userId: number, questionIds: number[], publicOnly: boolean) {
+  const visible = publicOnly ? sql`AND NOT private` : sql``
+  return sql<AnswerUnionRow>`
+    SELECT * FROM (
+      SELECT false AS is_choice, id, question_id, NULL::integer AS choice_id, value, skipped, private, importance, created_at, modified_at
+        FROM question_votes WHERE user_id = ${userId} AND question_id = ANY(${questionIds}::integer[]) ${visible}
+      UNION ALL
+      SELECT true, id, question_id, choice_id, value, skipped, private, NULL, created_at, modified_at
+        FROM question_choice_votes WHERE user_id = ${userId} AND question_id = ANY(${questionIds}::integer[]) ${visible}
+    ) AS answers ORDER BY is_choice, id`
+}
+
+function splitAnswers(rows: AnswerUnionRow[]): { likert: LikertAnswerRow[]; choices: ChoiceAnswerRow[] } {
+  const likert: LikertAnswerRow[] = []
+  const choices: ChoiceAnswerRow[] = []
+  for (const { is_choice, choice_id, importance, ...row } of rows) {
+    if (is_choice) choices.push({ ...row, choice_id: choice_id! })
+    else likert.push({ ...row, importance })
+  }
+  return { likert, choices }
+}
+
 export function questionsRepository(db: Kysely<Database>) {
   return {
     /** The listing's FROM and WHERE: what the caller may see, narrowed by the filters of spec 4.2. */
@@ -396,21 +419,26 @@ export function questionsRepository(db: Kysely<Database>) {
     /** Current answers of one user on these questions, likert and choice alike, in one statement. */
     async answersOf(userId: number, questionIds: number[], publicOnly: boolean) {
       if (questionIds.length === 0) return { likert: [], choices: [] }
-      const visible = publicOnly ? sql`AND NOT private` : sql``
-      const { rows } = await sql<AnswerUnionRow>`
-        SELECT false AS is_choice, id, question_id, NULL::integer AS choice_id, value, skipped, private, importance, created_at, modified_at
-          FROM question_votes WHERE user_id = ${userId} AND question_id = ANY(${questionIds}::integer[]) ${visible}
+      const { rows } = await answerUnion(userId, questionIds, publicOnly).execute(db)
+      return splitAnswers(rows)
+    },
+
+    /**
+     * A signed-in caller's own fields on a page of questions, in one statement: their answers (private ones too)
+     * and their follow links to the questions' authors.
+     */
+    async ownFieldsOf(callerId: number, questionIds: number[], authorIds: number[]) {
+      if (questionIds.length === 0) return { answers: { likert: [], choices: [] }, follows: [] }
+      const { rows } = await sql<AnswerUnionRow & { is_follow: boolean }>`
+        SELECT false AS is_follow, a.* FROM (${answerUnion(callerId, questionIds, false)}) AS a
         UNION ALL
-        SELECT true, id, question_id, choice_id, value, skipped, private, NULL, created_at, modified_at
-          FROM question_choice_votes WHERE user_id = ${userId} AND question_id = ANY(${questionIds}::integer[]) ${visible}
-        ORDER BY is_choice, id`.execute(db)
-      const likert: LikertAnswerRow[] = []
-      const choices: ChoiceAnswerRow[] = []
-      for (const { is_choice, choice_id, importance, ...row } of rows) {
-        if (is_choice) choices.push({ ...row, choice_id: choice_id! })
-        else likert.push({ ...row, importance })
-      }
-      return { likert, choices }
+        SELECT true, false, id, following_id, NULL, NULL, NULL, NULL, NULL, created_at, created_at
+          FROM following_users WHERE user_id = ${callerId} AND following_id = ANY(${[...new Set(authorIds)]}::integer[])
+        ORDER BY is_follow, is_choice, id`.execute(db)
+      const follows = rows
+        .filter((row) => row.is_follow)
+        .map((row) => ({ id: row.id, following_id: row.question_id, created_at: row.created_at }))
+      return { answers: splitAnswers(rows.filter((row) => !row.is_follow).map(({ is_follow: _, ...row }) => row)), follows }
     },
 
     async userIdByUsername(username: string): Promise<number | null> {
