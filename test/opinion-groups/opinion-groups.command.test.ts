@@ -12,6 +12,8 @@ import { commandDatabase, type CommandDatabase } from '../helpers/databases.ts'
 import { runCommand } from '../cli/run-command.ts'
 import fs from 'node:fs'
 import { parseCsv } from '../helpers/csv.ts'
+import { answer, campsCollection, rating } from './camps.ts'
+import { insertUser } from '../helpers/fixtures.ts'
 
 const SEATTLE = path.resolve('test/fixtures/polis/15-per-hour-seattle')
 let database: CommandDatabase
@@ -34,7 +36,11 @@ test('opinion-groups prints every participant once, and the API publishes the sa
     .trim()
     .split('\r\n')
     .map((line) => line.split(','))
-  assert.deepEqual(header, ['account_id', 'group', 'x', 'y'])
+  assert.deepEqual(header, ['account_id', 'group', 'x', 'y', 'placed'])
+  assert.ok(
+    rows.every((row) => row[4] === 'model'),
+    'nobody holds only private answers here',
+  )
   const participants = await database.opened(async ({ db }) =>
     db
       .selectFrom('users')
@@ -94,4 +100,34 @@ test('opinion-groups refuses a missing or unknown scope in one line, exit status
   assert.equal(unknown.code, 2)
   assert.match(unknown.stderr, /there is no collection 2147483000/)
   assert.equal((await run('opinion-groups', '--tag', 'x')).code, 2)
+})
+
+test('people who hold only private answers, fewer than MIN_CELL_SIZE of them, are listed as projected, never grouped', async () => {
+  const scope = await database.opened(async (handle) => {
+    const t: TestApp = await createTestApp('empty', {}, undefined, { database: handle })
+    try {
+      const { collection: camps, questions } = await campsCollection(t, 24)
+      const quiet = []
+      for (const i of [0, 1]) {
+        const user = await insertUser(handle.db)
+        const person = { id: user.id, token: await t.tokenFor(user.id), camp: 'a' as const }
+        for (let q = 0; q < 9; q++) await answer(t, person, questions[q], rating('a', q, i), true)
+        quiet.push(user.id)
+      }
+      return { camps, quiet }
+    } finally {
+      await t.close()
+    }
+  })
+  const printed = await run('opinion-groups', '--collection', String(scope.camps))
+  assert.equal(printed.code, 0, printed.stderr)
+  const rows = parseCsv(printed.stdout).slice(1)
+  assert.equal(rows.length, 26)
+  for (const id of scope.quiet) {
+    const row = rows.find((r) => r[0] === String(id))
+    assert.ok(row, `${id} is listed`)
+    assert.deepEqual([row[1], row[4]], ['', 'projection'])
+    assert.ok(Number.isFinite(Number(row[2])) && Number.isFinite(Number(row[3])))
+  }
+  assert.equal(rows.filter((r) => r[4] === 'model').length, 24)
 })

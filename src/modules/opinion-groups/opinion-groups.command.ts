@@ -6,8 +6,10 @@ import { recomputeOpinionGroups, type PublishingOptions } from './opinion-groups
 
 /**
  * `civic-survey opinion-groups --collection ID`: every participant's group (empty: too few answers to be grouped)
- * and place, recomputed now, as CSV, for the operator's own research and checks. The API never gives anyone's place
- * but the caller's own. Null: no such scope.
+ * and place, recomputed now, as CSV, for the operator's own research and checks; `placed` says whether the model
+ * placed them (`model`) or they were projected onto its plane, holding only private answers while fewer than
+ * MIN_CELL_SIZE people do (`projection`, never grouped by the model). The API never gives anyone's place but the
+ * caller's own. Null: no such scope.
  */
 export async function opinionGroupPlacesCsv(
   db: Kysely<Database>,
@@ -18,14 +20,19 @@ export async function opinionGroupPlacesCsv(
   const repository = opinionGroupsRepository(db)
   if (!(await repository.scopeExists(scope, scopeId))) return null
   // The model's own groups, small ones included: the operator sees what the disclosure rules hold back.
-  const { participants } = (await recomputeOpinionGroups(db, scope, scopeId, options)).result
+  const { result, projected } = await recomputeOpinionGroups(db, scope, scopeId, options)
+  const { participants } = result
   return csvDocument(
-    ['account_id', 'group', 'x', 'y'],
-    participants.accountIds.map((account, i) => [
-      account,
-      participants.group[i] < 0 ? null : participants.group[i],
-      participants.x[i],
-      participants.y[i],
-    ]),
+    ['account_id', 'group', 'x', 'y', 'placed'],
+    [
+      ...participants.accountIds.map((account, i) => [
+        account,
+        participants.group[i] < 0 ? null : participants.group[i],
+        participants.x[i],
+        participants.y[i],
+        'model',
+      ]),
+      ...projected.accountIds.map((account, i) => [account, null, projected.x[i], projected.y[i], 'projection']),
+    ],
   )
 }

@@ -19,7 +19,7 @@ const ONE_SCOPE = 'Give exactly one of collection, tag and group.'
  */
 export function opinionGroupsRoutes(app: App): void {
   // A check started by a request may outlive it: the database stays open until it has ended.
-  app.addHook('onClose', opinionGroupChecksSettled)
+  app.addHook('onClose', () => opinionGroupChecksSettled(app.db))
   app.get('/api/opinion_groups/', {
     schema: {
       summary: 'Opinion groups of a collection, a tag or a group',

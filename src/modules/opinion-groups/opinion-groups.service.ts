@@ -66,12 +66,16 @@ function modelAnswers(answers: ScopeAnswers, k: number): { fitted: ScopeAnswers;
   return { fitted, outsiders: answersWhere(answers, (a) => !inModel.has(answers.accountId[a])) }
 }
 
-/** Scopes whose check or recompute runs in this process now (one at a time each), and its end. */
-const refreshing = new Map<string, Promise<void>>()
+/** People placed on the model's plane without being in it: those who hold only private answers, while too few do. */
+export type ProjectedPlaces = ReturnType<typeof projectParticipants>
 
-/** Resolves once the background checks under way have ended: an app closing waits for them. */
-export async function opinionGroupChecksSettled(): Promise<void> {
-  await Promise.all(refreshing.values())
+/** Per database, the scopes whose check or recompute runs in this process now (one at a time each), and its end. */
+const refreshingByDatabase = new WeakMap<object, Map<string, Promise<void>>>()
+const refreshingOn = (db: object) => refreshingByDatabase.get(db) ?? refreshingByDatabase.set(db, new Map()).get(db)!
+
+/** Resolves once the background checks under way on this database have ended: an app closing waits for them. */
+export async function opinionGroupChecksSettled(db: object): Promise<void> {
+  await Promise.all(refreshingOn(db).values())
 }
 
 /**
@@ -83,7 +87,7 @@ export async function recomputeOpinionGroups(
   scope: OpinionScope,
   scopeId: number,
   options: PublishingOptions,
-): Promise<{ kept: KeptRun; published: PublishedGroups; result: OpinionGroupsResult }> {
+): Promise<{ kept: KeptRun; published: PublishedGroups; result: OpinionGroupsResult; projected: ProjectedPlaces }> {
   const repository = opinionGroupsRepository(db)
   const [{ questions, choices }, kept] = await Promise.all([repository.questions(scope, scopeId), repository.keptModel(scope, scopeId)])
   const { likert, mcq } = byKind(questions)
@@ -118,8 +122,8 @@ export async function recomputeOpinionGroups(
       y: participants.y[i],
     }
   })
+  const projected = outsiders ? projectParticipants(result, opinionInput(groupQuestions, outsiders)) : { accountIds: [], x: [], y: [] }
   if (outsiders) {
-    const projected = projectParticipants(result, opinionInput(groupQuestions, outsiders))
     projected.accountIds.forEach((userId, i) => {
       const label = nearestShown(published, projected.x[i], projected.y[i])
       places.push({ userId, clustered: false, group_label: label, x: projected.x[i], y: projected.y[i] })
@@ -131,7 +135,7 @@ export async function recomputeOpinionGroups(
   const now = (await repository.kept(scope, scopeId))!
   if (scope === 'collection' && groupsMoved(kept?.published as PublishedGroups | undefined, published))
     noticesAfterCommit(db).send([{ channel: OPINION_GROUPS_CHANNEL, payload: groupsNotice(scopeId, now.computed_at, published) }])
-  return { kept: now, published, result }
+  return { kept: now, published, result, projected }
 }
 
 const groupSizes = (published: PublishedGroups) => JSON.stringify(published.groups.map((g) => [g.label, g.size]))
@@ -227,6 +231,7 @@ export async function opinionGroupsFor(
     kept = computed.kept
     remember(settings.db, key, { computedAt: kept.computed_at, answersCounted: kept.answers_counted, published: computed.published })
   }
+  const refreshing = refreshingOn(settings.db)
   if (Date.now() - kept.checked_at.getTime() > settings.refreshMs && !refreshing.has(key)) {
     const check = refresh(settings, scope, scopeId, kept)
       .catch(settings.onError)
