@@ -103,21 +103,8 @@ export class ResponseCache implements DataChangeListener {
    * A value computed from the data (a listing's count), kept until the next change; requests that need it while it
    * is computed share the one computation. Without a listener it is computed each time.
    */
-  async remember<T>(key: string, build: () => Promise<T>): Promise<T> {
-    if (!this.enabled) return build()
-    const memo = this.memos.get(key)
-    if (memo && (memo.settled ? this.staleSince(memo) === null : memo.generation === this.generation)) {
-      return memo.value as Promise<T>
-    }
-    const entry = { value: build() as Promise<unknown>, generation: this.generation, builtAt: performance.now(), settled: false }
-    this.memos.delete(key)
-    if (this.memos.size >= MEMO_ENTRIES) this.memos.delete(this.memos.keys().next().value!)
-    this.memos.set(key, entry)
-    entry.value.then(
-      () => (entry.settled = true),
-      () => this.memos.get(key) === entry && this.memos.delete(key),
-    )
-    return entry.value as Promise<T>
+  remember<T>(key: string, build: () => Promise<T>): Promise<T> {
+    return this.memo(key, build, false)
   }
 
   /**
@@ -125,17 +112,20 @@ export class ResponseCache implements DataChangeListener {
    * value it replaces (figures under a burst of answers). The request that rebuilds it waits for the new value, so a
    * request after a change of its own never gets the value from before.
    */
-  async rememberRecent<T>(key: string, build: () => Promise<T>): Promise<T> {
+  rememberRecent<T>(key: string, build: () => Promise<T>): Promise<T> {
+    return this.memo(key, build, true)
+  }
+
+  private async memo<T>(key: string, build: () => Promise<T>, withGrace: boolean): Promise<T> {
     if (!this.enabled) return build()
     const memo = this.memos.get(key)
     if (memo) {
-      const since = memo.settled ? this.staleSince(memo) : null
-      if (since === null && (memo.settled || memo.generation === this.generation)) return memo.value as Promise<T>
+      if (memo.settled ? this.staleSince(memo) === null : memo.generation === this.generation) return memo.value as Promise<T>
       if (!memo.settled && memo.previous && performance.now() - memo.previous.since < this.options.graceMs) {
         return memo.previous.value as Promise<T>
       }
     }
-    const previous = memo?.settled ? { value: memo.value, since: this.staleSince(memo)! } : memo?.previous
+    const previous = !withGrace ? undefined : memo?.settled ? { value: memo.value, since: this.staleSince(memo)! } : memo?.previous
     const entry: Memo = {
       value: build() as Promise<unknown>,
       generation: this.generation,

@@ -20,6 +20,14 @@ interface Place {
 const isObjectSchema = (node: unknown): node is Json =>
   node !== null && typeof node === 'object' && !Array.isArray(node) && (node as Json).type === 'object' && 'properties' in node
 
+/** `base`, or `base2`, `base3`… : the first not taken yet, now taken. */
+function freeName(taken: Set<string>, base: string): string {
+  let name = base
+  for (let n = 2; taken.has(name); n++) name = `${base}${n}`
+  taken.add(name)
+  return name
+}
+
 const pascal = (text: string) =>
   text
     .split(/[^A-Za-z0-9]+/)
@@ -41,12 +49,8 @@ export function hoistSharedSchemas(document: { paths?: Json; components?: Json }
     const found = repeatedSchemas(document.paths, schemas)
     if (found.size === 0) return
     for (const places of found.values()) {
-      const first = places[0]
-      const schema = first.holder[first.key as never] as Json
-      let name = first.name
-      for (let n = 2; taken.has(name); n++) name = `${first.name}${n}`
-      taken.add(name)
-      schemas[name] = schema
+      const name = freeName(taken, places[0].name)
+      schemas[name] = places[0].node
       for (const place of places) (place.holder as Json)[place.key] = { $ref: `#/components/schemas/${name}` }
     }
   }
@@ -68,10 +72,7 @@ function hoistSharedResponses(paths: Json, shared: Json): void {
   const taken = new Set(Object.keys(shared))
   for (const [json, { code, places }] of byJson) {
     if (places.length < 2) continue
-    const base = pascal(STATUS_CODES[Number(code)] ?? `Status ${code}`)
-    let name = base
-    for (let n = 2; taken.has(name); n++) name = `${base}${n}`
-    taken.add(name)
+    const name = freeName(taken, pascal(STATUS_CODES[Number(code)] ?? `Status ${code}`))
     shared[name] = JSON.parse(json) as unknown
     for (const responses of places) responses[code] = { $ref: `#/components/responses/${name}` }
   }
@@ -88,7 +89,7 @@ interface Candidate extends Place {
  * The object schemas found twice or more that hold no other such schema (those go first), by their JSON, each with
  * the places it is found and a name from its first place: the property that holds it, or the operation's tag.
  */
-function repeatedSchemas(paths: Json, schemas: Json): Map<string, Place[]> {
+function repeatedSchemas(paths: Json, schemas: Json): Map<string, Candidate[]> {
   const found: Candidate[] = []
   const within: Json[] = []
   const walk = (node: unknown, holder: Place['holder'] | null, key: Place['key'], parentKey: unknown, context: string): void => {
@@ -118,7 +119,7 @@ function repeatedSchemas(paths: Json, schemas: Json): Map<string, Place[]> {
   // Keep the innermost: a schema that holds another repeated one waits for the next round.
   const holdsRepeated = new Set<Json>()
   for (const candidate of found) if (count.get(candidate.json)! > 1) for (const outer of candidate.within) holdsRepeated.add(outer)
-  const places = new Map<string, Place[]>()
+  const places = new Map<string, Candidate[]>()
   for (const candidate of found) {
     if (count.get(candidate.json)! < 2 || holdsRepeated.has(candidate.node)) continue
     const list = places.get(candidate.json) ?? places.set(candidate.json, []).get(candidate.json)!

@@ -75,12 +75,6 @@ async function readWalk(
   if (pending) {
     const walk = await pending.catch(() => undefined)
     if (walk && walk.version >= version) return walk
-    // Another request may have started a newer read while this one waited.
-    const newer = walks.get(key)
-    if (newer && newer !== pending) {
-      const again = await newer.catch(() => undefined)
-      if (again && again.version >= version) return again
-    }
   }
   const reading = repository.walk(shape.filters, shape.collectionOrder)
   walks.delete(key)
