@@ -68,8 +68,7 @@ async function importCensusCommand(config: Config, args: string[]): Promise<void
   const date = values.date === undefined ? null : parseIsoDate(String(values.date))
   if (values.date !== undefined && date === null) throw new UsageError(`--date must be a date YYYY-MM-DD, not "${values.date}"`)
   const { importCensus } = await import('./modules/census/census.import.ts')
-  await withDatabase(config, async ({ db }) => {
-    await migrateToLatest(db)
+  await withMigratedDatabase(config, async ({ db }) => {
     const started = performance.now()
     const progress = fileProgress(file, 'census')
     let result
@@ -95,8 +94,7 @@ async function importFileCommand<R>(
 ): Promise<void> {
   const { file } = importArgs(command, args, {})
   const importFile = await load()
-  await withDatabase(config, async ({ db }) => {
-    await migrateToLatest(db)
+  await withMigratedDatabase(config, async ({ db }) => {
     const started = performance.now()
     console.error(`${report(await importFile(db, file))} in ${seconds(started)}`)
   })
@@ -134,8 +132,7 @@ async function importPolisCommand(config: Config, args: string[]): Promise<void>
   const started = performance.now()
   const plan = await readPolisExport(positionals[0])
   const reading = performance.now() - started
-  await withDatabase(config, async ({ db }) => {
-    await migrateToLatest(db)
+  await withMigratedDatabase(config, async ({ db }) => {
     // The time reported is reading and writing, without opening and migrating the database.
     const writing = performance.now()
     const result = await importPolis(db, plan)
@@ -157,14 +154,28 @@ async function opinionGroupsCommand(config: Config, args: string[]): Promise<voi
   const id = Number(values[scope])
   if (!Number.isInteger(id) || id < 1 || id > 2_147_483_647)
     throw new UsageError(`opinion-groups: --${scope} must be an id, not "${values[scope]}"`)
-  await withDatabase(config, async ({ db }) => {
-    await migrateToLatest(db)
+  await withMigratedDatabase(config, async ({ db }) => {
     const { opinionGroupPlacesCsv } = await import('./modules/opinion-groups/opinion-groups.command.ts')
     const csv = await opinionGroupPlacesCsv(db, scope, id, { minCellSize: config.minCellSize, weightCap: config.weightCap })
     if (csv === null) throw new UsageError(`opinion-groups: there is no ${scope} ${id}`)
     process.stdout.write(csv)
   })
 }
+
+/**
+ * The database migrated, then `work` on it. Migrations hold a session-level lock, so behind a transaction pooler
+ * they run on the primary itself (DATABASE_DIRECT_URL) and the work through the pooler.
+ */
+async function withMigratedDatabase<T>(config: Config, work: (handle: DatabaseHandle) => Promise<T>): Promise<T> {
+  if (config.databaseDirectUrl) await migrateOnPrimary(config)
+  return withDatabase(config, async (handle) => {
+    if (!config.databaseDirectUrl) await migrateToLatest(handle.db)
+    return work(handle)
+  })
+}
+
+const migrateOnPrimary = (config: Config) =>
+  withDatabase({ ...config, databaseUrl: config.databaseDirectUrl ?? config.databaseUrl }, ({ db }) => migrateToLatest(db))
 
 async function withDatabase<T>(config: Config, work: (handle: DatabaseHandle) => Promise<T>): Promise<T> {
   const handle = await connectDatabase({
@@ -191,8 +202,7 @@ async function seedCommand(config: Config, args: string[]): Promise<void> {
   if (!['tiny', 'demo', 'large'].includes(values.scale!)) throw new UsageError(`--scale must be tiny, demo or large, not "${values.scale}"`)
   if (!/^\d+$/.test(values.seed!)) throw new UsageError(`--seed must be a whole number, not "${values.seed}"`)
   const { seedWithProgress } = await import('./seed/progress.ts')
-  await withDatabase(config, async ({ db }) => {
-    await migrateToLatest(db)
+  await withMigratedDatabase(config, async ({ db }) => {
     const summary = await seedWithProgress(db, { scale: values.scale as 'tiny', seed: Number(values.seed), force: values.force! })
     console.error(
       `seeded: ${Object.entries(summary)
@@ -205,8 +215,7 @@ async function seedCommand(config: Config, args: string[]): Promise<void> {
 async function appKeyCommand(config: Config, args: string[]): Promise<void> {
   const [action, ...rest] = args
   const { values } = parseArgs({ args: rest, options: { name: { type: 'string' }, id: { type: 'string' } } })
-  await withDatabase(config, async ({ db }) => {
-    await migrateToLatest(db)
+  await withMigratedDatabase(config, async ({ db }) => {
     const keys = appKeysRepository(db)
     if (action === 'create') {
       if (!values.name) throw new UsageError('app-key create needs --name NAME')
@@ -232,8 +241,7 @@ async function userCommand(config: Config, args: string[]): Promise<void> {
   const [action, ...rest] = args
   const { values } = parseArgs({ args: rest, options: { username: { type: 'string' }, off: { type: 'boolean', default: false } } })
   if (!values.username) throw new UsageError(`user ${action ?? ''} needs --username NAME`.replace('  ', ' '))
-  await withDatabase(config, async ({ db }) => {
-    await migrateToLatest(db)
+  await withMigratedDatabase(config, async ({ db }) => {
     const user = await db
       .selectFrom('users')
       .select(['id', 'username'])
@@ -256,8 +264,7 @@ async function recomputeCommand(config: Config, args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { liquid: { type: 'boolean', default: false } } })
   const { rebuildAllLiquid } = await import('./engines/liquid/liquid.rebuild.ts')
   const { recomputeStatistics } = await import('./engines/figures/recompute.ts')
-  await withDatabase(config, async ({ db }) => {
-    await migrateToLatest(db)
+  await withMigratedDatabase(config, async ({ db }) => {
     if (values.liquid) {
       const changed = await rebuildAllLiquid(
         db,
@@ -275,8 +282,7 @@ async function recomputeCommand(config: Config, args: string[]): Promise<void> {
 async function checkCommand(config: Config): Promise<number> {
   const { rebuildAllLiquid } = await import('./engines/liquid/liquid.rebuild.ts')
   const { storedFigureDifferences } = await import('./engines/figures/check.ts')
-  return withDatabase(config, async ({ db }) => {
-    await migrateToLatest(db)
+  return withMigratedDatabase(config, async ({ db }) => {
     const liquid = await rebuildAllLiquid(db, false)
     for (const d of liquid) console.log(`liquid\tquestion ${d.question}\t${d.what}\tstored ${d.stored}\tresolved ${d.resolved}`)
     const figures = await storedFigureDifferences(db)
@@ -294,8 +300,7 @@ async function sendDigestsCommand(config: Config): Promise<void> {
   const { pino } = await import('pino')
   const mailer = createMailer(config, pino({ level: config.logLevel }, process.stderr))
   try {
-    await withDatabase(config, async ({ db }) => {
-      await migrateToLatest(db)
+    await withMigratedDatabase(config, async ({ db }) => {
       const base = config.publicUrl ?? `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`
       const report = await sendDigests(db, mailer, { base })
       console.error(`${report.digests} digests sent, listing ${report.notifications} notifications`)
@@ -334,7 +339,8 @@ async function serveCommand(config: Config, args: string[]): Promise<void> {
 async function demoCommand(config: Config): Promise<void> {
   const startup = { timeoutMs: config.dbStartupTimeoutS * 1000, log: (line: string) => console.error(line) }
   const handle = await connectWhenReachable(
-    { databaseUrl: config.databaseUrl, dataDir: config.dataDir, connectTimeoutMs: config.dbConnectTimeoutMs },
+    // Seeding and migrating hold session state: on the primary itself behind a pooler.
+    { databaseUrl: config.databaseDirectUrl ?? config.databaseUrl, dataDir: config.dataDir, connectTimeoutMs: config.dbConnectTimeoutMs },
     startup,
   )
   await migrateToLatest(handle.db)
@@ -374,7 +380,7 @@ export async function main(argv: string[], env: Record<string, string | undefine
   try {
     switch (command) {
       case 'migrate': {
-        const applied = await withDatabase(config, ({ db }) => migrateToLatest(db))
+        const applied = await migrateOnPrimary(config)
         console.error(applied.length ? `applied ${applied.join(', ')}` : 'database is up to date')
         return 0
       }

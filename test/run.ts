@@ -4,6 +4,7 @@
  * With DATABASE_URL set the suite runs against that PostgreSQL server; otherwise on embedded PGlite.
  */
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { Writable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
@@ -15,6 +16,7 @@ import { connectDatabase } from '../src/db/connect.ts'
 import { migrateToLatest } from '../src/db/migrate.ts'
 import { seedDatabase } from '../src/seed/seed.ts'
 import { bundleTestFiles } from './helpers/bundle.ts'
+import { startPgBouncer } from './helpers/pgbouncer.ts'
 import {
   databaseUrlFor,
   serverUrl,
@@ -74,6 +76,25 @@ async function buildTemplates(): Promise<() => Promise<void>> {
   }
 }
 
+/**
+ * TEST_POOLER=1 on PostgreSQL: the service in every test reaches its database through a PgBouncer in transaction
+ * mode (test/helpers/pgbouncer.ts), so the whole suite's statements pass through the pooler as in production.
+ */
+async function startPooler(): Promise<() => void> {
+  const server = serverUrl()
+  if (!server || process.env.TEST_POOLER !== '1') return () => {}
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'civic-pooler-'))
+  const { hostname, port } = new URL(server)
+  const bouncer = await startPgBouncer({ dir, host: hostname, port: Number(port || 5432), poolSize: 4 })
+  process.env.CIVIC_TEST_POOLER_URL = bouncer.baseUrl
+  const stop = () => {
+    bouncer.stop()
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+  process.once('exit', stop)
+  return stop
+}
+
 function testFiles(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(dir, entry.name)
@@ -121,11 +142,15 @@ const filter = process.argv.slice(2)
 const files = testFiles('test')
   .filter((file) => filter.length === 0 || filter.some((f) => file.includes(f)))
   .sort((a, b) => slowRank(a) - slowRank(b) || a.localeCompare(b))
-const [dropTemplates, { bundles, cliScript, remove: removeBundles }] = await Promise.all([buildTemplates(), bundleTestFiles(files)])
+const [dropTemplates, { bundles, cliScript, remove: removeBundles }, stopPooler] = await Promise.all([
+  buildTemplates(),
+  bundleTestFiles(files),
+  startPooler(),
+])
 // The processes the tests start as `civic-survey` run the bundled entry too (test/helpers/cli/command.ts).
 process.env.CIVIC_TEST_CLI = cliScript
 console.error(
-  `templates and bundles ready in ${((Date.now() - started) / 1000).toFixed(1)}s on ${serverUrl() ? 'PostgreSQL' : 'PGlite'}; ${files.length} test files`,
+  `templates and bundles ready in ${((Date.now() - started) / 1000).toFixed(1)}s on ${serverUrl() ? 'PostgreSQL' : 'PGlite'}${process.env.CIVIC_TEST_POOLER_URL ? ' through PgBouncer' : ''}; ${files.length} test files`,
 )
 // node's test runner, called here rather than by `node --test`, which sorts the files by name whatever their order.
 // Each file still runs in a process of its own, started with this process's flags, less tsx (the bundles are
@@ -154,6 +179,7 @@ const reporting = [pipeline(stream.compose(new spec()), process.stdout)]
 if (process.env.TEST_TIMES)
   reporting.push(pipeline(stream.compose(fileTimes), new Writable({ write: (_chunk, _encoding, done) => done() })))
 await Promise.all(reporting)
+stopPooler()
 await dropTemplates()
 removeBundles()
 process.exit(failed === 0 ? 0 : 1)

@@ -2,10 +2,10 @@ import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import net from 'node:net'
 import { connectDatabase } from '../../src/db/connect.ts'
-import { commandDatabase } from '../helpers/databases.ts'
+import { commandDatabase, serverUrl } from '../helpers/databases.ts'
 import { SHIPPED_CLI_SCRIPT } from '../helpers/cli/command.ts'
+import { freePort } from '../helpers/free-port.ts'
 import { runCommand, spawnCommand } from './run-command.ts'
 
 let scratch: Awaited<ReturnType<typeof commandDatabase>>
@@ -13,15 +13,6 @@ let scratch: Awaited<ReturnType<typeof commandDatabase>>
 /** The command line's function in this process; `spawned` where the process's exit status is the point. */
 const run = (args: string[], env: Record<string, string> = {}) => runCommand(args, { ...scratch.env, ...env })
 const spawned = (args: string[], env: Record<string, string> = {}) => spawnCommand(args, { ...scratch.env, ...env })
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 before(async () => {
   // Made but not migrated: the migrate command applies every migration.
@@ -42,6 +33,20 @@ test('migrate applies the migrations once', async () => {
   assert.match(first.stderr, /applied 2026-11-22-001-initial-schema/)
   assert.match((await run(['migrate'])).stderr, /database is up to date/)
 })
+
+test(
+  'behind a pooler, migrate runs on the primary itself (DATABASE_DIRECT_URL)',
+  { skip: !serverUrl() && 'PostgreSQL only: PGlite has no pooler' },
+  async () => {
+    // DATABASE_URL names a port where nothing listens: the migrations must not go there.
+    const nowhere = new URL(scratch.env.DATABASE_URL)
+    nowhere.port = String(await freePort())
+    const direct = scratch.env.DATABASE_DIRECT_URL ?? scratch.env.DATABASE_URL
+    const result = await run(['migrate'], { DATABASE_URL: nowhere.toString(), DATABASE_DIRECT_URL: direct })
+    assert.equal(result.code, 0, result.stderr)
+    assert.match(result.stderr, /database is up to date/)
+  },
+)
 
 test('app-key create prints the key alone, and only its hash is stored', async () => {
   const result = await run(['app-key', 'create', '--name', 'chatbot'])

@@ -30,6 +30,17 @@ export function databaseUrlFor(base: string, database: string): string {
   return url.toString()
 }
 
+/**
+ * Where the service (app or command) reaches a test database. With `TEST_POOLER=1` the runner puts a PgBouncer in
+ * transaction mode in front of the server (`CIVIC_TEST_POOLER_URL`): the service's pool goes through it and its one
+ * listening connection straight to the server (DATABASE_DIRECT_URL), as in production behind a pooler.
+ */
+export function serviceDatabaseEnv(database: string): { DATABASE_URL: string; DATABASE_DIRECT_URL?: string } {
+  const direct = databaseUrlFor(serverUrl()!, database)
+  const pooler = process.env.CIVIC_TEST_POOLER_URL
+  return pooler ? { DATABASE_URL: databaseUrlFor(pooler, database), DATABASE_DIRECT_URL: direct } : { DATABASE_URL: direct }
+}
+
 export function templateFile(name: DataDirTemplateName): string {
   return path.join(templateDir(), `pglite-${name}.tar`)
 }
@@ -80,12 +91,16 @@ export async function commandDatabase(name: DataDirTemplateName): Promise<Comman
     }
   }
   await onServer(`CREATE DATABASE ${database}${name === 'blank' ? '' : ` TEMPLATE ${templateDatabaseName(name)}`}`)
-  const env = { DATABASE_URL: databaseUrlFor(server, database) }
+  const env: Record<string, string> = serviceDatabaseEnv(database)
   return { env, opened: (work) => openedAt(env, work), cleanup: () => onServer('') }
 }
 
 async function openedAt<T>(env: Record<string, string>, work: (handle: DatabaseHandle) => Promise<T>): Promise<T> {
-  const handle = await connectDatabase({ databaseUrl: env.DATABASE_URL || null, dataDir: env.DATA_DIR ?? '' })
+  const handle = await connectDatabase({
+    databaseUrl: env.DATABASE_URL || null,
+    directUrl: env.DATABASE_DIRECT_URL,
+    dataDir: env.DATA_DIR ?? '',
+  })
   try {
     return await work(handle)
   } finally {
@@ -109,7 +124,8 @@ export async function databaseFromTemplate(name: TemplateName): Promise<Database
   } finally {
     await admin.end()
   }
-  const handle = await connectDatabase({ databaseUrl: databaseUrlFor(server, database), dataDir: '', poolSize: 8 })
+  const urls = serviceDatabaseEnv(database)
+  const handle = await connectDatabase({ databaseUrl: urls.DATABASE_URL, directUrl: urls.DATABASE_DIRECT_URL, dataDir: '', poolSize: 8 })
   return {
     ...handle,
     close: async () => {
@@ -130,7 +146,8 @@ export async function databaseFromTemplate(name: TemplateName): Promise<Database
  * the test process sees "terminating connection due to administrator command". Wait for them instead.
  */
 async function dropWhenReleased(client: pg.Client, database: string): Promise<void> {
-  for (let attempt = 0; attempt < 50; attempt++) {
+  // Behind the pooler the server connections left are PgBouncer's idle ones, not the test's: end them at once.
+  for (let attempt = process.env.CIVIC_TEST_POOLER_URL ? 50 : 0; attempt < 50; attempt++) {
     try {
       await client.query(`DROP DATABASE IF EXISTS ${database}`)
       return

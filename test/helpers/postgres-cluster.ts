@@ -1,6 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
@@ -8,6 +7,8 @@ import { connectDatabase } from '../../src/db/connect.ts'
 import { migrateToLatest } from '../../src/db/migrate.ts'
 import { seedDatabase } from '../../src/seed/seed.ts'
 import { serverUrl } from './databases.ts'
+import { freePort } from './free-port.ts'
+import { asRoot, pgbouncerBinary, runAsPostgres, startPgBouncer } from './pgbouncer.ts'
 
 /**
  * A PostgreSQL primary with a streaming replica and a PgBouncer in transaction mode in front of the primary, all
@@ -34,14 +35,6 @@ function postgresBinaries(): string | null {
   return null
 }
 
-function pgbouncerBinary(): string | null {
-  for (const candidate of ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer', '/usr/local/bin/pgbouncer'])
-    if (fs.existsSync(candidate)) return candidate
-  return null
-}
-
-const asRoot = () => process.getuid?.() === 0
-
 /**
  * Why the cluster tests cannot run here, or null when they can. Under PGlite (DATABASE_URL unset) they are out of
  * place; elsewhere missing binaries skip them unless REQUIRE_REPLICA=1, which makes them fail instead.
@@ -55,14 +48,6 @@ export function clusterSkipReason(options: { pooler?: boolean } = {}): string | 
   if (missing.length === 0) return false
   if (process.env.REQUIRE_REPLICA === '1') return false // start() fails, naming what is missing
   return `needs ${missing.join(', ')} (REQUIRE_REPLICA=1 makes this a failure)`
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as net.AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return port
 }
 
 export interface PostgresCluster {
@@ -90,33 +75,20 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Postgr
   const { replica = true, pooler = false, seed = true } = options
   const bin = postgresBinaries()
   if (!bin) throw new Error('initdb, pg_ctl and pg_basebackup are not installed (apt-get install postgresql-15)')
-  const bouncer = pooler ? pgbouncerBinary() : null
-  if (pooler && !bouncer) throw new Error('pgbouncer is not installed (apt-get install --no-install-recommends pgbouncer)')
+  if (pooler && !pgbouncerBinary()) throw new Error('pgbouncer is not installed (apt-get install --no-install-recommends pgbouncer)')
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'civic-cluster-'))
   fs.chmodSync(dir, 0o755)
   if (asRoot()) execFileSync('chown', ['postgres:postgres', dir])
   // The servers run as postgres (they refuse root); the test's own user otherwise.
-  const run = (command: string, args: string[]) => {
-    const [file, argv] = asRoot() ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args]
-    const result = spawnSync(file, argv, { encoding: 'utf8', timeout: 60_000 })
-    if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (${result.status}): ${result.stderr || result.stdout}`)
-    return result.stdout
-  }
+  const run = runAsPostgres
   const tool = (name: string) => path.join(bin, name)
   const primaryDir = path.join(dir, 'primary')
   const replicaDir = path.join(dir, 'replica')
-  const [primaryPort, replicaPort, poolerPort] = await Promise.all([freePort(), freePort(), freePort()])
+  const [primaryPort, replicaPort] = await Promise.all([freePort(), freePort()])
   const started: string[] = []
-  let bouncerPid: number | null = null
+  let stopBouncer = () => {}
   const stopAll = () => {
-    if (bouncerPid !== null) {
-      try {
-        process.kill(bouncerPid, 'SIGTERM')
-      } catch {
-        // gone already
-      }
-      bouncerPid = null
-    }
+    stopBouncer()
     for (const data of started.splice(0).reverse()) {
       try {
         run(tool('pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop'])
@@ -191,54 +163,11 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Postgr
       replicaUrl = `postgres://postgres@127.0.0.1:${replicaPort}/${DATABASE}`
     }
     let poolerUrl: string | null = null
-    if (bouncer) {
-      const ini = path.join(dir, 'pgbouncer.ini')
-      const pidFile = path.join(dir, 'pgbouncer.pid')
-      fs.writeFileSync(path.join(dir, 'userlist.txt'), '"postgres" ""\n')
-      fs.writeFileSync(
-        ini,
-        [
-          '[databases]',
-          `* = host=127.0.0.1 port=${primaryPort}`,
-          '[pgbouncer]',
-          'listen_addr = 127.0.0.1',
-          `listen_port = ${poolerPort}`,
-          'unix_socket_dir =',
-          'auth_type = trust',
-          `auth_file = ${path.join(dir, 'userlist.txt')}`,
-          'pool_mode = transaction',
-          // Fewer server connections than the service's pool: every statement may land on another one.
-          'default_pool_size = 3',
-          'max_client_conn = 500',
-          // What the service sends at start-up that PgBouncer does not know (docs/operations.md, Pooler).
-          'ignore_startup_parameters = statement_timeout',
-          `logfile = ${path.join(dir, 'pgbouncer.log')}`,
-          `pidfile = ${pidFile}`,
-          '',
-        ].join('\n'),
-      )
-      if (asRoot()) execFileSync('chown', ['postgres:postgres', ini])
-      run(bouncer, ['-d', ini])
-      // The daemon writes its pid file a moment after the command returns.
-      for (let attempt = 0; !fs.existsSync(pidFile); attempt++) {
-        if (attempt > 100) throw new Error(`pgbouncer did not start: ${fs.readFileSync(path.join(dir, 'pgbouncer.log'), 'utf8')}`)
-        await new Promise((resolve) => setTimeout(resolve, 50))
-      }
-      bouncerPid = Number(fs.readFileSync(pidFile, 'utf8').trim())
-      poolerUrl = `postgres://postgres@127.0.0.1:${poolerPort}/${DATABASE}`
-      for (let attempt = 0; ; attempt++) {
-        const probe = new pg.Client({ connectionString: poolerUrl })
-        try {
-          await probe.connect()
-          await probe.query('select 1')
-          await probe.end()
-          break
-        } catch (error) {
-          await probe.end().catch(() => {})
-          if (attempt > 100) throw error
-          await new Promise((resolve) => setTimeout(resolve, 50))
-        }
-      }
+    if (pooler) {
+      // Fewer server connections than the service's pool: every statement may land on another one.
+      const bouncer = await startPgBouncer({ dir, host: '127.0.0.1', port: primaryPort, poolSize: 3 })
+      stopBouncer = bouncer.stop
+      poolerUrl = `${bouncer.baseUrl}${DATABASE}`
     }
     const on = async (url: string, text: string, values?: unknown[]) => {
       const client = new pg.Client({ connectionString: url })

@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
-import { databaseUrlFor, serverUrl } from './databases.ts'
+import { serverUrl, serviceDatabaseEnv } from './databases.ts'
 
 let counter = 0
 
@@ -20,7 +20,7 @@ export async function scratchDatabase(): Promise<{ env: Record<string, string>; 
   await admin.query(`CREATE DATABASE ${name}`)
   await admin.end()
   return {
-    env: { DATABASE_URL: databaseUrlFor(server, name) },
+    env: serviceDatabaseEnv(name),
     cleanup: async () => {
       const client = new pg.Client({ connectionString: server })
       await client.connect()

@@ -4,7 +4,7 @@ import fs from 'node:fs'
 import type pg from 'pg'
 import { connectDatabase } from '../../src/db/connect.ts'
 import { hashSecret, newToken } from '../../src/core/secrets.ts'
-import { dataDirFromTemplate, databaseUrlFor, serverUrl, templateDatabaseName } from '../helpers/databases.ts'
+import { dataDirFromTemplate, serverUrl, serviceDatabaseEnv, templateDatabaseName } from '../helpers/databases.ts'
 import { runCommand } from '../cli/run-command.ts'
 import { onServer, until, serveUntilReady } from './support.ts'
 
@@ -42,7 +42,7 @@ before(async () => {
       await drop(client)
       await client.query(`CREATE DATABASE ${name} TEMPLATE ${templateDatabaseName('tiny')}`)
     })
-    env = { DATABASE_URL: databaseUrlFor(server, name) }
+    env = serviceDatabaseEnv(name)
     cleanup = () => onServer(async (client) => void (await drop(client)))
   } else {
     // The seeded template, unpacked as the data directory the server will use.

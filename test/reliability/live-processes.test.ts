@@ -38,7 +38,7 @@ test(
         ])
         tokens.push(token)
       }
-      const env = { DATABASE_URL: database.url, LIVE_INTERVAL_MS: '200' }
+      const env = { ...database.service, LIVE_INTERVAL_MS: '200' }
       const [a, b] = [await serveUntilReady(env), await serveUntilReady(env)]
       servers.push(a.server, b.server)
       const live = `/api/questions/${question}/live/`

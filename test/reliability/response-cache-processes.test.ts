@@ -15,10 +15,10 @@ interface Served {
   output: () => string
 }
 
-async function serve(databaseUrl: string): Promise<Served> {
+async function serve(database: Record<string, string>): Promise<Served> {
   const port = await freePort()
   const child = spawn(process.execPath, [CLI_SCRIPT, 'serve'], {
-    env: { ...process.env, LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: String(port), DATABASE_URL: databaseUrl, ...HIGH_LIMITS },
+    env: { ...process.env, LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: String(port), ...database, ...HIGH_LIMITS },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''
@@ -66,7 +66,7 @@ test(
         ])
         tokens.push(token)
       }
-      const [writer, reader] = [await serve(database.url), await serve(database.url)]
+      const [writer, reader] = [await serve(database.service), await serve(database.service)]
       processes.push(writer, reader)
       const detail = `${reader.base}/api/questions/${question}/`
       const listing = `${reader.base}/api/questions/?id=${question}`
@@ -143,7 +143,7 @@ test(
       )
       // The questions were inserted beside the service: their author's counter is set as the service would have.
       await client.query('update users set count_questions = (select count(*) from questions where user_id = $1) where id = $1', [author])
-      const check = await runCommand(['check'], { DATABASE_URL: database.url })
+      const check = await runCommand(['check'], database.service)
       assert.equal(check.code, 0, check.stdout + check.stderr)
       const figures = async (id: number) =>
         (await client.query('select direct_vote_count, direct_sum from questions where id = $1', [id])).rows[0] as {

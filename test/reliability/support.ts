@@ -2,7 +2,8 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import net from 'node:net'
 import pg from 'pg'
 import { CLI_SCRIPT } from '../helpers/cli/command.ts'
-import { databaseUrlFor, serverUrl, templateDatabaseName } from '../helpers/databases.ts'
+import { databaseUrlFor, serverUrl, serviceDatabaseEnv, templateDatabaseName } from '../helpers/databases.ts'
+import { freePort } from '../helpers/free-port.ts'
 import { scratchDataDir } from '../helpers/scratch.ts'
 
 /** Limits no test of this folder comes near: they are about the database, not about abuse. */
@@ -13,13 +14,7 @@ export const HIGH_LIMITS = Object.fromEntries(
   ]),
 )
 
-export async function freePort(): Promise<number> {
-  const server = net.createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as net.AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
+export { freePort }
 
 /** Waits for a condition the test brings about, failing with `what` if it never holds. */
 export async function until(condition: () => boolean | Promise<boolean>, what: string, limitMs = 30_000): Promise<void> {
@@ -43,8 +38,12 @@ export async function onServer<T>(work: (client: pg.Client) => Promise<T>): Prom
 
 let counter = 0
 
-/** A database of its own, copied from the seeded test template, with its URL. */
-export async function freshDatabase(): Promise<{ name: string; url: string; drop(): Promise<void> }> {
+/**
+ * A database of its own, copied from the seeded test template: its URL on the server itself (`url`, for the test's
+ * own clients and the tests about the server), and what a service process is given (`service`: through the suite's
+ * PgBouncer when there is one, docs/testing.md).
+ */
+export async function freshDatabase(): Promise<{ name: string; url: string; service: Record<string, string>; drop(): Promise<void> }> {
   const name = `civic_outage_${process.pid}_${++counter}`
   await onServer(async (client) => {
     await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
@@ -53,6 +52,7 @@ export async function freshDatabase(): Promise<{ name: string; url: string; drop
   return {
     name,
     url: databaseUrlFor(serverUrl()!, name),
+    service: serviceDatabaseEnv(name),
     drop: () => onServer(async (client) => void (await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))),
   }
 }

@@ -38,7 +38,7 @@ test(
     const database = await freshDatabase()
     const port = await freePort()
     const child = spawn(process.execPath, [CLI_SCRIPT, 'serve', '--workers', '2'], {
-      env: { ...process.env, LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: String(port), DATABASE_URL: database.url, ...HIGH_LIMITS },
+      env: { ...process.env, LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: String(port), ...database.service, ...HIGH_LIMITS },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     let output = ''
