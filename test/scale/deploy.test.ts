@@ -1,0 +1,192 @@
+import { after, before, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import fs from 'node:fs'
+import net from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import { clusterSkipReason } from '../helpers/postgres-cluster.ts'
+import { freePort } from '../helpers/free-port.ts'
+import { until } from '../reliability/support.ts'
+
+/**
+ * The reference deployment (deploy/, docs/operations.md): `deploy/start` brings up a primary, a streaming replica,
+ * PgBouncer, two `serve` processes and HAProxy, on free ports, in a state directory of the test's own; every
+ * request below goes through HAProxy. `deploy/stop --purge` ends it all and frees every port.
+ */
+
+const haproxyMissing = spawnSync('haproxy', ['-v']).status !== 0
+const skip: string | false =
+  clusterSkipReason({ pooler: true }) ||
+  (haproxyMissing && process.env.REQUIRE_REPLICA !== '1' ? 'needs haproxy (REQUIRE_REPLICA=1 makes this a failure)' : false)
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
+let state: string
+let env: NodeJS.ProcessEnv
+let api: string
+let stats: string
+let ports: number[]
+
+/** A port p with p + 1 free too: the serve processes take consecutive ports. */
+async function twoFreePorts(): Promise<number> {
+  for (;;) {
+    const port = await freePort()
+    if (!(await listening(port + 1))) return port
+  }
+}
+
+async function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1')
+    socket.once('connect', () => (socket.destroy(), resolve(true)))
+    socket.once('error', () => resolve(false))
+  })
+}
+
+async function redisReachable(): Promise<boolean> {
+  const { hostname, port } = new URL(REDIS_URL)
+  return new Promise((resolve) => {
+    const socket = net.connect(Number(port || 6379), hostname)
+    socket.once('connect', () => (socket.destroy(), resolve(true)))
+    socket.once('error', () => resolve(false))
+  })
+}
+
+const deploy = (script: 'start' | 'stop', args: string[] = []) =>
+  spawnSync(path.resolve('deploy', script), args, { env, encoding: 'utf8', timeout: 300_000 })
+
+before(async () => {
+  if (skip) return
+  state = fs.mkdtempSync(path.join(os.tmpdir(), 'civic-deploy-'))
+  // The PostgreSQL OS user reaches its files through this directory.
+  fs.chmodSync(state, 0o755)
+  const [primary, replica, bouncer, http, statsPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()])
+  const serve = await twoFreePorts()
+  ports = [primary, replica, bouncer, http, statsPort, serve, serve + 1]
+  // Without Redis a process knows only its own callers' writes: then the processes read the primary only.
+  const redis = await redisReachable()
+  env = {
+    ...process.env,
+    DEPLOY_STATE_DIR: state,
+    DEPLOY_PRIMARY_PORT: String(primary),
+    DEPLOY_REPLICA_PORT: String(replica),
+    DEPLOY_PGBOUNCER_PORT: String(bouncer),
+    DEPLOY_HTTP_PORT: String(http),
+    DEPLOY_STATS_PORT: String(statsPort),
+    DEPLOY_SERVE_PORT: String(serve),
+    DEPLOY_SERVES: '2',
+    DEPLOY_SEED: 'tiny',
+    DEPLOY_REPLICA_READS: redis ? 'on' : 'off',
+    ...(redis ? { REDIS_URL, REDIS_PREFIX: `civic-deploy-test-${process.pid}:` } : {}),
+    LOG_LEVEL: 'warn',
+    // The test's requests, not abuse: the default limits would slow its sign-up.
+    RATE_LIMIT_SIGN_UP: '1000',
+    RATE_LIMIT_SENSITIVE: '1000',
+  }
+  for (const name of ['DATABASE_URL', 'DATABASE_DIRECT_URL', 'DATABASE_REPLICA_URLS', 'DATA_DIR', 'PORT', 'HOST']) delete env[name]
+  api = `http://127.0.0.1:${http}`
+  stats = `http://127.0.0.1:${statsPort}`
+  const started = performance.now()
+  const result = deploy('start')
+  assert.equal(result.status, 0, `deploy/start failed:\n${result.stderr}\n${result.stdout}`)
+  assert.match(result.stdout, new RegExp(`API +${api}/api/`))
+  console.error(`# deploy/start ready in ${Math.round(performance.now() - started)} ms (replica reads ${env.DEPLOY_REPLICA_READS})`)
+})
+
+after(() => {
+  if (skip || !state) return
+  deploy('stop', ['--purge'])
+  fs.rmSync(state, { recursive: true, force: true })
+})
+
+async function call(method: string, url: string, body?: unknown, token?: string): Promise<{ status: number; json: any }> {
+  const headers: Record<string, string> = {}
+  if (token) headers.authorization = `Token ${token}`
+  if (body !== undefined) headers['content-type'] = 'application/json'
+  const response = await fetch(`${api}${url}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
+  const text = await response.text()
+  return { status: response.status, json: text ? JSON.parse(text) : null }
+}
+
+/** Sessions HAProxy sent to each serve process so far, from its stats page (CSV). */
+async function sessionsPerProcess(): Promise<Record<string, number>> {
+  const csv = await (await fetch(`${stats}/;csv`)).text()
+  const [header, ...rows] = csv.trim().split('\n')
+  const columns = header.replace(/^# /, '').split(',')
+  const [proxy, name, total] = ['pxname', 'svname', 'stot'].map((column) => columns.indexOf(column))
+  return Object.fromEntries(
+    rows
+      .map((row) => row.split(','))
+      .filter((cells) => cells[proxy] === 'serve' && cells[name].startsWith('serve-'))
+      .map((cells) => [cells[name], Number(cells[total])]),
+  )
+}
+
+test('deploy/start serves the API through HAProxy, two processes, PgBouncer and a replica', { skip, timeout: 300_000 }, async () => {
+  const ready = await call('GET', '/readyz')
+  assert.equal(ready.status, 200, JSON.stringify(ready.json))
+  assert.equal(ready.json.status, 'ok')
+  if (env.DEPLOY_REPLICA_READS === 'on') {
+    assert.equal(ready.json.databases.primary, 'ok')
+    assert.equal(ready.json.databases.replicas.length, 1)
+  }
+  const root = await call('GET', '/api/')
+  assert.equal(root.status, 200)
+  assert.ok(root.json.questions?.startsWith(`${api}/api/questions/`), `the root names the proxy's address: ${JSON.stringify(root.json)}`)
+
+  // A new person asks and answers; every read after a write, whichever process and database serve it, sees it.
+  const username = `deployed${randomBytes(4).toString('hex')}`
+  const registered = await call('POST', '/auth/register/', { username, email: `${username}@example.org`, password: 'harbour-lantern-77' })
+  assert.equal(registered.status, 201, JSON.stringify(registered.json))
+  const token = registered.json.auth_token as string
+  const asked = await call('POST', '/api/questions/', { question: 'Should the ferry run on Sundays?' }, token)
+  assert.equal(asked.status, 201, JSON.stringify(asked.json))
+  const question = asked.json.id as number
+  const vote = await call('POST', '/api/question_votes/', { value: 5, object_id: question, private: false }, token)
+  assert.equal(vote.status, 201, JSON.stringify(vote.json))
+  for (let i = 0; i < 8; i++) {
+    const mine = await call('GET', `/api/question_votes/?question=${question}`, undefined, token)
+    assert.equal(mine.status, 200)
+    assert.deepEqual(
+      mine.json.results.map((v: { id: number; value: number }) => [v.id, v.value]),
+      [[vote.json.id, 5]],
+      `read ${i + 1} after the vote`,
+    )
+  }
+  // Anyone else sees it within the replica's lag.
+  await until(
+    async () => (await call('GET', `/api/questions/${question}/`)).json.direct_vote_count === 1,
+    'an anonymous reader sees the vote',
+    10_000,
+  )
+  const sessions = await sessionsPerProcess()
+  assert.deepEqual(Object.keys(sessions).sort(), ['serve-1', 'serve-2'])
+  assert.ok(
+    Object.values(sessions).every((count) => count > 0),
+    `HAProxy sent requests to both processes: ${JSON.stringify(sessions)}`,
+  )
+
+  // One process stops: HAProxy sends every request to the other, with no error.
+  const pid = Number(fs.readFileSync(path.join(state, 'run', 'serve-1.pid'), 'utf8').trim())
+  process.kill(pid, 'SIGTERM')
+  await until(() => !isAlive(pid), 'serve-1 stops', 20_000)
+  const statuses = await Promise.all(Array.from({ length: 12 }, () => call('GET', `/api/questions/${question}/`).then((r) => r.status)))
+  assert.deepEqual(statuses, Array(12).fill(200))
+})
+
+test('deploy/stop --purge stops every part and frees every port', { skip, timeout: 120_000 }, async () => {
+  const result = deploy('stop', ['--purge'])
+  assert.equal(result.status, 0, result.stderr)
+  assert.equal(fs.existsSync(path.join(state, 'pg')), false, 'the state directory is removed')
+  for (const port of ports) assert.equal(await listening(port), false, `port ${port} is free`)
+})
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
