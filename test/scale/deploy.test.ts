@@ -8,6 +8,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { clusterSkipReason } from '../helpers/postgres-cluster.ts'
 import { freePort } from '../helpers/free-port.ts'
+import { jsonClient } from '../helpers/json-client.ts'
 import { until } from '../reliability/support.ts'
 
 /**
@@ -100,14 +101,7 @@ after(() => {
   fs.rmSync(state, { recursive: true, force: true })
 })
 
-async function call(method: string, url: string, body?: unknown, token?: string): Promise<{ status: number; json: any }> {
-  const headers: Record<string, string> = {}
-  if (token) headers.authorization = `Token ${token}`
-  if (body !== undefined) headers['content-type'] = 'application/json'
-  const response = await fetch(`${api}${url}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
-  const text = await response.text()
-  return { status: response.status, json: text ? JSON.parse(text) : null }
-}
+const call = (method: string, path: string, body?: unknown, token?: string) => jsonClient(api)(method, path, body, token)
 
 /** Sessions HAProxy sent to each serve process so far, from its stats page (CSV). */
 async function sessionsPerProcess(): Promise<Record<string, number>> {

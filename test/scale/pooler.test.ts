@@ -3,6 +3,7 @@ import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { hashSecret, newToken } from '../../src/core/secrets.ts'
 import { clusterSkipReason, startCluster, type PostgresCluster } from '../helpers/postgres-cluster.ts'
+import { jsonClient } from '../helpers/json-client.ts'
 import { serveUntilReady, until, type ServeProcess } from '../reliability/support.ts'
 
 /**
@@ -39,14 +40,7 @@ after(async () => {
   await cluster?.stop()
 })
 
-async function call(method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; json: any }> {
-  const headers: Record<string, string> = {}
-  if (token) headers.authorization = `Token ${token}`
-  if (body !== undefined) headers['content-type'] = 'application/json'
-  const response = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
-  const text = await response.text()
-  return { status: response.status, json: text ? JSON.parse(text) : null }
-}
+const call = (method: string, path: string, body?: unknown, token?: string) => jsonClient(base)(method, path, body, token)
 
 async function register(): Promise<{ id: number; token: string; username: string; password: string }> {
   const username = `pooled${randomBytes(4).toString('hex')}`
