@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
 import type { Database } from '../../src/db/database.ts'
 import { ownAnswerWeight, shiftRepresentative } from '../../src/engines/liquid/liquid.answers.ts'
-import { voteContextRepository } from '../../src/modules/votes/vote-context.repository.ts'
+import { liquidRepository } from '../../src/engines/liquid/liquid.repository.ts'
 import { questionsWithTags, withLiquidEffects } from '../../src/engines/liquid/liquid.effects.ts'
 import { loadBatch, loadTagDelegations, resolveQuestions } from '../../src/engines/liquid/liquid.rebuild.ts'
 
@@ -88,13 +88,12 @@ export async function lowerBound(db: Transaction<Database>, questionIds: number[
 export async function answerChange(db: Kysely<Database>, questionId: number, userId: number, value: number | null) {
   return rolledBack(db, async (trx) => {
     await trx.selectFrom('questions').select('id').where('id', '=', questionId).forUpdate().execute()
-    const plain = await timed(() =>
-      sql`SELECT clock_timestamp() AS now, (SELECT default_private FROM users WHERE id = ${userId}) AS default_private,
+    const columns = sql`clock_timestamp() AS now, (SELECT default_private FROM users WHERE id = ${userId}) AS default_private,
         (SELECT to_jsonb(v) FROM question_votes v WHERE v.user_id = ${userId} AND v.question_id = ${questionId} FOR UPDATE) AS current,
-        EXISTS (SELECT FROM question_collections WHERE id = ${null}::integer) AS collection_exists`.execute(trx),
-    )
-    const context = await timed(() => voteContextRepository(trx).forAnswer(userId, questionId, 'question_votes', null))
-    const block = context.result.block
+        EXISTS (SELECT FROM question_collections WHERE id = ${null}::integer) AS collection_exists`
+    const plain = await timed(() => sql`SELECT ${columns}`.execute(trx))
+    const context = await timed(() => liquidRepository(trx).block(questionId, userId, columns))
+    const block = context.result
     const weight = ownAnswerWeight(block, false)
     const insert = await timed(() =>
       trx

@@ -22,6 +22,7 @@ import * as noticesAfterCommit from './2026-11-26-023-notices-after-commit.ts'
 import * as credentialsNotices from './2026-11-26-024-credentials-notices.ts'
 import * as opinionGroups from './2026-11-26-025-opinion-groups.ts'
 import * as questionSetVersion from './2026-11-26-026-question-set-version.ts'
+import * as answerContext from './2026-11-27-027-answer-context.ts'
 
 /** Every migration in the order it applies; names never change once released. */
 export const migrations: Record<string, Migration> = {
@@ -48,4 +49,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-26-024-credentials-notices': credentialsNotices,
   '2026-11-26-025-opinion-groups': opinionGroups,
   '2026-11-26-026-question-set-version': questionSetVersion,
+  '2026-11-27-027-answer-context': answerContext,
 }

@@ -55,6 +55,18 @@ function toStanding(row: StandingRow): Standing {
   return row.carries === null ? { answered: false, representative: slot } : { answered: true, carries: row.carries, slot: slot! }
 }
 
+/** A row of liquid_block (migration 027): the block, and the representative's answer as a standing row. */
+export type BlockRow = StandingRow & { intree: number; eligible: boolean }
+
+export function blockOf(row: BlockRow): Block {
+  const standing = toStanding(row)
+  return {
+    intree: Number(row.intree),
+    eligible: row.eligible,
+    representative: standing.answered ? null : standing.representative,
+  }
+}
+
 export function liquidRepository(db: Db) {
   return {
     /** The user's standing on each question, in one statement (the chain walks run in the database). */
@@ -90,25 +102,8 @@ export function liquidRepository(db: Db) {
     ): Promise<Block & { extra: E }> {
       const {
         rows: [row],
-      } = await sql<StandingRow & { intree: number; eligible: boolean }>`
-        SELECT ${extra ?? sql`NULL AS none`}, liquid_intree(${questionId}, ${userId}) AS intree, liquid_eligible(${userId}) AS eligible,
-               ${questionId}::integer AS question_id, NULL::boolean AS carries,
-               a.vote_table, a.vote_id, a.target_id, a.value, a.skipped, a.weight
-        FROM (SELECT liquid_representative(${questionId}, ${userId}) AS holder) AS r
-        LEFT JOIN LATERAL (
-          SELECT 'question_votes' AS vote_table, v.id AS vote_id, v.question_id AS target_id, v.value, v.skipped, v.liquid_weight AS weight
-          FROM question_votes v WHERE v.question_id = ${questionId} AND v.user_id = r.holder
-          UNION ALL
-          SELECT 'question_choice_votes', v.id, v.choice_id, v.value, v.skipped, v.liquid_weight
-          FROM question_choice_votes v WHERE v.question_id = ${questionId} AND v.user_id = r.holder
-        ) AS a ON true`.execute(db)
-      const standing = toStanding(row)
-      return {
-        intree: Number(row.intree),
-        eligible: row.eligible,
-        representative: standing.answered ? null : standing.representative,
-        extra: row as unknown as E,
-      }
+      } = await sql<BlockRow>`SELECT ${extra ?? sql`NULL AS none`}, b.* FROM liquid_block(${questionId}, ${userId}) AS b`.execute(db)
+      return { ...blockOf(row), extra: row as unknown as E }
     },
 
     /** How many unanswered users' chains pass through the user on each question. */

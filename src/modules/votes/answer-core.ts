@@ -96,8 +96,6 @@ export interface AnswerKind<Row extends AnswerRow, Body extends AnswerBody, Rows
   rows(db: Db): Rows
   /** The figure row an answer counts in. */
   targetOf(vote: Row): number
-  /** The question of the object voted on; undefined when it names nothing. */
-  questionOf(rows: Rows, objectId: number): Promise<number | undefined>
   lockQuestion(rows: Rows, questionId: number): Promise<LockedQuestion | undefined>
   /** The insert of a first answer, returning it, not yet run. */
   inserting(rows: Rows, values: AnswerValues, first: FirstAnswer, objectId: number, body: Body): OperationNodeSource
@@ -148,23 +146,22 @@ async function castIn<Row extends AnswerRow, Body extends AnswerBody>(
   body: Body,
 ): Promise<{ vote: Row; created: boolean } & Announced> {
   const rows = kind.rows(trx)
-  const context = voteContextRepository(trx)
-  const questionId = await kind.questionOf(rows, objectId)
-  const locked = questionId === undefined ? undefined : await kind.lockQuestion(rows, questionId)
-  if (!locked) throw fieldError('object_id', invalidPk(objectId))
-  const { question } = locked
-  // The clock, the voter's default privacy, their liquid block (where it counts without their answer), their
-  // current answer and the collection named, in one read.
+  // The question locked, then in the same round trip: the clock, the voter's default privacy, their liquid block
+  // (where it counts without their answer), their current answer and the collection named.
   const collection = body.collection ?? null
   const named = collection !== null && isIdShaped(collection) ? collection : null
-  const read = await context.forAnswer<Row>(caller.id, question.id, kind.answers, named)
-  const { now, defaultPrivate, block } = read
+  const object = kind.kind === 'question' ? { question: objectId } : { choice: objectId }
+  const read = await voteContextRepository(trx).lockedForAnswer<Row>(object, caller.id, kind.answers, named)
+  if (!read) throw fieldError('object_id', invalidPk(objectId))
+  const { question, now, defaultPrivate, block } = read
+  // A likert answer's figures are the question's own, read under its lock; a pick's are its choices', locked below.
+  const held = kind.figures === 'questions' ? new Map([[question.id, read.tally]]) : new Map<number, Tally>()
   const refusal = voteRefusal(question, caller, now, kind.kind, objectId)
   if (refusal) throw refusal
   if (collection !== null && !read.collectionExists) throw fieldError('collection', invalidPk(collection))
   const existing = read.current
   const representative = !existing && block.representative?.target === kind.figures ? block.representative : null
-  const tallies = await lockFigures(trx, kind, locked.figures, [
+  const tallies = await lockFigures(trx, kind, held, [
     objectId,
     ...(existing ? [kind.targetOf(existing)] : []),
     ...(representative ? [representative.targetId] : []),

@@ -22,10 +22,6 @@ const selectRow = (query: AnySelect): AnySelect => query.selectAll('question_cho
 
 export function choiceVotesRepository(db: Db) {
   return {
-    async questionOfChoice(choiceId: number): Promise<number | undefined> {
-      return (await db.selectFrom('question_choices').select('question_id').where('id', '=', choiceId).executeTakeFirst())?.question_id
-    },
-
     /** The question row locked for the rest of the transaction: every answer to it waits its turn. */
     async lockQuestion(id: number): Promise<VotableQuestion | undefined> {
       return db

@@ -17,7 +17,6 @@ const choiceAnswers: AnswerKind<ChoiceVoteRow, ChoiceVoteBody, ReturnType<typeof
   uniqueSet: 'question, choice',
   rows: choiceVotesRepository,
   targetOf: (vote) => vote.choice_id,
-  questionOf: (rows, choiceId) => rows.questionOfChoice(choiceId),
   async lockQuestion(rows, questionId) {
     const question = await rows.lockQuestion(questionId)
     return question && { question, figures: new Map() }

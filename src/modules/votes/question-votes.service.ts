@@ -16,7 +16,6 @@ const questionAnswers: AnswerKind<QuestionVoteRow, QuestionVoteBody, ReturnType<
   uniqueSet: 'question',
   rows: questionVotesRepository,
   targetOf: (vote) => vote.question_id,
-  questionOf: async (_rows, questionId) => questionId,
   async lockQuestion(rows, questionId) {
     const locked = await rows.lockQuestion(questionId)
     return locked && { question: locked.question, figures: new Map([[questionId, locked.tally]]) }

@@ -1,7 +1,29 @@
 import { sql } from 'kysely'
 import { NOTICES_AFTER_COMMIT } from '../../db/notices-after-commit.ts'
-import { liquidRepository, type Block } from '../../engines/liquid/liquid.repository.ts'
+import { blockOf, type Block, type BlockRow } from '../../engines/liquid/liquid.repository.ts'
+import { tallyFromRow, type Tally } from '../../engines/statistics/tally.ts'
+import type { VotableQuestion } from './vote-rules.ts'
 import type { Db } from '../../db/types.ts'
+
+/** What a new answer reads, its question locked first. */
+export interface AnswerContext<Row> {
+  question: VotableQuestion
+  /** The question's counts, read under its lock (a likert answer's figures). */
+  tally: Tally
+  now: Date
+  defaultPrivate: boolean
+  block: Block
+  current: Row | undefined
+  collectionExists: boolean
+}
+
+type ContextRow = BlockRow & {
+  question: Record<string, unknown>
+  now: Date
+  default_private: boolean | null
+  current: Record<string, unknown> | null
+  collection_exists: boolean
+}
 
 /** What every kind of vote reads besides its own table: the clock, the voter's default, collections. */
 export function voteContextRepository(db: Db) {
@@ -19,26 +41,30 @@ export function voteContextRepository(db: Db) {
     },
 
     /**
-     * What a new answer reads once its locks are held, in one statement: the clock, the voter's default
-     * privacy, their liquid block on the question (read before the answer changes), their current answer
-     * (locked) and whether the collection named exists. The transaction's notices are left to its process.
+     * A new answer's first round trip (migration 027, answer_context): the question locked (a pick's through its
+     * choice), then, under that lock, the clock, the voter's default privacy, their liquid block on the question
+     * (read before the answer changes), their current answer (locked) and whether the collection named exists.
+     * The transaction's notices are left to its process. Undefined: no such question or choice.
      */
-    async forAnswer<Row>(
+    async lockedForAnswer<Row>(
+      object: { question: number } | { choice: number },
       userId: number,
-      questionId: number,
       answers: 'question_votes' | 'question_choice_votes',
       collection: number | null,
-    ): Promise<{ now: Date; defaultPrivate: boolean; block: Block; current: Row | undefined; collectionExists: boolean }> {
-      const extra = sql`clock_timestamp() AS now, (SELECT default_private FROM users WHERE id = ${userId}) AS default_private,
-        ${NOTICES_AFTER_COMMIT} AS notices,
-        (SELECT to_jsonb(v) FROM ${sql.table(answers)} v WHERE v.user_id = ${userId} AND v.question_id = ${questionId} FOR UPDATE) AS current,
-        EXISTS (SELECT FROM question_collections WHERE id = ${collection}::integer) AS collection_exists`
-      type Extra = { now: Date; default_private: boolean | null; current: Record<string, unknown> | null; collection_exists: boolean }
-      const { extra: row, ...block } = await liquidRepository(db).block<Extra>(questionId, userId, extra)
+    ): Promise<AnswerContext<Row> | undefined> {
+      const question = 'question' in object ? object.question : null
+      const choice = 'choice' in object ? object.choice : null
+      const { rows } = await sql<ContextRow>`SELECT * FROM answer_context(${question}::integer, ${choice}::integer,
+        ${userId}::integer, ${answers}::text, ${collection}::integer)`.execute(db)
+      const row = rows[0]
+      if (!row) return undefined
+      const locked = rowOfJson(row.question)
       return {
+        question: locked as unknown as VotableQuestion,
+        tally: tallyFromRow(locked, true),
         now: new Date(row.now),
         defaultPrivate: row.default_private ?? false,
-        block,
+        block: blockOf(row),
         current: row.current ? (rowOfJson(row.current) as Row) : undefined,
         collectionExists: row.collection_exists,
       }
