@@ -1,4 +1,4 @@
-import { sql, type Kysely, type RawBuilder } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import type { Database } from './database.ts'
 import { DATA_CHANGED_CHANNEL } from './data-changes.ts'
 import { queryCounter } from './query-counter.ts'
@@ -6,15 +6,13 @@ import { queryCounter } from './query-counter.ts'
 /**
  * Change notices sent by the writing process after its transaction committed, instead of by triggers inside it
  * (migration 023: a NOTIFY in a transaction holds PostgreSQL's notify lock through the commit, so committing
- * writers queue behind one another). A transaction selects NOTICES_AFTER_COMMIT in any statement, and once it has
- * committed its process sends what its triggers would have sent. The notices of writers that commit while a
+ * writers queue behind one another). A transaction that sets `civic.notices_after_commit` locally (an answer's does,
+ * in lock_question_for_answers, migration 027) sends none from its triggers, and once it has committed its process
+ * sends what they would have sent. The notices of writers that commit while a
  * send is under way go together in the next one: one notify transaction per round trip, whatever the write rate.
  * A process that dies between its commit and its send loses those notices; kept answers are rebuilt within
  * RESPONSE_CACHE_MAX_AGE_MS anyway (docs/operations.md).
  */
-
-/** A column expression that makes the transaction's triggers leave their notices to its process. */
-export const NOTICES_AFTER_COMMIT: RawBuilder<string> = sql<string>`set_config('civic.notices_after_commit', 'on', true)`
 
 export interface Notice {
   channel: string

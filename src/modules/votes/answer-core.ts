@@ -15,16 +15,11 @@ import {
   lockUser,
   locksUserFirst,
 } from '../../engines/figures/counters.repository.ts'
-import {
-  answerMoves,
-  ownAnswerWeight,
-  readBlock,
-  shiftingRepresentative,
-  shiftRepresentative,
-} from '../../engines/liquid/liquid.answers.ts'
+import { answerMoves, ownAnswerWeight, shiftingRepresentative, shiftRepresentative } from '../../engines/liquid/liquid.answers.ts'
 import { notificationEvents } from '../../engines/notifications/notification-events.ts'
 import { NOTIFICATIONS_CREATED_CHANNEL, QUESTION_FIGURES_CHANNEL } from '../../db/data-changes.ts'
 import { DATA_CHANGED, noticesAfterCommit, type Notice } from '../../db/notices-after-commit.ts'
+import type { Block } from '../../engines/liquid/liquid.repository.ts'
 import { editAnswer, type AnswerPatch, type EditedRows, type LockedAnswer, type EditableAnswer } from './answer-edit.ts'
 import { raceRefusals } from './vote-checks.ts'
 import { voteContextRepository } from './vote-context.repository.ts'
@@ -154,8 +149,8 @@ async function castIn<Row extends AnswerRow, Body extends AnswerBody>(
   const read = await voteContextRepository(trx).lockedForAnswer<Row>(object, caller.id, kind.answers, named)
   if (!read) throw fieldError('object_id', invalidPk(objectId))
   const { question, now, defaultPrivate, block } = read
-  // A likert answer's figures are the question's own, read under its lock; a pick's are its choices', locked below.
-  const held = kind.figures === 'questions' ? new Map([[question.id, read.tally]]) : new Map<number, Tally>()
+  // A likert answer's figures are the question's own, a pick's its choices', all read under their locks.
+  const held = kind.figures === 'questions' ? new Map([[question.id, read.tally]]) : read.choices
   const refusal = voteRefusal(question, caller, now, kind.kind, objectId)
   if (refusal) throw refusal
   if (collection !== null && !read.collectionExists) throw fieldError('collection', invalidPk(collection))
@@ -258,11 +253,11 @@ export async function withdrawAnswer<Row extends AnswerRow, Body extends AnswerB
 ): Promise<void> {
   const withdrawn = await db.transaction().execute(async (trx): Promise<Announced> => {
     const rows = kind.rows(trx)
-    const { question, vote, tally, target, now } = await lockAnswer(trx, kind, voteId)
+    // The block the answer carried (or just the user, for a private one) goes where their chain leads now.
+    const { question, vote, tally, target, now, block: read } = await lockAnswer(trx, kind, voteId, true)
+    const block = read!
     const refusal = windowRefusal(question, now, 'non_field_errors')
     if (refusal) throw refusal
-    // The block the answer carried (or just the user, for a private one) goes where their chain leads now.
-    const block = await readBlock(trx, vote.question_id, vote.user_id)
     const representative = block.representative?.target === kind.figures ? block.representative : null
     const tallies = await lockFigures(trx, kind, new Map([[target.id, tally]]), representative ? [representative.targetId] : [])
     await rows.archive(vote, now)
@@ -283,23 +278,24 @@ export async function withdrawAnswer<Row extends AnswerRow, Body extends AnswerB
   announce(db, withdrawn)
 }
 
-/** The question of an answer, then the answer and the row carrying its figures, locked in that order (404 when gone). */
+/**
+ * The question of an answer, then the answer and the row carrying its figures, locked in that order (404 when
+ * gone), with the clock and, for a withdrawal, the answerer's liquid block read under those locks.
+ */
 async function lockAnswer<Row extends AnswerRow, Body extends AnswerBody>(
   trx: Transaction<Database>,
   kind: AnyKind<Row, Body>,
   voteId: number,
-): Promise<LockedAnswer<Row>> {
-  const rows = kind.rows(trx)
-  const found = await rows.findById(voteId)
-  if (!found) throw NotFound()
-  const locked = await kind.lockQuestion(rows, found.question_id)
-  const vote = locked && (await rows.lockById(voteId))
-  if (!locked || !vote) throw NotFound()
+  withBlock = false,
+): Promise<LockedAnswer<Row> & { block: Block | null }> {
+  const read = await voteContextRepository(trx).lockedAnswer<Row>(kind.answers, voteId, withBlock)
+  if (!read) throw NotFound()
+  const { question, vote, now, block } = read
   const targetId = kind.targetOf(vote)
-  const tally = (await lockFigures(trx, kind, locked.figures, [targetId])).get(targetId)
+  const held = kind.figures === 'questions' ? new Map([[question.id, read.tally]]) : new Map<number, Tally>()
+  const tally = (await lockFigures(trx, kind, held, [targetId])).get(targetId)
   if (!tally) throw NotFound()
-  const target = { table: kind.figures, id: targetId }
-  return { question: locked.question, vote, tally, target, now: await voteContextRepository(trx).nowLeavingNotices() }
+  return { question, vote, tally, target: { table: kind.figures, id: targetId }, now, block }
 }
 
 /** The figure rows' tallies: those the question's lock read, and the others locked now in id order. */
