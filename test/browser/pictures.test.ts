@@ -91,3 +91,24 @@ test(
     }
   },
 )
+
+test('the browsable page of the map shows the picture, loaded under the page’s policy', { skip: skipWithoutChromium }, async () => {
+  const tab = await browser!.newPage({ viewport: { width: 390, height: 844 } })
+  tab.setDefaultTimeout(90_000)
+  const problems: string[] = []
+  tab.on('console', (message) => {
+    if (message.type() === 'error') problems.push(message.text())
+  })
+  await tab.route('**/favicon.ico', (route) => route.fulfill({ status: 204 }))
+  const response = await tab.goto(`${apiUrl}/api/opinion_groups/?collection=${collection}&format=api`)
+  assert.equal(response?.status(), 200)
+  const picture = tab.locator('figure.picture img')
+  await picture.waitFor()
+  await tab.waitForFunction(() => (document.querySelector('figure.picture img') as HTMLImageElement | null)?.complete === true)
+  const size = await picture.evaluate((img: HTMLImageElement) => ({ width: img.naturalWidth, shown: img.getBoundingClientRect().width }))
+  assert.ok(size.width > 0, 'the image loaded')
+  assert.ok(size.shown <= 390, `the picture fits a phone's width: ${size.shown}px`)
+  mkdirSync(SHOTS, { recursive: true })
+  await tab.screenshot({ path: path.join(SHOTS, 'opinion-map-page-phone.png'), fullPage: true })
+  assert.deepEqual(problems, [], 'no error (a blocked image would be one)')
+})

@@ -96,6 +96,22 @@ test('the SVG map draws what the JSON publishes: its squares, a disc per group, 
   assert.doesNotMatch(anonymous.body, /[<&](?![a-z/!?#]|amp;|lt;|gt;|quot;|apos;)/, 'no unescaped markup characters in the text')
 })
 
+test('the browsable page shows the map above the JSON, as a picture the same address draws', async () => {
+  const page = await t.get(`/api/opinion_groups/?collection=${collection}`, { accept: 'text/html' })
+  assert.equal(page.statusCode, 200)
+  assert.match(page.headers['content-type'] as string, /^text\/html/)
+  const src = page.body.match(/<figure class="picture"><img src="([^"]+)" alt="[^"]+"><\/figure>/)?.[1]
+  assert.equal(src, `/api/opinion_groups/?collection=${collection}&amp;format=svg`)
+  // The browser asks for the image as an image: it gets the SVG, under the page's policy (img-src 'self').
+  const image = await t.get(src!.replace('&amp;', '&'), { accept: 'image/avif,image/webp,image/*,*/*;q=0.8' })
+  assert.equal(image.statusCode, 200)
+  assert.match(image.headers['content-type'] as string, /^image\/svg\+xml/)
+  assert.match(page.headers['content-security-policy'] as string, /img-src 'self'/)
+  // A listing that draws nothing shows no picture.
+  const listing = await t.get('/api/questions/', { accept: 'text/html' })
+  assert.doesNotMatch(listing.body, /<figure class="picture">/)
+})
+
 test('no scope, two scopes, or an unknown one: 400 naming the fields, 404', async () => {
   const none = await t.get('/api/opinion_groups/')
   assert.equal(none.statusCode, 400)

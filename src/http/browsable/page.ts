@@ -110,6 +110,11 @@ export async function renderPage({ request, reply, json, forms, user, signedInHe
     .join('\n')
   const filters = forms?.methods.has('GET') ? filtersForm(forms.methods.get('GET')!.query as never, query, path, kept) : ''
   const next = withKept(request.method === 'GET' ? request.url : target, kept, own)
+  // What a route also draws (`?format=svg`) is shown above its JSON: the same answer, as a picture.
+  const drawn = request.method === 'GET' && reply.statusCode === 200 && request.routeOptions.config?.formats?.includes('svg')
+  const picture = drawn
+    ? `<figure class="picture"><img src="${escapeHtml(link(`${path}?${withParam(params, 'format', 'svg')}`))}" alt="${escapeHtml(`${name}, drawn`)}"></figure>`
+    : ''
 
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -122,12 +127,20 @@ export async function renderPage({ request, reply, json, forms, user, signedInHe
 ${description ? `<p>${escapeHtml(description)}</p>` : ''}
 ${filters}
 <div class="request"><b>${escapeHtml(request.method)}</b> ${escapeHtml(target)}</div>
+${picture}
 <pre class="response"><b>HTTP ${reply.statusCode} ${STATUS_TEXT[reply.statusCode] ?? ''}</b>
 ${headers.map(([h, v]) => `<b>${h}:</b> ${escapeHtml(v)}`).join('\n')}
 
 ${linkifyJson(pretty, link)}</pre>
 ${writeForms}
 </main></body></html>`
+}
+
+/** The query with one parameter set, the others as they were. */
+function withParam(params: URLSearchParams, name: string, value: string): string {
+  const copy = new URLSearchParams(params)
+  copy.set(name, value)
+  return copy.toString()
 }
 
 function decodeURIComponentSafe(part: string): string {

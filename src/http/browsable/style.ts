@@ -31,6 +31,8 @@ button{background:var(--link);color:#fff;border-color:var(--link);cursor:pointer
 button.danger{background:var(--err);border-color:var(--err)}
 header button{background:transparent;border-color:#fff}
 .user{font-size:.95rem}
+figure.picture{margin:1rem 0;background:#fff;border:1px solid var(--line);border-radius:6px;padding:.5rem}
+figure.picture img{display:block;max-width:100%;height:auto}
 @media (max-width:40rem){.fields{grid-template-columns:1fr}.fields small{grid-column:1;margin-top:0}main{padding:.6rem}pre{padding:.6rem;font-size:.8rem}}
 `
 
