@@ -147,7 +147,8 @@ export async function databaseFromTemplate(name: TemplateName): Promise<Database
  */
 async function dropWhenReleased(client: pg.Client, database: string): Promise<void> {
   // Behind the pooler the server connections left are PgBouncer's idle ones, not the test's: end them at once.
-  for (let attempt = process.env.CIVIC_TEST_POOLER_URL ? 50 : 0; attempt < 50; attempt++) {
+  const attempts = process.env.CIVIC_TEST_POOLER_URL ? 0 : 50
+  for (let attempt = 0; attempt < attempts; attempt++) {
     try {
       await client.query(`DROP DATABASE IF EXISTS ${database}`)
       return

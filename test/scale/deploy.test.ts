@@ -37,21 +37,18 @@ async function twoFreePorts(): Promise<number> {
   }
 }
 
-async function listening(port: number): Promise<boolean> {
+/** Whether something accepts connections on host:port. */
+async function listening(port: number, host = '127.0.0.1'): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1')
+    const socket = net.connect(port, host)
     socket.once('connect', () => (socket.destroy(), resolve(true)))
     socket.once('error', () => resolve(false))
   })
 }
 
-async function redisReachable(): Promise<boolean> {
+const redisReachable = () => {
   const { hostname, port } = new URL(REDIS_URL)
-  return new Promise((resolve) => {
-    const socket = net.connect(Number(port || 6379), hostname)
-    socket.once('connect', () => (socket.destroy(), resolve(true)))
-    socket.once('error', () => resolve(false))
-  })
+  return listening(Number(port || 6379), hostname)
 }
 
 const deploy = (script: 'start' | 'stop', args: string[] = []) =>
