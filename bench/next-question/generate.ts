@@ -47,13 +47,13 @@ export async function generateNextQuestionScale(db: Kysely<Database>): Promise<v
     // Every 51st id: a draft, or a window that closed yesterday, alternately.
     await step('questions', () =>
       sql`
-      INSERT INTO questions (id, user_id, question, slug, subtype, publish, start_at, end_at, liquid_consensus, liquid_vote_count)
+      INSERT INTO questions (id, user_id, question, slug, subtype, publish, start_at, end_at, liquid_minimum, liquid_medium, liquid_maximum)
       SELECT g, 1 + (g * 7919) % ${s.backgroundUsers}, 'Question ' || g || ' on topic ' || (1 + g % ${s.tags}), 'question-' || g,
              CASE WHEN g % 10 = 3 THEN 'mcq' ELSE 'likert' END,
              NOT (g % 51 = 0 AND g % 102 = 0),
              CASE WHEN g % 51 = 0 AND g % 102 <> 0 THEN now() - interval '30 days' END,
              CASE WHEN g % 51 = 0 AND g % 102 <> 0 THEN now() - interval '1 day' END,
-             random(), floor(random() * 500)::int
+             floor(random() * 200)::int, floor(random() * 100)::int, floor(random() * 200)::int
       FROM generate_series(1, ${s.questions}) g`.execute(c),
     )
     await step('choices', () =>

@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { familyColumns } from '../../src/engines/statistics/tally.ts'
+import { familyCounts } from '../../src/engines/statistics/tally.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { insertGroup, insertQuestion, insertTag, insertUser } from '../helpers/fixtures.ts'
 import { collection, inGroup, mcq, tagged } from './support.ts'
@@ -66,7 +66,7 @@ before(async () => {
     ['plain2', [1, 1, 1, 0, 0]],
     ['asked2', [0, 0, 3, 1, 0]],
   ] as const) {
-    const liquid = familyColumns('liquid', { counts: [...counts], skipped: 0 })
+    const liquid = familyCounts('liquid', { counts: [...counts], skipped: 0 })
     await db.updateTable('questions').set(liquid).where('id', '=', ids[name]).execute()
   }
 })

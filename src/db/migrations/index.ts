@@ -23,6 +23,8 @@ import * as credentialsNotices from './2026-11-26-024-credentials-notices.ts'
 import * as opinionGroups from './2026-11-26-025-opinion-groups.ts'
 import * as questionSetVersion from './2026-11-26-026-question-set-version.ts'
 import * as answerContext from './2026-11-27-027-answer-context.ts'
+import * as generatedFigures from './2026-11-27-028-generated-figures.ts'
+import * as firstAnswerCall from './2026-11-27-029-first-answer-call.ts'
 
 /** Every migration in the order it applies; names never change once released. */
 export const migrations: Record<string, Migration> = {
@@ -50,4 +52,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-26-025-opinion-groups': opinionGroups,
   '2026-11-26-026-question-set-version': questionSetVersion,
   '2026-11-27-027-answer-context': answerContext,
+  '2026-11-27-028-generated-figures': generatedFigures,
+  '2026-11-27-029-first-answer-call': firstAnswerCall,
 }

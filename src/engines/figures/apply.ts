@@ -4,9 +4,9 @@ import { storingTally, type LikertTarget } from './figures.repository.ts'
 
 /**
  * Keeping stored figures exact on every write, in the writer's transaction: lock the row that carries
- * the figures, apply the answer removed and the answer added to its counts, and store the counts with
- * the figures recomputed from them. O(1) per write; the result is what `recomputeStatistics` computes
- * from the raw votes, to the bit, because both run `likertFigures` on the same counts.
+ * the figures, apply the answer removed and the answer added to its counts, and store the counts (the
+ * database generates the figures from them, migration 028). O(1) per write; the result is what
+ * `recomputeStatistics` computes from the raw votes, to the bit, because both store the same counts.
  */
 
 /** Weight moved on a liquid family. */

@@ -1,4 +1,4 @@
-import { countColumns, storedColumns, tallyFromRow, type Tally } from '../statistics/tally.ts'
+import { countColumns, storedCounts, tallyFromRow, type Tally } from '../statistics/tally.ts'
 import { untyped, type Db } from '../../db/types.ts'
 
 /** The rows that carry stored likert figures: a tally's counts are read under lock and stored with the figures. */
@@ -31,9 +31,9 @@ export async function lockTallies(db: Db, target: LikertTarget, ids: number[]): 
   return new Map(rows.map((row: Record<string, unknown>) => [Number(row.id), tallyFromRow(row, carriesLiquid(target))]))
 }
 
-/** The update that stores a tally's counts and the figures derived from them, not yet run. */
+/** The update that stores a tally's counts (the figures are generated from them), not yet run. */
 export function storingTally(db: Db, target: LikertTarget, id: number, tally: Tally) {
-  return untyped(db).updateTable(target).set(storedColumns(tally)).where('id', '=', id)
+  return untyped(db).updateTable(target).set(storedCounts(tally)).where('id', '=', id)
 }
 
 /** Every row of the table with the given columns, in id order. */

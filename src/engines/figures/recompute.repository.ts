@@ -78,17 +78,13 @@ export async function likertCountRows(db: Db, target: LikertSource, columns: str
 
 const CHUNK = 20_000
 
-/** Writes `arrays[i]` (one value per id) into `columns[i]` of the rows `ids`, in chunks. */
+/** Writes `arrays[i]` (one count per id) into `columns[i]` of the rows `ids`, in chunks. */
 export async function storeLikertColumns(db: Db, table: string, columns: string[], ids: number[], arrays: number[][]): Promise<void> {
-  const floatColumns = new Set(columns.filter((c) => /_(sum|value|consensus|heat)$|^polarisation$/.test(c)))
   const assignments = columns.map((c) => `${c} = u.${c}`).join(', ')
   for (let start = 0; start < ids.length; start += CHUNK) {
     const params = [
       sql`${ids.slice(start, start + CHUNK)}::int4[]`,
-      ...columns.map((c, i) => {
-        const type = floatColumns.has(c) ? 'float8[]' : 'int4[]'
-        return sql`${arrays[i].slice(start, start + CHUNK)}::${sql.raw(type)}`
-      }),
+      ...columns.map((_, i) => sql`${arrays[i].slice(start, start + CHUNK)}::int4[]`),
     ]
     await sql`UPDATE ${sql.raw(table)} t SET ${sql.raw(assignments)}
       FROM unnest(${sql.join(params)}) AS u(id, ${sql.raw(columns.join(', '))})

@@ -8,14 +8,14 @@ import {
   type LikertSource,
 } from './recompute.repository.ts'
 import type { Database } from '../../db/database.ts'
-import { emptyFamily, storedColumns, type FamilyTally } from '../statistics/tally.ts'
+import { emptyFamily, storedCounts, type FamilyTally } from '../statistics/tally.ts'
 
 /**
  * Rebuilds every stored figure and counter from the raw rows: the likert families of questions,
  * choices, question-tags, links and question connections; comment counts and comment vote tallies;
  * the counters of users (and their public_* twins over public answers only, which others see), tags,
- * areas, groups and collections. Counting happens in SQL (one GROUP BY per source table); the likert
- * floats come from `storedColumns` (as on every write) and are written back in chunks.
+ * areas, groups and collections. Counting happens in SQL (one GROUP BY per source table); the counts are
+ * written back in chunks, and the database derives the likert floats from them as on every write (migration 028).
  * Only rows whose stored values differ from the recomputed ones are written.
  *
  * Liquid counts add up each vote's `liquid_weight`; while no delegation is resolved every weight
@@ -47,15 +47,14 @@ function familyOfRow(row: CountRow, short: 'd' | 'l'): FamilyTally {
   return { counts: [c1, c2, c3, c4, c5], skipped: Number(row[`${short}skip`]) }
 }
 
-/** Reads the counts behind every row of the target, computes its figures and writes back the rows that differ. */
+/** Reads the counts behind every row of the target and writes back the rows whose stored counts differ. */
 async function recomputeLikert(db: Kysely<Database>, target: LikertSource): Promise<void> {
-  // The write path's own function gives the stored columns, so a recomputation agrees with it to the bit.
-  const columns = Object.keys(storedColumns({ direct: emptyFamily(), liquid: target.liquid ? emptyFamily() : null }))
+  const columns = Object.keys(storedCounts({ direct: emptyFamily(), liquid: target.liquid ? emptyFamily() : null }))
   const rows = await likertCountRows(db, target, columns)
   const ids: number[] = []
   const arrays: number[][] = columns.map(() => [])
   for (const row of rows) {
-    const stored = storedColumns({ direct: familyOfRow(row, 'd'), liquid: target.liquid ? familyOfRow(row, 'l') : null })
+    const stored = storedCounts({ direct: familyOfRow(row, 'd'), liquid: target.liquid ? familyOfRow(row, 'l') : null })
     const values = columns.map((column) => stored[column])
     if (values.every((v, i) => v === Number(row[`stored_${columns[i]}`]))) continue
     ids.push(Number(row.id))

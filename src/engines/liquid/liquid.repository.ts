@@ -1,6 +1,5 @@
 import { sql, type RawBuilder } from 'kysely'
-import { countColumns, familyFromRow, type FamilyTally, familyColumns } from '../statistics/tally.ts'
-import { likertFigures, type LevelCounts } from '../statistics/likert.ts'
+import { countColumns, familyCounts, familyFromRow, type FamilyTally } from '../statistics/tally.ts'
 import { untyped, type Db } from '../../db/types.ts'
 
 /** A user's block on a question, read before their own answer changes (see liquid.answers.ts). */
@@ -152,13 +151,9 @@ export function liquidRepository(db: Db) {
       return new Map(rows.map((row: Record<string, unknown>) => [Number(row.id), familyFromRow(row, 'liquid')]))
     },
 
-    /** Stores a liquid family and the polarisation derived from it. */
+    /** Stores a liquid family's counts (its figures and the polarisation are generated from them). */
     async storeLiquid(target: Slot['target'], id: number, family: FamilyTally): Promise<void> {
-      const columns = {
-        ...familyColumns('liquid', family),
-        polarisation: likertFigures(family.counts as unknown as LevelCounts).polarisation,
-      }
-      await untyped(db).updateTable(target).set(columns).where('id', '=', id).execute()
+      await untyped(db).updateTable(target).set(familyCounts('liquid', family)).where('id', '=', id).execute()
     },
 
     /** Locks these questions (every question when null) in id order, as every writer of a question's answers does. */

@@ -1,10 +1,9 @@
 import { LEVEL_NAMES, likertFigures, type LevelCounts } from './likert.ts'
 
 /**
- * The stored counts behind one family of figures, and how one answer changes them. Pure: the write
- * path reads a locked row into a Tally, applies the answers it removes and adds, and stores the
- * columns `familyColumns` derives, so the floats always come from the counts exactly as a full
- * recomputation derives them.
+ * The stored counts behind one family of figures, and how one answer changes them. Pure: writers store
+ * counts only (`storedCounts`); the floats are generated columns over them (migration 028), and
+ * `familyColumns` computes the same figures here for figures that are never stored (published ones).
  */
 export interface FamilyTally {
   /** Weight at each rating level 1..5. */
@@ -82,12 +81,23 @@ export function directAfter(direct: FamilyTally, removed: Answer | null, added: 
   return withMoves(direct, moves)
 }
 
-/** Every stored column of a family: the counts and the figures computed from them. */
-export function familyColumns(prefix: 'direct' | 'liquid', family: FamilyTally): Record<string, number> {
-  const figures = likertFigures(family.counts as unknown as LevelCounts)
+/** The count columns of a family, as writers store them. */
+export function familyCounts(prefix: 'direct' | 'liquid', family: FamilyTally): Record<string, number> {
   const columns: Record<string, number> = {}
   LEVEL_NAMES.forEach((level, i) => (columns[`${prefix}_${level}`] = family.counts[i]))
   columns[`${prefix}_skipped`] = family.skipped
+  return columns
+}
+
+/** The count columns to store for a tally (the database derives every figure from them). */
+export function storedCounts(tally: Tally): Record<string, number> {
+  return { ...familyCounts('direct', tally.direct), ...(tally.liquid ? familyCounts('liquid', tally.liquid) : {}) }
+}
+
+/** Every column of a family: the counts and the figures computed from them. */
+export function familyColumns(prefix: 'direct' | 'liquid', family: FamilyTally): Record<string, number> {
+  const figures = likertFigures(family.counts as unknown as LevelCounts)
+  const columns = familyCounts(prefix, family)
   columns[`${prefix}_vote_count`] = figures.vote_count
   columns[`${prefix}_sum`] = figures.sum
   columns[`${prefix}_value`] = figures.value
@@ -96,7 +106,7 @@ export function familyColumns(prefix: 'direct' | 'liquid', family: FamilyTally):
   return columns
 }
 
-/** The columns to store for a tally; `polarisation` (from the liquid counts) only where liquid exists. */
+/** A tally's counts and figures; `polarisation` (from the liquid counts) only where liquid exists. */
 export function storedColumns(tally: Tally): Record<string, number> {
   const columns = familyColumns('direct', tally.direct)
   if (tally.liquid) {

@@ -76,7 +76,7 @@ export function polisImportRepository(trx: Db) {
     async insertQuestions(questions: ImportedQuestion[], figureColumns: string[]): Promise<Map<string, number>> {
       const figures = sql.raw(figureColumns.join(', '))
       const fromRow = sql.raw(figureColumns.map((column) => `u.${column}`).join(', '))
-      // Counts and floats alike travel as float8: a count is a whole number, which int4 takes back exactly.
+      // Counts travel as float8 (a whole number, which int4 takes back exactly); the figures are generated from them.
       const figureParams = figureColumns.map((column) => sql`${questions.map((q) => q.figures[column])}::float8[]`)
       const { rows } = await sql<{ id: number; slug: string }>`
         INSERT INTO questions (user_id, question, slug, subtype, publish, created_at, modified_at, ${figures})

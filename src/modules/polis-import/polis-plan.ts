@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { ImportError } from '../../import/errors.ts'
-import { storedColumns, type FamilyTally } from '../../engines/statistics/tally.ts'
+import { storedCounts, type FamilyTally } from '../../engines/statistics/tally.ts'
 import { slugify } from '../questions/slug.ts'
 import { exists, readComments, readParticipantsVotes, readSummary, readVotes, type PolisComment, type VotesFile } from './polis-files.ts'
 
@@ -20,7 +20,7 @@ export interface PolisPlan {
   votesFile: VotesFile
   /** The answers, in parallel lists: the question's index in `questions`, the participant, the likert value, the time. */
   answers: { question: number[]; participant: number[]; value: number[]; at: number[] | null }
-  /** Each question's stored figures (counts and the statistics derived from them), as every answer write stores them. */
+  /** Each question's stored counts, as every answer write stores them (the figures are generated from them). */
   figures: Record<string, number>[]
 }
 
@@ -87,6 +87,6 @@ export async function readPolisExport(dir: string): Promise<PolisPlan> {
     votesFile: votes.file,
     answers,
     // New questions have no tags and no delegations yet: every answer carries its own weight alone, so liquid equals direct.
-    figures: tallies.map((direct) => storedColumns({ direct, liquid: direct })),
+    figures: tallies.map((direct) => storedCounts({ direct, liquid: direct })),
   }
 }

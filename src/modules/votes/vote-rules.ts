@@ -18,6 +18,25 @@ export function canSee(question: { publish: boolean; user_id: number }, caller: 
 
 export const NOT_OPEN = 'Voting on this question is not open yet.'
 export const CLOSED = 'Voting on this question is closed.'
+const ANSWERED_BY_CHOICE = 'This question is answered by choosing one of its choices: vote on the choice.'
+
+/** A refusal the database named (cast_first_likert, migration 029), as `voteRefusal` words it. */
+export type NamedRefusal = 'missing' | 'mcq' | 'not_open' | 'closed' | 'collection'
+
+export function namedRefusal(refusal: NamedRefusal, objectId: number, collection: number | null | undefined): ApiError {
+  switch (refusal) {
+    case 'missing':
+      return fieldError('object_id', invalidPk(objectId))
+    case 'mcq':
+      return fieldError('object_id', ANSWERED_BY_CHOICE)
+    case 'not_open':
+      return fieldError('object_id', NOT_OPEN)
+    case 'closed':
+      return fieldError('object_id', CLOSED)
+    case 'collection':
+      return fieldError('collection', invalidPk(collection))
+  }
+}
 
 /** The voting window [start_at, end_at): refusals name `field`, the object the client voted on. */
 export function windowRefusal(question: VotableQuestion, now: Date, field: string): ApiError | null {
@@ -39,7 +58,7 @@ export function voteRefusal(
 ): ApiError | null {
   if (!question || !canSee(question, caller)) return fieldError('object_id', invalidPk(objectId))
   if (kind === 'question' && question.subtype === 'mcq') {
-    return fieldError('object_id', 'This question is answered by choosing one of its choices: vote on the choice.')
+    return fieldError('object_id', ANSWERED_BY_CHOICE)
   }
   if (kind === 'choice' && question.subtype !== 'mcq') {
     return fieldError('object_id', 'This choice belongs to a question that is not multiple choice.')

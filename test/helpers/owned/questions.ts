@@ -64,11 +64,7 @@ export const owned: OwnedObjects = {
       .values({ connection_id: connection.id, user_id: ownerId, value: 4 })
       .returning('id')
       .executeTakeFirstOrThrow()
-    await db
-      .updateTable('question_question_connections')
-      .set({ direct_high: 1, direct_vote_count: 1, direct_sum: 4, direct_value: 4, direct_consensus: 1, direct_heat: 0.5 })
-      .where('id', '=', connection.id)
-      .execute()
+    await db.updateTable('question_question_connections').set({ direct_high: 1 }).where('id', '=', connection.id).execute()
     return { id: String(vote.id) }
   },
   '/api/question_link_votes/:id/': async (db, ownerId) => {
@@ -78,11 +74,7 @@ export const owned: OwnedObjects = {
       .values({ link_id: link.id, user_id: ownerId, value: 2 })
       .returning('id')
       .executeTakeFirstOrThrow()
-    await db
-      .updateTable('question_links')
-      .set({ direct_low: 1, direct_vote_count: 1, direct_sum: 2, direct_value: 2, direct_consensus: 1, direct_heat: 0.5 })
-      .where('id', '=', link.id)
-      .execute()
+    await db.updateTable('question_links').set({ direct_low: 1 }).where('id', '=', link.id).execute()
     return { id: String(vote.id) }
   },
 }

@@ -5,7 +5,7 @@ import type { Caller } from '../../../core/caller.ts'
 import { column, orderingFieldsOf, orderingTerms, type OrderingFields } from '../../../db/ordering.ts'
 import { pageOfRows, type ListRequest, type RowsPage } from '../../../db/paging.ts'
 import { questionVisibleSql } from '../../../access/question-access.ts'
-import { directAfter, familyColumns, familyFromRow } from '../../../engines/statistics/tally.ts'
+import { directAfter, familyCounts, familyFromRow } from '../../../engines/statistics/tally.ts'
 import type { DirectVoteListQuery } from './direct-votes.schemas.ts'
 
 /** What is rated: links of questions or connections between questions, each vote table beside its target. */
@@ -142,12 +142,12 @@ export function directVotesRepository(db: Kysely<Database>, kind: DirectVoteKind
   }
 }
 
-/** The target's direct columns after one rating is replaced, by the arithmetic every vote uses. */
+/** The target's direct counts after one rating is replaced, by the arithmetic every vote uses. */
 function directColumnsAfter(target: Record<string, unknown>, removed: number | null, added: number | null): Record<string, number> {
   const family = directAfter(
     familyFromRow(target, 'direct'),
     removed === null ? null : { value: removed },
     added === null ? null : { value: added },
   )
-  return familyColumns('direct', family)
+  return familyCounts('direct', family)
 }

@@ -1,0 +1,127 @@
+import { after, before, describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { sql } from 'kysely'
+import { likertFigures } from '../../src/engines/statistics/likert.ts'
+import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { delegationWorld, type Person } from '../delegations/support.ts'
+import { assertStoredEqualsRecomputed } from './support.ts'
+
+/**
+ * A first likert answer is one database call (migration 029), and the stored floats are the database's own, generated
+ * from the counts (migration 028). What a client sees is the same as through the general path: the answer, the
+ * figures, the liquid weights; what differs is how many statements the answer takes.
+ */
+
+let t: TestApp
+let w: ReturnType<typeof delegationWorld>
+let author: Person
+
+before(async () => {
+  t = await createTestApp('tiny', { MIN_CELL_SIZE: '1' })
+  w = delegationWorld(t)
+  author = await w.person()
+})
+after(() => t.close())
+
+const statements = (response: { headers: Record<string, unknown> }) => Number(response.headers['x-query-count'])
+const answer = (who: Person, question: number, body: Record<string, unknown>) =>
+  t.send('POST', '/api/question_votes/', { object_id: question, ...body }, who.token)
+
+describe('a first likert answer in one call', () => {
+  test('takes one statement beside the token; a replacement takes the general path and more', async () => {
+    const voter = await w.person()
+    const question = await w.question(author.id, [await w.tag()])
+    // A token's use is noted now and then (its last_used_at): after a first request, the statements are the answer's own.
+    assert.equal((await answer(voter, await w.question(author.id, []), { value: 1 })).statusCode, 201)
+    const first = await answer(voter, question, { value: 4, analytics_os: 'linux' })
+    assert.equal(first.statusCode, 201, first.body)
+    assert.equal(statements(first), 2, 'the token, then the answer')
+    const body = first.json()
+    assert.deepEqual([body.value, body.skipped, body.object_id], [4, false, question])
+    const replaced = await answer(voter, question, { value: 2 })
+    assert.equal(replaced.statusCode, 200, replaced.body)
+    assert.ok(statements(replaced) > 3, `${statements(replaced)} statements for a replacement`)
+    const q = await t.json(`/api/questions/${question}/`)
+    assert.deepEqual([q.direct_low, q.direct_high, q.direct_vote_count, q.liquid_vote_count], [1, 0, 1, 1])
+    await assertStoredEqualsRecomputed(t.database.db, 'after a first answer and its replacement')
+  })
+
+  test('a skip and a private answer count where they should, and the counters follow', async () => {
+    const [a, b] = [await w.person(), await w.person()]
+    const question = await w.question(author.id, [await w.tag()])
+    assert.equal((await answer(a, question, { skipped: true })).statusCode, 201)
+    const hidden = await answer(b, question, { value: 5, private: true })
+    assert.equal(hidden.statusCode, 201, hidden.body)
+    assert.equal(hidden.json().private, true)
+    const q = await t.json(`/api/questions/${question}/`)
+    assert.deepEqual([q.direct_skipped, q.direct_maximum, q.direct_vote_count], [1, 1, 1])
+    const own = await t.json(`/api/users/${b.id}/`, { authorization: `Token ${b.token}` })
+    const seen = await t.json(`/api/users/${b.id}/`)
+    assert.deepEqual([own.count_question_votes, seen.count_question_votes], [1, 0], 'a private answer counts for its author only')
+    await assertStoredEqualsRecomputed(t.database.db, 'after a skip and a private answer')
+  })
+
+  test('a delegator answering first takes their weight off their representative, in the one call', async () => {
+    const [delegator, representative] = [await w.person(), await w.person()]
+    const topic = await w.tag()
+    const question = await w.question(author.id, [topic])
+    await w.onTag(delegator, topic, representative)
+    await w.answer(representative, question, 2)
+    let q = await t.json(`/api/questions/${question}/`)
+    assert.deepEqual([q.liquid_low, q.liquid_vote_count], [2, 2], 'the representative carries the delegator')
+    const own = await answer(delegator, question, { value: 5 })
+    assert.equal(own.statusCode, 201, own.body)
+    assert.equal(statements(own), 2, 'a voter who carries nobody answers in one call')
+    q = await t.json(`/api/questions/${question}/`)
+    assert.deepEqual([q.liquid_low, q.liquid_maximum, q.liquid_vote_count], [1, 1, 2])
+    await assertStoredEqualsRecomputed(t.database.db, 'after the delegator answered')
+  })
+
+  test('refusals name the field and write nothing', async () => {
+    const voter = await w.person()
+    const closed = await w.question(author.id, [])
+    await t.database.db
+      .updateTable('questions')
+      .set({ end_at: new Date('2001-01-01T00:00:00Z') })
+      .where('id', '=', closed)
+      .execute()
+    const open = await w.question(author.id, [])
+    const cases: [number, Record<string, unknown>, unknown][] = [
+      [closed, { value: 3 }, { object_id: ['Voting on this question is closed.'] }],
+      [2_000_000_000, { value: 3 }, { object_id: ['Invalid pk "2000000000" - object does not exist.'] }],
+      [open, { value: 3, collection: 1_999_999_999 }, { collection: ['Invalid pk "1999999999" - object does not exist.'] }],
+    ]
+    for (const [question, body, errors] of cases) {
+      const refused = await answer(voter, question, body)
+      assert.deepEqual([refused.statusCode, refused.json()], [400, errors])
+    }
+    const votes = await t.database.db.selectFrom('question_votes').select('id').where('user_id', '=', voter.id).execute()
+    assert.deepEqual(votes, [])
+  })
+})
+
+describe('the stored floats are generated from the counts', () => {
+  test('counts written directly give the figures the arithmetic gives', async () => {
+    const question = await w.question(author.id, [])
+    const counts = [3, 0, 1, 0, 7] as const
+    await t.database.db
+      .updateTable('questions')
+      .set({ liquid_minimum: counts[0], liquid_medium: counts[2], liquid_maximum: counts[4] })
+      .where('id', '=', question)
+      .execute()
+    const q = await t.json(`/api/questions/${question}/`)
+    const expected = likertFigures(counts)
+    assert.equal(q.liquid_vote_count, 11)
+    assert.equal(q.liquid_sum, expected.sum)
+    for (const field of ['value', 'consensus', 'heat'] as const) assert.ok(Math.abs(q[`liquid_${field}`] - expected[field]) < 1e-12, field)
+    assert.ok(Math.abs(q.polarisation - expected.polarisation) < 1e-12)
+  })
+
+  test('the database refuses a figure written beside its counts', async () => {
+    const question = await w.question(author.id, [])
+    await assert.rejects(
+      sql`UPDATE questions SET direct_value = 5 WHERE id = ${question}`.execute(t.database.db),
+      /can only be updated to DEFAULT/,
+    )
+  })
+})
