@@ -7,7 +7,7 @@ import { delegationWorld, type Person } from '../delegations/support.ts'
 import { assertStoredEqualsRecomputed } from './support.ts'
 
 /**
- * A first likert answer is one database call (migration 029), and the stored floats are the database's own, generated
+ * A first answer is one database call (migrations 029 and 030), and the stored floats are the database's own, generated
  * from the counts (migration 028). What a client sees is the same as through the general path: the answer, the
  * figures, the liquid weights; what differs is how many statements the answer takes.
  */
@@ -97,6 +97,70 @@ describe('a first likert answer in one call', () => {
     }
     const votes = await t.database.db.selectFrom('question_votes').select('id').where('user_id', '=', voter.id).execute()
     assert.deepEqual(votes, [])
+  })
+})
+
+describe('a first pick in one call', () => {
+  const pick = (who: Person, choice: number, body: Record<string, unknown>) =>
+    t.send('POST', '/api/question_choice_votes/', { object_id: choice, ...body }, who.token)
+  const choiceFigures = async (question: number) =>
+    (await t.json(`/api/questions/${question}/`)).choices.map((c: any) => [
+      c.id,
+      c.direct_vote_count,
+      c.liquid_vote_count,
+      c.liquid_maximum,
+    ])
+
+  test("takes one statement; the choice counts the pick, the question's own family nothing", async () => {
+    const voter = await w.person()
+    const question = await w.question(author.id, [], { subtype: 'mcq' })
+    const [first, second] = await w.choices(question, 2)
+    await w.answer(voter, await w.question(author.id, []), 3)
+    const picked = await pick(voter, second, { value: 5 })
+    assert.equal(picked.statusCode, 201, picked.body)
+    assert.equal(statements(picked), 2, 'the token, then the pick')
+    assert.deepEqual([picked.json().object_id, picked.json().value], [second, 5])
+    assert.deepEqual(await choiceFigures(question), [
+      [first, 0, 0, 0],
+      [second, 1, 1, 1],
+    ])
+    const q = await t.json(`/api/questions/${question}/`)
+    assert.equal(q.direct_vote_count, 0)
+    await assertStoredEqualsRecomputed(t.database.db, 'after a first pick')
+  })
+
+  test("a delegator's first pick takes their weight off the choice their representative picked", async () => {
+    const [delegator, representative] = [await w.person(), await w.person()]
+    const topic = await w.tag()
+    const question = await w.question(author.id, [topic], { subtype: 'mcq' })
+    const [first, second] = await w.choices(question, 2)
+    await w.onTag(delegator, topic, representative)
+    await w.choose(representative, second, 5)
+    assert.deepEqual(await choiceFigures(question), [
+      [first, 0, 0, 0],
+      [second, 1, 2, 2],
+    ])
+    const own = await pick(delegator, first, { value: 5 })
+    assert.equal(own.statusCode, 201, own.body)
+    assert.equal(statements(own), 2)
+    assert.deepEqual(await choiceFigures(question), [
+      [first, 1, 1, 1],
+      [second, 1, 1, 1],
+    ])
+    await assertStoredEqualsRecomputed(t.database.db, 'after the delegator picked')
+  })
+
+  test('a choice of a likert question, or of nothing, is refused by name', async () => {
+    const voter = await w.person()
+    const likert = await w.question(author.id, [])
+    const [stray] = await w.choices(likert, 1)
+    const refused = await pick(voter, stray, { value: 5 })
+    assert.deepEqual(
+      [refused.statusCode, refused.json()],
+      [400, { object_id: ['This choice belongs to a question that is not multiple choice.'] }],
+    )
+    const missing = await pick(voter, 2_000_000_000, { value: 5 })
+    assert.deepEqual([missing.statusCode, missing.json()], [400, { object_id: ['Invalid pk "2000000000" - object does not exist.'] }])
   })
 })
 

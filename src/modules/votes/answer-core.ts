@@ -24,7 +24,8 @@ import { editAnswer, type AnswerPatch, type EditedRows, type LockedAnswer, type 
 import { raceRefusals } from './vote-checks.ts'
 import { voteContextRepository } from './vote-context.repository.ts'
 import { analyticsOf, answerOf, existingIdShape, isIdShaped, type Analytics, type AnalyticsField } from './vote-input.ts'
-import { namedRefusal, voteRefusal, windowRefusal, type NamedRefusal, type VotableQuestion } from './vote-rules.ts'
+import { namedRefusal, voteRefusal, windowRefusal, type VotableQuestion } from './vote-rules.ts'
+import { castFirstAnswer, type FirstAnswerCall } from './first-answer.repository.ts'
 import { answerOfRow } from './votes.mapper.ts'
 
 /**
@@ -45,6 +46,8 @@ export interface AnswerBody extends Partial<Record<AnalyticsField, string | null
   skipped?: boolean
   private?: boolean
   collection?: number | null
+  /** Likert answers only. */
+  importance?: number | null
 }
 
 /** The columns every answer writes. */
@@ -100,17 +103,8 @@ export interface AnswerKind<Row extends AnswerRow, Body extends AnswerBody, Rows
   skipNotifies: boolean
   /** Whether answers count in the question's tags' vote counts. */
   countsTagVotes: boolean
-  /**
-   * A first answer as one call, where the kind has one (likert answers, migration 029): the answer written, a refusal,
-   * or 'general' when this path must answer (a replacement, or delegators to tell). Runs in no transaction of ours.
-   */
-  castFirst?: (db: Kysely<Database>, caller: Caller, objectId: number, answer: number | null, body: Body) => Promise<FirstCast<Row>>
-}
-
-/** What a one-call first answer did; `vote` only when it was written. */
-export interface FirstCast<Row> {
-  outcome: 'written' | 'general' | NamedRefusal
-  vote: Row | null
+  /** The database function that casts a first answer in one call (migrations 029 and 030). */
+  firstCall: FirstAnswerCall
 }
 
 type AnyKind<Row extends AnswerRow, Body extends AnswerBody> = AnswerKind<Row, Body, AnswerRows<Row>>
@@ -138,16 +132,26 @@ export async function castAnswer<Row extends AnswerRow, Body extends AnswerBody>
   const objectId = existingIdShape('object_id', body.object_id)
   const answer = answerOf(body, 'new') as number | null
   const collection = body.collection ?? null
-  if (kind.castFirst && (collection === null || isIdShaped(collection))) {
+  if (collection === null || isIdShaped(collection)) {
+    const input = {
+      object: objectId,
+      user: caller.id,
+      staff: caller.isStaff,
+      value: answer,
+      private: body.private ?? null,
+      collection,
+      importance: body.importance ?? null,
+      ...analyticsOf(body),
+    }
     const first = await refusingViolations(
-      () => kind.castFirst!(db, caller, objectId, answer, body),
+      () => castFirstAnswer<Row>(db, kind.firstCall, input),
       raceRefusals(kind.uniqueSet, objectId, body.collection),
     )
-    if (first.vote) {
-      announce(db, { questionId: objectId, notified: 0 })
+    if (first.outcome === 'written') {
+      announce(db, { questionId: first.vote.question_id, notified: 0 })
       return { vote: first.vote, created: true }
     }
-    if (first.outcome !== 'general' && first.outcome !== 'written') throw namedRefusal(first.outcome, objectId, collection)
+    if (first.outcome !== 'general') throw namedRefusal(first.outcome, objectId, collection)
   }
   const work = (trx: Transaction<Database>) => castIn(trx, kind, caller, objectId, answer, body)
   const cast = await refusingViolations(() => db.transaction().execute(work), raceRefusals(kind.uniqueSet, objectId, body.collection))

@@ -26,6 +26,7 @@ const choiceAnswers: AnswerKind<ChoiceVoteRow, ChoiceVoteBody, ReturnType<typeof
   // A skipped pick is an answer too: the delegators hear of it.
   skipNotifies: true,
   countsTagVotes: false,
+  firstCall: 'cast_first_pick',
 }
 
 export function castChoiceVote(

@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Selectable, type Updateable } from 'kysely'
+import { type Insertable, type Selectable, type Updateable } from 'kysely'
 import type { QuestionVotes } from '../../db/database.ts'
 import type { Caller } from '../../core/caller.ts'
 import { column, orderingFieldsOf, orderingTerms, type OrderingFields } from '../../db/ordering.ts'
@@ -6,26 +6,10 @@ import { pageOfRows, type AnySelect, type ListRequest, type RowsPage } from '../
 import { tallyColumns } from '../../engines/figures/figures.repository.ts'
 import { tallyFromRow, type Tally } from '../../engines/statistics/tally.ts'
 import type { VotableQuestion } from './vote-rules.ts'
-import type { Analytics } from './vote-input.ts'
 import type { QuestionVoteListQuery } from './votes.schemas.ts'
 import { untyped, type Db } from '../../db/types.ts'
 
 export type QuestionVoteRow = Selectable<QuestionVotes>
-
-/** What `cast_first_likert` (migration 029) did: wrote the answer, refused it, or left it to the general path. */
-export type FirstAnswerOutcome = 'written' | 'missing' | 'mcq' | 'not_open' | 'closed' | 'collection' | 'general'
-
-/** A first likert answer as the one call takes it. */
-export interface FirstLikert extends Analytics {
-  question: number
-  user: number
-  staff: boolean
-  value: number | null
-  /** null: the voter's default privacy. */
-  private: boolean | null
-  collection: number | null
-  importance: number | null
-}
 
 export const QUESTION_VOTE_ORDERING: OrderingFields = {
   ...orderingFieldsOf(['id', 'created_at', 'modified_at', 'value'], 'question_votes'),
@@ -51,20 +35,6 @@ export function questionVotesRepository(db: Db) {
         .forUpdate()
         .executeTakeFirst()
       return row ? { question: row as VotableQuestion, tally: tallyFromRow(row, true) } : undefined
-    },
-
-    /**
-     * A first answer in one call, in no transaction of ours: the question's row stays locked only while the call runs
-     * in the server. Writes nothing unless the outcome is 'written'.
-     */
-    async castFirst(a: FirstLikert): Promise<{ outcome: FirstAnswerOutcome; vote: QuestionVoteRow | null }> {
-      const { rows } = await sql<QuestionVoteRow & { outcome: FirstAnswerOutcome }>`
-        SELECT r.outcome, (r.vote).* FROM cast_first_likert(${a.question}::integer, ${a.user}::integer, ${a.staff}::boolean,
-          ${a.value}::smallint, ${a.private}::boolean, ${a.collection}::integer, ${a.importance}::smallint,
-          ${a.analytics_interface}::text, ${a.analytics_os}::text, ${a.analytics_browser}::text, ${a.analytics_parent_url}::text,
-          ${a.analytics_location}::text) AS r`.execute(db)
-      const { outcome, ...vote } = rows[0]
-      return { outcome, vote: outcome === 'written' ? (vote as QuestionVoteRow) : null }
     },
 
     async findById(id: number): Promise<QuestionVoteRow | undefined> {

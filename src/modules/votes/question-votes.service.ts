@@ -3,7 +3,6 @@ import type { Database } from '../../db/database.ts'
 import type { Caller } from '../../core/caller.ts'
 import { castAnswer, editAnswerById, withdrawAnswer, type AnswerKind } from './answer-core.ts'
 import { questionVotesRepository, type QuestionVoteRow } from './question-votes.repository.ts'
-import { analyticsOf } from './vote-input.ts'
 import type { QuestionVoteBody, QuestionVotePatch } from './votes.schemas.ts'
 
 /**
@@ -28,17 +27,7 @@ const questionAnswers: AnswerKind<QuestionVoteRow, QuestionVoteBody, ReturnType<
   // A skip casts nobody's vote: the delegators hear of answers only.
   skipNotifies: false,
   countsTagVotes: true,
-  castFirst: (db, caller, question, value, body) =>
-    questionVotesRepository(db).castFirst({
-      question,
-      user: caller.id,
-      staff: caller.isStaff,
-      value,
-      private: body.private ?? null,
-      collection: body.collection ?? null,
-      importance: body.importance ?? null,
-      ...analyticsOf(body),
-    }),
+  firstCall: 'cast_first_likert',
 }
 
 /** A new answer, or one replacing the caller's current answer (which moves to the history). */

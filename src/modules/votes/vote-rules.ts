@@ -19,9 +19,10 @@ export function canSee(question: { publish: boolean; user_id: number }, caller: 
 export const NOT_OPEN = 'Voting on this question is not open yet.'
 export const CLOSED = 'Voting on this question is closed.'
 const ANSWERED_BY_CHOICE = 'This question is answered by choosing one of its choices: vote on the choice.'
+const NOT_MULTIPLE_CHOICE = 'This choice belongs to a question that is not multiple choice.'
 
-/** A refusal the database named (cast_first_likert, migration 029), as `voteRefusal` words it. */
-export type NamedRefusal = 'missing' | 'mcq' | 'not_open' | 'closed' | 'collection'
+/** A refusal the database named (cast_first_likert and cast_first_pick, migrations 029-030), as `voteRefusal` words it. */
+export type NamedRefusal = 'missing' | 'mcq' | 'not_mcq' | 'not_open' | 'closed' | 'collection'
 
 export function namedRefusal(refusal: NamedRefusal, objectId: number, collection: number | null | undefined): ApiError {
   switch (refusal) {
@@ -29,6 +30,8 @@ export function namedRefusal(refusal: NamedRefusal, objectId: number, collection
       return fieldError('object_id', invalidPk(objectId))
     case 'mcq':
       return fieldError('object_id', ANSWERED_BY_CHOICE)
+    case 'not_mcq':
+      return fieldError('object_id', NOT_MULTIPLE_CHOICE)
     case 'not_open':
       return fieldError('object_id', NOT_OPEN)
     case 'closed':
@@ -61,7 +64,7 @@ export function voteRefusal(
     return fieldError('object_id', ANSWERED_BY_CHOICE)
   }
   if (kind === 'choice' && question.subtype !== 'mcq') {
-    return fieldError('object_id', 'This choice belongs to a question that is not multiple choice.')
+    return fieldError('object_id', NOT_MULTIPLE_CHOICE)
   }
   return windowRefusal(question, now, 'object_id')
 }
