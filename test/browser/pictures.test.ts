@@ -6,6 +6,7 @@ import { type Browser } from 'playwright-core'
 import { chromiumAvailable, launchChromium, skipWithoutChromium } from '../helpers/chromium.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { campsCollection } from '../opinion-groups/camps.ts'
+import { insertUser } from '../helpers/fixtures.ts'
 
 /**
  * The pictures the API draws, opened in a real browser: the opinion map (`/api/opinion_groups/?format=svg`) must
@@ -112,3 +113,37 @@ test('the browsable page of the map shows the picture, loaded under the page’s
   await tab.screenshot({ path: path.join(SHOTS, 'opinion-map-page-phone.png'), fullPage: true })
   assert.deepEqual(problems, [], 'no error (a blocked image would be one)')
 })
+
+test(
+  "a shared link's page draws each question inline, at a phone's width, with the numbers served",
+  { skip: skipWithoutChromium },
+  async () => {
+    const owner = await insertUser(api.database.db)
+    const created = await api.send('POST', '/api/create_shareable_link/', { question: questions[0] }, await api.tokenFor(owner.id))
+    assert.equal(created.statusCode, 201, created.body)
+    const { share_url: shareUrl } = created.json()
+    const served = (await api.json(new URL(shareUrl).pathname)).question
+    const tab = await browser!.newPage({ viewport: { width: 390, height: 844 }, colorScheme: 'dark' })
+    tab.setDefaultTimeout(90_000)
+    const problems: string[] = []
+    tab.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text())
+    })
+    await tab.route('**/favicon.ico', (route) => route.fulfill({ status: 204 }))
+    const response = await tab.goto(`${apiUrl}${new URL(shareUrl).pathname}`)
+    assert.equal(response?.status(), 200)
+    const picture = tab.locator('svg.picture')
+    assert.equal(await picture.count(), 1)
+    const box = (await picture.boundingBox())!
+    assert.ok(box.width > 200 && box.width <= 390 && box.height > 50, `the picture fits a phone's width: ${JSON.stringify(box)}`)
+    const levels = ['minimum', 'low', 'medium', 'high', 'maximum']
+    const drawn = await tab.locator('g.bar[data-kind="direct"] text').allTextContents()
+    assert.deepEqual(
+      drawn,
+      levels.map((level) => `${Math.round((1000 * served[`direct_${level}`]) / served.direct_vote_count) / 10}%`),
+    )
+    mkdirSync(SHOTS, { recursive: true })
+    await tab.screenshot({ path: path.join(SHOTS, 'shared-page-phone-dark.png'), fullPage: true })
+    assert.deepEqual(problems, [], 'errors in the page')
+  },
+)

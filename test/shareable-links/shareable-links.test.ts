@@ -170,3 +170,36 @@ test('bad bodies name their field', async () => {
   }
   assert.equal((await t.send('POST', '/api/create_shareable_link/', { question: ids.question })).statusCode, 403)
 })
+
+test('the page draws each question: the shares it draws are the shares of the figures served, with their margins', async () => {
+  const question = (await t.send('POST', '/api/questions/', { question: 'Should the library open on Sundays?' }, people.owner.token)).json()
+    .id as number
+  for (const [i, value] of [1, 2, 2, 5, null, 5, 5].entries()) {
+    const row = await insertUser(t.database.db, { username: `share_picture_${i}` })
+    const body = value === null ? { object_id: question, skipped: true } : { object_id: question, value }
+    const vote = await t.send('POST', '/api/question_votes/', body, await t.tokenFor(row.id))
+    assert.equal(vote.statusCode, 201, vote.body)
+  }
+  const link = await created('owner', { question })
+  const page = await open(link, { accept: 'text/html' })
+  assert.equal(page.statusCode, 200)
+  const served = (await open(link)).json().question
+  const drawn = [...page.body.matchAll(/<g class="bar" data-answer="(\d)" data-kind="(direct|liquid)" data-percent="([\d.]+)">(.*?)<\/g>/g)]
+  assert.equal(drawn.length, 10, 'five levels, direct and counting delegations')
+  const levels = ['minimum', 'low', 'medium', 'high', 'maximum']
+  for (const [, answer, kind, percent, mark] of drawn) {
+    const expected = (100 * served[`${kind}_${levels[Number(answer)]}`]) / served[`${kind}_vote_count`]
+    assert.equal(Number(percent), Math.round(expected * 10) / 10, `${kind} ${answer}`)
+    assert.ok(mark.includes(`>${Number(percent)}%</text>`), 'the share is written beside its bar')
+    // Each direct share carries its 95 % margin (6 ratings: none of them is 0 or 100 %, so every line has length).
+    if (kind === 'direct' && served[`direct_${levels[Number(answer)]}`] > 0) assert.match(mark, /<line /)
+  }
+  assert.deepEqual(
+    levels.map((level) => served[`direct_${level}`]),
+    [1, 2, 0, 0, 3],
+  )
+  const collectionLink = await created('owner', { collection: ids.collection })
+  const collectionPage = await open(collectionLink, { accept: 'text/html' })
+  const sections = (await open(collectionLink)).json().questions.length
+  assert.equal(collectionPage.body.match(/<svg class="picture"/g)?.length, sections, 'one picture per question')
+})

@@ -3,11 +3,12 @@ import { escapeHtml } from '../../http/browsable/html.ts'
 import { LEVEL_NAMES } from '../../engines/statistics/likert.ts'
 import type { Question } from '../questions/questions.schemas.ts'
 import type { SharedResults } from './shareable-links.schemas.ts'
+import { sharedPictureSvg } from './shared-picture.ts'
 
 type Figures = Record<string, unknown>
 const count = (figures: Figures, name: string) => Number(figures[name] ?? 0)
 
-/** One question's figures as a table: each answer with its direct and liquid counts. */
+/** One question's figures as a picture, then as a table: each answer with its direct and liquid counts. */
 function questionSection(question: Question): string {
   const rows =
     question.subtype === 'mcq'
@@ -20,6 +21,7 @@ function questionSection(question: Question): string {
     .join('')
   return `<section><h2>${escapeHtml(question.question)}</h2>
 <p>${count(question, 'direct_vote_count')} answers; ${count(question, 'liquid_vote_count')} counting delegated votes.</p>
+<figure>${sharedPictureSvg(question)}</figure>
 <table><thead><tr><th>answer</th><th>direct</th><th>with delegations</th></tr></thead><tbody>${body}</tbody></table></section>`
 }
 
