@@ -321,3 +321,32 @@ test('?format=svg draws the JSON answer: each share as answered and weighted, ea
   // An unknown format is 404, as DRF answers it.
   assert.equal((await post.get(`${url}?format=png`)).statusCode, 404)
 })
+
+test('by area ?format=svg draws each region’s weighted mean and the whole question’s, as the JSON serves them', async () => {
+  const url = `/api/question_weighted_demographics/${question}/area/`
+  const body = await post.json(url)
+  const svg = await post.get(`${url}?format=svg`)
+  assert.equal(svg.statusCode, 200)
+  assert.match(svg.headers['content-type'] as string, /^image\/svg\+xml/)
+  const written = (value: number | null) => (value === null ? '–' : `${Math.round(value * 10) / 10}`)
+  const rows = [
+    ...svg.body.matchAll(/<g class="band" data-region="(\w+)"><text[^>]*>([^<]*)<\/text>.*?<text class="value"[^>]*>([^<]*)<\/text><\/g>/g),
+  ]
+  type Point = { region_id: number; sample_size: number; weighted_average_vote: number | null; average_vote: number | null }
+  assert.deepEqual(
+    rows.map((m) => m.slice(1)),
+    [
+      ['all', `all (n = ${body.overall.sample_size})`, written(body.overall.weighted_average_vote ?? body.overall.average_vote)],
+      ...body.data.map((point: Point) => [
+        String(point.region_id),
+        `region ${point.region_id} (n = ${point.sample_size})`,
+        written(point.weighted_average_vote ?? point.average_vote),
+      ]),
+    ],
+  )
+  assert.equal(body.data.length, 2)
+  // The age filter draws the filtered answer.
+  const older = await post.json(`${url}?voter_age__gte=30`)
+  const olderSvg = await post.get(`${url}?voter_age__gte=30&format=svg`)
+  assert.equal((olderSvg.body.match(/<g class="band"/g) ?? []).length, older.data.length + 1)
+})

@@ -8,7 +8,7 @@ import { weightingRepository } from './weighting.repository.ts'
 import { Type } from 'typebox'
 import { withMediaTypes } from '../demographics/demographics.schemas.ts'
 import { AgeBreakdown, AgeQuery, AreaBreakdown, AreaQuery, LegacyQuery } from './weighting.schemas.ts'
-import { weightedResultSvg } from './weighting.svg.ts'
+import { weightedAreaSvg, weightedResultSvg } from './weighting.svg.ts'
 import { loadQuestion, overallResult, type WeightingOptions } from './weighting.service.ts'
 import { ageBreakdown, areaBreakdown } from './weighting-breakdowns.service.ts'
 
@@ -96,17 +96,23 @@ export function weightingRoutes(app: App): void {
         'by age band to the region’s census (`percentage`, and `weighted_raw` the people they stand for) and the largest 95 % ' +
         'margin among them (percentage points). voter_age__gte and voter_age__lte (0..150) keep the public answers of ' +
         'respondents of those ages when answering (a region then needs MIN_CELL_SIZE of them). `overall` is the whole ' +
-        'question in that age range, weighted on age band x region.',
+        'question in that age range, weighted on age band x region. `?format=svg` draws the weighted mean of each region.',
       params: IdParams,
       querystring: AreaQuery,
-      response: { 200: AreaBreakdown, ...readErrors },
+      response: {
+        200: withMediaTypes('The result, in JSON or (with `?format=svg`) as a picture.', AreaBreakdown, {
+          'image/svg+xml': Type.String({ description: 'Every number drawn is written beside its mark' }),
+        }),
+        ...readErrors,
+      },
     },
     config: {
       access: 'anyone',
       cachedForAnyone: true,
+      formats: ['svg'],
       resource: { name: 'Question Weighted Demographics By Area', description: 'A question’s results by region, weighted to the census.' },
     },
-    handler: async (request) => {
+    handler: async (request, reply) => {
       const query = request.query as AreaQuery
       if (query.voter_age__gte !== undefined && query.voter_age__lte !== undefined && query.voter_age__gte > query.voter_age__lte)
         throw fieldError('voter_age__gte', 'Ensure this value is less than or equal to voter_age__lte.')
@@ -118,7 +124,13 @@ export function weightingRoutes(app: App): void {
         areaReleases(app.db, question, app.config.minCellSize),
       ])
       const ages = { voterAgeGte: query.voter_age__gte, voterAgeLte: query.voter_age__lte }
-      return { qid: questionId, data: areaBreakdown(loaded, options(ages), releases), overall: overallResult(loaded, options(ages)) }
+      const answer = {
+        qid: questionId,
+        data: areaBreakdown(loaded, options(ages), releases),
+        overall: overallResult(loaded, options(ages)),
+      }
+      if (query.format === 'svg') return reply.type('image/svg+xml; charset=utf-8').send(weightedAreaSvg(answer))
+      return answer
     },
   })
 }

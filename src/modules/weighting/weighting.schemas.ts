@@ -86,6 +86,12 @@ const AgeLimit = (description: string) => Type.Integer({ minimum: 0, maximum: 15
 export const AreaQuery = Type.Object({
   voter_age__gte: Type.Optional(AgeLimit('only respondents at least this old when answering')),
   voter_age__lte: Type.Optional(AgeLimit('only respondents at most this old when answering')),
+  format: Type.Optional(
+    Type.Union(
+      ['json', 'api', 'svg'].map((name) => Type.Literal(name)),
+      { description: '`svg` draws the result as a picture (the weighted mean of each region); JSON by default' },
+    ),
+  ),
 })
 export type AreaQuery = Static<typeof AreaQuery>
 

@@ -1,11 +1,12 @@
 /**
  * A question's result as an SVG picture (`/api/question_weighted_demographics/<id>/age/?format=svg`): the share of
  * each rating as answered and as weighted to the census, each with its 95 % margin, then the weighted mean of each
- * age band. Drawn only from the JSON answer of the same URL; every number drawn is written beside its mark.
+ * age band; and by region (`.../<id>/area/?format=svg`): the weighted mean of each region published. Drawn only from
+ * the JSON answer of the same URL; every number drawn is written beside its mark.
  */
 import { escapeMarkup as escapeXml } from '../../core/markup.ts'
 import type { Static } from 'typebox'
-import type { AgeBreakdown } from './weighting.schemas.ts'
+import type { AgeBreakdown, AreaBreakdown } from './weighting.schemas.ts'
 
 const WIDTH = 520
 const MARGIN = 24
@@ -18,6 +19,32 @@ const WEIGHTED = '#0072B2'
 
 const round1 = (value: number) => Math.round(value * 10) / 10
 const shown = (value: number | null, unit = '%') => (value === null ? '–' : `${round1(value)}${unit}`)
+
+/** One row of means on the 1..5 scale: its label, the mean as answered and weighted (the weighted one drawn when known). */
+interface MeanRow {
+  label: string
+  attribute: string
+  average_vote: number | null
+  weighted_average_vote: number | null
+}
+
+/** Rows of means from `top` down, each a dot on the 1..5 scale with its number at the right. */
+function meanRows(rows: MeanRow[], top: number): string[] {
+  const scaleX = (mean: number) => round1(MARGIN + 120 + ((mean - 1) / 4) * (WIDTH - 2 * MARGIN - 180))
+  return rows.map((row, i) => {
+    const rowY = top + i * ROW
+    const mean = row.weighted_average_vote ?? row.average_vote
+    const mark =
+      mean === null
+        ? ''
+        : `<circle cx="${scaleX(mean)}" cy="${rowY - 4}" r="5" fill="${row.weighted_average_vote === null ? ANSWERED : WEIGHTED}"/>`
+    return (
+      `<g class="band" ${row.attribute}><text x="${MARGIN}" y="${rowY}">${escapeXml(row.label)}</text>` +
+      `<line x1="${scaleX(1)}" x2="${scaleX(5)}" y1="${rowY - 4}" y2="${rowY - 4}" stroke="#ddd"/>${mark}` +
+      `<text class="value" x="${WIDTH - MARGIN}" y="${rowY}" text-anchor="end">${shown(mean, '')}</text></g>`
+    )
+  })
+}
 
 export function weightedResultSvg(answer: Static<typeof AgeBreakdown>): string {
   const { overall } = answer
@@ -50,20 +77,10 @@ export function weightedResultSvg(answer: Static<typeof AgeBreakdown>): string {
 
   // The weighted mean of each age band on the 1..5 scale.
   const bandsTop = HEADER + CHART + 56
-  const scaleX = (mean: number) => round1(MARGIN + 90 + ((mean - 1) / 4) * (WIDTH - 2 * MARGIN - 150))
-  const bands = answer.data.map((point, i) => {
-    const rowY = bandsTop + i * ROW
-    const mean = point.weighted_average_vote ?? point.average_vote
-    const mark =
-      mean === null
-        ? ''
-        : `<circle cx="${scaleX(mean)}" cy="${rowY - 4}" r="5" fill="${point.weighted_average_vote === null ? ANSWERED : WEIGHTED}"/>`
-    return (
-      `<g class="band" data-age="${escapeXml(point.age_range)}"><text x="${MARGIN}" y="${rowY}">${escapeXml(point.age_range)}</text>` +
-      `<line x1="${scaleX(1)}" x2="${scaleX(5)}" y1="${rowY - 4}" y2="${rowY - 4}" stroke="#ddd"/>${mark}` +
-      `<text class="value" x="${WIDTH - MARGIN}" y="${rowY}" text-anchor="end">${shown(mean, '')}</text></g>`
-    )
-  })
+  const bands = meanRows(
+    answer.data.map((point) => ({ label: point.age_range, attribute: `data-age="${escapeXml(point.age_range)}"`, ...point })),
+    bandsTop,
+  )
   const height = bandsTop + Math.max(1, answer.data.length) * ROW + MARGIN
   const method = overall.method ? `${overall.method}, effective n ${round1(overall.effective_sample_size)}` : 'no census weights'
   const title = `Ratings of question ${answer.qid}`
@@ -80,6 +97,39 @@ export function weightedResultSvg(answer: Static<typeof AgeBreakdown>): string {
     ...bars,
     `<text x="${MARGIN}" y="${bandsTop - 20}" font-weight="bold">Mean rating by age band (1 to 5), weighted</text>`,
     ...bands,
+    '</svg>',
+    '',
+  ].join('\n')
+}
+
+/** The weighted mean of each region published, and of the whole question, each row with its respondents. */
+export function weightedAreaSvg(answer: Static<typeof AreaBreakdown>): string {
+  const { overall } = answer
+  const rowsTop = HEADER + 8
+  const rows = meanRows(
+    [
+      { label: `all (n = ${overall.sample_size})`, attribute: 'data-region="all"', ...overall },
+      ...answer.data.map((point) => ({
+        label: `region ${point.region_id} (n = ${point.sample_size})`,
+        attribute: `data-region="${point.region_id}"`,
+        average_vote: point.average_vote,
+        weighted_average_vote: point.weighted_average_vote,
+      })),
+    ],
+    rowsTop,
+  )
+  const height = rowsTop + (answer.data.length + 1) * ROW + MARGIN
+  const title = `Ratings of question ${answer.qid} by region`
+  return [
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${height}" ` +
+      `font-family="sans-serif" font-size="12" role="img" aria-labelledby="title">`,
+    `<title id="title">${title}</title>`,
+    `<rect width="${WIDTH}" height="${height}" fill="#fff"/>`,
+    `<text x="${MARGIN}" y="22" font-size="15" font-weight="bold">${title}</text>`,
+    `<text x="${MARGIN}" y="40">Mean rating (1 to 5): <tspan fill="${WEIGHTED}">●</tspan> weighted by age band to the region's census, ` +
+      `<tspan fill="${ANSWERED}">●</tspan> as answered where no weight is known</text>`,
+    `<text x="${MARGIN}" y="56" fill="#555">Regions with fewer than the published minimum of respondents are not shown</text>`,
+    ...rows,
     '</svg>',
     '',
   ].join('\n')
