@@ -46,6 +46,17 @@ function meanRows(rows: MeanRow[], top: number): string[] {
   })
 }
 
+/** A picture's first elements: its size (a view box, so it scales to where it is shown), background and title. */
+function opening(title: string, height: number): string[] {
+  return [
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${height}" ` +
+      `font-family="sans-serif" font-size="12" role="img" aria-labelledby="title">`,
+    `<title id="title">${title}</title>`,
+    `<rect width="${WIDTH}" height="${height}" fill="#fff"/>`,
+    `<text x="${MARGIN}" y="22" font-size="15" font-weight="bold">${title}</text>`,
+  ]
+}
+
 export function weightedResultSvg(answer: Static<typeof AgeBreakdown>): string {
   const { overall } = answer
   const slot = (WIDTH - 2 * MARGIN) / LEVELS.length
@@ -85,11 +96,7 @@ export function weightedResultSvg(answer: Static<typeof AgeBreakdown>): string {
   const method = overall.method ? `${overall.method}, effective n ${round1(overall.effective_sample_size)}` : 'no census weights'
   const title = `Ratings of question ${answer.qid}`
   return [
-    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${height}" ` +
-      `font-family="sans-serif" font-size="12" role="img" aria-labelledby="title">`,
-    `<title id="title">${title}</title>`,
-    `<rect width="${WIDTH}" height="${height}" fill="#fff"/>`,
-    `<text x="${MARGIN}" y="22" font-size="15" font-weight="bold">${title}</text>`,
+    ...opening(title, height),
     `<text x="${MARGIN}" y="40"><tspan fill="${ANSWERED}">■</tspan> as answered (n = ${overall.sample_size}, mean ${shown(overall.average_vote, '')}) ` +
       `<tspan fill="${WEIGHTED}">■</tspan> weighted to the census (mean ${shown(overall.weighted_average_vote, '')})</text>`,
     `<text x="${MARGIN}" y="56" fill="#555">Bars: share of each rating, lines: its 95 % margin; ${escapeXml(method)}</text>`,
@@ -121,11 +128,7 @@ export function weightedAreaSvg(answer: Static<typeof AreaBreakdown>): string {
   const height = rowsTop + (answer.data.length + 1) * ROW + MARGIN
   const title = `Ratings of question ${answer.qid} by region`
   return [
-    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${height}" ` +
-      `font-family="sans-serif" font-size="12" role="img" aria-labelledby="title">`,
-    `<title id="title">${title}</title>`,
-    `<rect width="${WIDTH}" height="${height}" fill="#fff"/>`,
-    `<text x="${MARGIN}" y="22" font-size="15" font-weight="bold">${title}</text>`,
+    ...opening(title, height),
     `<text x="${MARGIN}" y="40">Mean rating (1 to 5): <tspan fill="${WEIGHTED}">●</tspan> weighted by age band to the region's census, ` +
       `<tspan fill="${ANSWERED}">●</tspan> as answered where no weight is known</text>`,
     `<text x="${MARGIN}" y="56" fill="#555">Regions with fewer than the published minimum of respondents are not shown</text>`,
