@@ -176,6 +176,26 @@ test(
   },
 )
 
+test('a first answer, one database call, counts as a write: its author reads it at once through the other process', { skip }, async (t) => {
+  if (missing) return t.skip(missing)
+  const voter = await newUser()
+  await cluster.onReplica('select pg_wal_replay_pause()')
+  try {
+    const cast = await a.send('POST', '/api/question_votes/', { object_id: question, value: 4 }, voter.token)
+    assert.equal(cast.statusCode, 201, cast.body)
+    const mine = await b.get(`/api/question_votes/?question=${question}&user=${voter.id}`, auth(voter.token))
+    assert.equal(mine.statusCode, 200)
+    assert.deepEqual(
+      mine.json().results.map((vote: { id: number }) => vote.id),
+      [cast.json().id],
+      'the author sees their answer through the other process',
+    )
+    assert.equal(statements(mine).replica, 0, 'the replica has not replayed it: the read waits, then goes to the primary')
+  } finally {
+    await cluster.onReplica('select pg_wal_replay_resume()')
+  }
+})
+
 test(
   'a replica paused past REPLICA_MAX_LAG_MS is skipped: reads go to the primary without an error, and it comes back',
   { skip },
