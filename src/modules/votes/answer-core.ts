@@ -24,7 +24,7 @@ import { editAnswer, type AnswerPatch, type EditedRows, type LockedAnswer, type 
 import { raceRefusals } from './vote-checks.ts'
 import { voteContextRepository } from './vote-context.repository.ts'
 import { analyticsOf, answerOf, existingIdShape, isIdShaped, type Analytics, type AnalyticsField } from './vote-input.ts'
-import { namedRefusal, voteRefusal, windowRefusal, type VotableQuestion } from './vote-rules.ts'
+import { namedRefusal, voteRefusal, windowRefusal } from './vote-rules.ts'
 import { castFirstAnswer, type FirstAnswerCall } from './first-answer.repository.ts'
 import { answerOfRow } from './votes.mapper.ts'
 
@@ -76,12 +76,6 @@ export interface AnswerRows<Row> extends EditedRows<Row> {
   remove(id: number): Promise<void>
 }
 
-/** The question locked, with the figure rows its lock read (the question's own tally, for a likert question). */
-export interface LockedQuestion {
-  question: VotableQuestion
-  figures: Map<number, Tally>
-}
-
 /** What differs between the two kinds of answer. */
 export interface AnswerKind<Row extends AnswerRow, Body extends AnswerBody, Rows extends AnswerRows<Row>> {
   kind: 'question' | 'choice'
@@ -94,7 +88,6 @@ export interface AnswerKind<Row extends AnswerRow, Body extends AnswerBody, Rows
   rows(db: Db): Rows
   /** The figure row an answer counts in. */
   targetOf(vote: Row): number
-  lockQuestion(rows: Rows, questionId: number): Promise<LockedQuestion | undefined>
   /** The insert of a first answer, returning it, not yet run. */
   inserting(rows: Rows, values: AnswerValues, first: FirstAnswer, objectId: number, body: Body): OperationNodeSource
   /** The update that writes an answer over the current one (kept in the history), returning it, not yet run. */

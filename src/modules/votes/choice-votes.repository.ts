@@ -3,7 +3,6 @@ import type { QuestionChoiceVotes } from '../../db/database.ts'
 import type { Caller } from '../../core/caller.ts'
 import { column, orderingFieldsOf, orderingTerms, type OrderingFields } from '../../db/ordering.ts'
 import { pageOfRows, type AnySelect, type ListRequest, type RowsPage } from '../../db/paging.ts'
-import type { VotableQuestion } from './vote-rules.ts'
 import type { ChoiceVoteListQuery } from './votes.schemas.ts'
 import type { Db } from '../../db/types.ts'
 
@@ -22,16 +21,6 @@ const selectRow = (query: AnySelect): AnySelect => query.selectAll('question_cho
 
 export function choiceVotesRepository(db: Db) {
   return {
-    /** The question row locked for the rest of the transaction: every answer to it waits its turn. */
-    async lockQuestion(id: number): Promise<VotableQuestion | undefined> {
-      return db
-        .selectFrom('questions')
-        .select(['id', 'user_id', 'subtype', 'publish', 'start_at', 'end_at'])
-        .where('id', '=', id)
-        .forUpdate()
-        .executeTakeFirst()
-    },
-
     async findById(id: number): Promise<ChoiceVoteRow | undefined> {
       return db.selectFrom('question_choice_votes').selectAll().where('id', '=', id).executeTakeFirst()
     },

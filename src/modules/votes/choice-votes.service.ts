@@ -17,10 +17,6 @@ const choiceAnswers: AnswerKind<ChoiceVoteRow, ChoiceVoteBody, ReturnType<typeof
   uniqueSet: 'question, choice',
   rows: choiceVotesRepository,
   targetOf: (vote) => vote.choice_id,
-  async lockQuestion(rows, questionId) {
-    const question = await rows.lockQuestion(questionId)
-    return question && { question, figures: new Map() }
-  },
   inserting: (rows, values, first, choiceId) => rows.inserting({ choice_id: choiceId, ...values, ...first }),
   replacing: (rows, existing, values, choiceId) => rows.updating(existing.id, { choice_id: choiceId, ...values }),
   // A skipped pick is an answer too: the delegators hear of it.

@@ -3,11 +3,8 @@ import type { QuestionVotes } from '../../db/database.ts'
 import type { Caller } from '../../core/caller.ts'
 import { column, orderingFieldsOf, orderingTerms, type OrderingFields } from '../../db/ordering.ts'
 import { pageOfRows, type AnySelect, type ListRequest, type RowsPage } from '../../db/paging.ts'
-import { tallyColumns } from '../../engines/figures/figures.repository.ts'
-import { tallyFromRow, type Tally } from '../../engines/statistics/tally.ts'
-import type { VotableQuestion } from './vote-rules.ts'
 import type { QuestionVoteListQuery } from './votes.schemas.ts'
-import { untyped, type Db } from '../../db/types.ts'
+import type { Db } from '../../db/types.ts'
 
 export type QuestionVoteRow = Selectable<QuestionVotes>
 
@@ -18,25 +15,11 @@ export const QUESTION_VOTE_ORDERING: OrderingFields = {
   user: column('question_votes.user_id'),
 }
 
-const VOTABLE_COLUMNS = ['id', 'user_id', 'subtype', 'publish', 'start_at', 'end_at'] as const
-
 /** The row columns the mapper reads. */
 const selectRow = (query: AnySelect): AnySelect => query.selectAll('question_votes')
 
 export function questionVotesRepository(db: Db) {
   return {
-    /** The question row locked for the rest of the transaction, with the counts behind its figures. */
-    async lockQuestion(id: number): Promise<{ question: VotableQuestion; tally: Tally } | undefined> {
-      const row = await untyped(db)
-        .selectFrom('questions')
-        .select(VOTABLE_COLUMNS)
-        .select(tallyColumns('questions'))
-        .where('id', '=', id)
-        .forUpdate()
-        .executeTakeFirst()
-      return row ? { question: row as VotableQuestion, tally: tallyFromRow(row, true) } : undefined
-    },
-
     async findById(id: number): Promise<QuestionVoteRow | undefined> {
       return db.selectFrom('question_votes').selectAll().where('id', '=', id).executeTakeFirst()
     },

@@ -16,10 +16,6 @@ const questionAnswers: AnswerKind<QuestionVoteRow, QuestionVoteBody, ReturnType<
   uniqueSet: 'question',
   rows: questionVotesRepository,
   targetOf: (vote) => vote.question_id,
-  async lockQuestion(rows, questionId) {
-    const locked = await rows.lockQuestion(questionId)
-    return locked && { question: locked.question, figures: new Map([[questionId, locked.tally]]) }
-  },
   inserting: (rows, values, first, _questionId, body) => rows.inserting({ ...values, ...first, importance: body.importance ?? null }),
   // Importance belongs to the question rather than to one answer: a new answer keeps it unless given.
   replacing: (rows, existing, values, _questionId, body) =>
