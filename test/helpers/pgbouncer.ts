@@ -68,6 +68,8 @@ export async function startPgBouncer({ dir, host, port, poolSize = 3 }: PgBounce
       // A dropped database's idle server connections go soon; a drop that finds them ends them anyway.
       'server_idle_timeout = 5',
       'autodb_idle_timeout = 30',
+      // A server login that fails on a loaded machine is tried again in a second, not 15 (the default) while clients wait.
+      'server_login_retry = 1',
       // What the service sends at start-up that PgBouncer does not know (docs/operations.md, Pooler).
       'ignore_startup_parameters = statement_timeout',
       `logfile = ${logFile}`,

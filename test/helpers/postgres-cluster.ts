@@ -60,6 +60,8 @@ export interface PostgresCluster {
   onReplica<T extends pg.QueryResultRow = any>(text: string, values?: unknown[]): Promise<T[]>
   stopReplica(): void
   startReplica(): void
+  /** The end of each server's and PgBouncer's log, for a failure's message. */
+  logs(): string
   /** Stops every server and removes the directory. */
   stop(): Promise<void>
 }
@@ -184,6 +186,11 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Postgr
       poolerUrl,
       onPrimary: (text, values) => on(primaryUrl, text, values),
       onReplica: (text, values) => on(replicaUrl!, text, values),
+      logs: () =>
+        ['primary.log', 'replica.log', 'pgbouncer.log']
+          .filter((name) => fs.existsSync(path.join(dir, name)))
+          .map((name) => `== ${name}\n${fs.readFileSync(path.join(dir, name), 'utf8').slice(-4000)}`)
+          .join('\n'),
       stopReplica: () => run(tool('pg_ctl'), ['-D', replicaDir, '-m', 'fast', '-w', 'stop']),
       startReplica: () => pgCtlStart(replicaDir),
       async stop() {

@@ -128,6 +128,6 @@ test(
     const ready = await call('GET', '/readyz')
     assert.equal(ready.status, 200)
     assert.equal(ready.json.databases.primary, 'ok')
-    assert.doesNotMatch(server.output(), /"level":(50|60)/, 'no error in the log')
+    assert.doesNotMatch(server.output(), /"level":(50|60)/, `no error in the log:\n${server.output()}\n${cluster.logs()}`)
   },
 )

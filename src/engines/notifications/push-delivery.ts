@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { DatabaseHandle } from '../../db/connect.ts'
+import { isDatabaseUnavailable } from '../../db/availability.ts'
 import { NOTIFICATIONS_CREATED_CHANNEL } from '../../db/data-changes.ts'
 import type { PushDevice, PushOutcome, PushSender } from '../../push/push-sender.ts'
 import { pushDeliveryRepository } from './push-delivery.repository.ts'
@@ -13,6 +14,7 @@ const GIVE_UP_MS = 24 * 3600_000
 /** Where a delivery run reports (the server's logger). */
 export interface DeliveryLog {
   info(report: object, message: string): void
+  warn(context: object, message: string): void
   error(context: object, message: string): void
 }
 
@@ -89,7 +91,9 @@ export async function startPushDelivery(
           if (report.notifications === BATCH && report.retry === 0) again = true
         } while (again && !closed)
       } catch (error) {
-        log.error({ err: error }, 'push delivery failed; the sweep tries again')
+        // An outage is the pool's to report (a warning per lost connection) and /readyz's; the sweep outlives it.
+        if (isDatabaseUnavailable(error)) log.warn({ err: error }, 'push delivery: the database is unavailable; the sweep tries again')
+        else log.error({ err: error }, 'push delivery failed; the sweep tries again')
       } finally {
         running = null
       }
