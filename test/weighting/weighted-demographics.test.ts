@@ -333,13 +333,17 @@ test('by area ?format=svg draws each region’s weighted mean and the whole ques
     ...svg.body.matchAll(/<g class="band" data-region="(\w+)"><text[^>]*>([^<]*)<\/text>.*?<text class="value"[^>]*>([^<]*)<\/text><\/g>/g),
   ]
   type Point = { region_id: number; sample_size: number; weighted_average_vote: number | null; average_vote: number | null }
+  // Each region by its name (the JSON carries its id).
+  const names = new Map(
+    (await db.selectFrom('areas').select(['id', 'name']).execute()).map((area) => [area.id, area.name.replaceAll('&', '&amp;')]),
+  )
   assert.deepEqual(
     rows.map((m) => m.slice(1)),
     [
       ['all', `all (n = ${body.overall.sample_size})`, written(body.overall.weighted_average_vote ?? body.overall.average_vote)],
       ...body.data.map((point: Point) => [
         String(point.region_id),
-        `region ${point.region_id} (n = ${point.sample_size})`,
+        `${names.get(point.region_id)} (n = ${point.sample_size})`,
         written(point.weighted_average_vote ?? point.average_vote),
       ]),
     ],
@@ -349,4 +353,12 @@ test('by area ?format=svg draws each region’s weighted mean and the whole ques
   const older = await post.json(`${url}?voter_age__gte=30`)
   const olderSvg = await post.get(`${url}?voter_age__gte=30&format=svg`)
   assert.equal((olderSvg.body.match(/<g class="band"/g) ?? []).length, older.data.length + 1)
+  // A long name is shortened to fit beside its mark, and written as text.
+  await db.updateTable('areas').set({ name: 'Saint-Jean-sur-Richelieu & <Environs>' }).where('id', '=', r1).execute()
+  try {
+    const renamed = await post.get(`${url}?voter_age__lte=150&format=svg`)
+    assert.match(renamed.body, new RegExp(`data-region="${r1}"><text[^>]*>Saint-Jean-sur-Rich… \\(n = \\d+\\)</text>`))
+  } finally {
+    await db.updateTable('areas').set({ name: 'Region WT-R1' }).where('id', '=', r1).execute()
+  }
 })

@@ -59,6 +59,13 @@ export function weightingRepository(db: Kysely<Database>) {
       return rows
     },
 
+    /** The names of these areas, by id (a picture labels its regions with them). */
+    async areaNames(areaIds: number[]): Promise<Map<number, string>> {
+      if (areaIds.length === 0) return new Map()
+      const rows = await db.selectFrom('areas').select(['id', 'name']).where('id', 'in', areaIds).execute()
+      return new Map(rows.map((row) => [row.id, row.name]))
+    },
+
     /** The newest census record (by date, then id; undated records last) of each of the regions. */
     async regionCensus(regionIds: number[]): Promise<AreaCensusRow[]> {
       const { rows } = await sql<AreaCensusRow>`

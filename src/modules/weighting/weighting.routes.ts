@@ -129,7 +129,10 @@ export function weightingRoutes(app: App): void {
         data: areaBreakdown(loaded, options(ages), releases),
         overall: overallResult(loaded, options(ages)),
       }
-      if (query.format === 'svg') return reply.type('image/svg+xml; charset=utf-8').send(weightedAreaSvg(answer))
+      if (query.format === 'svg') {
+        const names = await weightingRepository(app.db).areaNames(answer.data.map((point) => point.region_id))
+        return reply.type('image/svg+xml; charset=utf-8').send(weightedAreaSvg(answer, names))
+      }
       return answer
     },
   })

@@ -29,8 +29,8 @@ interface MeanRow {
 }
 
 /** Rows of means from `top` down, each a dot on the 1..5 scale with its number at the right. */
-function meanRows(rows: MeanRow[], top: number): string[] {
-  const scaleX = (mean: number) => round1(MARGIN + 120 + ((mean - 1) / 4) * (WIDTH - 2 * MARGIN - 180))
+function meanRows(rows: MeanRow[], top: number, labelWidth = 120): string[] {
+  const scaleX = (mean: number) => round1(MARGIN + labelWidth + ((mean - 1) / 4) * (WIDTH - 2 * MARGIN - labelWidth - 60))
   return rows.map((row, i) => {
     const rowY = top + i * ROW
     const mean = row.weighted_average_vote ?? row.average_vote
@@ -109,21 +109,27 @@ export function weightedResultSvg(answer: Static<typeof AgeBreakdown>): string {
   ].join('\n')
 }
 
-/** The weighted mean of each region published, and of the whole question, each row with its respondents. */
-export function weightedAreaSvg(answer: Static<typeof AreaBreakdown>): string {
+/** Room for a region's name and its respondents: about 30 characters at the picture's type size. */
+const AREA_LABEL_WIDTH = 200
+const NAME_LENGTH = 20
+const shortName = (name: string) => (name.length > NAME_LENGTH ? `${name.slice(0, NAME_LENGTH - 1)}…` : name)
+
+/** The weighted mean of each region published, and of the whole question, each row with its name and respondents. */
+export function weightedAreaSvg(answer: Static<typeof AreaBreakdown>, names: ReadonlyMap<number, string>): string {
   const { overall } = answer
   const rowsTop = HEADER + 8
   const rows = meanRows(
     [
       { label: `all (n = ${overall.sample_size})`, attribute: 'data-region="all"', ...overall },
       ...answer.data.map((point) => ({
-        label: `region ${point.region_id} (n = ${point.sample_size})`,
+        label: `${shortName(names.get(point.region_id) ?? `region ${point.region_id}`)} (n = ${point.sample_size})`,
         attribute: `data-region="${point.region_id}"`,
         average_vote: point.average_vote,
         weighted_average_vote: point.weighted_average_vote,
       })),
     ],
     rowsTop,
+    AREA_LABEL_WIDTH,
   )
   const height = rowsTop + (answer.data.length + 1) * ROW + MARGIN
   const title = `Ratings of question ${answer.qid} by region`
