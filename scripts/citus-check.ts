@@ -51,6 +51,7 @@ export const PLAN: Record<string, Role> = {
   question_question_connection_votes: byQuestion('from_question_id'),
   question_delegations: byQuestion(),
   question_tag_changes: byQuestion(),
+  liquid_blocks: byQuestion(),
   group_question_connections: byQuestion(),
   comments: byQuestion(),
   comment_votes: byQuestion(),

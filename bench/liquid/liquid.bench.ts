@@ -46,7 +46,8 @@ export async function benchLiquid(
     (SELECT count(*) FROM users)::int AS users, (SELECT count(*) FROM questions)::int AS questions,
     (SELECT count(*) FROM question_votes)::int AS votes, (SELECT count(*) FROM tag_delegations WHERE revoked_at IS NULL)::int AS tag_delegations,
     (SELECT count(*) FROM question_delegations WHERE revoked_at IS NULL)::int AS question_delegations,
-    (SELECT max(liquid_weight) FROM question_votes)::int AS largest_weight`.execute(db)
+    (SELECT max(liquid_weight) FROM question_votes)::int AS largest_weight,
+    (SELECT count(*) FROM liquid_blocks)::int AS kept_blocks`.execute(db)
   report.counts = counts.rows[0]
 
   if (!changesOnly) {
@@ -211,6 +212,7 @@ export async function benchLiquid(
     delegators: hub.delegators,
     question: hubQuestion.question_id,
     engine_ms: ms(hubChange.engineMs),
+    kept_ms: ms(hubChange.keptMs),
     recompute_ms: ms(hubRecompute),
     ratio: hubChange.engineMs / hubRecompute,
   }

@@ -95,6 +95,12 @@ export async function answerChange(db: Kysely<Database>, questionId: number, use
     const context = await timed(() => liquidRepository(trx).block(questionId, userId, columns))
     const block = context.result
     const weight = ownAnswerWeight(block, false)
+    // The kept block sizes along the voter's chain (migration 031): the insert's trigger does this work; timed here
+    // on its own with a move of 0, which walks and updates the same rows.
+    const kept = await timed(() =>
+      sql`SELECT CASE WHEN EXISTS (SELECT FROM liquid_blocks WHERE question_id = ${questionId})
+        THEN liquid_blocks_move(${questionId}, ${userId}, 0) END`.execute(trx),
+    )
     const insert = await timed(() =>
       trx
         .insertInto('question_votes')
@@ -103,7 +109,8 @@ export async function answerChange(db: Kysely<Database>, questionId: number, use
     )
     const moved = await timed(() => shiftRepresentative(trx, block, -1))
     return {
-      engineMs: context.ms - plain.ms + moved.ms,
+      engineMs: context.ms - plain.ms + moved.ms + kept.ms,
+      keptMs: kept.ms,
       blockReadMs: context.ms,
       plainReadMs: plain.ms,
       insertMs: insert.ms,

@@ -188,6 +188,12 @@ export interface Groups {
   slug: string;
 }
 
+export interface LiquidBlocks {
+  intree: number;
+  question_id: number;
+  user_id: number;
+}
+
 export interface Notifications {
   actor_id: number | null;
   created_at: Generated<Timestamp>;
@@ -771,6 +777,7 @@ export interface DB {
   group_memberships: GroupMemberships;
   group_question_connections: GroupQuestionConnections;
   groups: Groups;
+  liquid_blocks: LiquidBlocks;
   notification_settings: NotificationSettings;
   notifications: Notifications;
   one_time_codes: OneTimeCodes;

@@ -83,10 +83,11 @@ test('check finds the seeded figures exact, reports a tampered one, and recomput
   assert.match(clean.stderr, /every stored figure equals a recomputation/)
   const handle = await connectDatabase({ databaseUrl: scratch.env.DATABASE_URL || null, dataDir: scratch.env.DATA_DIR ?? '' })
   let voteId: number
+  let kept = { question: 0, user: 0 }
   try {
     const vote = await handle.db
       .selectFrom('question_votes')
-      .select(['id', 'liquid_weight'])
+      .select(['id', 'liquid_weight', 'question_id'])
       .orderBy('id')
       .limit(1)
       .executeTakeFirstOrThrow()
@@ -97,6 +98,10 @@ test('check finds the seeded figures exact, reports a tampered one, and recomput
       .where('id', '=', vote.id)
       .execute()
     await handle.db.updateTable('tags').set({ votes_count: 999999 }).where('id', '=', 1).execute()
+    // A kept block size (migration 031) that no walk gives.
+    const someone = await handle.db.selectFrom('users').select('id').orderBy('id').limit(1).executeTakeFirstOrThrow()
+    kept = { question: vote.question_id, user: someone.id }
+    await handle.db.insertInto('liquid_blocks').values({ question_id: kept.question, user_id: kept.user, intree: 77 }).execute()
   } finally {
     await handle.close()
   }
@@ -104,6 +109,7 @@ test('check finds the seeded figures exact, reports a tampered one, and recomput
   assert.equal(dirty.code, 1)
   assert.match(dirty.stdout, new RegExp(`liquid\tquestion \\d+\tquestion_votes ${voteId} liquid_weight`))
   assert.match(dirty.stdout, /figure\ttags 1\tvotes_count\tstored 999999/)
+  assert.match(dirty.stdout, new RegExp(`liquid\tquestion ${kept.question}\tliquid_blocks user ${kept.user}\tstored 77\tresolved \\d+`))
   const repaired = await run(['recompute', '--liquid'])
   assert.equal(repaired.code, 0, repaired.stderr)
   assert.match(repaired.stderr, /delegations resolved again: [1-9]\d* stored values corrected/)

@@ -6,6 +6,7 @@ import { insertQuestion, insertUser } from '../helpers/fixtures.ts'
 import { TABLES_WITHOUT_NOTICE } from '../../src/db/migrations/2026-11-23-011-data-change-notices.ts'
 import { DERIVED_TABLES_WITHOUT_NOTICE } from '../../src/db/migrations/2026-11-26-025-opinion-groups.ts'
 import { VERSION_TABLES_WITHOUT_NOTICE } from '../../src/db/migrations/2026-11-26-026-question-set-version.ts'
+import { KEPT_TABLES_WITHOUT_NOTICE } from '../../src/db/migrations/2026-11-27-031-liquid-blocks.ts'
 
 const queries = (response: { headers: Record<string, unknown> }) => Number(response.headers['x-query-count'])
 
@@ -152,7 +153,7 @@ describe('anonymous answers kept in memory', () => {
       order by 1`.execute(t.database.db)
     assert.deepEqual(
       rows.map((row) => row.table),
-      [...TABLES_WITHOUT_NOTICE, ...DERIVED_TABLES_WITHOUT_NOTICE, ...VERSION_TABLES_WITHOUT_NOTICE].sort(),
+      [...TABLES_WITHOUT_NOTICE, ...DERIVED_TABLES_WITHOUT_NOTICE, ...VERSION_TABLES_WITHOUT_NOTICE, ...KEPT_TABLES_WITHOUT_NOTICE].sort(),
     )
   })
 })

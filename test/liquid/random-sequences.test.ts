@@ -1,4 +1,5 @@
 import { after, before, test } from 'node:test'
+import { sql } from 'kysely'
 import assert from 'node:assert/strict'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { insertTag, insertUser } from '../helpers/fixtures.ts'
@@ -78,6 +79,24 @@ async function scenario(seed: number, steps: number) {
       }
     }
   }
+
+  // Every block of one person or more kept (migration 031), so that each step's moves must keep them exact.
+  const keepEveryBlock = () => rebuildAllLiquid(db, true, undefined, 1)
+  const questionIds = questions.map((question) => question.id)
+  // Kept sizes that a step moved (rather than a full resolution wrote): the maintenance is what is on test.
+  let keptMoved = 0
+  let keptBefore = new Map<string, number>()
+  const compareKept = async (label: string) => {
+    const { rows } = await sql<{ question_id: number; user_id: number; intree: number; walked: number }>`
+      SELECT question_id, user_id, intree, liquid_intree_walk(question_id, user_id) AS walked
+      FROM liquid_blocks WHERE question_id = ANY(${questionIds}::integer[])`.execute(db)
+    const now = new Map(rows.map((row) => [`${row.question_id}:${row.user_id}`, row.intree]))
+    for (const [key, intree] of now) if (keptBefore.has(key) && keptBefore.get(key) !== intree) keptMoved++
+    keptBefore = now
+    const wrong = rows.filter((row) => row.intree !== row.walked)
+    assert.deepEqual(wrong, [], `${label}: kept block sizes differ from a walk\n${log.slice(-8).join('\n')}`)
+  }
+  await keepEveryBlock()
 
   for (let step = 0; step < steps; step++) {
     const roll = random()
@@ -169,11 +188,15 @@ async function scenario(seed: number, steps: number) {
       log.push(`${user} is back`)
     }
     await compare(`seed ${seed} step ${step}`)
+    await compareKept(`seed ${seed} step ${step}`)
     if (step % 25 === 24) {
       assert.deepEqual(await rebuildAllLiquid(db, false), [], `seed ${seed} step ${step}: stored weights differ from a full resolution`)
       await assertStoredEqualsRecomputed(db, `seed ${seed} step ${step}`)
+      await keepEveryBlock()
+      keptBefore = new Map()
     }
   }
+  assert.ok(keptMoved > 0, 'some kept block sizes were moved, and checked')
 }
 
 // Each database walks its own two seeds, so CI's two suites cover four sequences between them (as the fuzz does).

@@ -26,6 +26,7 @@ import * as answerContext from './2026-11-27-027-answer-context.ts'
 import * as generatedFigures from './2026-11-27-028-generated-figures.ts'
 import * as firstAnswerCall from './2026-11-27-029-first-answer-call.ts'
 import * as firstPickCall from './2026-11-27-030-first-pick-call.ts'
+import * as liquidBlocks from './2026-11-27-031-liquid-blocks.ts'
 
 /** Every migration in the order it applies; names never change once released. */
 export const migrations: Record<string, Migration> = {
@@ -56,4 +57,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27-028-generated-figures': generatedFigures,
   '2026-11-27-029-first-answer-call': firstAnswerCall,
   '2026-11-27-030-first-pick-call': firstPickCall,
+  '2026-11-27-031-liquid-blocks': liquidBlocks,
 }

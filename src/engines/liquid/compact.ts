@@ -36,7 +36,11 @@ export class CompactResolver {
   private readonly bestTrustee: Int32Array
   private readonly repStamp: Int32Array
   private readonly rep: Int32Array
+  private readonly blockStamp: Int32Array
+  private readonly pointing: Int32Array
+  private readonly intree: Int32Array
   private delegators: Int32Array<ArrayBuffer> = new Int32Array(1024)
+  private delegatorCount = 0
   private path: Int32Array<ArrayBuffer> = new Int32Array(1024)
 
   constructor(readonly maxUserId: number) {
@@ -52,6 +56,9 @@ export class CompactResolver {
     this.bestTrustee = new Int32Array(size)
     this.repStamp = new Int32Array(size)
     this.rep = new Int32Array(size)
+    this.blockStamp = new Int32Array(size)
+    this.pointing = new Int32Array(size)
+    this.intree = new Int32Array(size)
   }
 
   /** The weight of each answer, aligned with `answerUsers`. */
@@ -90,12 +97,74 @@ export class CompactResolver {
     consider(input.questionDelegations, 0, 0)
     input.tagDelegations.forEach((list, position) => consider(list, position === 0 ? 1 : 2, position))
 
+    this.delegatorCount = count
     const weights = new Int32Array(answerUsers.length).fill(1)
     for (let d = 0; d < count; d++) {
       const sink = this.representative(this.delegators[d], stamp)
       if (sink !== NONE) weights[this.answerIndex[sink]]++
     }
     return weights
+  }
+
+  /**
+   * After `resolve`: every user whose block (the unanswered users whose chains pass through them, as liquid_intree
+   * counts it) holds at least `minimum` people, with its size. Sizes flow up the delegation forest from its leaves
+   * (Kahn's order); what is left is loops, where each member carries the whole loop and what hangs from it, but
+   * itself.
+   */
+  blocks(minimum: number): { users: number[]; sizes: number[] } {
+    const stamp = this.stamp
+    const touched: number[] = []
+    const touch = (user: number) => {
+      if (this.blockStamp[user] === stamp) return
+      this.blockStamp[user] = stamp
+      this.pointing[user] = 0
+      this.intree[user] = 0
+      touched.push(user)
+    }
+    const delegates = (user: number) => this.bestStamp[user] === stamp && this.answerStamp[user] !== stamp
+    for (let d = 0; d < this.delegatorCount; d++) {
+      const user = this.delegators[d]
+      touch(user)
+      const trustee = this.bestTrustee[user]
+      if (trustee === NONE) continue
+      touch(trustee)
+      this.pointing[trustee]++
+    }
+    const ready: number[] = []
+    for (let d = 0; d < this.delegatorCount; d++) if (this.pointing[this.delegators[d]] === 0) ready.push(this.delegators[d])
+    while (ready.length > 0) {
+      const user = ready.pop()!
+      const trustee = this.bestTrustee[user]
+      if (trustee === NONE) continue
+      this.intree[trustee] += 1 + this.intree[user]
+      if (delegates(trustee) && --this.pointing[trustee] === 0) ready.push(trustee)
+    }
+    for (let d = 0; d < this.delegatorCount; d++) {
+      const start = this.delegators[d]
+      if (this.pointing[start] === 0) continue
+      const loop: number[] = []
+      let total = 0
+      for (let user = start; this.pointing[user] !== 0; user = this.bestTrustee[user]) {
+        this.pointing[user] = 0
+        loop.push(user)
+        total += 1 + this.intree[user]
+      }
+      for (const user of loop) this.intree[user] = total - 1
+    }
+    const users: number[] = []
+    const sizes: number[] = []
+    for (const user of touched) {
+      if (this.intree[user] < minimum) continue
+      users.push(user)
+      sizes.push(this.intree[user])
+    }
+    return { users, sizes }
+  }
+
+  /** After `blocks`: the size of anyone's block (0 for someone nobody's chain passes through). */
+  blockSize(user: number): number {
+    return this.blockStamp[user] === this.stamp ? this.intree[user] : 0
   }
 
   /** Follows the chain from an unanswered delegator, memoising every user on it. */

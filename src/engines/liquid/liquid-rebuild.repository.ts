@@ -94,6 +94,28 @@ export function liquidRebuildRepository(db: Db) {
       return { questions, choices }
     },
 
+    /** The kept block sizes of these questions (migration 031). */
+    async keptBlocks(questionIds: number[]) {
+      return db
+        .selectFrom('liquid_blocks')
+        .select(['question_id', 'user_id', 'intree'])
+        .where('question_id', 'in', questionIds)
+        .orderBy('question_id')
+        .orderBy('user_id')
+        .execute()
+    },
+
+    /** Replaces the kept block sizes of these questions. */
+    async keepBlocks(questionIds: number[], blocks: { question_id: number; user_id: number; intree: number }[]): Promise<void> {
+      await db.deleteFrom('liquid_blocks').where('question_id', 'in', questionIds).execute()
+      for (let start = 0; start < blocks.length; start += 5_000) {
+        await db
+          .insertInto('liquid_blocks')
+          .values(blocks.slice(start, start + 5_000))
+          .execute()
+      }
+    },
+
     /** Every question id, in id order. */
     async questionIds(): Promise<number[]> {
       return (await db.selectFrom('questions').select('id').orderBy('id').execute()).map((row) => row.id)

@@ -21,6 +21,11 @@ export interface LiquidDifference {
 
 const BATCH = 100
 const DELEGATION_CHUNK = 200_000
+/**
+ * A full resolution keeps the size of every block of at least this many people (migration 031): walking one costs
+ * about 14 µs a person (docs/performance.md), so below this the walk costs less than the rest of an answer.
+ */
+export const KEPT_BLOCKS_FROM = 100
 
 /** Active tag delegations by active accounts on these tags (all tags when null), grouped by tag. */
 export async function loadTagDelegations(db: Db, tagIds: number[] | null): Promise<Map<number, DelegationList>> {
@@ -66,27 +71,30 @@ function groupBy<T extends { question_id: number }>(rows: T[]): Map<number, T[]>
 /** One batch's answers, question delegations, tags and stored families. */
 export async function loadBatch(db: Db, questionIds: number[]) {
   const repository = liquidRebuildRepository(db)
-  const [answers, delegations, tags, { questions, choices }] = await Promise.all([
+  const [answers, delegations, tags, { questions, choices }, kept] = await Promise.all([
     repository.answers(questionIds),
     repository.questionDelegations(questionIds),
     repository.questionTags(questionIds),
     repository.storedLiquid(questionIds),
+    repository.keptBlocks(questionIds),
   ])
   const stored = new Map<number, Map<string, FamilyTally>>(questionIds.map((id) => [id, new Map()]))
   for (const row of questions) stored.get(Number(row.id))!.set(`questions:${row.id}`, familyFromRow(row, 'liquid'))
   for (const row of choices) stored.get(Number(row.question_id))!.set(`question_choices:${row.id}`, familyFromRow(row, 'liquid'))
-  return { answers: groupBy(answers), delegations: groupBy(delegations), tags: groupBy(tags), stored }
+  return { answers: groupBy(answers), delegations: groupBy(delegations), tags: groupBy(tags), stored, kept: groupBy(kept) }
 }
 
 /**
- * Resolves the given questions (every question when null). With `write`, stores what differs; the
- * caller holds the questions' locks, or a snapshot when only checking.
+ * Resolves the given questions (every question when null). With `write`, stores what differs and keeps the size of
+ * every block of at least `keptFrom` people anew; without, also compares each kept size. The caller holds the
+ * questions' locks, or a snapshot when only checking.
  */
 export async function resolveQuestions(
   db: Db,
   questionIds: number[] | null,
   write: boolean,
   onProgress?: (done: number, total: number) => void,
+  keptFrom = KEPT_BLOCKS_FROM,
 ): Promise<LiquidDifference[]> {
   const reads = liquidRebuildRepository(db)
   const ids = questionIds ?? (await reads.questionIds())
@@ -99,6 +107,7 @@ export async function resolveQuestions(
     const loaded = await loadBatch(db, batch)
     const changed = { question_votes: new Map<number, number>(), question_choice_votes: new Map<number, number>() }
     const toStore: [Slot['target'], number, FamilyTally][] = []
+    const blocks: { question_id: number; user_id: number; intree: number }[] = []
     for (const questionId of batch) {
       const answers = loaded.answers.get(questionId) ?? []
       const weights = resolver.resolve({
@@ -107,6 +116,13 @@ export async function resolveQuestions(
         questionDelegations: loaded.delegations.has(questionId) ? toList(loaded.delegations.get(questionId)!) : EMPTY_LIST,
         tagDelegations: (loaded.tags.get(questionId) ?? []).map((row) => tagLists.get(row.tag_id) ?? EMPTY_LIST),
       })
+      const kept = resolver.blocks(keptFrom)
+      kept.users.forEach((user, i) => blocks.push({ question_id: questionId, user_id: user, intree: kept.sizes[i] }))
+      for (const row of loaded.kept.get(questionId) ?? []) {
+        const size = resolver.blockSize(row.user_id)
+        if (size !== row.intree)
+          differences.push({ question: questionId, what: `liquid_blocks user ${row.user_id}`, stored: row.intree, resolved: size })
+      }
       const families = new Map<string, FamilyTally>()
       answers.forEach((answer, i) => {
         if (weights[i] !== answer.liquid_weight) {
@@ -138,6 +154,7 @@ export async function resolveQuestions(
       await repository.setWeights('question_votes', changed.question_votes)
       await repository.setWeights('question_choice_votes', changed.question_choice_votes)
       for (const [table, id, family] of toStore) await repository.storeLiquid(table, id, family)
+      await reads.keepBlocks(batch, blocks)
     }
     onProgress?.(Math.min(start + BATCH, ids.length), ids.length)
   }
@@ -157,15 +174,16 @@ export async function rebuildAllLiquid(
   db: Kysely<Database>,
   write: boolean,
   onProgress?: (done: number, total: number) => void,
+  keptFrom = KEPT_BLOCKS_FROM,
 ): Promise<LiquidDifference[]> {
-  if (db.isTransaction) return resolveQuestions(db, null, write, onProgress)
+  if (db.isTransaction) return resolveQuestions(db, null, write, onProgress, keptFrom)
   if (!write)
     return db
       .transaction()
       .setIsolationLevel('repeatable read')
-      .execute((trx) => resolveQuestions(trx, null, false, onProgress))
+      .execute((trx) => resolveQuestions(trx, null, false, onProgress, keptFrom))
   return db.transaction().execute(async (trx) => {
     await liquidRepository(trx).lockQuestions(null)
-    return resolveQuestions(trx, null, true, onProgress)
+    return resolveQuestions(trx, null, true, onProgress, keptFrom)
   })
 }

@@ -115,6 +115,15 @@ export function liquidRepository(db: Db) {
       return new Map(rows.map((row) => [row.question_id, Number(row.size)]))
     },
 
+    /**
+     * The user's block leaves (-1) or joins (1) the kept block sizes along their chain on each of these questions
+     * they have not answered (migration 031): around a change of their delegations or eligibility.
+     */
+    async shiftKeptBlocks(questionIds: number[], userId: number, sign: -1 | 1): Promise<void> {
+      if (questionIds.length === 0) return
+      await sql`SELECT liquid_blocks_shift(${sql.val(questionIds)}::integer[], ${userId}, ${sign})`.execute(db)
+    },
+
     /** Adds to the liquid weight of vote rows. */
     async addWeights(table: Slot['voteTable'], deltas: Map<number, number>): Promise<void> {
       await this.addingWeights(table, deltas)?.execute(db)

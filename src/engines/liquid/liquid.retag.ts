@@ -6,7 +6,7 @@ import { liquidRepository } from './liquid.repository.ts'
 /**
  * Tags decide which tag delegations apply to a question, so editing them re-routes delegated weight
  * (R12). The caller holds the question's lock: read the order before the edit, then call `recorded`
- * after it. Every change is logged; on an answered question the question is resolved again in full.
+ * after it. Every change is logged, and the question is resolved again in full.
  */
 export async function tagOrder(trx: Transaction<Database>, questionId: number): Promise<number[]> {
   return liquidRepository(trx).tagOrder(questionId)
@@ -18,5 +18,7 @@ export async function recordRetag(trx: Transaction<Database>, questionId: number
   if (before.length === after.length && before.every((tag, i) => tag === after[i])) return
   const answered = await repository.answered(questionId)
   await repository.recordTagChange(questionId, userId, before, after, answered)
-  if (answered) await rebuildQuestionLiquid(trx, questionId, true)
+  // Other tags, other delegations: answered, its weights move; answered or not, the blocks kept (migration 031)
+  // are counted anew, so that a large trustee's first answer finds theirs.
+  await rebuildQuestionLiquid(trx, questionId, true)
 }
