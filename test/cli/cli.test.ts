@@ -83,7 +83,7 @@ test('check finds the seeded figures exact, reports a tampered one, and recomput
   assert.match(clean.stderr, /every stored figure equals a recomputation/)
   const handle = await connectDatabase({ databaseUrl: scratch.env.DATABASE_URL || null, dataDir: scratch.env.DATA_DIR ?? '' })
   let voteId: number
-  let kept = { question: 0, user: 0 }
+  let kept: { question: number; user: number }
   try {
     const vote = await handle.db
       .selectFrom('question_votes')
