@@ -7,7 +7,7 @@ import { delegationWorld, type Person } from '../delegations/support.ts'
 import { assertStoredEqualsRecomputed } from './support.ts'
 
 /**
- * A first answer is one database call (migrations 029 and 030), and the stored floats are the database's own, generated
+ * A first answer, or one replacing it, is one database call (migrations 029, 030 and 032), and the stored floats are the database's own, generated
  * from the counts (migration 028). What a client sees is the same as through the general path: the answer, the
  * figures, the liquid weights; what differs is how many statements the answer takes.
  */
@@ -28,22 +28,64 @@ const answer = (who: Person, question: number, body: Record<string, unknown>) =>
   t.send('POST', '/api/question_votes/', { object_id: question, ...body }, who.token)
 
 describe('a first likert answer in one call', () => {
-  test('takes one statement beside the token; a replacement takes the general path and more', async () => {
+  test('takes one statement beside the token, and so does a replacement', async () => {
     const voter = await w.person()
     const question = await w.question(author.id, [await w.tag()])
     // A token's use is noted now and then (its last_used_at): after a first request, the statements are the answer's own.
     assert.equal((await answer(voter, await w.question(author.id, []), { value: 1 })).statusCode, 201)
-    const first = await answer(voter, question, { value: 4, analytics_os: 'linux' })
+    const first = await answer(voter, question, { value: 4, analytics_os: 'linux', importance: 3 })
     assert.equal(first.statusCode, 201, first.body)
     assert.equal(statements(first), 2, 'the token, then the answer')
     const body = first.json()
     assert.deepEqual([body.value, body.skipped, body.object_id], [4, false, question])
     const replaced = await answer(voter, question, { value: 2 })
     assert.equal(replaced.statusCode, 200, replaced.body)
-    assert.ok(statements(replaced) > 3, `${statements(replaced)} statements for a replacement`)
+    assert.equal(statements(replaced), 2, 'the token, then the replacement')
+    assert.deepEqual(
+      [replaced.json().id, replaced.json().value, replaced.json().importance],
+      [body.id, 2, 3],
+      'the same row, importance kept',
+    )
+    const skipped = await answer(voter, question, { skipped: true, importance: null })
+    assert.equal(skipped.statusCode, 200, skipped.body)
+    assert.deepEqual([skipped.json().skipped, skipped.json().importance], [true, null])
     const q = await t.json(`/api/questions/${question}/`)
-    assert.deepEqual([q.direct_low, q.direct_high, q.direct_vote_count, q.liquid_vote_count], [1, 0, 1, 1])
-    await assertStoredEqualsRecomputed(t.database.db, 'after a first answer and its replacement')
+    assert.deepEqual([q.direct_low, q.direct_high, q.direct_skipped, q.direct_vote_count, q.liquid_skipped], [0, 0, 1, 0, 1])
+    const history = await t.database.db
+      .selectFrom('question_vote_history')
+      .select(['value', 'skipped', 'importance'])
+      .where('question_id', '=', question)
+      .where('user_id', '=', voter.id)
+      .orderBy('id')
+      .execute()
+    assert.deepEqual(history, [
+      { value: 4, skipped: false, importance: 3 },
+      { value: 2, skipped: false, importance: 3 },
+    ])
+    await assertStoredEqualsRecomputed(t.database.db, 'after a first answer and its replacements')
+  })
+
+  test('going public counts the block the answer now carries; going private takes the general path', async () => {
+    const [trustee, delegator] = [await w.person(), await w.person()]
+    const topic = await w.tag()
+    const question = await w.question(author.id, [topic])
+    await w.onTag(delegator, topic, trustee)
+    assert.equal((await answer(trustee, question, { value: 5, private: true })).statusCode, 201)
+    let q = await t.json(`/api/questions/${question}/`)
+    assert.deepEqual([q.liquid_maximum, q.liquid_vote_count], [1, 1], 'a private answer carries nobody')
+    const shown = await answer(trustee, question, { value: 4, private: false })
+    assert.equal(shown.statusCode, 200, shown.body)
+    assert.equal(statements(shown), 2)
+    q = await t.json(`/api/questions/${question}/`)
+    assert.deepEqual([q.liquid_high, q.liquid_maximum, q.liquid_vote_count], [2, 0, 2], 'the public answer carries its delegator')
+    const hidden = await answer(trustee, question, { value: 4, private: true })
+    assert.equal(hidden.statusCode, 200, hidden.body)
+    assert.ok(statements(hidden) > 2, 'the latest public answer is found again on the general path')
+    q = await t.json(`/api/questions/${question}/`)
+    assert.deepEqual([q.liquid_high, q.liquid_vote_count], [1, 1])
+    const own = await t.json(`/api/users/${trustee.id}/`, { authorization: `Token ${trustee.token}` })
+    assert.equal(own.count_question_votes, 1)
+    await assertStoredEqualsRecomputed(t.database.db, 'after going public and private again')
   })
 
   test('a skip and a private answer count where they should, and the counters follow', async () => {
@@ -148,6 +190,37 @@ describe('a first pick in one call', () => {
       [second, 1, 1, 1],
     ])
     await assertStoredEqualsRecomputed(t.database.db, 'after the delegator picked')
+  })
+
+  test('picking another choice moves the pick in one call, and closing the question refuses it by name', async () => {
+    const voter = await w.person()
+    const question = await w.question(author.id, [], { subtype: 'mcq' })
+    const [first, second] = await w.choices(question, 2)
+    await w.answer(voter, await w.question(author.id, []), 3)
+    assert.equal((await pick(voter, first, { value: 5 })).statusCode, 201)
+    const moved = await pick(voter, second, { value: 5 })
+    assert.equal(moved.statusCode, 200, moved.body)
+    assert.equal(statements(moved), 2, 'the token, then the replacement')
+    assert.equal(moved.json().object_id, second)
+    assert.deepEqual(await choiceFigures(question), [
+      [first, 0, 0, 0],
+      [second, 1, 1, 1],
+    ])
+    const history = await t.database.db
+      .selectFrom('question_choice_vote_history')
+      .select('choice_id')
+      .where('user_id', '=', voter.id)
+      .execute()
+    assert.deepEqual(history, [{ choice_id: first }])
+    await t.database.db
+      .updateTable('questions')
+      .set({ end_at: new Date('2001-01-01T00:00:00Z') })
+      .where('id', '=', question)
+      .execute()
+    const refused = await pick(voter, first, { value: 5 })
+    assert.deepEqual([refused.statusCode, refused.json()], [400, { object_id: ['Voting on this question is closed.'] }])
+    assert.deepEqual((await choiceFigures(question))[1], [second, 1, 1, 1], 'nothing moved')
+    await assertStoredEqualsRecomputed(t.database.db, 'after a pick moved')
   })
 
   test('a choice of a likert question, or of nothing, is refused by name', async () => {

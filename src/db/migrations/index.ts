@@ -27,6 +27,7 @@ import * as generatedFigures from './2026-11-27-028-generated-figures.ts'
 import * as firstAnswerCall from './2026-11-27-029-first-answer-call.ts'
 import * as firstPickCall from './2026-11-27-030-first-pick-call.ts'
 import * as liquidBlocks from './2026-11-27-031-liquid-blocks.ts'
+import * as replacingAnswerCall from './2026-11-27-032-replacing-answer-call.ts'
 
 /** Every migration in the order it applies; names never change once released. */
 export const migrations: Record<string, Migration> = {
@@ -58,4 +59,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27-029-first-answer-call': firstAnswerCall,
   '2026-11-27-030-first-pick-call': firstPickCall,
   '2026-11-27-031-liquid-blocks': liquidBlocks,
+  '2026-11-27-032-replacing-answer-call': replacingAnswerCall,
 }

@@ -25,7 +25,7 @@ import { raceRefusals } from './vote-checks.ts'
 import { voteContextRepository } from './vote-context.repository.ts'
 import { analyticsOf, answerOf, existingIdShape, isIdShaped, type Analytics, type AnalyticsField } from './vote-input.ts'
 import { namedRefusal, voteRefusal, windowRefusal } from './vote-rules.ts'
-import { castFirstAnswer, type FirstAnswerCall } from './first-answer.repository.ts'
+import { castAnswerCall, type AnswerCall } from './answer-call.repository.ts'
 import { answerOfRow } from './votes.mapper.ts'
 
 /**
@@ -96,8 +96,8 @@ export interface AnswerKind<Row extends AnswerRow, Body extends AnswerBody, Rows
   skipNotifies: boolean
   /** Whether answers count in the question's tags' vote counts. */
   countsTagVotes: boolean
-  /** The database function that casts a first answer in one call (migrations 029 and 030). */
-  firstCall: FirstAnswerCall
+  /** The database function that casts a first or replacing answer in one call (migrations 029, 030 and 032). */
+  answerCall: AnswerCall
 }
 
 type AnyKind<Row extends AnswerRow, Body extends AnswerBody> = AnswerKind<Row, Body, AnswerRows<Row>>
@@ -133,18 +133,18 @@ export async function castAnswer<Row extends AnswerRow, Body extends AnswerBody>
       value: answer,
       private: body.private ?? null,
       collection,
-      importance: body.importance ?? null,
+      importance: body.importance,
       ...analyticsOf(body),
     }
-    const first = await refusingViolations(
-      () => castFirstAnswer<Row>(db, kind.firstCall, input),
+    const called = await refusingViolations(
+      () => castAnswerCall<Row>(db, kind.answerCall, input),
       raceRefusals(kind.uniqueSet, objectId, body.collection),
     )
-    if (first.outcome === 'written') {
-      announce(db, { questionId: first.vote.question_id, notified: 0 })
-      return { vote: first.vote, created: true }
+    if (called.outcome === 'written' || called.outcome === 'replaced') {
+      announce(db, { questionId: called.vote.question_id, notified: 0 })
+      return { vote: called.vote, created: called.outcome === 'written' }
     }
-    if (first.outcome !== 'general') throw namedRefusal(first.outcome, objectId, collection)
+    if (called.outcome !== 'general') throw namedRefusal(called.outcome, objectId, collection)
   }
   const work = (trx: Transaction<Database>) => castIn(trx, kind, caller, objectId, answer, body)
   const cast = await refusingViolations(() => db.transaction().execute(work), raceRefusals(kind.uniqueSet, objectId, body.collection))

@@ -22,7 +22,7 @@ const choiceAnswers: AnswerKind<ChoiceVoteRow, ChoiceVoteBody, ReturnType<typeof
   // A skipped pick is an answer too: the delegators hear of it.
   skipNotifies: true,
   countsTagVotes: false,
-  firstCall: 'cast_first_pick',
+  answerCall: 'cast_pick',
 }
 
 export function castChoiceVote(

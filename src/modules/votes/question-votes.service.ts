@@ -23,7 +23,7 @@ const questionAnswers: AnswerKind<QuestionVoteRow, QuestionVoteBody, ReturnType<
   // A skip casts nobody's vote: the delegators hear of answers only.
   skipNotifies: false,
   countsTagVotes: true,
-  firstCall: 'cast_first_likert',
+  answerCall: 'cast_likert',
 }
 
 /** A new answer, or one replacing the caller's current answer (which moves to the history). */

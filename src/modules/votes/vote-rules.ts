@@ -21,7 +21,7 @@ export const CLOSED = 'Voting on this question is closed.'
 const ANSWERED_BY_CHOICE = 'This question is answered by choosing one of its choices: vote on the choice.'
 const NOT_MULTIPLE_CHOICE = 'This choice belongs to a question that is not multiple choice.'
 
-/** A refusal the database named (cast_first_likert and cast_first_pick, migrations 029-030), as `voteRefusal` words it. */
+/** A refusal the database named (the one-call answers, migrations 029, 030 and 032), as `voteRefusal` words it. */
 export type NamedRefusal = 'missing' | 'mcq' | 'not_mcq' | 'not_open' | 'closed' | 'collection'
 
 export function namedRefusal(refusal: NamedRefusal, objectId: number, collection: number | null | undefined): ApiError {

@@ -1,0 +1,51 @@
+import { sql } from 'kysely'
+import type { Db } from '../../db/types.ts'
+import type { Analytics } from './vote-input.ts'
+import type { NamedRefusal } from './vote-rules.ts'
+
+/**
+ * An answer as one database call (migrations 029, 030 and 032), in no transaction of ours: the question's row stays
+ * locked only while the call runs in the server. A first answer is 'written', one replacing the caller's answer
+ * 'replaced'; anything else wrote nothing: a refusal by name, or 'general', which leaves the answer to the general
+ * path (delegators to tell, or an answer going private).
+ */
+export type AnswerCallOutcome = 'written' | 'replaced' | 'general' | NamedRefusal
+
+export interface AnswerCallInput extends Analytics {
+  /** The question of a likert answer, the choice of a pick. */
+  object: number
+  user: number
+  staff: boolean
+  value: number | null
+  /** null: the voter's default privacy. */
+  private: boolean | null
+  collection: number | null
+  /** Likert answers only; undefined keeps a replaced answer's importance. */
+  importance: number | null | undefined
+}
+
+export type AnswerCall = 'cast_likert' | 'cast_pick'
+
+/** The answer written, or why not. */
+export type AnswerCallResult<Row> =
+  { outcome: 'written' | 'replaced'; vote: Row } | { outcome: Exclude<AnswerCallOutcome, 'written' | 'replaced'>; vote: null }
+
+export async function castAnswerCall<Row>(db: Db, call: AnswerCall, a: AnswerCallInput): Promise<AnswerCallResult<Row>> {
+  const importance = call === 'cast_likert' ? [sql`${a.importance ?? null}::smallint`, sql`${a.importance === undefined}::boolean`] : []
+  const args = [
+    sql`${a.object}::integer`,
+    sql`${a.user}::integer`,
+    sql`${a.staff}::boolean`,
+    sql`${a.value}::smallint`,
+    sql`${a.private}::boolean`,
+    sql`${a.collection}::integer`,
+    ...importance,
+    ...[a.analytics_interface, a.analytics_os, a.analytics_browser, a.analytics_parent_url, a.analytics_location].map(
+      (v) => sql`${v}::text`,
+    ),
+  ]
+  const { rows } = await sql<Row & { outcome: AnswerCallOutcome }>`
+    SELECT r.outcome, (r.vote).* FROM ${sql.raw(call)}(${sql.join(args)}) AS r`.execute(db)
+  const { outcome, ...vote } = rows[0]
+  return outcome === 'written' || outcome === 'replaced' ? { outcome, vote: vote as Row } : { outcome, vote: null }
+}
