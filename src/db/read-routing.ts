@@ -54,11 +54,11 @@ const READ = /^\s*(select|with)\b/i
 /**
  * Anything that writes, locks, takes a sequence value, sends a notice or sets session state: the primary. When in
  * doubt the primary: a false match costs a replica read, a miss costs an error (retried on the primary anyway), or
- * worse, for the service's own functions that write (the one-call answers, `cast_likert`, `cast_pick` and `cast_first_*` of migrations 029-032): a
+ * worse, for the service's own functions that write (the one-call answers, `cast_likert`, `cast_pick`, `cast_first_*`, `withdraw_answer` and `edit_answer` of migrations 029-034): a
  * write not recorded as the request's, whose author could then read a replica that has not replayed it.
  */
 const NOT_PLAIN =
-  /\b(insert|update|delete|merge|into|share|nextval|setval|currval|lastval|pg_advisory\w*|pg_try_advisory\w*|set_config|pg_notify|txid_current\w*|pg_current_\w+|lo_\w+|pg_cancel_backend|pg_terminate_backend|dblink\w*|cast_(?:first_)?(?:likert|pick))\b/i
+  /\b(insert|update|delete|merge|into|share|nextval|setval|currval|lastval|pg_advisory\w*|pg_try_advisory\w*|set_config|pg_notify|txid_current\w*|pg_current_\w+|lo_\w+|pg_cancel_backend|pg_terminate_backend|dblink\w*|cast_(?:first_)?(?:likert|pick)|withdraw_answer|edit_answer)\b/i
 const TRANSACTION_CONTROL = /^\s*(begin|start\s+transaction|commit|end|rollback|abort|savepoint|release)\b/i
 
 export function isPlainRead(text: string): boolean {

@@ -37,6 +37,31 @@ BEGIN
   END IF;
 END $$;
 
+-- A question's counts moved in one update: p_direct_a answers and p_liquid_a weight at level p_a (NULL: a skip), and
+-- the same at p_b (an answer that leaves one level for another, or a block that leaves one answer for another).
+CREATE FUNCTION move_likert_counts(p_question integer, p_a smallint, p_direct_a integer, p_liquid_a integer,
+  p_b smallint, p_direct_b integer, p_liquid_b integer)
+RETURNS void LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+  da record;
+  db record;
+  la record;
+  lb record;
+BEGIN
+  SELECT * INTO da FROM likert_count_deltas(p_a, p_direct_a);
+  SELECT * INTO db FROM likert_count_deltas(p_b, p_direct_b);
+  SELECT * INTO la FROM likert_count_deltas(p_a, p_liquid_a);
+  SELECT * INTO lb FROM likert_count_deltas(p_b, p_liquid_b);
+  UPDATE questions SET
+    direct_minimum = direct_minimum + da.c1 + db.c1, direct_low = direct_low + da.c2 + db.c2,
+    direct_medium = direct_medium + da.c3 + db.c3, direct_high = direct_high + da.c4 + db.c4,
+    direct_maximum = direct_maximum + da.c5 + db.c5, direct_skipped = direct_skipped + da.skipped + db.skipped,
+    liquid_minimum = liquid_minimum + la.c1 + lb.c1, liquid_low = liquid_low + la.c2 + lb.c2,
+    liquid_medium = liquid_medium + la.c3 + lb.c3, liquid_high = liquid_high + la.c4 + lb.c4,
+    liquid_maximum = liquid_maximum + la.c5 + lb.c5, liquid_skipped = liquid_skipped + la.skipped + lb.skipped
+  WHERE id = p_question;
+END $$;
+
 -- A replaced answer's weight: unchanged while its privacy is, 1 once private, its block once public.
 CREATE FUNCTION replaced_answer_weight(p_question integer, p_user integer, p_was_private boolean, p_weight integer, p_private boolean)
 RETURNS integer LANGUAGE plpgsql STABLE AS $$
@@ -75,10 +100,6 @@ DECLARE
   is_private boolean;
   weight integer;
   written question_votes;
-  od record;
-  nd record;
-  ol record;
-  nl record;
 BEGIN
   IF NOT EXISTS (SELECT FROM question_votes v WHERE v.question_id = p_question AND v.user_id = p_user) THEN
     RETURN QUERY SELECT * FROM cast_first_likert(p_question, p_user, p_staff, p_value, p_private, p_collection, p_importance,
@@ -101,18 +122,8 @@ BEGIN
   WHERE id = held.id
   RETURNING * INTO written;
 
-  SELECT * INTO od FROM likert_count_deltas(CASE WHEN held.skipped THEN NULL ELSE held.value END, -1);
-  SELECT * INTO ol FROM likert_count_deltas(CASE WHEN held.skipped THEN NULL ELSE held.value END, -held.liquid_weight);
-  SELECT * INTO nd FROM likert_count_deltas(p_value, 1);
-  SELECT * INTO nl FROM likert_count_deltas(p_value, weight);
-  UPDATE questions SET
-    direct_minimum = direct_minimum + od.c1 + nd.c1, direct_low = direct_low + od.c2 + nd.c2,
-    direct_medium = direct_medium + od.c3 + nd.c3, direct_high = direct_high + od.c4 + nd.c4,
-    direct_maximum = direct_maximum + od.c5 + nd.c5, direct_skipped = direct_skipped + od.skipped + nd.skipped,
-    liquid_minimum = liquid_minimum + ol.c1 + nl.c1, liquid_low = liquid_low + ol.c2 + nl.c2,
-    liquid_medium = liquid_medium + ol.c3 + nl.c3, liquid_high = liquid_high + ol.c4 + nl.c4,
-    liquid_maximum = liquid_maximum + ol.c5 + nl.c5, liquid_skipped = liquid_skipped + ol.skipped + nl.skipped
-  WHERE id = p_question;
+  PERFORM move_likert_counts(p_question, CASE WHEN held.skipped THEN NULL ELSE held.value END, -1, -held.liquid_weight,
+    p_value, 1, weight);
   PERFORM count_replaced_answer(p_user, false, held.private, is_private, rules.at);
   RETURN QUERY SELECT 'replaced', written;
 END $$;
@@ -174,6 +185,7 @@ DROP FUNCTION cast_likert(integer, integer, boolean, smallint, boolean, integer,
 DROP FUNCTION count_replaced_answer(integer, boolean, boolean, boolean, timestamptz);
 DROP FUNCTION replaced_answer_weight(integer, integer, boolean, integer, boolean);
 DROP FUNCTION lock_answerable_question(integer, integer, boolean, boolean, integer);
+DROP FUNCTION move_likert_counts(integer, smallint, integer, integer, smallint, integer, integer);
 `,
   )
 }

@@ -28,6 +28,8 @@ import * as firstAnswerCall from './2026-11-27-029-first-answer-call.ts'
 import * as firstPickCall from './2026-11-27-030-first-pick-call.ts'
 import * as liquidBlocks from './2026-11-27-031-liquid-blocks.ts'
 import * as replacingAnswerCall from './2026-11-27-032-replacing-answer-call.ts'
+import * as withdrawingAnswerCall from './2026-11-27-033-withdrawing-answer-call.ts'
+import * as editingAnswerCall from './2026-11-27-034-editing-answer-call.ts'
 
 /** Every migration in the order it applies; names never change once released. */
 export const migrations: Record<string, Migration> = {
@@ -60,4 +62,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27-030-first-pick-call': firstPickCall,
   '2026-11-27-031-liquid-blocks': liquidBlocks,
   '2026-11-27-032-replacing-answer-call': replacingAnswerCall,
+  '2026-11-27-033-withdrawing-answer-call': withdrawingAnswerCall,
+  '2026-11-27-034-editing-answer-call': editingAnswerCall,
 }

@@ -49,3 +49,41 @@ export async function castAnswerCall<Row>(db: Db, call: AnswerCall, a: AnswerCal
   const { outcome, ...vote } = rows[0]
   return outcome === 'written' || outcome === 'replaced' ? { outcome, vote: vote as Row } : { outcome, vote: null }
 }
+
+/** How a withdrawal in one call ended (migration 033); only 'withdrawn' wrote anything. */
+export type WithdrawalOutcome = 'withdrawn' | 'missing' | 'not_open' | 'closed' | 'general'
+
+export async function withdrawAnswerCall(db: Db, pick: boolean, voteId: number): Promise<{ outcome: WithdrawalOutcome; question: number }> {
+  const { rows } = await sql<{ outcome: WithdrawalOutcome; question: number }>`
+    SELECT * FROM withdraw_answer(${pick}, ${voteId}::integer)`.execute(db)
+  return rows[0]
+}
+
+/** How an edit in one call ended (migration 034); only 'edited' wrote anything. */
+export type EditOutcome = 'edited' | 'missing' | 'value_required' | 'not_open' | 'closed' | 'collection' | 'general'
+
+/** What a PATCH names: each field undefined when the body leaves it as it is. */
+export interface EditCallInput {
+  /** The new value, null for a skip (answerOf's reading of value and skipped). */
+  value: number | null | undefined
+  /** The body said skipped: false. */
+  unskip: boolean
+  importance: number | null | undefined
+  private: boolean | undefined
+  collection: number | null | undefined
+}
+
+export async function editAnswerCall<Row>(
+  db: Db,
+  pick: boolean,
+  voteId: number,
+  e: EditCallInput,
+): Promise<{ outcome: EditOutcome; vote: Row | null }> {
+  const { rows } = await sql<Row & { outcome: EditOutcome }>`
+    SELECT r.outcome, (${sql.raw(pick ? 'r.pick' : 'r.likert')}).* FROM edit_answer(${pick}, ${voteId}::integer,
+      ${e.value !== undefined}, ${e.value ?? null}::smallint, ${e.unskip},
+      ${e.importance !== undefined}, ${e.importance ?? null}::smallint, ${e.private ?? null}::boolean,
+      ${e.collection !== undefined}, ${e.collection ?? null}::integer) AS r`.execute(db)
+  const { outcome, ...vote } = rows[0]
+  return { outcome, vote: outcome === 'edited' ? (vote as Row) : null }
+}

@@ -24,8 +24,8 @@ import { editAnswer, type AnswerPatch, type EditedRows, type LockedAnswer, type 
 import { raceRefusals } from './vote-checks.ts'
 import { voteContextRepository } from './vote-context.repository.ts'
 import { analyticsOf, answerOf, existingIdShape, isIdShaped, type Analytics, type AnalyticsField } from './vote-input.ts'
-import { namedRefusal, voteRefusal, windowRefusal } from './vote-rules.ts'
-import { castAnswerCall, type AnswerCall } from './answer-call.repository.ts'
+import { namedRefusal, namedWindowRefusal, voteRefusal, windowRefusal } from './vote-rules.ts'
+import { castAnswerCall, editAnswerCall, withdrawAnswerCall, type AnswerCall } from './answer-call.repository.ts'
 import { answerOfRow } from './votes.mapper.ts'
 
 /**
@@ -258,6 +258,31 @@ export async function editAnswerById<Row extends AnswerRow, Body extends AnswerB
   patch: AnswerPatch & { value?: number | null },
 ): Promise<Row> {
   const answer = answerOf(patch, 'edit')
+  if (patch.collection !== undefined && patch.collection !== null) existingIdShape('collection', patch.collection)
+  const called = await editAnswerCall<Row>(db, kind.kind === 'choice', voteId, {
+    value: answer,
+    unskip: patch.skipped === false,
+    importance: patch.importance,
+    private: patch.private,
+    collection: patch.collection,
+  })
+  switch (called.outcome) {
+    case 'edited':
+      announce(db, { questionId: called.vote!.question_id, notified: 0 })
+      return called.vote!
+    case 'missing':
+      throw NotFound()
+    case 'value_required':
+      throw fieldError('value', 'This field is required.')
+    case 'not_open':
+    case 'closed':
+      throw namedWindowRefusal(called.outcome, 'value')
+    case 'collection':
+      throw fieldError('collection', invalidPk(patch.collection!))
+    case 'general':
+      // An answer going private: its author's latest public answer is found again here.
+      break
+  }
   const work = async (trx: Transaction<Database>) =>
     editAnswer(trx, kind.rows(trx), await lockAnswer(trx, kind, voteId), answer, patch, kind.kind)
   const edited = await refusingViolations(() => db.transaction().execute(work), raceRefusals(kind.uniqueSet, null, patch.collection))
@@ -271,6 +296,11 @@ export async function withdrawAnswer<Row extends AnswerRow, Body extends AnswerB
   kind: AnyKind<Row, Body>,
   voteId: number,
 ): Promise<void> {
+  // One call, unless the answer carried others' votes: then its delegators are told, on the general path below.
+  const called = await withdrawAnswerCall(db, kind.kind === 'choice', voteId)
+  if (called.outcome === 'missing') throw NotFound()
+  if (called.outcome === 'not_open' || called.outcome === 'closed') throw namedWindowRefusal(called.outcome, 'non_field_errors')
+  if (called.outcome === 'withdrawn') return announce(db, { questionId: called.question, notified: 0 })
   const withdrawn = await db.transaction().execute(async (trx): Promise<Announced> => {
     const rows = kind.rows(trx)
     // The block the answer carried (or just the user, for a private one) goes where their chain leads now.

@@ -48,6 +48,11 @@ export function windowRefusal(question: VotableQuestion, now: Date, field: strin
   return null
 }
 
+/** A window refusal the database named (a withdrawal in one call, migration 033), as `windowRefusal` words it. */
+export function namedWindowRefusal(outcome: 'not_open' | 'closed', field: string): ApiError {
+  return fieldError(field, outcome === 'closed' ? CLOSED : NOT_OPEN)
+}
+
 /**
  * Why `caller` may not answer the question through the given kind of vote right now, or null.
  * Likert questions take question votes; multiple-choice ones take votes on their choices.

@@ -142,6 +142,141 @@ describe('a first likert answer in one call', () => {
   })
 })
 
+describe('a withdrawal in one call', () => {
+  test("hands the voter's block back to their representative, and the counters and tags follow", async () => {
+    const [delegator, voter, representative] = [await w.person(), await w.person(), await w.person()]
+    const topic = await w.tag()
+    const question = await w.question(author.id, [topic])
+    await w.onTag(delegator, topic, voter)
+    await w.onTag(voter, topic, representative)
+    await w.answer(representative, question, 2)
+    await w.answer(delegator, question, 5)
+    const mine = await answer(voter, question, { value: 4, private: true })
+    assert.equal(mine.statusCode, 201, mine.body)
+    let q = await t.json(`/api/questions/${question}/`)
+    assert.deepEqual([q.liquid_low, q.liquid_high, q.liquid_maximum, q.direct_vote_count], [1, 1, 1, 3])
+    const tagBefore = (await t.database.db.selectFrom('tags').select('votes_count').where('id', '=', topic).executeTakeFirstOrThrow())
+      .votes_count
+    const gone = await t.send('DELETE', `/api/question_votes/${mine.json().id}/`, undefined, voter.token)
+    assert.equal(gone.statusCode, 204, gone.body)
+    assert.equal(statements(gone), 3, 'the token, the owner, then the withdrawal')
+    q = await t.json(`/api/questions/${question}/`)
+    assert.deepEqual(
+      [q.liquid_low, q.liquid_high, q.liquid_maximum, q.direct_vote_count],
+      [2, 0, 1, 2],
+      'the voter counts at their representative',
+    )
+    const tagAfter = (await t.database.db.selectFrom('tags').select('votes_count').where('id', '=', topic).executeTakeFirstOrThrow())
+      .votes_count
+    assert.equal(tagAfter, tagBefore - 1)
+    const history = await t.database.db.selectFrom('question_vote_history').select('value').where('user_id', '=', voter.id).execute()
+    assert.deepEqual(history, [{ value: 4 }])
+    const own = await t.json(`/api/users/${voter.id}/`, { authorization: `Token ${voter.token}` })
+    assert.equal(own.count_question_votes, 0)
+    await assertStoredEqualsRecomputed(t.database.db, 'after a withdrawal in one call')
+  })
+
+  test('a public answer that carried votes tells its delegators, on the general path; a closed question refuses', async () => {
+    const [delegator, voter] = [await w.person(), await w.person()]
+    const topic = await w.tag()
+    const question = await w.question(author.id, [topic])
+    await w.onTag(delegator, topic, voter)
+    const mine = await answer(voter, question, { value: 4, private: false })
+    const gone = await t.send('DELETE', `/api/question_votes/${mine.json().id}/`, undefined, voter.token)
+    assert.equal(gone.statusCode, 204, gone.body)
+    const told = await t.database.db
+      .selectFrom('notifications')
+      .select('kind')
+      .where('user_id', '=', delegator.id)
+      .where('kind', '=', 'delegate_withdrew')
+      .execute()
+    assert.equal(told.length, 1)
+    const again = await answer(voter, question, { value: 3, private: true })
+    await t.database.db
+      .updateTable('questions')
+      .set({ end_at: new Date('2001-01-01T00:00:00Z') })
+      .where('id', '=', question)
+      .execute()
+    const refused = await t.send('DELETE', `/api/question_votes/${again.json().id}/`, undefined, voter.token)
+    assert.deepEqual([refused.statusCode, refused.json()], [400, { non_field_errors: ['Voting on this question is closed.'] }])
+    assert.equal((await t.json(`/api/questions/${question}/`)).direct_vote_count, 1, 'nothing moved')
+    await assertStoredEqualsRecomputed(t.database.db, 'after the withdrawals')
+  })
+
+  test('a pick withdrawn hands the block back to the choice its representative picked', async () => {
+    const [voter, representative] = [await w.person(), await w.person()]
+    const topic = await w.tag()
+    const question = await w.question(author.id, [topic], { subtype: 'mcq' })
+    const [first, second] = await w.choices(question, 2)
+    await w.onTag(voter, topic, representative)
+    await w.choose(representative, second, 5)
+    const mine = await t.send('POST', '/api/question_choice_votes/', { object_id: first, value: 5, private: true }, voter.token)
+    assert.equal(mine.statusCode, 201, mine.body)
+    const gone = await t.send('DELETE', `/api/question_choice_votes/${mine.json().id}/`, undefined, voter.token)
+    assert.equal(gone.statusCode, 204, gone.body)
+    const choices = (await t.json(`/api/questions/${question}/`)).choices.map((c: any) => [c.id, c.direct_vote_count, c.liquid_vote_count])
+    assert.deepEqual(choices, [
+      [first, 0, 0],
+      [second, 1, 2],
+    ])
+    await assertStoredEqualsRecomputed(t.database.db, 'after a pick was withdrawn')
+  })
+})
+
+describe('an edit in one call', () => {
+  const patch = (who: Person, table: string, id: number, body: Record<string, unknown>) =>
+    t.send('PATCH', `/api/${table}/${id}/`, body, who.token)
+
+  test('a new value moves the counts and keeps the old one in the history; privacy and importance alone keep the window', async () => {
+    const voter = await w.person()
+    const question = await w.question(author.id, [])
+    const mine = (await answer(voter, question, { value: 2, importance: 1, private: true })).json()
+    const edited = await patch(voter, 'question_votes', mine.id, { value: 5 })
+    assert.equal(edited.statusCode, 200, edited.body)
+    assert.equal(statements(edited), 3, 'the token, the owner, then the edit')
+    assert.deepEqual([edited.json().value, edited.json().importance, edited.json().private], [5, 1, true])
+    let q = await t.json(`/api/questions/${question}/`)
+    assert.deepEqual([q.direct_low, q.direct_maximum, q.liquid_maximum], [0, 1, 1])
+    await t.database.db
+      .updateTable('questions')
+      .set({ end_at: new Date('2001-01-01T00:00:00Z') })
+      .where('id', '=', question)
+      .execute()
+    const late = await patch(voter, 'question_votes', mine.id, { value: 1 })
+    assert.deepEqual([late.statusCode, late.json()], [400, { value: ['Voting on this question is closed.'] }])
+    const shown = await patch(voter, 'question_votes', mine.id, { private: false, importance: 4 })
+    assert.equal(shown.statusCode, 200, shown.body)
+    assert.deepEqual([shown.json().private, shown.json().importance, shown.json().value], [false, 4, 5])
+    const seen = await t.json(`/api/users/${voter.id}/`)
+    assert.equal(seen.count_question_votes, 1, 'the answer now counts in public')
+    q = await t.json(`/api/questions/${question}/`)
+    assert.deepEqual([q.direct_maximum, q.direct_vote_count], [1, 1])
+    const history = await t.database.db.selectFrom('question_vote_history').select('value').where('user_id', '=', voter.id).execute()
+    assert.deepEqual(history, [{ value: 2 }])
+    await assertStoredEqualsRecomputed(t.database.db, 'after the edits')
+  })
+
+  test('refusals name the field; going private takes the general path', async () => {
+    const voter = await w.person()
+    const question = await w.question(author.id, [], { subtype: 'mcq' })
+    const [choice] = await w.choices(question, 1)
+    const mine = (await t.send('POST', '/api/question_choice_votes/', { object_id: choice, skipped: true }, voter.token)).json()
+    const unskipped = await patch(voter, 'question_choice_votes', mine.id, { skipped: false })
+    assert.deepEqual([unskipped.statusCode, unskipped.json()], [400, { value: ['This field is required.'] }])
+    const nowhere = await patch(voter, 'question_choice_votes', mine.id, { collection: 1_999_999_999 })
+    assert.deepEqual([nowhere.statusCode, nowhere.json()], [400, { collection: ['Invalid pk "1999999999" - object does not exist.'] }])
+    const picked = await patch(voter, 'question_choice_votes', mine.id, { value: 5 })
+    assert.equal(picked.statusCode, 200, picked.body)
+    assert.equal(statements(picked), 3)
+    const hidden = await patch(voter, 'question_choice_votes', mine.id, { private: true })
+    assert.equal(hidden.statusCode, 200, hidden.body)
+    assert.ok(statements(hidden) > 3, 'the latest public answer is found again on the general path')
+    const choices = (await t.json(`/api/questions/${question}/`)).choices.map((c: any) => [c.direct_vote_count, c.direct_skipped])
+    assert.deepEqual(choices, [[1, 0]])
+    await assertStoredEqualsRecomputed(t.database.db, 'after the edits of a pick')
+  })
+})
+
 describe('a first pick in one call', () => {
   const pick = (who: Person, choice: number, body: Record<string, unknown>) =>
     t.send('POST', '/api/question_choice_votes/', { object_id: choice, ...body }, who.token)
