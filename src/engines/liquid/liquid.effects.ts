@@ -16,13 +16,9 @@ export async function withLiquidEffects<T>(
   write: () => Promise<T>,
 ): Promise<T> {
   const ids = [...new Set(questionIds)].sort((a, b) => a - b)
-  const repository = liquidRepository(trx)
-  await repository.lockQuestions(ids)
+  await liquidRepository(trx).lockQuestions(ids)
   const pending = await liquidChangeOf(trx, ids, userId)
-  // The kept block sizes on the user's chain before the write, then on their chain after it.
-  await repository.shiftKeptBlocks(ids, userId, -1)
   const result = await write()
-  await repository.shiftKeptBlocks(ids, userId, 1)
   await pending.apply()
   return result
 }

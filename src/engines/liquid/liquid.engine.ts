@@ -1,5 +1,5 @@
 import { withMoves, type WeightMove } from '../statistics/tally.ts'
-import { liquidRepository, type Slot, type Standing } from './liquid.repository.ts'
+import { liquidRepository, type Chain, type Slot, type Standing } from './liquid.repository.ts'
 import type { Db } from '../../db/types.ts'
 
 /**
@@ -45,7 +45,25 @@ function sameHolder(a: Standing, b: Standing): boolean {
   )
 }
 
+/**
+ * The kept block sizes (migration 031) along the chain the user's block left and the one it joined, on each question
+ * where the user has no answer (an answer stops the block, whatever the delegations) and the chain changed.
+ */
+async function followKeptBlocks(db: Db, userId: number, before: Map<number, Standing>, after: Map<number, Standing>): Promise<void> {
+  const moves: { questionId: number; chain: Chain; sign: -1 | 1 }[] = []
+  for (const [questionId, was] of before) {
+    const now = after.get(questionId)!
+    if (was.answered || now.answered || !was.chain || !now.chain) continue
+    if (was.chain.looped === now.chain.looped && sameUsers(was.chain.path, now.chain.path)) continue
+    moves.push({ questionId, chain: was.chain, sign: -1 }, { questionId, chain: now.chain, sign: 1 })
+  }
+  await liquidRepository(db).followKeptBlocks(userId, moves)
+}
+
+const sameUsers = (a: number[], b: number[]) => a.length === b.length && a.every((user, i) => user === b[i])
+
 async function applyStandingChanges(db: Db, userId: number, before: Map<number, Standing>, after: Map<number, Standing>): Promise<void> {
+  await followKeptBlocks(db, userId, before, after)
   const moves: { minus: Contribution[]; plus: Contribution[]; own: Contribution | null }[] = []
   const needIntree: number[] = []
   for (const [questionId, was] of before) {

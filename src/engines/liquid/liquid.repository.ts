@@ -26,11 +26,20 @@ export interface Slot {
  * A user's standing on a question: their own answer (and whether it carries delegated weight), or,
  * without one, the answer their weight reaches (null: it counts nowhere).
  */
-export type Standing = { answered: true; carries: boolean; slot: Slot } | { answered: false; representative: Slot | null }
+export type Standing = { answered: true; carries: boolean; slot: Slot } | { answered: false; representative: Slot | null; chain?: Chain }
+
+/** The users a chain passes from someone's own delegation, the answer it reaches included (liquid_chain, migration 031). */
+export interface Chain {
+  path: number[]
+  /** It came back to someone on it. */
+  looped: boolean
+}
 
 interface StandingRow {
   question_id: number
   carries: boolean | null
+  path?: number[] | null
+  looped?: boolean | null
   vote_table: Slot['voteTable'] | null
   vote_id: number | null
   target_id: number | null
@@ -51,7 +60,9 @@ function toStanding(row: StandingRow): Standing {
           voteId: row.vote_id,
           weight: row.weight!,
         }
-  return row.carries === null ? { answered: false, representative: slot } : { answered: true, carries: row.carries, slot: slot! }
+  if (row.carries !== null) return { answered: true, carries: row.carries, slot: slot! }
+  const chain = row.path ? { path: row.path.map(Number), looped: row.looped === true } : undefined
+  return { answered: false, representative: slot, chain }
 }
 
 /** A row of liquid_block (migration 027): the block, and the representative's answer as a standing row. */
@@ -68,15 +79,23 @@ export function blockOf(row: BlockRow): Block {
 
 export function liquidRepository(db: Db) {
   return {
-    /** The user's standing on each question, in one statement (the chain walks run in the database). */
+    /**
+     * The user's standing on each question, in one statement (the chain walks run in the database): without an answer,
+     * the chain their delegation follows and the answer it reaches, if that answer carries weight.
+     */
     async standings(questionIds: number[], userId: number): Promise<Map<number, Standing>> {
       if (questionIds.length === 0) return new Map()
       const { rows } = await sql<StandingRow>`
-        SELECT q.id AS question_id, r.carries, a.vote_table, a.vote_id, a.target_id, a.value, a.skipped, a.weight
+        SELECT q.id AS question_id, r.carries, ch.path, ch.looped, a.vote_table, a.vote_id, a.target_id, a.value, a.skipped, a.weight
         FROM unnest(${sql.val(questionIds)}::integer[]) AS q(id)
         CROSS JOIN LATERAL (SELECT liquid_answer_carries(q.id, ${userId}) AS carries) AS c
+        LEFT JOIN LATERAL (SELECT * FROM liquid_chain(q.id, ${userId})) AS ch ON c.carries IS NULL
         CROSS JOIN LATERAL (
-          SELECT c.carries, CASE WHEN c.carries IS NULL THEN liquid_representative(q.id, ${userId}) ELSE ${userId}::integer END AS holder
+          SELECT c.carries, CASE
+            WHEN c.carries IS NOT NULL THEN ${userId}::integer
+            WHEN NOT ch.looped AND cardinality(ch.path) > 0 AND liquid_answer_carries(q.id, ch.path[cardinality(ch.path)])
+              THEN ch.path[cardinality(ch.path)]
+          END AS holder
         ) AS r
         LEFT JOIN LATERAL (
           SELECT 'question_votes' AS vote_table, v.id AS vote_id, v.question_id AS target_id, v.value, v.skipped, v.liquid_weight AS weight
@@ -116,12 +135,19 @@ export function liquidRepository(db: Db) {
     },
 
     /**
-     * The user's block leaves (-1) or joins (1) the kept block sizes along their chain on each of these questions
-     * they have not answered (migration 031): around a change of their delegations or eligibility.
+     * The user's block leaves (-1) or joins (1) the kept block sizes along chains their standings walked (migration
+     * 035): around a change of their delegations or eligibility.
      */
-    async shiftKeptBlocks(questionIds: number[], userId: number, sign: -1 | 1): Promise<void> {
-      if (questionIds.length === 0) return
-      await sql`SELECT liquid_blocks_shift(${sql.val(questionIds)}::integer[], ${userId}, ${sign})`.execute(db)
+    async followKeptBlocks(userId: number, moves: { questionId: number; chain: Chain; sign: -1 | 1 }[]): Promise<void> {
+      const walked = moves.filter((move) => move.chain.path.length > 0)
+      if (walked.length === 0) return
+      const rows = sql.join(
+        walked.map(
+          (m) => sql`(${m.questionId}::integer, ${sql.val(m.chain.path)}::integer[], ${m.chain.looped}::boolean, ${m.sign}::integer)`,
+        ),
+      )
+      await sql`SELECT liquid_blocks_follow(m.q, ${userId}, m.path, m.looped, m.sign)
+        FROM (VALUES ${rows}) AS m(q, path, looped, sign)`.execute(db)
     },
 
     /** Adds to the liquid weight of vote rows. */
