@@ -95,11 +95,12 @@ export async function answerChange(db: Kysely<Database>, questionId: number, use
     const context = await timed(() => liquidRepository(trx).block(questionId, userId, columns))
     const block = context.result
     const weight = ownAnswerWeight(block, false)
-    // The kept block sizes along the voter's chain (migration 031): the insert's trigger does this work; timed here
-    // on its own with a move of 0, which walks and updates the same rows.
+    // The kept block sizes along the voter's chain (migrations 031, 035): the insert's trigger does this work; timed
+    // here on its own with a move of 0, which walks and updates the same rows.
     const kept = await timed(() =>
-      sql`SELECT CASE WHEN EXISTS (SELECT FROM liquid_blocks WHERE question_id = ${questionId})
-        THEN liquid_blocks_move(${questionId}, ${userId}, 0) END`.execute(trx),
+      sql`SELECT CASE WHEN EXISTS (SELECT FROM liquid_blocks WHERE question_id = ${questionId}::integer) THEN
+        (SELECT liquid_blocks_follow(${questionId}::integer, ${userId}::integer, c.path, c.looped, 0)
+         FROM liquid_chain(${questionId}::integer, ${userId}::integer) AS c) END`.execute(trx),
     )
     const insert = await timed(() =>
       trx
