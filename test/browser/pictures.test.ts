@@ -142,6 +142,17 @@ test(
       drawn,
       levels.map((level) => `${Math.round((1000 * served[`direct_${level}`]) / served.direct_vote_count) / 10}%`),
     )
+    // The census-weighted picture of the same question fits too, and writes the weighted mean the API serves.
+    const weighted = tab.locator('figure.weighted svg')
+    assert.equal(await weighted.count(), 1)
+    const weightedBox = (await weighted.boundingBox())!
+    assert.ok(
+      weightedBox.width > 200 && weightedBox.width <= 390,
+      `the weighted picture fits a phone's width: ${JSON.stringify(weightedBox)}`,
+    )
+    const result = await api.json(`/api/question_weighted_demographics/${questions[0]}/age/`)
+    const mean = result.overall.weighted_average_vote ?? result.overall.average_vote
+    assert.ok((await weighted.textContent())!.includes(`mean ${Math.round(mean * 10) / 10}`), 'the mean served is written')
     mkdirSync(SHOTS, { recursive: true })
     await tab.screenshot({ path: path.join(SHOTS, 'shared-page-phone-dark.png'), fullPage: true })
     assert.deepEqual(problems, [], 'errors in the page')

@@ -203,3 +203,28 @@ test('the page draws each question: the shares it draws are the shares of the fi
   const sections = (await open(collectionLink)).json().questions.length
   assert.equal(collectionPage.body.match(/<svg class="picture"/g)?.length, sections, 'one picture per question')
 })
+
+test('the page draws each likert question weighted to the census, as question_weighted_demographics draws it', async () => {
+  const question = (await t.send('POST', '/api/questions/', { question: 'Should the pool open earlier?' }, people.owner.token)).json()
+    .id as number
+  for (const [i, value] of [1, 4, 4, 5, 2].entries()) {
+    const row = await insertUser(t.database.db, { username: `share_weighted_${i}` })
+    assert.equal((await t.send('POST', '/api/question_votes/', { object_id: question, value }, await t.tokenFor(row.id))).statusCode, 201)
+  }
+  const page = await open(await created('owner', { question }), { accept: 'text/html' })
+  assert.equal(page.statusCode, 200)
+  const figure = page.body.match(/<figure class="weighted">(<svg[\s\S]*?<\/svg>)\n?<\/figure>/)
+  assert.ok(figure, 'a weighted picture')
+  const own = await t.get(`/api/question_weighted_demographics/${question}/age/?format=svg`)
+  assert.equal(figure[1].trim(), own.body.trim(), 'the very picture the weighted result draws')
+  assert.match(figure[1], new RegExp(`aria-labelledby="weighted-${question}-age"`))
+  // A collection's page: one weighted picture per likert question, each titled by its own id.
+  const collectionLink = await created('owner', { collection: ids.collection })
+  const questions = (await open(collectionLink)).json().questions as { id: number; subtype: string }[]
+  const collectionPage = await open(collectionLink, { accept: 'text/html' })
+  const titled = [...collectionPage.body.matchAll(/<title id="weighted-(\d+)-age">/g)].map((m) => Number(m[1]))
+  assert.deepEqual(
+    titled,
+    questions.filter((q) => q.subtype !== 'mcq').map((q) => q.id),
+  )
+})

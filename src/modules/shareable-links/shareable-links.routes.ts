@@ -12,6 +12,7 @@ import { shareableLinksRepository } from './shareable-links.repository.ts'
 import { LinkCreate, ShareableLink, SharedResults, TokenParams } from './shareable-links.schemas.ts'
 import { createLink, openLink, sharedResults } from './shareable-links.service.ts'
 import { sharedPage } from './shared-page.ts'
+import { weightedPictures } from './shared-weighting.ts'
 
 /** Signed, expiring links to a question's or a collection's results, and the public page each opens. */
 export function shareableLinkRoutes(app: App): void {
@@ -95,7 +96,11 @@ export function shareableLinkRoutes(app: App): void {
       // A link's page shows what an anonymous caller sees now, whoever opens or made it.
       const results = await sharedResults({ ...viewContextOf(app, request), caller: null }, row)
       const format = (request.query as { format?: string }).format
-      if (request.renderHtml && format !== 'api') return reply.type('text/html; charset=utf-8').send(sharedPage(results) as never)
+      if (request.renderHtml && format !== 'api') {
+        const options = { weightCap: app.config.weightCap, minCellSize: app.config.minCellSize }
+        const weighted = await weightedPictures(app.db, results.questions, options)
+        return reply.type('text/html; charset=utf-8').send(sharedPage(results, weighted) as never)
+      }
       return results
     },
   })

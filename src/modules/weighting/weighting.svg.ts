@@ -46,12 +46,15 @@ function meanRows(rows: MeanRow[], top: number, labelWidth = 120): string[] {
   })
 }
 
-/** A picture's first elements: its size (a view box, so it scales to where it is shown), background and title. */
-function opening(title: string, height: number): string[] {
+/**
+ * A picture's first elements: its size (a view box, so it scales to where it is shown), background and title. The
+ * title's id is the picture's own, so that several pictures can share a page.
+ */
+function opening(title: string, height: number, id: string): string[] {
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${height}" ` +
-      `font-family="sans-serif" font-size="12" role="img" aria-labelledby="title">`,
-    `<title id="title">${title}</title>`,
+      `font-family="sans-serif" font-size="12" role="img" aria-labelledby="${id}">`,
+    `<title id="${id}">${title}</title>`,
     `<rect width="${WIDTH}" height="${height}" fill="#fff"/>`,
     `<text x="${MARGIN}" y="22" font-size="15" font-weight="bold">${title}</text>`,
   ]
@@ -96,7 +99,7 @@ export function weightedResultSvg(answer: Static<typeof AgeBreakdown>): string {
   const method = overall.method ? `${overall.method}, effective n ${round1(overall.effective_sample_size)}` : 'no census weights'
   const title = `Ratings of question ${answer.qid}`
   return [
-    ...opening(title, height),
+    ...opening(title, height, `weighted-${answer.qid}-age`),
     `<text x="${MARGIN}" y="40"><tspan fill="${ANSWERED}">■</tspan> as answered (n = ${overall.sample_size}, mean ${shown(overall.average_vote, '')}) ` +
       `<tspan fill="${WEIGHTED}">■</tspan> weighted to the census (mean ${shown(overall.weighted_average_vote, '')})</text>`,
     `<text x="${MARGIN}" y="56" fill="#555">Bars: share of each rating, lines: its 95 % margin; ${escapeXml(method)}</text>`,
@@ -134,7 +137,7 @@ export function weightedAreaSvg(answer: Static<typeof AreaBreakdown>, names: Rea
   const height = rowsTop + (answer.data.length + 1) * ROW + MARGIN
   const title = `Ratings of question ${answer.qid} by region`
   return [
-    ...opening(title, height),
+    ...opening(title, height, `weighted-${answer.qid}-area`),
     `<text x="${MARGIN}" y="40">Mean rating (1 to 5): <tspan fill="${WEIGHTED}">●</tspan> weighted by age band to the region's census, ` +
       `<tspan fill="${ANSWERED}">●</tspan> as answered where no weight is known</text>`,
     `<text x="${MARGIN}" y="56" fill="#555">Regions with fewer than the published minimum of respondents are not shown</text>`,
