@@ -31,6 +31,7 @@ import * as replacingAnswerCall from './2026-11-27-032-replacing-answer-call.ts'
 import * as withdrawingAnswerCall from './2026-11-27-033-withdrawing-answer-call.ts'
 import * as editingAnswerCall from './2026-11-27-034-editing-answer-call.ts'
 import * as keptBlocksFollow from './2026-11-27-035-kept-blocks-follow.ts'
+import * as oneChainWalk from './2026-11-27-036-one-chain-walk.ts'
 
 /** Every migration in the order it applies; names never change once released. */
 export const migrations: Record<string, Migration> = {
@@ -66,4 +67,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27-033-withdrawing-answer-call': withdrawingAnswerCall,
   '2026-11-27-034-editing-answer-call': editingAnswerCall,
   '2026-11-27-035-kept-blocks-follow': keptBlocksFollow,
+  '2026-11-27-036-one-chain-walk': oneChainWalk,
 }

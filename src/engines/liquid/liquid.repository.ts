@@ -91,11 +91,7 @@ export function liquidRepository(db: Db) {
         CROSS JOIN LATERAL (SELECT liquid_answer_carries(q.id, ${userId}) AS carries) AS c
         LEFT JOIN LATERAL (SELECT * FROM liquid_chain(q.id, ${userId})) AS ch ON c.carries IS NULL
         CROSS JOIN LATERAL (
-          SELECT c.carries, CASE
-            WHEN c.carries IS NOT NULL THEN ${userId}::integer
-            WHEN NOT ch.looped AND cardinality(ch.path) > 0 AND liquid_answer_carries(q.id, ch.path[cardinality(ch.path)])
-              THEN ch.path[cardinality(ch.path)]
-          END AS holder
+          SELECT c.carries, CASE WHEN c.carries IS NULL THEN ch.holder ELSE ${userId}::integer END AS holder
         ) AS r
         LEFT JOIN LATERAL (
           SELECT 'question_votes' AS vote_table, v.id AS vote_id, v.question_id AS target_id, v.value, v.skipped, v.liquid_weight AS weight
