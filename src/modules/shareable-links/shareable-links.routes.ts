@@ -13,6 +13,7 @@ import { LinkCreate, ShareableLink, SharedResults, TokenParams } from './shareab
 import { createLink, openLink, sharedResults } from './shareable-links.service.ts'
 import { sharedPage } from './shared-page.ts'
 import { weightedPictures } from './shared-weighting.ts'
+import { weightingOptions } from '../weighting/weighting.service.ts'
 
 /** Signed, expiring links to a question's or a collection's results, and the public page each opens. */
 export function shareableLinkRoutes(app: App): void {
@@ -97,8 +98,7 @@ export function shareableLinkRoutes(app: App): void {
       const results = await sharedResults({ ...viewContextOf(app, request), caller: null }, row)
       const format = (request.query as { format?: string }).format
       if (request.renderHtml && format !== 'api') {
-        const options = { weightCap: app.config.weightCap, minCellSize: app.config.minCellSize }
-        const weighted = await weightedPictures(app.db, results.questions, options)
+        const weighted = await weightedPictures(app.db, results.questions, weightingOptions(app.config))
         return reply.type('text/html; charset=utf-8').send(sharedPage(results, weighted) as never)
       }
       return results

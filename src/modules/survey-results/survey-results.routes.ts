@@ -3,7 +3,7 @@ import type { App } from '../../http/app-type.ts'
 import { NotFound } from '../../core/errors.ts'
 import { envelope, listRequestOf } from '../../http/pagination.ts'
 import { readErrors } from '../../http/schemas.ts'
-import type { WeightingOptions } from '../weighting/weighting.service.ts'
+import { weightingOptions } from '../weighting/weighting.service.ts'
 import { CSV_TYPE, surveyResultsCsv } from './survey-results.mapper.ts'
 import { surveyResultsRepository } from './survey-results.repository.ts'
 import { AllResults, AllResultsQuery, CollectionResults, CollectionResultsQuery, withMediaTypes } from './survey-results.schemas.ts'
@@ -30,7 +30,7 @@ const figures =
  * (aggregates only). A constant number of statements per request, whatever the number of questions.
  */
 export function surveyResultsRoutes(app: App): void {
-  const options = (): WeightingOptions => ({ weightCap: app.config.weightCap, minCellSize: app.config.minCellSize })
+  const options = () => weightingOptions(app.config)
 
   app.get('/api/survey_results/', {
     schema: {

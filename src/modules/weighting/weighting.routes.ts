@@ -9,7 +9,7 @@ import { Type } from 'typebox'
 import { withMediaTypes } from '../demographics/demographics.schemas.ts'
 import { AgeBreakdown, AgeQuery, AreaBreakdown, AreaQuery, LegacyQuery } from './weighting.schemas.ts'
 import { weightedAreaSvg, weightedResultSvg } from './weighting.svg.ts'
-import { loadQuestion, overallResult, type WeightingOptions } from './weighting.service.ts'
+import { loadQuestion, overallResult, weightingOptions, type WeightingOptions } from './weighting.service.ts'
 import { ageBreakdown, areaBreakdown } from './weighting-breakdowns.service.ts'
 
 /**
@@ -19,11 +19,7 @@ import { ageBreakdown, areaBreakdown } from './weighting-breakdowns.service.ts'
  * per request (the question, its answers with their authors, the census), and by region the map's release.
  */
 export function weightingRoutes(app: App): void {
-  const options = (extra: Partial<WeightingOptions> = {}): WeightingOptions => ({
-    weightCap: app.config.weightCap,
-    minCellSize: app.config.minCellSize,
-    ...extra,
-  })
+  const options = (extra: Partial<WeightingOptions> = {}) => weightingOptions(app.config, extra)
 
   /** The question's answers by age, or undefined when the caller may not see it. */
   const byAge = async (caller: Caller | null, questionId: number) => {

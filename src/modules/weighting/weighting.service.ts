@@ -27,6 +27,14 @@ export interface WeightingOptions {
   voterAgeLte?: number
 }
 
+/** The service's weighting options (WEIGHT_CAP, MIN_CELL_SIZE), with any narrowing a request adds. */
+export function weightingOptions(
+  config: Pick<WeightingOptions, 'weightCap' | 'minCellSize'>,
+  extra: Partial<WeightingOptions> = {},
+): WeightingOptions {
+  return { weightCap: config.weightCap, minCellSize: config.minCellSize, ...extra }
+}
+
 /** One answer ready for weighting. */
 export interface Respondent {
   /** 1..5; null for a skip. */
