@@ -6,13 +6,13 @@ import { type Browser } from 'playwright-core'
 import { chromiumAvailable, launchChromium, skipWithoutChromium } from '../helpers/chromium.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { campsCollection } from '../opinion-groups/camps.ts'
-import { insertUser } from '../helpers/fixtures.ts'
+import { censusAges, insertUser } from '../helpers/fixtures.ts'
 
 /**
  * The pictures the API draws, opened in a real browser: the opinion map (`/api/opinion_groups/?format=svg`) must
  * parse as SVG (question texts with markup characters included), draw a disc per group and the legend; a
- * question's weighted result (`question_weighted_demographics/<id>/age/?format=svg`) must show the numbers the JSON
- * serves, at a phone's width and in a dark colour scheme too. Screenshots go to test/browser/screenshots/ (ignored
+ * question's weighted result (`question_weighted_demographics/<id>/age/?format=svg`, and `.../area/` by region) must
+ * show the numbers the JSON serves, at a phone's width and in a dark colour scheme too, alone and on a shared page. Screenshots go to test/browser/screenshots/ (ignored
  * by git).
  */
 const SHOTS = path.join(import.meta.dirname, 'screenshots')
@@ -156,5 +156,74 @@ test(
     mkdirSync(SHOTS, { recursive: true })
     await tab.screenshot({ path: path.join(SHOTS, 'shared-page-phone-dark.png'), fullPage: true })
     assert.deepEqual(problems, [], 'errors in the page')
+  },
+)
+
+test(
+  'by region: the weighted means drawn are those served, alone and on the shared page, at a phone’s width in dark mode',
+  { skip: skipWithoutChromium },
+  async () => {
+    const db = api.database.db
+    const regions = await Promise.all(
+      ['Harbour & <Hills>', 'Upper Valley'].map(async (name, i) => {
+        const { id } = await db
+          .insertInto('areas')
+          .values({ code: `BR-${i}`, name, m_type: 'region' })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+        const ages = censusAges({ 30: 1000 * (i + 1), 60: 3000 })
+        await db
+          .insertInto('census_data')
+          .values({ area_id: id, code: `BR-C${i}`, name: 'census', date: '2021-03-21', ages, all_ages: ages.reduce((a, b) => a + b, 0) })
+          .execute()
+        return id
+      }),
+    )
+    const owner = await insertUser(db)
+    const token = await api.tokenFor(owner.id)
+    const question = (await api.send('POST', '/api/questions/', { question: 'Should the harbour ferry run at night?' }, token)).json()
+      .id as number
+    for (let i = 0; i < 12; i++) {
+      const voter = await insertUser(db, { dob: i % 2 ? '1994-05-01' : '1964-05-01', region_id: regions[i % 2] })
+      const vote = await api.send('POST', '/api/question_votes/', { object_id: question, value: 1 + (i % 5) }, await api.tokenFor(voter.id))
+      assert.equal(vote.statusCode, 201, vote.body)
+    }
+    const url = `/api/question_weighted_demographics/${question}/area/`
+    const served = await api.json(url)
+    assert.equal(served.data.length, 2, 'both regions are published')
+    const written = (value: number | null) => (value === null ? '–' : `${Math.round(value * 10) / 10}`)
+    const expected = [served.overall, ...served.data].map((point) => written(point.weighted_average_vote ?? point.average_vote))
+    const link = await api.send('POST', '/api/create_shareable_link/', { question }, token)
+    assert.equal(link.statusCode, 201, link.body)
+    for (const [name, address, picture] of [
+      ['area-phone-dark', `${url}?format=svg`, 'svg'],
+      [
+        'shared-area-phone-dark',
+        new URL(link.json().share_url).pathname,
+        `figure.weighted svg[aria-labelledby="weighted-${question}-area"]`,
+      ],
+    ] as const) {
+      const context = await browser!.newContext({ viewport: { width: 390, height: 844 }, colorScheme: 'dark' })
+      const tab = await context.newPage()
+      tab.setDefaultTimeout(90_000)
+      const problems: string[] = []
+      tab.on('pageerror', (error) => problems.push(String(error)))
+      await tab.route('**/favicon.ico', (route) => route.fulfill({ status: 204 }))
+      assert.equal((await tab.goto(`${apiUrl}${address}`))?.status(), 200)
+      const svg = tab.locator(picture)
+      assert.equal(await svg.count(), 1)
+      assert.deepEqual(await svg.locator('g.band text.value').allTextContents(), expected, 'the means drawn are the means served')
+      const labels = await svg.locator('g.band > text:first-child').allTextContents()
+      assert.ok(
+        labels.some((label) => label.startsWith('Harbour & <Hills> (n = ')),
+        `the region by its name: ${labels.join(' | ')}`,
+      )
+      const box = (await svg.boundingBox())!
+      assert.ok(box.width > 200 && box.width <= 390, `the picture fits a phone's width: ${JSON.stringify(box)}`)
+      mkdirSync(SHOTS, { recursive: true })
+      await tab.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: picture !== 'svg' })
+      assert.deepEqual(problems, [])
+      await context.close()
+    }
   },
 )

@@ -362,3 +362,51 @@ test('by area ?format=svg draws each region’s weighted mean and the whole ques
     await db.updateTable('areas').set({ name: 'Region WT-R1' }).where('id', '=', r1).execute()
   }
 })
+
+test('a shared page draws each question weighted by age band and by region, the very pictures, in statements that do not grow with the questions', async () => {
+  const token = await post.tokenFor(author)
+  const share = async (body: Record<string, unknown>) => {
+    const link = await post.send('POST', '/api/create_shareable_link/', body, token)
+    assert.equal(link.statusCode, 201, link.body)
+    return post.get(new URL(link.json().share_url).pathname, { accept: 'text/html' })
+  }
+  const page = await share({ question })
+  assert.equal(page.statusCode, 200)
+  const figures = [...page.body.matchAll(/<figure class="weighted">(<svg[\s\S]*?<\/svg>)\n?<\/figure>/g)].map((m) => m[1].trim())
+  const own = await Promise.all(
+    ['age', 'area'].map((path) => post.get(`/api/question_weighted_demographics/${question}/${path}/?format=svg`)),
+  )
+  assert.deepEqual(
+    figures,
+    own.map((response) => response.body.trim()),
+    'by age band, then by region: the pictures the weighted results draw',
+  )
+  // A question whose map publishes no region shows the picture by age band alone.
+  const emptyPage = await share({ question: empty })
+  assert.deepEqual(
+    [...emptyPage.body.matchAll(/<title id="weighted-(\d+)-(\w+)">/g)].map((m) => m.slice(1)),
+    [[String(empty), 'age']],
+  )
+  // A collection: each question's pictures, in as many statements with two questions as with one.
+  const collection = (await post.send('POST', '/api/question_collections/', { name: 'Weighted' }, token)).json().id as number
+  const add = async (object_id: number) =>
+    assert.equal(
+      (await post.send('POST', '/api/question_collection_items/', { parent: collection, object_id, type: 'Q' }, token)).statusCode,
+      201,
+    )
+  await add(question)
+  const ofOne = await share({ collection })
+  await add(empty)
+  const collectionPage = await share({ collection })
+  assert.deepEqual(
+    [...collectionPage.body.matchAll(/<title id="weighted-(\d+)-(\w+)">/g)].map((m) => m.slice(1)),
+    [
+      [String(question), 'age'],
+      [String(question), 'area'],
+      [String(empty), 'age'],
+    ],
+  )
+  const one = Number(ofOne.headers['x-query-count'])
+  assert.ok(one > 0)
+  assert.equal(Number(collectionPage.headers['x-query-count']), one, 'statements for a collection of one question and of two')
+})

@@ -136,11 +136,25 @@ export function demographicsRepository(db: Kysely<Database>) {
      * in that region, else their country), so that its areas are nested as the release tree assumes.
      */
     async areaCells(question: AnsweredQuestion): Promise<AreaCellRow[]> {
-      const { rows } = await sql<AreaCellRow>`
+      return (await this.areaCellsOf(question.subtype === 'mcq', [question.id])).get(question.id) ?? []
+    },
+
+    /**
+     * areaCells of several questions of one kind (choice or rating) in one statement, by question: the places
+     * (lineage) are shared, the cells are grouped by question as well.
+     */
+    async areaCellsOf(mcq: boolean, questionIds: number[]): Promise<Map<number, AreaCellRow[]>> {
+      const byQuestion = new Map<number, AreaCellRow[]>(questionIds.map((id) => [id, []]))
+      if (questionIds.length === 0) return byQuestion
+      const ids = sql`ANY(${questionIds}::int[])`
+      const source = mcq
+        ? sql`(SELECT question_id, user_id, value, choice_id, created_at, private FROM question_choice_votes WHERE question_id = ${ids})`
+        : sql`(SELECT question_id, user_id, value, NULL::int AS choice_id, created_at, private FROM question_votes WHERE question_id = ${ids})`
+      const { rows } = await sql<AreaCellRow & { question_id: number }>`
         WITH RECURSIVE answers AS (
-          SELECT answers.user_id, answers.value, answers.choice_id, answers.private, ${BAND_AT_ANSWER} AS band,
-                 users.country_id, users.region_id, users.district_id
-          FROM ${answersOf(question)} AS answers
+          SELECT answers.question_id, answers.user_id, answers.value, answers.choice_id, answers.private,
+                 ${BAND_AT_ANSWER} AS band, users.country_id, users.region_id, users.district_id
+          FROM ${source} AS answers
           JOIN users ON users.id = answers.user_id
         ),
         lineage(region_id, area_id) AS (
@@ -150,8 +164,8 @@ export function demographicsRepository(db: Kysely<Database>) {
           WHERE areas.parent_id IS NOT NULL
         ),
         cells AS (
-          SELECT place.area_id, answers.band, answers.region_id AS region, answers.private, answers.choice_id,
-                 answers.value, count(*)::int AS count
+          SELECT answers.question_id, place.area_id, answers.band, answers.region_id AS region, answers.private,
+                 answers.choice_id, answers.value, count(*)::int AS count
           FROM answers
           CROSS JOIN LATERAL (
             SELECT 0
@@ -163,13 +177,15 @@ export function demographicsRepository(db: Kysely<Database>) {
             UNION SELECT lineage.area_id FROM lineage WHERE lineage.region_id = answers.region_id AND answers.private
           ) AS place(area_id)
           WHERE place.area_id IS NOT NULL
-          GROUP BY 1, 2, 3, 4, 5, 6
+          GROUP BY 1, 2, 3, 4, 5, 6, 7
         )
-        SELECT NULLIF(cells.area_id, 0) AS area_id, cells.band, cells.region, cells.private, cells.choice_id, cells.value,
-               cells.count, areas.name, areas.code, areas.m_type, areas.parent_id, areas.latitude, areas.longitude
+        SELECT cells.question_id, NULLIF(cells.area_id, 0) AS area_id, cells.band, cells.region, cells.private,
+               cells.choice_id, cells.value, cells.count, areas.name, areas.code, areas.m_type, areas.parent_id,
+               areas.latitude, areas.longitude
         FROM cells LEFT JOIN areas ON areas.id = cells.area_id
-        ORDER BY cells.area_id, cells.choice_id, cells.value`.execute(db)
-      return rows
+        ORDER BY cells.question_id, cells.area_id, cells.choice_id, cells.value`.execute(db)
+      for (const { question_id, ...row } of rows) byQuestion.get(question_id)!.push(row)
+      return byQuestion
     },
 
     async choices(questionId: number): Promise<{ id: number; text: string }[]> {

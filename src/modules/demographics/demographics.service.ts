@@ -189,7 +189,16 @@ export interface ReleasedArea {
  * area whose parent holds none of the answers hangs from the question). Headcounts per area; the answers' rows.
  */
 export async function areaReleases(db: Kysely<Database>, question: AnsweredQuestion, k: number) {
-  const rows = await demographicsRepository(db).areaCells(question)
+  return areaReleasesOf(await demographicsRepository(db).areaCells(question), k)
+}
+
+/** areaReleases of several rating questions, read in one statement. */
+export async function ratingAreaReleases(db: Kysely<Database>, questionIds: number[], k: number) {
+  const cells = await demographicsRepository(db).areaCellsOf(false, questionIds)
+  return new Map([...cells].map(([id, rows]) => [id, areaReleasesOf(rows, k)]))
+}
+
+function areaReleasesOf(rows: AreaCellRow[], k: number) {
   const scope = questionScope(
     rows.filter((row) => row.area_id === null),
     k,

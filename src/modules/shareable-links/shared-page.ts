@@ -10,9 +10,9 @@ const count = (figures: Figures, name: string) => Number(figures[name] ?? 0)
 
 /**
  * One question's figures as a picture, then as a table: each answer with its direct and liquid counts; a likert
- * question's census-weighted picture after them, when there is one.
+ * question's census-weighted pictures after them, when there are any (by age band, then by region).
  */
-function questionSection(question: Question, weighted: string | undefined): string {
+function questionSection(question: Question, weighted: readonly string[] = []): string {
   const rows =
     question.subtype === 'mcq'
       ? question.choices.map((choice) => [choice.text, count(choice, 'direct_vote_count'), count(choice, 'liquid_vote_count')] as const)
@@ -26,11 +26,11 @@ function questionSection(question: Question, weighted: string | undefined): stri
 <p>${count(question, 'direct_vote_count')} answers; ${count(question, 'liquid_vote_count')} counting delegated votes.</p>
 <figure>${sharedPictureSvg(question)}</figure>
 <table><thead><tr><th>answer</th><th>direct</th><th>with delegations</th></tr></thead><tbody>${body}</tbody></table>
-${weighted ? `<h3>Weighted to the census</h3><figure class="weighted">${weighted}</figure>` : ''}</section>`
+${weighted.length > 0 ? `<h3>Weighted to the census</h3>${weighted.map((svg) => `<figure class="weighted">${svg}</figure>`).join('\n')}` : ''}</section>`
 }
 
 /** The page a shared link opens in a browser: the results, nothing about who answered what. */
-export function sharedPage(results: Static<typeof SharedResults>, weighted: ReadonlyMap<number, string> = new Map()): string {
+export function sharedPage(results: Static<typeof SharedResults>, weighted: ReadonlyMap<number, readonly string[]> = new Map()): string {
   const title = results.collection?.name ?? results.question?.question ?? 'Results'
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
 <title>${escapeHtml(title)} – Civic Survey results</title></head><body><main>

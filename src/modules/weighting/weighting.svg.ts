@@ -120,7 +120,8 @@ const shortName = (name: string) => (name.length > NAME_LENGTH ? `${name.slice(0
 /** The weighted mean of each region published, and of the whole question, each row with its name and respondents. */
 export function weightedAreaSvg(answer: Static<typeof AreaBreakdown>, names: ReadonlyMap<number, string>): string {
   const { overall } = answer
-  const rowsTop = HEADER + 8
+  // Three lines of legend (a phone shows the picture at 390 px): one more than the other pictures.
+  const rowsTop = HEADER + 28
   const rows = meanRows(
     [
       { label: `all (n = ${overall.sample_size})`, attribute: 'data-region="all"', ...overall },
@@ -138,9 +139,9 @@ export function weightedAreaSvg(answer: Static<typeof AreaBreakdown>, names: Rea
   const title = `Ratings of question ${answer.qid} by region`
   return [
     ...opening(title, height, `weighted-${answer.qid}-area`),
-    `<text x="${MARGIN}" y="40">Mean rating (1 to 5): <tspan fill="${WEIGHTED}">●</tspan> weighted by age band to the region's census, ` +
-      `<tspan fill="${ANSWERED}">●</tspan> as answered where no weight is known</text>`,
-    `<text x="${MARGIN}" y="56" fill="#555">Regions with fewer than the published minimum of respondents are not shown</text>`,
+    `<text x="${MARGIN}" y="40">Mean rating (1 to 5): <tspan fill="${WEIGHTED}">●</tspan> weighted by age band to the region's census,</text>`,
+    `<text x="${MARGIN}" y="56"><tspan fill="${ANSWERED}">●</tspan> as answered where no weight is known</text>`,
+    `<text x="${MARGIN}" y="72" fill="#555">Regions under the published minimum of respondents are not shown</text>`,
     ...rows,
     '</svg>',
     '',
