@@ -16,6 +16,7 @@ const SUITES: Record<string, () => Promise<(argv: string[]) => Promise<void>>> =
   load: async () => (await import('./load/load.bench.ts')).runLoadBench,
   live: async () => (await import('./live/live.bench.ts')).runLiveBench,
   'groups-http': async () => (await import('./opinion-groups/groups-http.bench.ts')).runGroupsHttpBench,
+  'groups-read': async () => (await import('./opinion-groups/groups-read.bench.ts')).runGroupsReadBench,
   scale: async () => (await import('./scale/scale.bench.ts')).runScaleBench,
   // The engine alone, each scale in a process of its own so that its peak memory is its own.
   groups: async () => async (argv) => {

@@ -156,7 +156,11 @@ async function opinionGroupsCommand(config: Config, args: string[]): Promise<voi
     throw new UsageError(`opinion-groups: --${scope} must be an id, not "${values[scope]}"`)
   await withMigratedDatabase(config, async ({ db }) => {
     const { opinionGroupPlacesCsv } = await import('./modules/opinion-groups/opinion-groups.command.ts')
-    const csv = await opinionGroupPlacesCsv(db, scope, id, { minCellSize: config.minCellSize, weightCap: config.weightCap })
+    const csv = await opinionGroupPlacesCsv(db, scope, id, {
+      minCellSize: config.minCellSize,
+      weightCap: config.weightCap,
+      answersPerRead: config.opinionGroupsAnswersPerRead,
+    })
     if (csv === null) throw new UsageError(`opinion-groups: there is no ${scope} ${id}`)
     process.stdout.write(csv)
   })

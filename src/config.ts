@@ -49,6 +49,8 @@ export interface Config {
   weightCap: number
   /** How long kept opinion groups are served before a request has them checked again (OPINION_GROUPS_REFRESH_MS). */
   opinionGroupsRefreshMs: number
+  /** Answers read by one statement when opinion groups are computed; a larger scope is read in windows (OPINION_GROUPS_ANSWERS_PER_READ). */
+  opinionGroupsAnswersPerRead: number
   /** Anonymous answers kept in memory (src/http/response-cache.ts). */
   responseCache: { maxBytes: number; graceMs: number; maxAgeMs: number }
   /** Sign-in tokens each process keeps in memory (src/access/credentials-cache.ts); 0 keeps none. */
@@ -243,6 +245,7 @@ export function loadConfig(env: Env = process.env): Config {
     minCellSize: integer(env, 'MIN_CELL_SIZE', 5, 1, 1_000_000),
     weightCap: integer(env, 'WEIGHT_CAP', 5, 1, 1_000),
     opinionGroupsRefreshMs: integer(env, 'OPINION_GROUPS_REFRESH_MS', 5_000, 0, 86_400_000),
+    opinionGroupsAnswersPerRead: integer(env, 'OPINION_GROUPS_ANSWERS_PER_READ', 500_000, 1, 100_000_000),
     responseCache: {
       maxBytes: integer(env, 'RESPONSE_CACHE_MB', 64, 0, 65_536) * 1024 * 1024,
       graceMs: integer(env, 'RESPONSE_CACHE_GRACE_MS', 250, 0, 1_000),

@@ -6,7 +6,7 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
-import { insertGroup, insertTag, insertUser } from '../helpers/fixtures.ts'
+import { insertGroup, insertQuestion, insertTag, insertUser } from '../helpers/fixtures.ts'
 import { answer as answerAs, campsCollection, rating, type CampPerson } from './camps.ts'
 
 let t: TestApp
@@ -286,4 +286,59 @@ test('a tag and a group are scopes too: their questions, the same groups', async
     )
   }
   assert.equal((await t.get(`/api/opinion_groups/?tag=2147483000`)).statusCode, 404)
+})
+
+test('a scope read in windows of accounts (OPINION_GROUPS_ANSWERS_PER_READ) has the same groups, byte for byte', async () => {
+  const db = t.database.db
+  // The camps' questions and a multiple-choice one, which both camps answer.
+  const tag = await insertTag(db)
+  const author = await insertUser(db)
+  const mcq = (await insertQuestion(db, author.id, { publish: true, subtype: 'mcq' })).id
+  const choices = await db
+    .insertInto('question_choices')
+    .values([0, 1].map((i) => ({ question_id: mcq, text: `Choice ${i}`, store_number: i })))
+    .returning('id')
+    .execute()
+  for (const question of [...questions, mcq])
+    await db.insertInto('question_tags').values({ question_id: question, tag_id: tag.id }).execute()
+  for (const [i, person] of people.entries()) {
+    const picked = await t.send('POST', '/api/question_choice_votes/', { object_id: choices[i % 2].id, value: 5 }, person.token)
+    assert.equal(picked.statusCode, 201, picked.body)
+  }
+  const windowed = await createTestApp('empty', { OPINION_GROUPS_REFRESH_MS: '0', OPINION_GROUPS_ANSWERS_PER_READ: '40' }, undefined, {
+    database: t.database,
+  })
+  try {
+    const url = `/api/opinion_groups/?tag=${tag.id}`
+    const read = async (app: TestApp) => {
+      await db.deleteFrom('opinion_group_runs').execute()
+      await db.deleteFrom('opinion_group_places').execute()
+      const response = await app.get(url)
+      assert.equal(response.statusCode, 200, response.body)
+      const { computed_at: _, ...body } = response.json()
+      return { body, statements: Number(response.headers['x-query-count']) }
+    }
+    const whole = await read(t)
+    const inWindows = await read(windowed)
+    assert.deepEqual(inWindows.body, whole.body)
+    const counted = async (table: 'question_votes' | 'question_choice_votes') =>
+      Number(
+        (
+          await db
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('question_id', 'in', [...questions, mcq])
+            .where('private', '=', false)
+            .where('skipped', '=', false)
+            .executeTakeFirstOrThrow()
+        ).n,
+      )
+    assert.equal(whole.body.answers_counted, (await counted('question_votes')) + (await counted('question_choice_votes')))
+    assert.ok(whole.body.answers_counted > people.length * 10)
+    assert.ok(whole.body.questions.some((c: { question: number }) => c.question === mcq))
+    // 40 answers a read: the ~280 answers take several statements where one did.
+    assert.ok(inWindows.statements >= whole.statements + 5, `${whole.statements} statements, in windows ${inWindows.statements}`)
+  } finally {
+    await windowed.close()
+  }
 })

@@ -28,7 +28,7 @@ import { loadPolisConversation, POLIS_CONVERSATIONS, type PolisConversation } fr
 
 const TARGET_ARI = 0.8
 const NOT_REACHED =
-  'ARI ≥ 0.8 against Pol.is is not reached: its published groups are one of many near-equal k-means partitions (see the file comment)'
+  'ARI ≥ 0.8 against Pol.is is not reached: its published groups are not all k-means results on the exported answers (see the file comment)'
 
 function compare(conversation: PolisConversation, options: OpinionGroupOptions = {}) {
   const result = computeOpinionGroups(conversation.input, options)

@@ -67,3 +67,21 @@ export function opinionInput(questions: readonly GroupQuestion[], answers: Quest
   }
   return { accountIds, columns, answers: { participant, column, value } }
 }
+
+/**
+ * A flag of each answer (whether it is private, say) carried to the entries `opinionInput` makes of the same
+ * answers, in its order: one entry for a likert answer, one per choice of the question for a pick.
+ */
+export function entryFlags(questions: readonly GroupQuestion[], questionId: ArrayLike<number>, flags: ArrayLike<number>): Uint8Array {
+  const width = new Map(questions.map((q) => [q.id, q.kind === 'likert' ? 1 : q.choices.length]))
+  let entries = 0
+  for (let a = 0; a < questionId.length; a++) entries += width.get(questionId[a])!
+  const out = new Uint8Array(entries)
+  let at = 0
+  for (let a = 0; a < questionId.length; a++) {
+    const w = width.get(questionId[a])!
+    out.fill(flags[a], at, at + w)
+    at += w
+  }
+  return out
+}

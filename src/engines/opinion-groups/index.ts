@@ -21,7 +21,7 @@ import type { OpinionGroup, OpinionGroupOptions, OpinionGroupsResult, OpinionInp
 
 export type * from './types.ts'
 export { adjustedRandIndex } from './stability.ts'
-export { opinionInput, type GroupQuestion, type QuestionAnswers } from './columns.ts'
+export { entryFlags, opinionInput, type GroupQuestion, type QuestionAnswers } from './columns.ts'
 export { nearestGroup, placeAccount, projectParticipants } from './placement.ts'
 
 /** A separate generator per step, so that one step drawing more numbers never changes another's. */

@@ -14,7 +14,7 @@
 import { releaseGroup, releaseSiblings } from '../../disclosure/release.ts'
 import { agreeRate } from '../../engines/opinion-groups/consensus.ts'
 import { columnRepness, selectRepresentative } from '../../engines/opinion-groups/repness.ts'
-import type { OpinionGroupsResult } from '../../engines/opinion-groups/index.ts'
+import type { OpinionGroupsResult, OpinionInput } from '../../engines/opinion-groups/index.ts'
 import type { ScopeAnswers, ScopeChoice, ScopeQuestion } from './opinion-groups.repository.ts'
 import type { PublishedColumn, PublishedGroups } from './opinion-groups.schemas.ts'
 
@@ -42,32 +42,34 @@ function columnsOf(questions: ScopeQuestion[], choices: ScopeChoice[]): Column[]
   )
 }
 
+/**
+ * The model's answers as the engine's entries (a likert answer is one entry valued rating − 3, a pick one entry per
+ * choice valued 1 for the choice made), with whether each entry's answer is private.
+ */
+export interface ModelEntries {
+  input: OpinionInput
+  private: Uint8Array
+}
+
 /** Counts per [shown group][column] over the people counted in each group, public and private answers apart. */
-function cellCounts(columns: Column[], answers: ScopeAnswers, groupOf: Map<number, number>, groups: number) {
-  const firstColumn = new Map<number, number>()
-  columns.forEach((c, j) => {
-    if (!firstColumn.has(c.question.id)) firstColumn.set(c.question.id, j)
-  })
+function cellCounts(columns: Column[], entries: ModelEntries, groupOf: Map<number, number>, groups: number) {
   const make = () => Array.from({ length: groups }, () => columns.map(zero))
   const open = make()
   const hidden = make()
-  for (let a = 0; a < answers.accountId.length; a++) {
-    const g = groupOf.get(answers.accountId[a])
-    const first = firstColumn.get(answers.questionId[a])
-    if (g === undefined || first === undefined) continue
-    const cells = (answers.private[a] ? hidden : open)[g]
-    if (columns[first].choice === null) {
-      const cell = cells[first]
-      cell.seen++
-      if (answers.value[a] > 3) cell.agree++
-      else if (answers.value[a] < 3) cell.disagree++
-      continue
-    }
-    for (let j = first; j < columns.length && columns[j].question.id === answers.questionId[a]; j++) {
-      cells[j].seen++
-      if (columns[j].choice!.id === answers.value[a]) cells[j].agree++
-      else cells[j].disagree++
-    }
+  const { accountIds, answers } = entries.input
+  const groupOfParticipant = Array.from(accountIds, (account) => groupOf.get(account) ?? -1)
+  for (let e = 0; e < answers.participant.length; e++) {
+    const g = groupOfParticipant[answers.participant[e]]
+    if (g < 0) continue
+    const j = answers.column[e]
+    const cell = (entries.private[e] ? hidden : open)[g][j]
+    const value = answers.value[e]
+    cell.seen++
+    if (columns[j].choice === null) {
+      if (value > 0) cell.agree++
+      else if (value < 0) cell.disagree++
+    } else if (value === 1) cell.agree++
+    else cell.disagree++
   }
   return { open, hidden }
 }
@@ -140,15 +142,16 @@ function mapSquares(result: OpinionGroupsResult, countedIn: number[], hasPrivate
     .sort((a, b) => a.x - b.x || a.y - b.y)
 }
 
+/** `hasPrivate`: the people with a private answer among the entries (privateAuthors). */
 export function publishOpinionGroups(
   result: OpinionGroupsResult,
   questions: ScopeQuestion[],
   choices: ScopeChoice[],
-  answers: ScopeAnswers,
+  entries: ModelEntries,
+  hasPrivate: Set<number>,
   k: number,
 ): { published: PublishedGroups; counted: { accountId: number; label: number }[] } {
   const columns = columnsOf(questions, choices)
-  const hasPrivate = privateAuthors(answers)
   const { shownGroups, countedIn } = countedGroups(result, hasPrivate, k)
   const { accountIds, x, y } = result.participants
   const groupOf = new Map<number, number>()
@@ -161,7 +164,7 @@ export function publishOpinionGroups(
     members[g].y += y[i]
   })
   const centres = members.map((m) => ({ x: m.x / m.size + 0, y: m.y / m.size + 0 }))
-  const { open, hidden } = cellCounts(columns, answers, groupOf, shownGroups.length)
+  const { open, hidden } = cellCounts(columns, entries, groupOf, shownGroups.length)
   // null: the cell is withheld.
   const shown: (Counts | null)[][] = shownGroups.map((_, g) =>
     columns.map((_c, j) => {

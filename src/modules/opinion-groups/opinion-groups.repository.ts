@@ -10,6 +10,8 @@ export interface ScopeQuestion {
   id: number
   question: string
   subtype: string
+  /** Its current answers, skips left out, from the stored figures (which the write path keeps exact). */
+  answers: number
 }
 
 export interface ScopeChoice {
@@ -24,6 +26,81 @@ export interface ScopeAnswers {
   questionId: Int32Array
   value: Int32Array
   private: Uint8Array
+}
+
+/** Answers read by one statement, at most (about), before a scope is read in windows of accounts. */
+export const ANSWERS_PER_READ = 500_000
+
+/** One read's columns as text: the numbers comma-separated, privacy as one 0 or 1 per answer. */
+interface AnswerArrays {
+  count: number
+  accounts: string | null
+  questions: string | null
+  vals: string | null
+  private: string | null
+}
+
+/**
+ * Writes the comma-separated non-negative integers of `text` into `into` from `at`. A hand-written loop: a driver's
+ * array parser makes a JavaScript number array first, which for millions of answers costs more than the query.
+ */
+function parseIntegers(text: string, into: Int32Array, at: number): void {
+  let value = 0
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (code === 44) {
+      into[at++] = value
+      value = 0
+    } else value = value * 10 + (code - 48)
+  }
+  into[at] = value
+}
+
+/** Typed columns that grow as windows of answers arrive. */
+class CollectedAnswers {
+  private length = 0
+  private columns: ScopeAnswers
+
+  constructor(capacity: number) {
+    this.columns = CollectedAnswers.allocate(Math.max(16, capacity))
+  }
+
+  private static allocate(capacity: number): ScopeAnswers {
+    return {
+      accountId: new Int32Array(capacity),
+      questionId: new Int32Array(capacity),
+      value: new Int32Array(capacity),
+      private: new Uint8Array(capacity),
+    }
+  }
+
+  append(arrays: AnswerArrays | undefined): void {
+    const count = arrays?.count ?? 0
+    if (!arrays || count === 0) return
+    if (this.length + count > this.columns.accountId.length) {
+      const grown = CollectedAnswers.allocate(Math.ceil((this.length + count) * 1.25))
+      for (const key of ['accountId', 'questionId', 'value', 'private'] as const) grown[key].set(this.columns[key].subarray(0, this.length))
+      this.columns = grown
+    }
+    const at = this.length
+    parseIntegers(arrays.accounts!, this.columns.accountId, at)
+    parseIntegers(arrays.questions!, this.columns.questionId, at)
+    parseIntegers(arrays.vals!, this.columns.value, at)
+    const hidden = arrays.private!
+    for (let i = 0; i < count; i++) this.columns.private[at + i] = hidden.charCodeAt(i) - 48
+    this.length += count
+  }
+
+  /** The answers collected, as views of exactly their length. */
+  answers(): ScopeAnswers {
+    const { accountId, questionId, value, private: hidden } = this.columns
+    return {
+      accountId: accountId.subarray(0, this.length),
+      questionId: questionId.subarray(0, this.length),
+      value: value.subarray(0, this.length),
+      private: hidden.subarray(0, this.length),
+    }
+  }
 }
 
 /** A kept run's stamp: when it was computed and checked, and from what. */
@@ -66,6 +143,11 @@ export function opinionGroupsRepository(db: Kysely<Database>) {
       const questions = await db
         .selectFrom('questions')
         .select(['id', 'question', 'subtype'])
+        .select(
+          sql<number>`questions.direct_vote_count + COALESCE((
+            SELECT sum(question_choices.direct_vote_count) FROM question_choices
+            WHERE question_choices.question_id = questions.id), 0)::int`.as('answers'),
+        )
         .where('id', 'in', scopeQuestionIds(db, scope, scopeId))
         .where('publish', '=', true)
         .orderBy('id')
@@ -84,29 +166,40 @@ export function opinionGroupsRepository(db: Kysely<Database>) {
     },
 
     /**
-     * The answers of the questions, in one statement: ratings of likert questions, picks of multiple-choice ones,
-     * with whether each is private. Columns come back as arrays (one row), so a large scope costs no object per answer.
+     * The answers of the questions: ratings of likert questions, picks of multiple-choice ones, with whether each is
+     * private, in no particular order (the engine orders them). Columns come back as arrays, so a large scope costs
+     * no object per answer, and from the questions' covering indexes alone (a skip is an answer without a value).
+     * Up to `perRead` answers (`expected`, from the stored figures) it is one statement; a larger scope is read in
+     * windows of account ids of about `perRead` answers each, so that no reply holds it all.
      */
-    async answers(likert: number[], mcq: number[]): Promise<ScopeAnswers> {
-      const row = await sql<{ accounts: number[] | null; questions: number[] | null; vals: number[] | null; private: boolean[] | null }>`
-        SELECT array_agg(user_id ORDER BY user_id, question_id) AS accounts,
-               array_agg(question_id ORDER BY user_id, question_id) AS questions,
-               array_agg(value ORDER BY user_id, question_id) AS vals,
-               array_agg(private ORDER BY user_id, question_id) AS private
-        FROM (
-          SELECT user_id, question_id, value, private FROM question_votes
-          WHERE question_id = ANY(${likert}::int[]) AND NOT skipped AND value BETWEEN 1 AND 5
-          UNION ALL
-          SELECT user_id, question_id, choice_id, private FROM question_choice_votes
-          WHERE question_id = ANY(${mcq}::int[]) AND NOT skipped
-        ) AS answers`.execute(db)
-      const { accounts, questions, vals, private: hidden } = row.rows[0] ?? {}
-      return {
-        accountId: Int32Array.from(accounts ?? []),
-        questionId: Int32Array.from(questions ?? []),
-        value: Int32Array.from(vals ?? []),
-        private: Uint8Array.from(hidden ?? [], (p) => (p ? 1 : 0)),
+    async answers(likert: number[], mcq: number[], expected: number, perRead = ANSWERS_PER_READ): Promise<ScopeAnswers> {
+      const read = async (from: number | null, to: number | null) => {
+        const window = from === null ? sql`true` : sql`user_id >= ${from} AND user_id < ${to}`
+        const { rows } = await sql<AnswerArrays>`
+          SELECT count(*)::int AS count, string_agg(user_id::text, ',') AS accounts,
+                 string_agg(question_id::text, ',') AS questions, string_agg(value::text, ',') AS vals,
+                 string_agg(CASE WHEN private THEN '1' ELSE '0' END, '') AS private
+          FROM (
+            SELECT user_id, question_id, value, private FROM question_votes
+            WHERE question_id = ANY(${likert}::int[]) AND value IS NOT NULL AND ${window}
+            UNION ALL
+            SELECT user_id, question_id, choice_id, private FROM question_choice_votes
+            WHERE question_id = ANY(${mcq}::int[]) AND value IS NOT NULL AND ${window}
+          ) AS answers`.execute(db)
+        return rows[0]
       }
+      const collected = new CollectedAnswers(expected)
+      if (expected <= perRead) {
+        collected.append(await read(null, null))
+        return collected.answers()
+      }
+      const { rows } = await sql<{ first: number | null; last: number | null }>`
+        SELECT min(id) AS first, max(id) AS last FROM users`.execute(db)
+      const { first, last } = rows[0]
+      if (first === null || last === null) return collected.answers()
+      const width = Math.ceil((last - first + 1) / Math.ceil(expected / perRead))
+      for (let from = first; from <= last; from += width) collected.append(await read(from, from + width))
+      return collected.answers()
     },
 
     /** What changes when any answer of the questions does: their number, ids and latest change. */

@@ -54,6 +54,7 @@ export function opinionGroupsRoutes(app: App): void {
         db: app.db,
         minCellSize: app.config.minCellSize,
         weightCap: app.config.weightCap,
+        answersPerRead: app.config.opinionGroupsAnswersPerRead,
         refreshMs: app.config.opinionGroupsRefreshMs,
         onError: (error: unknown) => app.log.error({ err: error }, `opinion groups of ${scope} ${query[scope]}: background check failed`),
       }

@@ -4,6 +4,7 @@ import { OPINION_GROUPS_CHANNEL } from '../../db/data-changes.ts'
 import { noticesAfterCommit } from '../../db/notices-after-commit.ts'
 import {
   computeOpinionGroups,
+  entryFlags,
   opinionInput,
   projectParticipants,
   type GroupQuestion,
@@ -18,6 +19,7 @@ import {
   type OpinionScope,
   type Place,
   type ScopeAnswers,
+  type ScopeChoice,
   type ScopeQuestion,
 } from './opinion-groups.repository.ts'
 import type { OpinionGroups, PublishedGroups } from './opinion-groups.schemas.ts'
@@ -26,6 +28,8 @@ import type { OpinionGroups, PublishedGroups } from './opinion-groups.schemas.ts
 export interface PublishingOptions {
   minCellSize: number
   weightCap: number
+  /** Answers read by one statement; a larger scope is read in windows of accounts (the repository's default). */
+  answersPerRead?: number
 }
 
 export interface OpinionGroupsSettings extends PublishingOptions {
@@ -79,6 +83,34 @@ export async function opinionGroupChecksSettled(db: object): Promise<void> {
 }
 
 /**
+ * The scope's answers as the model's entries, read in a function of their own so that the answers as read are
+ * garbage once the entries are made (for 10 M answers, 130 MB the computation need not hold).
+ */
+async function readModel(
+  repository: ReturnType<typeof opinionGroupsRepository>,
+  questions: ScopeQuestion[],
+  choices: ScopeChoice[],
+  options: PublishingOptions,
+) {
+  const { likert, mcq } = byKind(questions)
+  const expected = questions.reduce((sum, q) => sum + q.answers, 0)
+  const answers = await repository.answers(likert, mcq, expected, options.answersPerRead)
+  const { fitted, outsiders } = modelAnswers(answers, options.minCellSize)
+  const groupQuestions: GroupQuestion[] = questions.map((q) =>
+    q.subtype === 'mcq'
+      ? { id: q.id, kind: 'choice', choices: choices.filter((c) => c.question_id === q.id).map((c) => c.id) }
+      : { id: q.id, kind: 'likert' },
+  )
+  return {
+    entries: { input: opinionInput(groupQuestions, fitted), private: entryFlags(groupQuestions, fitted.questionId, fitted.private) },
+    hasPrivate: privateAuthors(fitted),
+    outsiders: outsiders ? opinionInput(groupQuestions, outsiders) : null,
+    // Counters follow public answers (docs/privacy.md): a private answer arriving must not move a published number.
+    publicAnswers: answers.private.reduce((n, p) => n + (p ? 0 : 1), 0),
+  }
+}
+
+/**
  * Computes the scope's groups from every current answer, warm-started from the kept result, and keeps the new one
  * with everyone's place. Answers the kept run and the engine's whole result.
  */
@@ -93,22 +125,14 @@ export async function recomputeOpinionGroups(
   const { likert, mcq } = byKind(questions)
   // The signature first: an answer arriving during the computation then makes the next check recompute.
   const signature = await repository.signature(likert, mcq)
-  const answers = await repository.answers(likert, mcq)
-  const { fitted, outsiders } = modelAnswers(answers, options.minCellSize)
-  const groupQuestions: GroupQuestion[] = questions.map((q) =>
-    q.subtype === 'mcq'
-      ? { id: q.id, kind: 'choice', choices: choices.filter((c) => c.question_id === q.id).map((c) => c.id) }
-      : { id: q.id, kind: 'likert' },
-  )
-  const result = computeOpinionGroups(opinionInput(groupQuestions, fitted), {
+  const model = await readModel(repository, questions, choices, options)
+  const result = computeOpinionGroups(model.entries.input, {
     previous: (kept?.model as OpinionGroupsResult | undefined) ?? null,
   })
-  const { published, counted } = publishOpinionGroups(result, questions, choices, fitted, options.minCellSize)
+  const { published, counted } = publishOpinionGroups(result, questions, choices, model.entries, model.hasPrivate, options.minCellSize)
   const { participants } = result
   const shownLabels = new Set(published.groups.map((g) => g.label))
   const weighting = await weightedGroupShares(db, counted, options)
-  // Counters follow public answers (docs/privacy.md): a private answer arriving must not move a published number.
-  const publicAnswers = answers.private.reduce((n, p) => n + (p ? 0 : 1), 0)
   published.weighting = { people: weighting.weighted, method: weighting.method }
   for (const group of published.groups) group.weighted_share = weighting.weighted > 0 ? (weighting.shares.get(group.label) ?? 0) : null
   const places: ({ userId: number } & Place)[] = participants.accountIds.map((userId, i) => {
@@ -122,7 +146,8 @@ export async function recomputeOpinionGroups(
       y: participants.y[i],
     }
   })
-  const projected = outsiders ? projectParticipants(result, opinionInput(groupQuestions, outsiders)) : { accountIds: [], x: [], y: [] }
+  const { outsiders, publicAnswers } = model
+  const projected = outsiders ? projectParticipants(result, outsiders) : { accountIds: [], x: [], y: [] }
   if (outsiders) {
     projected.accountIds.forEach((userId, i) => {
       const label = nearestShown(published, projected.x[i], projected.y[i])
