@@ -12,13 +12,16 @@
  * the order participants joined. Started from Pol.is's own group centres, k-means on our map moves its groups to an
  * index of 0.75, 0.14, 0.23 and 0.74 against where they began (reported as a diagnostic); with Pol.is's projection
  * (moderated-out comments zeroed) to 0.94, 0.83, 0.23 and 0.42. On neither map are all four published groupings a
- * k-means result on the exported answers. What the tests do assert: both runs give valid groups of the minimum size.
+ * k-means result on the exported answers. What the tests do assert: both runs give valid groups of the minimum size,
+ * and the consensus overlaps Pol.is's: with Pol.is's k, each of the five statements Pol.is's own groups agree on most
+ * (group-informed consensus from the exported votes) is among the ten ours agree on most.
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import {
   adjustedRandIndex,
   computeOpinionGroups,
+  groupInformedConsensus,
   placeAccount,
   type OpinionGroupOptions,
   type OpinionGroupsResult,
@@ -71,6 +74,34 @@ function polisGroupsUnderKMeans(conversation: PolisConversation, result: Opinion
   return { ari: adjustedRandIndex(theirs, run.cluster), iterations: run.iterations, converged: run.converged }
 }
 
+const CONSENSUS_LISTED = 5
+
+/**
+ * The statements Pol.is's groups agree on most: group-informed consensus, ∏ over its groups of (agree + 1) / (seen +
+ * 2), from the exported votes of the participants it grouped, the highest five (ties to the lower column).
+ */
+function polisConsensus(conversation: PolisConversation): number[] {
+  const labels = [...new Set(conversation.polisGroup.values())].sort((a, b) => a - b)
+  const { accountIds, columns, answers } = conversation.input
+  const agree = labels.map(() => new Int32Array(columns.length))
+  const seen = labels.map(() => new Int32Array(columns.length))
+  for (let a = 0; a < answers.participant.length; a++) {
+    const group = conversation.polisGroup.get(accountIds[answers.participant[a]])
+    if (group === undefined) continue
+    const g = labels.indexOf(group)
+    seen[g][answers.column[a]]++
+    if (answers.value[a] > 0) agree[g][answers.column[a]]++
+  }
+  return topColumns(columns.map((_, j) => groupInformedConsensus(agree, seen, j)))
+}
+
+const topColumns = (scores: number[], n = CONSENSUS_LISTED) =>
+  scores
+    .map((score, j) => ({ score, j }))
+    .sort((a, b) => b.score - a.score || a.j - b.j)
+    .slice(0, n)
+    .map(({ j }) => j)
+
 /** Every clustered participant is in one of the groups, each group at least the minimum size and labelled once. */
 function assertValidGroups(result: OpinionGroupsResult) {
   const clustered = result.participants.group.filter((g) => g >= 0).length
@@ -107,6 +138,20 @@ for (const name of POLIS_CONVERSATIONS) {
       assertValidGroups(atPolisK.result)
       assert.equal(atPolisK.result.groupCount.k, conversation.groups)
     }
+    // Consensus at Pol.is's k (a product over groups is compared like for like): each of the five statements
+    // Pol.is's groups agree on most is among the ten ours agree on most.
+    const theirs = polisConsensus(conversation)
+    const ours = (result: OpinionGroupsResult, n: number) => topColumns(result.perColumn.groupInformedConsensus, n)
+    const within = theirs.filter((j) => ours(atPolisK.result, 2 * CONSENSUS_LISTED).includes(j)).length
+    const shared = (result: OpinionGroupsResult) => ours(result, CONSENSUS_LISTED).filter((j) => theirs.includes(j)).length
+    t.diagnostic(
+      `${name}: consensus, Pol.is's groups' top ${CONSENSUS_LISTED} against ours: ${shared(chosen.result)} shared` +
+        (atPolisK === chosen ? '' : ` (${shared(atPolisK.result)} with k forced to ${conversation.groups})`) +
+        `, ${within} of them in our top ${2 * CONSENSUS_LISTED}`,
+    )
+    await t.test(`Pol.is's groups' ${CONSENSUS_LISTED} most consensual statements are among our ${2 * CONSENSUS_LISTED}`, () => {
+      assert.equal(within, CONSENSUS_LISTED)
+    })
     await t.test(`ARI ≥ ${TARGET_ARI} with Pol.is's k`, { todo: NOT_REACHED }, () => {
       assert.ok(atPolisK.ari >= TARGET_ARI, `ARI ${atPolisK.ari.toFixed(3)}`)
     })

@@ -21,6 +21,7 @@ import type { OpinionGroup, OpinionGroupOptions, OpinionGroupsResult, OpinionInp
 
 export type * from './types.ts'
 export { adjustedRandIndex } from './stability.ts'
+export { groupInformedConsensus } from './consensus.ts'
 export { entryFlags, opinionInput, type GroupQuestion, type QuestionAnswers } from './columns.ts'
 export { nearestGroup, placeAccount, projectParticipants } from './placement.ts'
 
