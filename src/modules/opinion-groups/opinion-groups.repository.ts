@@ -97,7 +97,7 @@ export function opinionGroupsRepository(db: Kysely<Database>) {
      */
     async answers(likert: number[], mcq: number[], expected: number, perRead = ANSWERS_PER_READ): Promise<ScopeAnswers> {
       const read = async (from: number | null, to: number | null) => {
-        const window = from === null ? sql`true` : sql`user_id >= ${from} AND user_id < ${to}`
+        const window = from === null ? sql`true` : sql`user_id BETWEEN ${from} AND ${to}`
         const { rows } = await sql<AnswerArrays>`
           SELECT count(*)::int AS count, string_agg(user_id::text, ',') AS accounts,
                  string_agg(question_id::text, ',') AS questions, string_agg(value::text, ',') AS vals,
@@ -121,7 +121,7 @@ export function opinionGroupsRepository(db: Kysely<Database>) {
       const { first, last } = rows[0]
       if (first === null || last === null) return collected.answers()
       const width = Math.ceil((last - first + 1) / Math.ceil(expected / perRead))
-      for (let from = first; from <= last; from += width) collected.append(await read(from, from + width))
+      for (let from = first; from <= last; from += width) collected.append(await read(from, Math.min(from + width - 1, last)))
       return collected.answers()
     },
 
