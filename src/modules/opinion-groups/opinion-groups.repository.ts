@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import { copyIn } from '../../db/copy-in.ts'
 import type { Db } from '../../db/types.ts'
-import { CollectedAnswers, type AnswerArrays, type ScopeAnswers } from './collected-answers.ts'
+import { CollectedAnswers, type AnswerArrays, type ReadAnswers, type ScopeAnswers } from './collected-answers.ts'
 
 /** The sets of questions opinion groups are found for: a collection's, a tag's, a group's. */
 export type OpinionScope = 'collection' | 'tag' | 'group'
@@ -21,7 +21,7 @@ export interface ScopeChoice {
   text: string
 }
 
-export type { ScopeAnswers }
+export type { ReadAnswers, ScopeAnswers }
 
 /** Answers read by one statement, at most (about), before a scope is read in windows of accounts. */
 export const ANSWERS_PER_READ = 500_000
@@ -95,7 +95,7 @@ export function opinionGroupsRepository(db: Kysely<Database>) {
      * Up to `perRead` answers (`expected`, from the stored figures) it is one statement; a larger scope is read in
      * windows of account ids of about `perRead` answers each, so that no reply holds it all.
      */
-    async answers(likert: number[], mcq: number[], expected: number, perRead = ANSWERS_PER_READ): Promise<ScopeAnswers> {
+    async answers(likert: number[], mcq: number[], expected: number, perRead = ANSWERS_PER_READ): Promise<ReadAnswers> {
       const read = async (from: number | null, to: number | null) => {
         const window = from === null ? sql`true` : sql`user_id BETWEEN ${from} AND ${to}`
         const { rows } = await sql<AnswerArrays>`

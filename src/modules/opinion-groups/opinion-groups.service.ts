@@ -83,8 +83,8 @@ export async function opinionGroupChecksSettled(db: object): Promise<void> {
 }
 
 /**
- * The scope's answers as the model's entries, read in a function of their own so that the answers as read are
- * garbage once the entries are made (for 10 M answers, 130 MB the computation need not hold).
+ * The scope's answers as the model's entries; the answers as read are released once the entries are made (for
+ * 10 M answers, 130 MB the computation need not hold).
  */
 async function readModel(
   repository: ReturnType<typeof opinionGroupsRepository>,
@@ -101,13 +101,15 @@ async function readModel(
       ? { id: q.id, kind: 'choice', choices: choices.filter((c) => c.question_id === q.id).map((c) => c.id) }
       : { id: q.id, kind: 'likert' },
   )
-  return {
+  const model = {
     entries: { input: opinionInput(groupQuestions, fitted), private: entryFlags(groupQuestions, fitted.questionId, fitted.private) },
     hasPrivate: privateAuthors(fitted),
     outsiders: outsiders ? opinionInput(groupQuestions, outsiders) : null,
     // Counters follow public answers (docs/privacy.md): a private answer arriving must not move a published number.
     publicAnswers: answers.private.reduce((n, p) => n + (p ? 0 : 1), 0),
   }
+  answers.release()
+  return model
 }
 
 /**
