@@ -57,13 +57,16 @@ export interface AnsweredQuestion {
 }
 
 /**
- * A question's current answers with the answering user as `answers.user_id`, read from the one table its kind
- * answers in, in user order from the covering index (no heap page when the table is settled).
+ * The current answers of questions of one kind with the answering user as `answers.user_id`, read from the one table
+ * that kind answers in (a multiple-choice question's are its choice answers, any other's its ratings), in question
+ * then user order from the covering index (no heap page when the table is settled).
  */
-const answersOf = (question: AnsweredQuestion) =>
-  question.subtype === 'mcq'
-    ? sql`(SELECT user_id, value, choice_id, created_at, private FROM question_choice_votes WHERE question_id = ${question.id})`
-    : sql`(SELECT user_id, value, NULL::int AS choice_id, created_at, private FROM question_votes WHERE question_id = ${question.id})`
+const answersOf = (mcq: boolean, questionIds: number[]) =>
+  mcq
+    ? sql`(SELECT question_id, user_id, value, choice_id, created_at, private FROM question_choice_votes
+           WHERE question_id = ANY(${questionIds}::int[]))`
+    : sql`(SELECT question_id, user_id, value, NULL::int AS choice_id, created_at, private FROM question_votes
+           WHERE question_id = ANY(${questionIds}::int[]))`
 
 export interface AnswerFilters {
   group?: number
@@ -108,7 +111,7 @@ export function demographicsRepository(db: Kysely<Database>) {
         WITH cells AS (
           SELECT ${BAND_AT_ANSWER} AS band, users.gender, users.region_id AS region, answers.private, answers.value,
                  answers.choice_id, count(*)::int AS count
-          FROM ${answersOf(question)} AS answers
+          FROM ${answersOf(question.subtype === 'mcq', [question.id])} AS answers
           JOIN users ON users.id = answers.user_id
           WHERE ${respondentConditions(filters)} AND ${publicOnly(filters)}
           GROUP BY 1, 2, 3, 4, 5, 6
@@ -146,15 +149,11 @@ export function demographicsRepository(db: Kysely<Database>) {
     async areaCellsOf(mcq: boolean, questionIds: number[]): Promise<Map<number, AreaCellRow[]>> {
       const byQuestion = new Map<number, AreaCellRow[]>(questionIds.map((id) => [id, []]))
       if (questionIds.length === 0) return byQuestion
-      const ids = sql`ANY(${questionIds}::int[])`
-      const source = mcq
-        ? sql`(SELECT question_id, user_id, value, choice_id, created_at, private FROM question_choice_votes WHERE question_id = ${ids})`
-        : sql`(SELECT question_id, user_id, value, NULL::int AS choice_id, created_at, private FROM question_votes WHERE question_id = ${ids})`
       const { rows } = await sql<AreaCellRow & { question_id: number }>`
         WITH RECURSIVE answers AS (
           SELECT answers.question_id, answers.user_id, answers.value, answers.choice_id, answers.private,
                  ${BAND_AT_ANSWER} AS band, users.country_id, users.region_id, users.district_id
-          FROM ${source} AS answers
+          FROM ${answersOf(mcq, questionIds)} AS answers
           JOIN users ON users.id = answers.user_id
         ),
         lineage(region_id, area_id) AS (
