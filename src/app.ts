@@ -34,6 +34,12 @@ import { noticesAfterCommit } from './db/notices-after-commit.ts'
 import { CREDENTIALS_CHANGED_CHANNEL, CredentialsCache } from './access/credentials-cache.ts'
 import { liveFiguresRepository } from './modules/live/live-figures.repository.ts'
 import { createSmsSender, type SmsSender } from './sms/sms-sender.ts'
+import { OwnRecords } from './access/own-records.ts'
+import { ownRecordsRepository } from './access/own-records.repository.ts'
+import { redisOwnMarks, unsharedOwnMarks } from './access/own-marks.ts'
+import { registerOwnRecords } from './http/own-records.ts'
+import { KEPT_QUESTIONS_CHANNELS, KeptQuestions } from './modules/next-question/kept-questions.ts'
+import { OWN_CHANGED_CHANNEL } from './db/data-changes.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -60,6 +66,14 @@ export interface AppOptions {
   database?: Pick<DatabaseHandle, 'listenForChanges'>
   /** Compile each route's schemas when a request first needs them, not on start (tests serve few routes per app). */
   compileSchemasOnFirstUse?: boolean
+}
+
+/**
+ * How long a person's mark lives: past the longest a kept answer is served without being rebuilt (its maximum age
+ * and the grace after a change), so a mark gone means no write a kept answer could miss.
+ */
+function ownMarksLifetime(config: Config): number {
+  return 2 * (config.responseCache.maxAgeMs + config.responseCache.graceMs) + 1_000
 }
 
 /** Builds the service without listening, so tests can inject requests and close it. */
@@ -173,7 +187,7 @@ export async function buildApp({
   await registerRateLimits(app, { now: rateLimitClock })
   const credentialsCache = new CredentialsCache(config.tokenCacheEntries)
   app.decorate('credentialsCache', credentialsCache)
-  if (database && config.tokenCacheEntries > 0) {
+  if (database) {
     credentialsCache.notices = await database.listenForChanges(credentialsCache, [CREDENTIALS_CHANGED_CHANNEL])
     app.addHook('onClose', async () => credentialsCache.notices?.close())
   }
@@ -200,6 +214,27 @@ export async function buildApp({
   if (database && config.responseCache.maxBytes > 0) {
     const changes = await database.listenForChanges(responseCache)
     app.addHook('onClose', async () => changes.close())
+  }
+  const marks = config.redisUrl ? redisOwnMarks(config.redisUrl, config.redisPrefix, ownMarksLifetime(config)) : unsharedOwnMarks
+  const ownRecords = new OwnRecords({
+    maxBytes: config.ownRecordsBytes,
+    marks,
+    load: (userId) => ownRecordsRepository(db).rows(userId),
+    generation: () => responseCache.current,
+    unseenChange: () => responseCache.changed(),
+  })
+  registerOwnRecords(app, ownRecords)
+  app.addHook('onClose', async () => marks.close())
+  if (database && config.ownRecordsBytes > 0) {
+    ownRecords.notices = await database.listenForChanges(ownRecords, [OWN_CHANGED_CHANNEL])
+    app.addHook('onClose', async () => ownRecords.notices?.close())
+  }
+
+  const keptQuestions = new KeptQuestions()
+  app.decorate('keptQuestions', keptQuestions)
+  if (database && config.responseCache.maxBytes > 0) {
+    keptQuestions.notices = await database.listenForChanges(keptQuestions, KEPT_QUESTIONS_CHANNELS)
+    app.addHook('onClose', async () => keptQuestions.notices?.close())
   }
 
   // Live streams end before the server waits for its connections to close.

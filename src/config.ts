@@ -55,6 +55,8 @@ export interface Config {
   responseCache: { maxBytes: number; graceMs: number; maxAgeMs: number }
   /** Sign-in tokens each process keeps in memory (src/access/credentials-cache.ts); 0 keeps none. */
   tokenCacheEntries: number
+  /** Memory each process gives to signed-in people's own fields (src/access/own-records.ts); 0 keeps none. */
+  ownRecordsBytes: number
   /** Live results streams (src/modules/live/): subscribers a process admits, coalescing interval, keep-alive. */
   live: { maxSubscribers: number; intervalMs: number; heartbeatMs: number }
   /** Push delivery (src/engines/notifications/push-delivery.ts) and its providers; a provider is off until configured. */
@@ -252,6 +254,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxAgeMs: integer(env, 'RESPONSE_CACHE_MAX_AGE_MS', 10_000, 0, 3_600_000),
     },
     tokenCacheEntries: integer(env, 'TOKEN_CACHE_ENTRIES', 50_000, 0, 10_000_000),
+    ownRecordsBytes: integer(env, 'OWN_RECORDS_MB', 64, 0, 65_536) * 1024 * 1024,
     live: {
       maxSubscribers: integer(env, 'LIVE_MAX_SUBSCRIBERS', 20_000, 0, 1_000_000),
       intervalMs: integer(env, 'LIVE_INTERVAL_MS', 250, 0, 1_000),

@@ -11,23 +11,39 @@ export interface TokenStanding {
   last_used_at: Date | null
 }
 
-/** The channel migration 024's triggers announce on: a token revoked or removed, or its user changed (user id). */
+/** What an application key decides (credentialsRepository.appKey), and when this process last recorded its use. */
+export interface AppKeyStanding {
+  id: number
+  revoked_at: Date | null
+  /** performance.now() of this process's last record of the key's use (0: never). */
+  markedAt: number
+}
+
+/** Application keys a process keeps: they are few (one per client application). */
+const APP_KEYS_KEPT = 1_000
+const APP_KEY_PAYLOAD = 'app-key:'
+
+/**
+ * The channel migration 024's triggers announce on: a token revoked or removed, or its user changed (user id); and
+ * migration 037's: an application key revoked or removed (`app-key:<id>`).
+ */
 export const CREDENTIALS_CHANGED_CHANNEL = 'credentials_changed'
 
 /**
- * Sign-in tokens kept in each process's memory, by the hash of the token, so that a signed-in request runs no
- * statement to know its caller. Exact across processes: every revocation, removal of a token, or change of its
+ * Sign-in tokens and application keys kept in each process's memory, by their hashes, so that a request runs no
+ * statement to know its caller or its application. Exact across processes: every revocation, removal of a token, or change of its
  * user's standing (active, deleted, staff) is announced by a trigger (migration 024), and the process forgets that
- * user's tokens when it hears it; whatever changed while nobody listened is unknown, so nothing is kept then. A
+ * user's tokens when it hears it; so is every revocation or removal of an application key (migration 037); whatever changed while nobody listened is unknown, so nothing is kept then. A
  * token looked up while a notice arrived is not kept (the change count moved): the lookup may predate the change.
  */
 export class CredentialsCache implements DataChangeListener {
   #entries = new Map<string, TokenStanding>()
+  #appKeys = new Map<string, AppKeyStanding>()
   #changes = 0
   /** The notices this cache hears (set once listening): nothing is kept while they may be missed. */
   notices: DataChanges | null = null
 
-  constructor(private readonly maxEntries: number) {}
+  constructor(private readonly maxTokens: number) {}
 
   get #listening(): boolean {
     return this.notices?.listening ?? false
@@ -44,21 +60,42 @@ export class CredentialsCache implements DataChangeListener {
 
   /** Keeps a lookup made when the change count was `changesBefore`, unless a notice came since. */
   keep(keyHash: string, standing: TokenStanding, changesBefore: number): void {
-    if (!this.#listening || this.maxEntries === 0 || changesBefore !== this.#changes) return
+    if (!this.#listening || this.maxTokens === 0 || changesBefore !== this.#changes) return
     // The oldest kept first out: a Map iterates in insertion order.
-    if (this.#entries.size >= this.maxEntries) this.#entries.delete(this.#entries.keys().next().value!)
+    if (this.#entries.size >= this.maxTokens) this.#entries.delete(this.#entries.keys().next().value!)
     this.#entries.set(keyHash, standing)
+  }
+
+  appKey(keyHash: string): AppKeyStanding | undefined {
+    return this.#listening ? this.#appKeys.get(keyHash) : undefined
+  }
+
+  /** Keeps an application key looked up when the change count was `changesBefore`, unless a notice came since. */
+  keepAppKey(keyHash: string, standing: AppKeyStanding, changesBefore: number): void {
+    if (!this.#listening || this.maxTokens === 0 || changesBefore !== this.#changes) return
+    if (this.#appKeys.size >= APP_KEYS_KEPT) this.#appKeys.delete(this.#appKeys.keys().next().value!)
+    this.#appKeys.set(keyHash, standing)
   }
 
   onChange(channel?: string, payload?: string): void {
     this.#changes++
+    if (channel !== undefined && payload?.startsWith(APP_KEY_PAYLOAD)) {
+      const keyId = Number(payload.slice(APP_KEY_PAYLOAD.length))
+      for (const [hash, standing] of this.#appKeys) if (standing.id === keyId) this.#appKeys.delete(hash)
+      return
+    }
     const userId = Number(payload)
-    if (channel === undefined || !Number.isInteger(userId)) return this.#entries.clear()
+    if (channel === undefined || payload === '' || !Number.isInteger(userId)) return this.#clear()
     for (const [key, standing] of this.#entries) if (standing.id === userId) this.#entries.delete(key)
   }
 
   onLost(): void {
     this.#changes++
+    this.#clear()
+  }
+
+  #clear(): void {
     this.#entries.clear()
+    this.#appKeys.clear()
   }
 }

@@ -1,12 +1,11 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../db/database.ts'
-import { hashSecret } from '../core/secrets.ts'
 
 /** What every request's credentials are checked against: application keys and sign-in tokens, by their hashes. */
 export function credentialsRepository(db: Kysely<Database>) {
   return {
-    appKey(key: string) {
-      return db.selectFrom('app_keys').select(['id', 'revoked_at']).where('key_hash', '=', hashSecret(key)).executeTakeFirst()
+    appKey(keyHash: string) {
+      return db.selectFrom('app_keys').select(['id', 'revoked_at']).where('key_hash', '=', keyHash).executeTakeFirst()
     },
 
     /** At most one write a minute per key: last use is for audits, not accounting. */

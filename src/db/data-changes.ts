@@ -12,6 +12,13 @@ export const COLLECTION_ITEMS_CHANNEL = 'collection_items'
  * and the groups as published, which the collection's live streams pass on.
  */
 export const OPINION_GROUPS_CHANNEL = 'opinion_groups'
+/**
+ * People's own fields changed (their answers, follow links or drafts; migration 037's triggers, and the process of a
+ * signed-in person's write): their ids, comma-separated, or empty for anyone.
+ */
+export const OWN_CHANGED_CHANNEL = 'own_changed'
+/** The question set's version moved (migration 037's bump of migration 026's number). */
+export const QUESTION_SET_CHANNEL = 'question_set'
 /** Notifications were written (migration 012's trigger). */
 export const NOTIFICATIONS_CREATED_CHANNEL = 'notifications_created'
 

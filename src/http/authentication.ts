@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Caller } from '../core/caller.ts'
 import { ApiError, AuthenticationFailed } from '../core/errors.ts'
 import { credentialsRepository } from '../access/credentials.repository.ts'
-import type { CredentialsCache } from '../access/credentials-cache.ts'
+import type { AppKeyStanding, CredentialsCache } from '../access/credentials-cache.ts'
 import { hashSecret } from '../core/secrets.ts'
 import { browsableCookieToken } from './browsable/session.ts'
 
@@ -25,6 +25,19 @@ function appKeyOf(request: FastifyRequest): string | null {
   const fromQuery = query?.[APP_KEY_PARAMETER]
   if (typeof fromQuery === 'string' && fromQuery) return fromQuery
   return null
+}
+
+/** The application key's standing, kept in memory once looked up (CredentialsCache); undefined when unknown. */
+async function knownAppKey(app: FastifyInstance, key: string): Promise<AppKeyStanding | undefined> {
+  const keyHash = hashSecret(key)
+  const kept = app.credentialsCache.appKey(keyHash)
+  if (kept) return kept
+  const changes = app.credentialsCache.changes
+  const row = await credentialsRepository(app.db).appKey(keyHash)
+  if (!row) return undefined
+  const standing = { id: row.id, revoked_at: row.revoked_at, markedAt: 0 }
+  app.credentialsCache.keepAppKey(keyHash, standing, changes)
+  return standing
 }
 
 /** The token from `Authorization: Token <key>` (or Bearer), with DRF's messages for malformed headers. */
@@ -51,10 +64,15 @@ export function registerAuthentication(app: FastifyInstance): void {
     const credentials = credentialsRepository(app.db)
     const appKey = appKeyOf(request)
     if (appKey) {
-      const key = await credentials.appKey(appKey)
+      const key = await knownAppKey(app, appKey)
       if (!key || key.revoked_at) throw new ApiError(401, { detail: 'Invalid or revoked application key.' })
       request.appKeyId = key.id
-      await credentials.markAppKeyUsed(key.id)
+      // A use is recorded at most once a minute per key and process (audits, not accounting).
+      const now = performance.now()
+      if (key.markedAt === 0 || now - key.markedAt > 60_000) {
+        key.markedAt = now
+        await credentials.markAppKeyUsed(key.id)
+      }
     } else if (app.config.requireAppKey) {
       throw new ApiError(401, { detail: `An application key is required: send it as the ${APP_KEY_PARAMETER} query parameter or header.` })
     }

@@ -44,8 +44,8 @@ interface Memo {
   generation: number
   builtAt: number
   settled: boolean
-  /** While this one is built: the value it replaces, and when that value went stale. */
-  previous?: { value: Promise<unknown>; since: number }
+  /** While this one is built: the value it replaces, when that value went stale, and the change count it shows. */
+  previous?: { value: Promise<unknown>; since: number; generation: number }
 }
 
 const EMPTY = Buffer.alloc(0)
@@ -104,7 +104,7 @@ export class ResponseCache implements DataChangeListener {
    * is computed share the one computation. Without a listener it is computed each time.
    */
   remember<T>(key: string, build: () => Promise<T>): Promise<T> {
-    return this.memo(key, build, false)
+    return this.memo(key, build)
   }
 
   /**
@@ -113,19 +113,34 @@ export class ResponseCache implements DataChangeListener {
    * request after a change of its own never gets the value from before.
    */
   rememberRecent<T>(key: string, build: () => Promise<T>): Promise<T> {
-    return this.memo(key, build, true)
+    return this.memo(key, build, -Infinity)
   }
 
-  private async memo<T>(key: string, build: () => Promise<T>, withGrace: boolean): Promise<T> {
+  /**
+   * As `rememberRecent`, but the value it replaces is served only if it was built at change count `floor` or later:
+   * a signed-in person's read (`floor`, their record's) never gets a value from before their own last write.
+   */
+  rememberSince<T>(key: string, floor: number, build: () => Promise<T>): Promise<T> {
+    return this.memo(key, build, floor)
+  }
+
+  /** `graceFloor`: null, no grace; else the oldest change count a value served within the grace may show. */
+  private async memo<T>(key: string, build: () => Promise<T>, graceFloor: number | null = null): Promise<T> {
     if (!this.enabled) return build()
     const memo = this.memos.get(key)
     if (memo) {
       if (memo.settled ? this.staleSince(memo) === null : memo.generation === this.generation) return memo.value as Promise<T>
-      if (!memo.settled && memo.previous && performance.now() - memo.previous.since < this.options.graceMs) {
-        return memo.previous.value as Promise<T>
+      const previous = memo.previous
+      if (!memo.settled && previous && graceFloor !== null && previous.generation >= graceFloor) {
+        if (performance.now() - previous.since < this.options.graceMs) return previous.value as Promise<T>
       }
     }
-    const previous = !withGrace ? undefined : memo?.settled ? { value: memo.value, since: this.staleSince(memo)! } : memo?.previous
+    const previous =
+      graceFloor === null
+        ? undefined
+        : memo?.settled
+          ? { value: memo.value, since: this.staleSince(memo)!, generation: memo.generation }
+          : memo?.previous
     const entry: Memo = {
       value: build() as Promise<unknown>,
       generation: this.generation,
@@ -239,10 +254,13 @@ function isFill(found: Entry | Fill): found is Fill {
   return 'promise' in found
 }
 
-/** Answers that vary with something beside the URL are never kept: HTML pages, a signed-in caller, an app key. */
+/**
+ * Answers that vary with something beside the URL are never kept here: HTML pages, a signed-in caller. An
+ * application key changes nothing in an answer but the links that repeat the query, which the URL (the key) holds.
+ */
 function cacheable(request: FastifyRequest): boolean {
   if (request.method !== 'GET' || !request.routeOptions.config.cachedForAnyone) return false
-  if (request.caller !== null || request.appKeyId !== null) return false
+  if (request.caller !== null) return false
   return plainJson(request)
 }
 
@@ -258,7 +276,8 @@ function wantsFresh(request: FastifyRequest): boolean {
   return control !== undefined && /(^|,)\s*no-cache\s*(,|$)/i.test(control)
 }
 
-function keyOf(request: FastifyRequest): string {
+/** What a kept answer is kept under: the URL as asked, host included (answers hold absolute links). */
+export function cacheKeyOf(request: FastifyRequest): string {
   return `${request.protocol}://${request.host}${request.url}`
 }
 
@@ -281,7 +300,7 @@ export function registerResponseCache(app: FastifyInstance, cache: ResponseCache
   // validated and allowed when it was built from the same URL for the same anonymous caller.
   app.addHook('preParsing', async (request, reply, payload) => {
     if (!cache.enabled || !cacheable(request)) return payload
-    const found = await cache.lookup(keyOf(request), wantsFresh(request))
+    const found = await cache.lookup(cacheKeyOf(request), wantsFresh(request))
     if (!found) return payload
     if (!isFill(found)) return send(reply, found)
     ;(request as unknown as Record<symbol, Fill | null>)[FILL] = found

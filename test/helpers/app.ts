@@ -62,8 +62,9 @@ export async function createTestApp(
     DATA_DIR: dataDir,
     RESPONSE_CACHE_MB: '0',
     RESPONSE_CACHE_GRACE_MS: '0',
-    // Tokens likewise (fixtures revoke them in SQL, and the notice arrives a moment later).
+    // Tokens, keys and people's own fields likewise (fixtures change them in SQL, and the notice arrives a moment later).
     TOKEN_CACHE_ENTRIES: '0',
+    OWN_RECORDS_MB: '0',
     // Pushes are delivered only where a test asks for it (test/notifications/push-delivery.test.ts).
     PUSH_DELIVERY: 'off',
     ...(options.defaultLimits ? {} : limits),

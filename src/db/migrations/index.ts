@@ -32,6 +32,7 @@ import * as withdrawingAnswerCall from './2026-11-27-033-withdrawing-answer-call
 import * as editingAnswerCall from './2026-11-27-034-editing-answer-call.ts'
 import * as keptBlocksFollow from './2026-11-27-035-kept-blocks-follow.ts'
 import * as oneChainWalk from './2026-11-27-036-one-chain-walk.ts'
+import * as keptKeysAndOwnRecords from './2026-11-28-037-kept-keys-and-own-records.ts'
 
 /** Every migration in the order it applies; names never change once released. */
 export const migrations: Record<string, Migration> = {
@@ -68,4 +69,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27-034-editing-answer-call': editingAnswerCall,
   '2026-11-27-035-kept-blocks-follow': keptBlocksFollow,
   '2026-11-27-036-one-chain-walk': oneChainWalk,
+  '2026-11-28-037-kept-keys-and-own-records': keptKeysAndOwnRecords,
 }

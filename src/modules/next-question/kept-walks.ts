@@ -33,34 +33,51 @@ export interface WalkPosition {
   count: number
   unanswered: number
   next: number[]
+  /** The question set's version the walk was checked against, when it was. */
+  version?: number
 }
 
 type Repository = ReturnType<typeof nextQuestionRepository>
 
+/** Who walks: their id, their answered questions when known from memory, and the question set's version as kept. */
+export interface Walker {
+  id: number | null
+  /** Known from the person's kept record (anyone: none answered); null: read with the version. */
+  answered: ReadonlySet<number> | null
+  /** The question set's version, remembered until the data changes. */
+  version: () => Promise<number>
+}
+
 /**
- * The caller's position on the walk: one statement (the version and the caller's answers) when the walk kept is
- * current; two more when it is not (the walk read again, and the caller's answers among its questions).
+ * The caller's position on the walk. With the caller's answers known in memory, no statement once the walk and the
+ * version are kept; otherwise one (the version and the caller's answers); two more when the walk kept is not
+ * current (the walk read again, and the caller's answers among its questions).
  */
 export async function walkPosition(
   db: Kysely<Database>,
   repository: Repository,
   shape: WalkShape,
-  callerId: number | null,
+  walker: Walker,
   exclude: number[],
   limit: number,
 ): Promise<WalkPosition> {
   const walks = walksByDatabase.get(db) ?? walksByDatabase.set(db, new Map()).get(db)!
   const key = JSON.stringify([shape.filters, shape.collectionOrder])
   const kept = await walks.get(key)?.catch(() => undefined)
+  if (walker.answered !== null) {
+    const version = await walker.version()
+    const walk = !kept || kept.version < version ? await readWalk(walks, key, repository, shape, version) : kept
+    return { ...position(walk.items, walker.answered, new Set(exclude), limit, Date.now()), version }
+  }
   const named = (walk: KeptWalk | undefined) => (walk && walk.items.length <= NAMED_MOST ? walk.items.map((item) => item.id) : null)
-  let read = await repository.versionAndAnswered(callerId, named(kept))
+  let read = await repository.versionAndAnswered(walker.id, named(kept))
   let walk = kept
   if (!walk || walk.version < read.version) {
     walk = await readWalk(walks, key, repository, shape, read.version)
     // The answers were read among the questions of the walk kept before.
-    if (callerId !== null && named(kept) !== null) read = await repository.versionAndAnswered(callerId, named(walk))
+    if (walker.id !== null && named(kept) !== null) read = await repository.versionAndAnswered(walker.id, named(walk))
   }
-  return position(walk.items, read.answered, new Set(exclude), limit, Date.now())
+  return { ...position(walk.items, read.answered, new Set(exclude), limit, Date.now()), version: read.version }
 }
 
 /** The walk read at `version` or later: a read already under way that far is shared. */

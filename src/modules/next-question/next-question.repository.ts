@@ -201,19 +201,34 @@ export function nextQuestionRepository(db: Kysely<Database>, remember: Remember 
       return { version: Number(rows[0].version), answered: new Set(rows[0].answered.map(Number)) }
     },
 
+    /** The question set's version (migration 026): one statement. */
+    async version(): Promise<number> {
+      const { rows } = await sql<{ version: number }>`SELECT version FROM question_set_version`.execute(db)
+      return Number(rows[0]!.version)
+    },
+
     /**
-     * Every published question the filters match, in the walk's order (the collection's item order, else id), with
+     * Every published question the filters match, in the walk's order (the collection's item order, then the
+     * ordering's terms, then id), with
      * when each opens and closes, and the question set's version they were read at. One statement.
      */
-    async walk(questionFilters: QuestionListQuery, collectionOrder: number | null): Promise<{ version: number; items: WalkItem[] }> {
+    async walk(
+      questionFilters: QuestionListQuery,
+      collectionOrder: number | null,
+      ordering: OrderTerm[] = [],
+    ): Promise<{ version: number; items: WalkItem[] }> {
       let list = questionsRepository(db).filtered(questionFilters, null).where('questions.publish', '=', true)
       if (collectionOrder !== null) {
         list = list.innerJoin('question_collection_items as item', (join) =>
           join.onRef('item.question_id', '=', 'questions.id').on('item.parent_id', '=', collectionOrder),
         ) as never
       }
-      const position =
-        collectionOrder !== null ? sql`row_number() OVER (ORDER BY item."order", item.id)` : sql`row_number() OVER (ORDER BY questions.id)`
+      const terms = [
+        ...(collectionOrder !== null ? [sql`item."order"`, sql`item.id`] : []),
+        ...ordering.map((term) => sql`${term.expression} ${sql.raw(term.direction)}`),
+        sql`questions.id`,
+      ]
+      const position = sql`row_number() OVER (ORDER BY ${sql.join(terms)})`
       const rows = list.select(['questions.id', 'questions.start_at', 'questions.end_at', sql<number>`${position}`.as('position')])
       const { rows: found } = await sql<{ version: number; items: [number, string | null, string | null][] }>`
         SELECT (SELECT version FROM question_set_version) AS version,

@@ -3,6 +3,7 @@ import type { App } from '../../http/app-type.ts'
 import { readErrors } from '../../http/schemas.ts'
 import { viewContextOf } from '../../http/view-context.ts'
 import { nextQuestions } from './next-question.service.ts'
+import type { KeptQuestions } from './kept-questions.ts'
 import {
   ClampedQuery,
   LightQuery,
@@ -12,7 +13,15 @@ import {
   type NextQuestionQuery,
 } from './next-question.schemas.ts'
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** What the next question keeps beside its walks (kept-questions.ts), listening from the app's start. */
+    keptQuestions: KeptQuestions
+  }
+}
+
 export function nextQuestionRoutes(app: App): void {
+  const kept = app.keptQuestions
   /** The same handler on both paths; only the most questions one answer carries differs. */
   const handler =
     (maxLimit: number) =>
@@ -21,7 +30,8 @@ export function nextQuestionRoutes(app: App): void {
         viewContextOf(app, request),
         {
           remember: (key, build) => app.responseCache.remember(key, build),
-          recent: (key, build) => app.responseCache.rememberRecent(key, build),
+          own: (userId) => app.ownRecords.of(userId),
+          kept,
         },
         request.query as NextQuestionQuery,
         maxLimit,

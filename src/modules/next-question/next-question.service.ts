@@ -8,7 +8,8 @@ import { questionOrderingWithFigures, type ChoiceRow } from '../questions/questi
 import type { QuestionListQuery } from '../questions/questions.schemas.ts'
 import { loadWithChoices } from '../questions/published-figures.ts'
 import { nextQuestionRepository, type LightRow, type Remember } from './next-question.repository.ts'
-import { walkPosition, type WalkShape } from './kept-walks.ts'
+import type { KeptQuestions } from './kept-questions.ts'
+import { position, walkPosition, type WalkPosition, type WalkShape } from './kept-walks.ts'
 import type { LightQuestion, NextQuestionQuery, NextQuestionResult } from './next-question.schemas.ts'
 
 const ON = new Set(['1', 'true', 't', 'yes', 'y', 'on'])
@@ -46,14 +47,27 @@ function questionFilters(query: NextQuestionQuery): QuestionListQuery {
   return out as QuestionListQuery
 }
 
-/** Filters whose questions depend on neither the caller nor anyone's answers: their walks can be kept. */
-const KEPT_FILTERS: ReadonlySet<string> = new Set(['in_collections__parent', 'group', 'tags__tag', 'id__in'])
+/**
+ * Filters whose questions depend on neither the caller nor anyone's answers nor figures: their walks are kept across
+ * answers, at the question set's version.
+ */
+const KEPT_FILTERS: ReadonlySet<string> = new Set(['in_collections__parent', 'group', 'tags__tag', 'id__in', 'user__id'])
 
-/** Values kept until the data changes: `remember` exactly, `recent` within the grace while one request rebuilds. */
+/** What a person's kept record tells the next question: what they answered, and the question set's version then. */
+export interface WalkerRecord {
+  answered: ReadonlySet<number>
+  questionSetVersion: number
+}
+
+/** What the next question keeps: values until the data changes, people's records, versions and light forms. */
 export interface NextQuestionCache {
   remember: Remember
-  recent: Remember
+  /** The signed-in person's kept record (null when not kept). */
+  own: (userId: number) => Promise<WalkerRecord | null>
+  kept: KeptQuestions
 }
+
+const NONE_ANSWERED: ReadonlySet<number> = new Set()
 
 /** The questions in the light form, in the order of `rows`, with the figures everyone sees: one statement. */
 async function lightQuestions(context: ViewContext, rows: LightRow[]): Promise<LightQuestion[]> {
@@ -74,6 +88,11 @@ async function lightQuestions(context: ViewContext, rows: LightRow[]): Promise<L
           .map((choice) => toChoice(choice as unknown as ChoiceRow, context.urls)),
       }) as LightQuestion,
   )
+}
+
+/** Filters that show the caller's own private answers (their own answers named): the walk is the caller's alone. */
+function ownView(query: NextQuestionQuery, caller: ViewContext['caller']): boolean {
+  return caller !== null && (query.answered_by === caller.id || query.votes__user__username !== undefined)
 }
 
 /** The walk a query asks for, when it can be kept: kept filters only, in id order or a collection's order. */
@@ -105,32 +124,35 @@ export async function nextQuestions(
       ? orderingTerms(query.ordering, questionOrderingWithFigures(context.minCellSize), ['id'], column('questions.id'))
       : []
   const shape = keptShape(query, collection, repository.inIdOrder(ordering))
+  const own = caller === null ? null : await cache.own(caller.id)
+  const answered = caller === null ? NONE_ANSWERED : (own?.answered ?? null)
+  // The version kept, or the one read with the caller's record after their own latest write, whichever is newer.
+  const version = async () => Math.max(await cache.kept.version(() => repository.version()), own?.questionSetVersion ?? 0)
+  let walk: WalkPosition | null = null
   if (shape) {
-    const walk = await walkPosition(context.db, repository, shape, caller?.id ?? null, filters.exclude, limit)
-    const results = walk.next.length === 0 ? [] : await keptLightQuestions(context, cache, repository, walk.next)
+    walk = await walkPosition(context.db, repository, shape, { id: caller?.id ?? null, answered, version }, filters.exclude, limit)
+  } else if (answered !== null && !ownView(query, caller)) {
+    // Any other walk, read whole once until the data changes (its figures and answers may order or filter it).
+    const key = `next-walk:${context.minCellSize}:${JSON.stringify([filters.questionFilters, query.ordering ?? '', collection])}`
+    const { items } = await cache.remember(key, () => repository.walk(filters.questionFilters, collection, ordering))
+    walk = position(items, answered, new Set(filters.exclude), limit, Date.now())
+  }
+  if (walk) {
+    const next = walk.next
+    const results =
+      next.length === 0
+        ? []
+        : await cache.kept.light(next, context.urls.base, walk.version ?? (cache.kept.enabled ? await version() : 0), async (ids) => {
+            const byId = new Map((await repository.lightRows(ids)).map((row) => [row.id, row]))
+            return lightQuestions(
+              context,
+              ids.flatMap((id) => byId.get(id) ?? []),
+            )
+          })
     return { returning: results.length, results, count: walk.count, unanswered: walk.unanswered }
   }
   if (countsOnly) return { returning: 0, results: [], ...(await repository.counts(filters, caller)) }
   const [counts, rows] = await repository.countsAndNext(filters, caller, ordering, limit, collection)
   const results = await lightQuestions(context, rows)
   return { returning: results.length, results, count: counts.count, unanswered: counts.unanswered }
-}
-
-/**
- * The light questions of a page, kept for everyone who walks to it (under a burst of answers, its figures may be
- * up to the response cache's grace old while one request reads them again). A question removed meanwhile is left out.
- */
-async function keptLightQuestions(
-  context: ViewContext,
-  cache: NextQuestionCache,
-  repository: ReturnType<typeof nextQuestionRepository>,
-  ids: number[],
-): Promise<LightQuestion[]> {
-  return cache.recent(`next-light:${context.urls.base}:${context.minCellSize}:${ids.join(',')}`, async () => {
-    const byId = new Map((await repository.lightRows(ids)).map((row) => [row.id, row]))
-    return lightQuestions(
-      context,
-      ids.flatMap((id) => byId.get(id) ?? []),
-    )
-  })
 }

@@ -1,10 +1,6 @@
 import { Type } from 'typebox'
 import type { ViewContext } from '../../core/view-context.ts'
-import { toLatestCompare } from '../compare/compare.mapper.ts'
-import { compareRepository } from '../compare/compare.repository.ts'
-import { LATEST_COMPARE_SIZE } from '../compare/compare.service.ts'
 import { FullUser } from '../users/users.schemas.ts'
-import { iso } from '../../core/time.ts'
 import { votesByQuestion } from './questions.mapper.ts'
 import { questionsRepository, type QuestionStamp } from './questions.repository.ts'
 import { Importance, Question, VoteSummary } from './questions.schemas.ts'
@@ -19,9 +15,8 @@ export interface PieceCache {
 }
 
 /**
- * What building a signed-in caller's questions from kept JSON needs: the anonymous view (its URLs on the request's
- * host), the cache, the origin the kept JSON's URLs are on, and the route's serializer for a schema (the same
- * bytes a whole answer has).
+ * What building questions from kept JSON needs: the anonymous view (its URLs on the request's host), the cache, the
+ * origin the kept JSON's URLs are on, and the route's serializer for a schema (the same bytes a whole answer has).
  */
 export interface QuestionPieces {
   anonymous: ViewContext
@@ -34,15 +29,31 @@ export interface QuestionPieces {
 const OWN_FIELDS = '"my_vote":[],"their_vote":[],"my_importance":[]'
 const AUTHOR_FIELDS = '"latest_compare":[],"follow":[]'
 
+/** A question's anonymous JSON, split around the caller's own fields and its author's. */
 interface Piece {
   before: string
   between: string
   after: string
 }
 
+/** A question as anyone sees it, ready for a caller's own fields: its id, its author, and their_vote's JSON. */
+export interface KeptQuestion {
+  id: number
+  authorId: number
+  piece: Piece
+  theirVote: string
+}
+
+/** The caller's own fields on questions, wherever they come from (a kept record, or a read). */
+export interface OwnPart {
+  votesOn(questionId: number): VoteSummary[]
+  importanceOf(questionId: number): { object_id: number; value: number; modified_at: string }[]
+  followsOf(userId: number): { id: number; following: number; created_at: string }[]
+}
+
 const VoteList = Type.Array(VoteSummary)
 const ImportanceList = Type.Array(Importance)
-const { latest_compare: LatestCompareList, follow: FollowList } = FullUser.properties
+const { follow: FollowList } = FullUser.properties
 
 function split(json: string): Piece | null {
   const own = json.indexOf(OWN_FIELDS)
@@ -56,36 +67,29 @@ function split(json: string): Piece | null {
 }
 
 /**
- * Questions for a signed-in caller, as JSON, from the anonymous JSON kept for each question version (built for the
- * ones missing, in the usual constant number of statements) with the caller's own fields put in its place: their
- * answers and importance, and on the author their follow link and, on their own questions, their comparisons. The
- * row version comes with the page, so a caller always reads their own vote's figures at once.
+ * The questions of `stamps` as anyone sees them: each one's anonymous JSON kept per question version (built for the
+ * ones missing, in the usual constant number of statements), and their_vote for `theirUserId`'s public answers. A
+ * question deleted between the stamps' read and this build is left out, as a later read would.
  */
-export async function signedInQuestionsJson(
+export async function keptQuestions(
   { anonymous, cache, origin, serializer }: QuestionPieces,
-  callerId: number,
   stamps: QuestionStamp[],
   theirUserId: number | null,
-): Promise<string[]> {
+): Promise<KeptQuestion[]> {
   if (stamps.length === 0) return []
-  const db = anonymous.db
   const keyOf = (stamp: QuestionStamp) => `question:${origin}:${stamp.id}:${stamp.version}`
-  const ids = stamps.map((stamp) => stamp.id)
-  const authors = [...new Set(stamps.map((stamp) => stamp.user_id))]
-  const repository = questionsRepository(db)
-  const noAnswers = Promise.resolve({ likert: [], choices: [] })
+  const repository = questionsRepository(anonymous.db)
   const kept = new Map<number, Piece>()
   for (const stamp of stamps) {
     const piece = cache.piece<Piece>(keyOf(stamp))
     if (piece) kept.set(stamp.id, piece)
   }
   const missing = stamps.filter((stamp) => !kept.has(stamp.id))
-  const serialize = serializer(Question)
   const build = async () => {
     if (missing.length === 0) return
     const generation = cache.current
-    const rows = await repository.byIds(missing.map((stamp) => stamp.id))
-    const questions = await questionsFromRows(anonymous, rows)
+    const serialize = serializer(Question)
+    const questions = await questionsFromRows(anonymous, await repository.byIds(missing.map((stamp) => stamp.id)))
     const versions = new Map(missing.map((stamp) => [stamp.id, stamp]))
     for (const question of questions) {
       const json = serialize(question)
@@ -95,35 +99,34 @@ export async function signedInQuestionsJson(
       cache.keepPiece(keyOf(versions.get(question.id)!), piece, json.length, generation)
     }
   }
-  const withCaller = authors.includes(callerId)
-  const [, own, theirs, latest] = await Promise.all([
+  const ids = stamps.map((stamp) => stamp.id)
+  const [, theirs] = await Promise.all([
     build(),
-    repository.ownFieldsOf(callerId, ids, authors),
-    theirUserId === null ? noAnswers : repository.answersOf(theirUserId, ids, theirUserId !== callerId),
-    withCaller ? compareRepository(db).latest(callerId, LATEST_COMPARE_SIZE) : Promise.resolve([]),
+    theirUserId === null ? null : repository.answersOf(theirUserId, ids, true).then(votesByQuestion),
   ])
-  const { answers: mine, follows } = own
   const votes = serializer(VoteList)
-  const importances = serializer(ImportanceList)
-  const followList = serializer(FollowList)
-  const latestList = serializer(LatestCompareList)
-  const myVotes = votesByQuestion(mine)
-  const theirVotes = votesByQuestion(theirs)
-  const myLatest = latestList(latest.map(toLatestCompare))
-  // A question deleted between the page's read and its build is left out, as a later read would.
   return stamps.flatMap((stamp) => {
     const piece = kept.get(stamp.id)
     if (!piece) return []
-    const importance = mine.likert.find((vote) => vote.question_id === stamp.id && vote.importance !== null)
-    const own = [
-      `"my_vote":${votes(myVotes.get(stamp.id) ?? [])}`,
-      `"their_vote":${votes(theirVotes.get(stamp.id) ?? [])}`,
-      `"my_importance":${importances(importance ? [{ object_id: stamp.id, value: importance.importance!, modified_at: iso(importance.modified_at) }] : [])}`,
-    ].join(',')
-    const follow = follows
-      .filter((link) => link.following_id === stamp.user_id)
-      .map((link) => ({ id: link.id, following: link.following_id, created_at: iso(link.created_at) }))
-    const author = `"latest_compare":${stamp.user_id === callerId ? myLatest : '[]'},"follow":${followList(follow)}`
-    return [piece.before + own + piece.between + author + piece.after]
+    return [{ id: stamp.id, authorId: stamp.user_id, piece, theirVote: votes(theirs?.get(stamp.id) ?? []) }]
+  })
+}
+
+/**
+ * Each question's JSON with the caller's own fields in its place: their answers and importance, and on the author
+ * their follow links. The bytes a whole build gives, for a caller who authored none of these questions and is not
+ * staff (who see the author's full answer counters and comparisons there).
+ */
+export function withOwnFields(
+  questions: KeptQuestion[],
+  own: OwnPart,
+  serializer: (schema: object) => (value: unknown) => string,
+): string[] {
+  const votes = serializer(VoteList)
+  const importances = serializer(ImportanceList)
+  const follows = serializer(FollowList)
+  return questions.map(({ id, authorId, piece, theirVote }) => {
+    const fields = `"my_vote":${votes(own.votesOn(id))},"their_vote":${theirVote},"my_importance":${importances(own.importanceOf(id))}`
+    return `${piece.before}${fields}${piece.between}"latest_compare":[],"follow":${follows(own.followsOf(authorId))}${piece.after}`
   })
 }

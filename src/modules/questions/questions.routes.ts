@@ -3,23 +3,42 @@ import type { App } from '../../http/app-type.ts'
 import { NotFound } from '../../core/errors.ts'
 import { envelope, listRequestOf } from '../../http/pagination.ts'
 import { Page, readErrors } from '../../http/schemas.ts'
-import { questionsRepository } from './questions.repository.ts'
+import { questionsRepository, switchedOn } from './questions.repository.ts'
 import { Question, QuestionListQuery } from './questions.schemas.ts'
 import { loadQuestion, questionsFromRows } from './questions.service.ts'
 import { IdParams } from '../../http/route-schemas.ts'
-import { plainJson } from '../../http/response-cache.ts'
-import { signedInQuestionsJson, type QuestionPieces } from './question-pieces.ts'
+import { cacheKeyOf, plainJson } from '../../http/response-cache.ts'
+import { keptQuestions, withOwnFields, type KeptQuestion, type QuestionPieces } from './question-pieces.ts'
 import { viewContextOf } from '../../http/view-context.ts'
+import type { OwnRecord } from '../../access/own-records.ts'
 
 /** JSON already serialized, sent as it is. */
 function sendJson(reply: FastifyReply, json: string): FastifyReply {
   return reply.header('content-type', 'application/json; charset=utf-8').send(json)
 }
 
+/** Orderings by when people answered count the caller's own private answers: the caller's page is their own. */
+const ORDERED_BY_ANSWERS = /(^|,)\s*-?\s*(votes__created_at|answered_at)\s*(,|$)/
+
+/** Filters under which a page is the same for the caller as for anyone (given no drafts of theirs, and no staff). */
+function sameForAnyone(filters: QuestionListQuery, callerId: number): boolean {
+  return (
+    !switchedOn(filters.nearby) &&
+    !switchedOn(filters.my_history) &&
+    filters.answered_by !== callerId &&
+    !ORDERED_BY_ANSWERS.test(filters.ordering ?? '')
+  )
+}
+
+/** A page as anyone sees it, kept until the data changes: the envelope up to its results, and the questions. */
+interface KeptPage {
+  head: string
+  theirUserId: number | null
+  questions: KeptQuestion[]
+}
+
 export function questionRoutes(app: App): void {
   const k = app.config.minCellSize
-  /** Whether the answer is built from each question's kept JSON: a signed-in caller asking for plain JSON. */
-  const fromPieces = (request: FastifyRequest) => request.caller !== null && app.responseCache.enabled && plainJson(request)
   const piecesOf = (request: FastifyRequest, reply: FastifyReply): QuestionPieces => ({
     anonymous: { ...viewContextOf(app, request), caller: null },
     cache: app.responseCache,
@@ -27,6 +46,17 @@ export function questionRoutes(app: App): void {
     // Fastify's serializer for the schema, compiled once per route and schema.
     serializer: (schema) => reply.compileSerializationSchema(schema as Record<string, unknown>) as (value: unknown) => string,
   })
+
+  /**
+   * The caller's kept record when their answer can be the kept anonymous one with their own fields put in: a
+   * signed-in participant (not staff, who see everyone's full counters) with no drafts, asking for plain JSON.
+   */
+  async function ownRecordFor(request: FastifyRequest): Promise<OwnRecord | null> {
+    const caller = request.caller
+    if (!caller || caller.isStaff || !app.responseCache.enabled || !plainJson(request)) return null
+    const record = await app.ownRecords.of(caller.id)
+    return record && record.drafts === 0 ? record : null
+  }
 
   // Not a listRoute: `count` answers `{"count": N}`, and signed-in pages are put together from kept JSON.
   app.get('/api/questions/', {
@@ -51,11 +81,21 @@ export function questionRoutes(app: App): void {
       const their = async () =>
         filters.answered_by ?? (filters.votes__user__username ? await repository.userIdByUsername(filters.votes__user__username) : null)
       const list = listRequestOf(request)
-      if (caller && fromPieces(request)) {
-        const result = await repository.stampPage(filters, caller, list, k)
-        const page = envelope(request, result.page, result.count, [])
-        const items = await signedInQuestionsJson(piecesOf(request, reply), caller.id, result.rows, await their())
-        return sendJson(reply, `${JSON.stringify(page).slice(0, -3)}[${items.join(',')}]}`)
+      const own = caller && sameForAnyone(filters, caller.id) ? await ownRecordFor(request) : null
+      if (caller && own) {
+        const pieces = piecesOf(request, reply)
+        const page = await app.responseCache.rememberSince<KeptPage>(`questions:${cacheKeyOf(request)}`, own.generation, async () => {
+          const result = await repository.stampPage(filters, null, list, k)
+          const theirUserId = await their()
+          return {
+            head: `${JSON.stringify(envelope(request, result.page, result.count, [])).slice(0, -3)}[`,
+            theirUserId,
+            questions: await keptQuestions(pieces, result.rows, theirUserId),
+          }
+        })
+        if (page.theirUserId !== caller.id && page.questions.every((question) => question.authorId !== caller.id)) {
+          return sendJson(reply, `${page.head}${withOwnFields(page.questions, own, pieces.serializer).join(',')}]}`)
+        }
       }
       const result = await repository.page(filters, caller, list, k)
       const theirUserId = await their()
@@ -72,13 +112,19 @@ export function questionRoutes(app: App): void {
       resource: { name: 'Question Instance', description: 'One question with its statistics.' },
     },
     handler: async (request, reply) => {
-      if (request.caller && fromPieces(request)) {
-        const stamp = await questionsRepository(app.db).findStamp(request.params.id, request.caller)
-        const [json] = await signedInQuestionsJson(piecesOf(request, reply), request.caller.id, stamp ? [stamp] : [], null)
-        if (json === undefined) throw NotFound()
-        return sendJson(reply, json)
+      const caller = request.caller
+      const own = await ownRecordFor(request)
+      if (caller && own) {
+        const pieces = piecesOf(request, reply)
+        const kept = await app.responseCache.rememberSince(`question:${cacheKeyOf(request)}`, own.generation, async () => {
+          const stamp = await questionsRepository(app.db).findStamp(request.params.id, null)
+          return stamp ? ((await keptQuestions(pieces, [stamp], null))[0] ?? null) : null
+        })
+        // Not there for anyone, and the caller has no drafts: not there for them either.
+        if (kept === null) throw NotFound()
+        if (kept.authorId !== caller.id) return sendJson(reply, withOwnFields([kept], own, pieces.serializer)[0]!)
       }
-      const question = await loadQuestion(viewContextOf(app, request), request.caller, request.params.id)
+      const question = await loadQuestion(viewContextOf(app, request), caller, request.params.id)
       if (!question) throw NotFound()
       return question
     },

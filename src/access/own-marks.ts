@@ -1,0 +1,57 @@
+import { randomBytes } from 'node:crypto'
+import { Redis } from 'ioredis'
+
+/**
+ * A mark per person, moved by each of their own writes before the answer to it leaves, that every process can read:
+ * a process keeping that person's record compares marks, so the person reads their own write at once whichever
+ * process they ask next. In Redis when REDIS_URL is set; without it there is nothing to share (one process drops the
+ * record itself; several learn of it from the database's notice).
+ */
+export interface OwnMarks {
+  /** Whether marks are shared between processes (and worth reading on every request). */
+  readonly shared: boolean
+  /** The person's latest mark, or null when they wrote nothing within the marks' lifetime. Throws when unknown. */
+  read(userId: number): Promise<string | null>
+  /** Moves the person's mark; resolves with the new one once every process can read it. */
+  touch(userId: number): Promise<string | null>
+  close(): Promise<void>
+}
+
+export const unsharedOwnMarks: OwnMarks = {
+  shared: false,
+  read: async () => null,
+  touch: async () => null,
+  close: async () => {},
+}
+
+/**
+ * Marks in Redis, each living `ttlMs`: longer than anything a process keeps is served without being rebuilt, so a
+ * mark gone means no write of the person's that a kept answer could miss.
+ */
+export function redisOwnMarks(url: string, prefix: string, ttlMs: number): OwnMarks {
+  const redis = new Redis(url, {
+    connectTimeout: 1_000,
+    commandTimeout: 500,
+    maxRetriesPerRequest: 1,
+    // Without a connection a read fails at once, and the request is answered without the record.
+    enableOfflineQueue: false,
+    connectionName: 'civic-survey-own-marks',
+  })
+  redis.on('error', () => {})
+  const namespace = `${prefix}own:`
+  let sequence = 0
+  const process = randomBytes(6).toString('hex')
+  return {
+    shared: true,
+    read: (userId) => redis.get(namespace + userId),
+    async touch(userId) {
+      const mark = `${process}:${++sequence}`
+      await redis.set(namespace + userId, mark, 'PX', ttlMs)
+      return mark
+    },
+    async close() {
+      if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect())
+      else redis.disconnect()
+    },
+  }
+}

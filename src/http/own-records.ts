@@ -1,0 +1,28 @@
+import type { FastifyInstance } from 'fastify'
+import type { OwnRecords } from '../access/own-records.ts'
+import { noticesAfterCommit } from '../db/notices-after-commit.ts'
+import { OWN_CHANGED_CHANNEL } from '../db/data-changes.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    ownRecords: OwnRecords
+  }
+}
+
+const SAFE = new Set(['GET', 'HEAD', 'OPTIONS'])
+
+/**
+ * Whatever a signed-in person writes may change their own fields: before the answer leaves, this process drops
+ * their record and moves their mark (read by every process), and once committed their id is announced on
+ * `own_changed` for processes that share no marks. The answer calls' triggers announce nothing themselves.
+ */
+export function registerOwnRecords(app: FastifyInstance, records: OwnRecords): void {
+  app.decorate('ownRecords', records)
+  app.addHook('onSend', async (request, reply, payload) => {
+    const caller = request.caller
+    if (caller === null || SAFE.has(request.method)) return payload
+    await records.changed(caller.id)
+    noticesAfterCommit(app.db).send([{ channel: OWN_CHANGED_CHANNEL, payload: String(caller.id) }])
+    return payload
+  })
+}

@@ -1,0 +1,111 @@
+import { QUESTION_FIGURES_CHANNEL, QUESTION_SET_CHANNEL, type DataChangeListener, type DataChanges } from '../../db/data-changes.ts'
+import type { LightQuestion } from './next-question.schemas.ts'
+
+/** The notices that keep what this file keeps exact. */
+export const KEPT_QUESTIONS_CHANNELS = [QUESTION_SET_CHANNEL, QUESTION_FIGURES_CHANNEL] as const
+
+/** Light questions kept per process, the one read longest ago dropped first. */
+const LIGHT_KEPT = 20_000
+
+interface Light {
+  /** by origin (the choices' URLs are absolute) */
+  byOrigin: Map<string, LightQuestion>
+  /** the question set's version it was read at */
+  version: number
+}
+
+/**
+ * What the next question keeps beside its walks (kept-walks.ts), in each process, until a notice says it changed:
+ * the question set's version (moved and announced by migration 037's trigger), and each question's light form
+ * (its text moves the version; its figures and choices send `question_figures` with its id, migration 015). So a
+ * person's next question after their own answer reads nothing but their record, and answers to other questions
+ * leave a question's light form as it is. Nothing is kept while notices may be missed.
+ */
+export class KeptQuestions implements DataChangeListener {
+  #version: number | null = null
+  #versionRead: Promise<number> | null = null
+  /** Moves of the question set heard (and losses of the listener). */
+  #setChanges = 0
+  /** Each question's light form, or the count of notices when the last one about it came (nothing kept yet). */
+  readonly #light = new Map<number, Light | number>()
+  #notices = 0
+  /** The notices this cache hears (set once listening). */
+  notices: DataChanges | null = null
+
+  get #enabled(): boolean {
+    return this.notices?.listening ?? false
+  }
+
+  /** Whether anything is kept (notices arrive). */
+  get enabled(): boolean {
+    return this.#enabled
+  }
+
+  /** The question set's version: kept, or read once (shared by the requests that need it meanwhile). */
+  async version(read: () => Promise<number>): Promise<number> {
+    if (!this.#enabled) return read()
+    if (this.#version !== null) return this.#version
+    const changes = this.#setChanges
+    const reading = (this.#versionRead ??= read().finally(() => (this.#versionRead = null)))
+    const version = await reading
+    if (changes === this.#setChanges) this.#version = version
+    return version
+  }
+
+  /**
+   * The light forms of these questions for `origin`, kept ones as they are when read at `version` or later, the
+   * others built (`build` takes their ids, returns them in any order, leaving out any gone) and kept unless a
+   * notice about them came meanwhile. In the order of `ids`.
+   */
+  async light(
+    ids: number[],
+    origin: string,
+    version: number,
+    build: (ids: number[]) => Promise<LightQuestion[]>,
+  ): Promise<LightQuestion[]> {
+    const found = new Map<number, LightQuestion>()
+    const missing: number[] = []
+    for (const id of ids) {
+      const kept = this.#enabled ? this.#light.get(id) : undefined
+      const question = typeof kept === 'object' && kept.version >= version ? kept.byOrigin.get(origin) : undefined
+      if (question) found.set(id, question)
+      else missing.push(id)
+    }
+    if (missing.length === 0) return ids.map((id) => found.get(id)!)
+    const since = this.#notices
+    if (this.#enabled) for (const id of missing) if (!this.#light.has(id)) this.#remember(id, since)
+    for (const question of await build(missing)) {
+      found.set(question.id, question)
+      this.#keep(question, origin, version, since)
+    }
+    return ids.flatMap((id) => found.get(id) ?? [])
+  }
+
+  /** Keeps what was read from `since` on, unless a notice about it came later (or it was forgotten meanwhile). */
+  #keep(question: LightQuestion, origin: string, version: number, since: number): void {
+    const kept = this.#light.get(question.id)
+    if (!this.#enabled || kept === undefined || (typeof kept === 'number' && kept > since)) return
+    if (typeof kept === 'object' && kept.version === version) kept.byOrigin.set(origin, question)
+    else this.#remember(question.id, { byOrigin: new Map([[origin, question]]), version })
+  }
+
+  #remember(id: number, entry: Light | number): void {
+    this.#light.delete(id)
+    this.#light.set(id, entry)
+    if (this.#light.size > LIGHT_KEPT) this.#light.delete(this.#light.keys().next().value!)
+  }
+
+  onChange(channel?: string, payload?: string): void {
+    if (channel === QUESTION_FIGURES_CHANNEL) {
+      this.#remember(Number(payload), ++this.#notices)
+      return
+    }
+    this.#setChanges++
+    this.#version = null
+    if (channel === undefined) this.#light.clear()
+  }
+
+  onLost(): void {
+    this.onChange()
+  }
+}
