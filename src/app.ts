@@ -125,25 +125,31 @@ export async function buildApp({
   // Preflights are answered here, before authentication, so browsers on configured origins get through.
   // Only a request asking Access-Control-Request-Method is a preflight; other OPTIONS get the resource's metadata.
   const corsOptions = {
-    origin: config.corsOrigins.length === 0 ? false : config.corsOrigins.includes('*') ? true : config.corsOrigins,
+    origin: config.corsOrigins.includes('*') ? true : config.corsOrigins,
     allowedHeaders: ['Authorization', 'Content-Type', 'AppAuthorization', 'Accept'],
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
     maxAge: 86400,
   }
-  await app.register(
-    cors,
-    () => (request: FastifyRequest, callback: (error: Error | null, options: typeof corsOptions & { preflight: boolean }) => void) => {
-      callback(null, { ...corsOptions, preflight: request.headers['access-control-request-method'] !== undefined })
-    },
-  )
+  // Without configured origins no browser on another origin is admitted: nothing to do on each request.
+  if (config.corsOrigins.length > 0) {
+    await app.register(
+      cors,
+      () => (request: FastifyRequest, callback: (error: Error | null, options: typeof corsOptions & { preflight: boolean }) => void) => {
+        callback(null, { ...corsOptions, preflight: request.headers['access-control-request-method'] !== undefined })
+      },
+    )
+  }
 
-  app.addHook('onRequest', (request, reply, done) => {
-    queryCounter.run({ queries: 0 }, done)
-  })
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (exposeQueryCount) reply.header('x-query-count', String(queryCounter.getStore()?.queries ?? 0))
-    return payload
-  })
+  // Counting statements keeps a context through every promise of the request (async hooks): only where it is read.
+  if (exposeQueryCount) {
+    app.addHook('onRequest', (request, reply, done) => {
+      queryCounter.run({ queries: 0 }, done)
+    })
+    app.addHook('onSend', async (request, reply, payload) => {
+      reply.header('x-query-count', String(queryCounter.getStore()?.queries ?? 0))
+      return payload
+    })
+  }
   // Read replicas (src/db/read-routing.ts): each request carries what decides where its statements go.
   const router = readRouterOf(db)
   if (router) {
@@ -171,7 +177,10 @@ export async function buildApp({
       if (context) context.ended = true
     })
   }
+  // The line is built only where it is written.
+  const logsRequests = ['trace', 'debug', 'info'].includes(config.logLevel)
   app.addHook('onResponse', async (request, reply) => {
+    if (!logsRequests) return
     request.log.info(
       { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
       `${request.method} ${request.url} ${reply.statusCode}`,

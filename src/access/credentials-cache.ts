@@ -30,8 +30,9 @@ const APP_KEY_PAYLOAD = 'app-key:'
 export const CREDENTIALS_CHANGED_CHANNEL = 'credentials_changed'
 
 /**
- * Sign-in tokens and application keys kept in each process's memory, by their hashes, so that a request runs no
- * statement to know its caller or its application. Exact across processes: every revocation, removal of a token, or change of its
+ * Sign-in tokens and application keys kept in each process's memory, so that a request runs no statement to know
+ * its caller or its application. They are kept by the credential as sent: the process holds it for every request
+ * anyway, and hashing it on each one cost more than the lookup (the database still stores only hashes). Exact across processes: every revocation, removal of a token, or change of its
  * user's standing (active, deleted, staff) is announced by a trigger (migration 024), and the process forgets that
  * user's tokens when it hears it; so is every revocation or removal of an application key (migration 037); whatever changed while nobody listened is unknown, so nothing is kept then. A
  * token looked up while a notice arrived is not kept (the change count moved): the lookup may predate the change.
@@ -54,27 +55,27 @@ export class CredentialsCache implements DataChangeListener {
     return this.#changes
   }
 
-  get(keyHash: string): TokenStanding | undefined {
-    return this.#listening ? this.#entries.get(keyHash) : undefined
+  get(credential: string): TokenStanding | undefined {
+    return this.#listening ? this.#entries.get(credential) : undefined
   }
 
   /** Keeps a lookup made when the change count was `changesBefore`, unless a notice came since. */
-  keep(keyHash: string, standing: TokenStanding, changesBefore: number): void {
+  keep(credential: string, standing: TokenStanding, changesBefore: number): void {
     if (!this.#listening || this.maxTokens === 0 || changesBefore !== this.#changes) return
     // The oldest kept first out: a Map iterates in insertion order.
     if (this.#entries.size >= this.maxTokens) this.#entries.delete(this.#entries.keys().next().value!)
-    this.#entries.set(keyHash, standing)
+    this.#entries.set(credential, standing)
   }
 
-  appKey(keyHash: string): AppKeyStanding | undefined {
-    return this.#listening ? this.#appKeys.get(keyHash) : undefined
+  appKey(credential: string): AppKeyStanding | undefined {
+    return this.#listening ? this.#appKeys.get(credential) : undefined
   }
 
   /** Keeps an application key looked up when the change count was `changesBefore`, unless a notice came since. */
-  keepAppKey(keyHash: string, standing: AppKeyStanding, changesBefore: number): void {
+  keepAppKey(credential: string, standing: AppKeyStanding, changesBefore: number): void {
     if (!this.#listening || this.maxTokens === 0 || changesBefore !== this.#changes) return
     if (this.#appKeys.size >= APP_KEYS_KEPT) this.#appKeys.delete(this.#appKeys.keys().next().value!)
-    this.#appKeys.set(keyHash, standing)
+    this.#appKeys.set(credential, standing)
   }
 
   onChange(channel?: string, payload?: string): void {

@@ -29,14 +29,13 @@ function appKeyOf(request: FastifyRequest): string | null {
 
 /** The application key's standing, kept in memory once looked up (CredentialsCache); undefined when unknown. */
 async function knownAppKey(app: FastifyInstance, key: string): Promise<AppKeyStanding | undefined> {
-  const keyHash = hashSecret(key)
-  const kept = app.credentialsCache.appKey(keyHash)
+  const kept = app.credentialsCache.appKey(key)
   if (kept) return kept
   const changes = app.credentialsCache.changes
-  const row = await credentialsRepository(app.db).appKey(keyHash)
+  const row = await credentialsRepository(app.db).appKey(hashSecret(key))
   if (!row) return undefined
   const standing = { id: row.id, revoked_at: row.revoked_at, markedAt: 0 }
-  app.credentialsCache.keepAppKey(keyHash, standing, changes)
+  app.credentialsCache.keepAppKey(key, standing, changes)
   return standing
 }
 
@@ -82,11 +81,10 @@ export function registerAuthentication(app: FastifyInstance): void {
     const fromCookie = header ? null : browsableCookieToken(request)
     const token = header ?? fromCookie
     if (token) {
-      const keyHash = hashSecret(token)
-      const kept = app.credentialsCache.get(keyHash)
+      const kept = app.credentialsCache.get(token)
       const changes = app.credentialsCache.changes
-      const row = kept ?? (await credentials.signIn(keyHash))
-      if (row && !kept) app.credentialsCache.keep(keyHash, row, changes)
+      const row = kept ?? (await credentials.signIn(hashSecret(token)))
+      if (row && !kept) app.credentialsCache.keep(token, row, changes)
       if (fromCookie && (!row || row.revoked_at || !row.is_active || row.is_deleted)) return
       if (!row || row.revoked_at) throw AuthenticationFailed('Invalid token.')
       if (!row.is_active || row.is_deleted) throw AuthenticationFailed('User inactive or deleted.')

@@ -17,6 +17,8 @@ interface Entry {
   info?: ResourceInfo
   bodies: Map<string, unknown>
   access: Map<string, Access>
+  /** The Allow header, worked out on first use (routes are all added by then). */
+  allow?: string
 }
 
 /** Who may call each method of each URL, as the routes declare it (docs/permissions.md mirrors it). */
@@ -55,6 +57,7 @@ export class ResourceRegistry {
     app.addHook('onRoute', (route: RouteOptions) => {
       const methods = Array.isArray(route.method) ? route.method : [route.method]
       const entry = this.entry(route.url)
+      entry.allow = undefined
       for (const method of methods) {
         entry.methods.add(method)
         if (route.schema?.body) entry.bodies.set(method, route.schema.body)
@@ -65,7 +68,7 @@ export class ResourceRegistry {
     app.addHook('onSend', async (request, reply, payload) => {
       const url = request.routeOptions.url
       const entry = url ? this.entries.get(url) : undefined
-      if (entry) reply.header('allow', this.allow(entry))
+      if (entry) reply.header('allow', (entry.allow ??= this.allow(entry)))
       return payload
     })
   }
@@ -96,6 +99,7 @@ export class ResourceRegistry {
           },
         })
         entry.methods.delete(method) // the fallback is not a real method of the resource
+        entry.allow = undefined
       }
     }
     app.setNotFoundHandler(async (request, reply) => {

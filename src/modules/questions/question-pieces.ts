@@ -113,20 +113,54 @@ export async function keptQuestions(
 }
 
 /**
- * Each question's JSON with the caller's own fields in its place: their answers and importance, and on the author
- * their follow links. The bytes a whole build gives, for a caller who authored none of these questions and is not
- * staff (who see the author's full answer counters and comparisons there).
+ * Questions as anyone sees them, laid out for a caller's own fields: the bytes between the fields (the page's
+ * envelope before the first question and after the last included), and where each question's go.
  */
-export function withOwnFields(
-  questions: KeptQuestion[],
-  own: OwnPart,
-  serializer: (schema: object) => (value: unknown) => string,
-): string[] {
+export interface KeptLayout {
+  /** `questions.length * 2 + 1` runs of bytes: before the first own fields, between each question's two, and so on. */
+  runs: Buffer[]
+  questions: { id: number; authorId: number; theirVote: string }[]
+}
+
+/** Lays questions out for a caller's own fields, within `head` and `tail` (a page's envelope; empty for one). */
+export function keptLayout(questions: KeptQuestion[], head: string, tail: string): KeptLayout {
+  const runs: string[] = [head]
+  questions.forEach(({ piece }, i) => {
+    runs[runs.length - 1] += `${i > 0 ? ',' : ''}${piece.before}`
+    runs.push(piece.between, piece.after)
+  })
+  runs[runs.length - 1] += tail
+  return {
+    runs: runs.map((run) => Buffer.from(run)),
+    questions: questions.map(({ id, authorId, theirVote }) => ({ id, authorId, theirVote })),
+  }
+}
+
+const NO_OWN_FIELDS = (theirVote: string) => `"my_vote":[],"their_vote":${theirVote},"my_importance":[]`
+
+/**
+ * The questions' JSON with the caller's own fields in place: their answers and importance, and on the author their
+ * follow links. The bytes a whole build gives, for a caller who authored none of these questions and is not staff
+ * (who see the author's full answer counters and comparisons there).
+ */
+export function withOwnFields(layout: KeptLayout, own: OwnPart, serializer: (schema: object) => (value: unknown) => string): Buffer {
   const votes = serializer(VoteList)
   const importances = serializer(ImportanceList)
   const follows = serializer(FollowList)
-  return questions.map(({ id, authorId, piece, theirVote }) => {
-    const fields = `"my_vote":${votes(own.votesOn(id))},"their_vote":${theirVote},"my_importance":${importances(own.importanceOf(id))}`
-    return `${piece.before}${fields}${piece.between}"latest_compare":[],"follow":${follows(own.followsOf(authorId))}${piece.after}`
+  const parts: Buffer[] = [layout.runs[0]!]
+  let length = parts[0]!.length
+  layout.questions.forEach(({ id, authorId, theirVote }, i) => {
+    const mine = own.votesOn(id)
+    const fields =
+      mine.length === 0
+        ? NO_OWN_FIELDS(theirVote)
+        : `"my_vote":${votes(mine)},"their_vote":${theirVote},"my_importance":${importances(own.importanceOf(id))}`
+    const links = own.followsOf(authorId)
+    const author = `"latest_compare":[],"follow":${links.length === 0 ? '[]' : follows(links)}`
+    for (const part of [Buffer.from(fields), layout.runs[2 * i + 1]!, Buffer.from(author), layout.runs[2 * i + 2]!]) {
+      parts.push(part)
+      length += part.length
+    }
   })
+  return Buffer.concat(parts, length)
 }

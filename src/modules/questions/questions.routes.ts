@@ -8,12 +8,12 @@ import { Question, QuestionListQuery } from './questions.schemas.ts'
 import { loadQuestion, questionsFromRows } from './questions.service.ts'
 import { IdParams } from '../../http/route-schemas.ts'
 import { cacheKeyOf, plainJson } from '../../http/response-cache.ts'
-import { keptQuestions, withOwnFields, type KeptQuestion, type QuestionPieces } from './question-pieces.ts'
+import { keptLayout, keptQuestions, withOwnFields, type KeptLayout, type QuestionPieces } from './question-pieces.ts'
 import { viewContextOf } from '../../http/view-context.ts'
 import type { OwnRecord } from '../../access/own-records.ts'
 
 /** JSON already serialized, sent as it is. */
-function sendJson(reply: FastifyReply, json: string): FastifyReply {
+function sendJson(reply: FastifyReply, json: string | Buffer): FastifyReply {
   return reply.header('content-type', 'application/json; charset=utf-8').send(json)
 }
 
@@ -30,11 +30,10 @@ function sameForAnyone(filters: QuestionListQuery, callerId: number): boolean {
   )
 }
 
-/** A page as anyone sees it, kept until the data changes: the envelope up to its results, and the questions. */
+/** A page as anyone sees it, kept until the data changes, laid out for a caller's own fields. */
 interface KeptPage {
-  head: string
   theirUserId: number | null
-  questions: KeptQuestion[]
+  layout: KeptLayout
 }
 
 export function questionRoutes(app: App): void {
@@ -87,14 +86,11 @@ export function questionRoutes(app: App): void {
         const page = await app.responseCache.rememberSince<KeptPage>(`questions:${cacheKeyOf(request)}`, own.generation, async () => {
           const result = await repository.stampPage(filters, null, list, k)
           const theirUserId = await their()
-          return {
-            head: `${JSON.stringify(envelope(request, result.page, result.count, [])).slice(0, -3)}[`,
-            theirUserId,
-            questions: await keptQuestions(pieces, result.rows, theirUserId),
-          }
+          const head = `${JSON.stringify(envelope(request, result.page, result.count, [])).slice(0, -3)}[`
+          return { theirUserId, layout: keptLayout(await keptQuestions(pieces, result.rows, theirUserId), head, ']}') }
         })
-        if (page.theirUserId !== caller.id && page.questions.every((question) => question.authorId !== caller.id)) {
-          return sendJson(reply, `${page.head}${withOwnFields(page.questions, own, pieces.serializer).join(',')}]}`)
+        if (page.theirUserId !== caller.id && page.layout.questions.every((question) => question.authorId !== caller.id)) {
+          return sendJson(reply, withOwnFields(page.layout, own, pieces.serializer))
         }
       }
       const result = await repository.page(filters, caller, list, k)
@@ -118,11 +114,12 @@ export function questionRoutes(app: App): void {
         const pieces = piecesOf(request, reply)
         const kept = await app.responseCache.rememberSince(`question:${cacheKeyOf(request)}`, own.generation, async () => {
           const stamp = await questionsRepository(app.db).findStamp(request.params.id, null)
-          return stamp ? ((await keptQuestions(pieces, [stamp], null))[0] ?? null) : null
+          const questions = stamp ? await keptQuestions(pieces, [stamp], null) : []
+          return questions.length === 0 ? null : keptLayout(questions, '', '')
         })
         // Not there for anyone, and the caller has no drafts: not there for them either.
         if (kept === null) throw NotFound()
-        if (kept.authorId !== caller.id) return sendJson(reply, withOwnFields([kept], own, pieces.serializer)[0]!)
+        if (kept.questions[0]!.authorId !== caller.id) return sendJson(reply, withOwnFields(kept, own, pieces.serializer))
       }
       const question = await loadQuestion(viewContextOf(app, request), caller, request.params.id)
       if (!question) throw NotFound()
