@@ -235,7 +235,8 @@ export async function buildApp({
   registerOwnRecords(app, ownRecords)
   app.addHook('onClose', async () => marks.close())
   if (database && config.ownRecordsBytes > 0) {
-    ownRecords.notices = await database.listenForChanges(ownRecords, [OWN_CHANGED_CHANNEL])
+    // A token revoked or an account changed drops its person's record too (a revoked token keeps nothing alive).
+    ownRecords.notices = await database.listenForChanges(ownRecords, [OWN_CHANGED_CHANNEL, CREDENTIALS_CHANGED_CHANNEL])
     app.addHook('onClose', async () => ownRecords.notices?.close())
   }
 

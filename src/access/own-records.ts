@@ -1,4 +1,5 @@
 import type { DataChangeListener, DataChanges } from '../db/data-changes.ts'
+import { CREDENTIALS_CHANGED_CHANNEL } from './credentials-cache.ts'
 import type { OwnMarks } from './own-marks.ts'
 import type { OwnRow } from './own-records.repository.ts'
 
@@ -175,6 +176,11 @@ export class OwnRecords implements DataChangeListener {
     return this.options.maxBytes > 0 && (this.notices?.listening ?? false)
   }
 
+  /** Whether the person's record is kept now. */
+  holds(userId: number): boolean {
+    return this.#kept.get(userId)?.record != null
+  }
+
   get size(): { people: number; bytes: number } {
     return { people: this.#kept.size, bytes: this.#bytes }
   }
@@ -254,9 +260,13 @@ export class OwnRecords implements DataChangeListener {
     kept.record = null
   }
 
-  /** `own_changed`: these people (comma-separated ids), or anyone (empty); the mark seen stays known. */
+  /**
+   * `own_changed`: these people (comma-separated ids), or anyone (empty); `credentials_changed`: a person's tokens or
+   * standing (their id), or an application key (ignored). The mark seen stays known.
+   */
   onChange(channel?: string, payload?: string): void {
     this.#changes++
+    if (channel === CREDENTIALS_CHANGED_CHANNEL) return this.#forget(Number(payload))
     if (channel === undefined || !payload) {
       this.#kept.clear()
       this.#bytes = 0

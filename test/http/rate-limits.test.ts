@@ -6,35 +6,16 @@ import { appKeysRepository } from '../../src/modules/app-keys/app-keys.repositor
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { hashPassword } from '../../src/modules/accounts/passwords.ts'
 import { insertUser } from '../helpers/fixtures.ts'
+import { dropRedisKeys, REDIS_URL, redisPrefix, redisSkip } from '../helpers/redis.ts'
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
-
-/** The shared-store test needs a Redis server: CI has one (and says so with REQUIRE_REDIS); elsewhere it may be absent. */
-async function redisReachable(): Promise<boolean> {
-  const probe = new Redis(REDIS_URL, { lazyConnect: true, connectTimeout: 1_000, maxRetriesPerRequest: 0, retryStrategy: () => null })
-  probe.on('error', () => {})
-  try {
-    await probe.connect()
-    return (await probe.ping()) === 'PONG'
-  } catch {
-    return false
-  } finally {
-    probe.disconnect()
-  }
-}
-const redisSkip = (await redisReachable()) || process.env.REQUIRE_REDIS ? false : `no Redis at ${REDIS_URL}`
-// Unique to this run, so repeated runs and both database suites never share counters.
-const REDIS_PREFIX = `civic-survey-test:rate-limits:${process.pid}-${Date.now()}:`
+const redisSkipped = await redisSkip()
+const REDIS_PREFIX = redisPrefix('rate-limits')
 
 const opened: TestApp[] = []
 after(async () => {
   // The first app owns the database the others share: it closes last.
   for (const t of opened.reverse()) await t.close()
-  if (redisSkip) return
-  const redis = new Redis(REDIS_URL)
-  const keys = await redis.keys(`${REDIS_PREFIX}*`)
-  if (keys.length) await redis.del(...keys)
-  await redis.quit()
+  if (!redisSkipped) await dropRedisKeys(REDIS_PREFIX)
 })
 
 /**
@@ -323,7 +304,7 @@ test('a route may declare an extra limit of its own, counted apart and answered 
   assert.equal((await get(t, '/api/tags/', ip)).statusCode, 200)
 })
 
-test('with Redis, two processes share the counts', { skip: redisSkip }, async () => {
+test('with Redis, two processes share the counts', { skip: redisSkipped }, async () => {
   const env = { RATE_LIMIT_ANONYMOUS: '3', REDIS_URL, REDIS_PREFIX }
   const a = await limitedApp(env)
   const b = await limitedApp(env)

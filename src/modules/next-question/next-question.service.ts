@@ -90,9 +90,15 @@ async function lightQuestions(context: ViewContext, rows: LightRow[]): Promise<L
   )
 }
 
-/** Filters that show the caller's own private answers (their own answers named): the walk is the caller's alone. */
+/**
+ * Filters on someone's answers that count private ones for this caller (their own, or anyone's for staff): the walk
+ * is the caller's alone. A username is not resolved here: it may be the caller's.
+ */
 function ownView(query: NextQuestionQuery, caller: ViewContext['caller']): boolean {
-  return caller !== null && (query.answered_by === caller.id || query.votes__user__username !== undefined)
+  if (caller === null) return false
+  return (
+    query.votes__user__username !== undefined || (query.answered_by !== undefined && (caller.isStaff || query.answered_by === caller.id))
+  )
 }
 
 /** The walk a query asks for, when it can be kept: kept filters only, in id order or a collection's order. */

@@ -1,0 +1,285 @@
+import { after, before, describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import type { LightMyRequestResponse } from 'fastify'
+import { appKeysRepository } from '../../src/modules/app-keys/app-keys.repository.ts'
+import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { insertQuestion, insertUser } from '../helpers/fixtures.ts'
+import { dropRedisKeys, REDIS_URL, redisPrefix, redisSkip } from '../helpers/redis.ts'
+import { mcq } from '../next-question/support.ts'
+
+/**
+ * Answers kept for the requests the clients send (docs/operations.md, Answers kept in memory): with an application
+ * key, and signed in, where a person's own fields come from their kept record put into the kept anonymous answer.
+ * Every body is compared byte for byte with the one a service keeping nothing builds from the same database.
+ */
+
+const KEEPING = { RESPONSE_CACHE_MB: '64', TOKEN_CACHE_ENTRIES: '1000', OWN_RECORDS_MB: '64' }
+const queries = (response: LightMyRequestResponse) => Number(response.headers['x-query-count'])
+
+/** Reads until the answer needs no statement (fixtures' notices arrive a moment after their commits). */
+async function warm(t: TestApp, url: string, headers: Record<string, string>): Promise<LightMyRequestResponse> {
+  let response = await t.get(url, headers)
+  for (let i = 0; i < 50 && queries(response) > 0; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    response = await t.get(url, headers)
+  }
+  return response
+}
+
+describe('kept and freshly built answers are byte-equal', () => {
+  let kept: TestApp
+  let built: TestApp
+  let key: string
+  const people: Record<string, { id: number; token: string; username: string }> = {}
+  const q: Record<string, number> = {}
+
+  before(async () => {
+    kept = await createTestApp('tiny', KEEPING)
+    built = await createTestApp('tiny', {}, undefined, { database: kept.database })
+    const db = kept.database.db
+    key = (await appKeysRepository(db).create('web app')).key
+    for (const name of ['me', 'author', 'other', 'fresh', 'drafter']) {
+      const user = await insertUser(db)
+      people[name] = { id: user.id, token: await kept.tokenFor(user.id), username: user.username }
+    }
+    const staff = await insertUser(db, { is_staff: true })
+    people.staff = { id: staff.id, token: await kept.tokenFor(staff.id), username: staff.username }
+    q.open = (await insertQuestion(db, people.author!.id, { publish: true })).id
+    q.privately = (await insertQuestion(db, people.author!.id, { publish: true })).id
+    q.skipped = (await insertQuestion(db, people.author!.id, { publish: true })).id
+    const choice = await mcq(db, people.author!.id, { publish: true })
+    q.choice = choice.id
+    q.draft = (await insertQuestion(db, people.drafter!.id, { publish: false })).id
+    q.drafterPublished = (await insertQuestion(db, people.drafter!.id, { publish: true })).id
+    const cast = async (who: string, url: string, body: object) => {
+      const response = await kept.send('POST', url, body, people[who]!.token)
+      assert.ok(response.statusCode === 201 || response.statusCode === 200, `${url}: ${response.body}`)
+    }
+    await cast('me', '/api/question_votes/', { object_id: q.open, value: 2, importance: 5 })
+    await cast('me', '/api/question_votes/', { object_id: q.privately, value: 4, private: true })
+    await cast('me', '/api/question_votes/', { object_id: q.skipped, value: null })
+    await cast('me', '/api/question_choice_votes/', { object_id: choice.choiceIds[1], value: 5 })
+    await cast('me', '/api/following_users/', { following: people.author!.id })
+    await cast('other', '/api/question_votes/', { object_id: q.open, value: 5 })
+    await cast('other', '/api/question_votes/', { object_id: q.privately, value: 1, private: true })
+    await cast('drafter', '/api/question_votes/', { object_id: q.open, value: 3, private: true })
+  })
+  after(async () => {
+    await built.close()
+    await kept.close()
+  })
+
+  const urls = () => [
+    '/api/questions/',
+    '/api/questions/?page_size=2',
+    '/api/questions/?page_size=2&page=2',
+    `/api/questions/?answered_by=${people.other!.id}`,
+    `/api/questions/?answered_by=${people.me!.id}`,
+    `/api/questions/?votes__user__username=${people.other!.username}`,
+    '/api/questions/?ordering=-direct_vote_count',
+    '/api/questions/?ordering=-votes__created_at',
+    '/api/questions/?nearby=1',
+    '/api/questions/?my_history=1',
+    `/api/questions/?user__username=${people.author!.username}`,
+    `/api/questions/${q.open}/`,
+    `/api/questions/${q.privately}/`,
+    `/api/questions/${q.choice}/`,
+    `/api/questions/${q.draft}/`,
+    `/api/questions/${q.drafterPublished}/`,
+    '/api/next_question_light/?limit_count=30',
+    `/api/next_question/?user__id=${people.author!.id}&limit_count=100`,
+    `/api/next_question/?answered_by=${people.other!.id}&limit_count=100`,
+  ]
+  const callers = ['anyone', 'me', 'other', 'author', 'drafter', 'fresh', 'staff']
+  const headersOf = (caller: string, keyed: 'no key' | 'query' | 'header'): Record<string, string> => ({
+    ...(caller === 'anyone' ? {} : { authorization: `Token ${people[caller]!.token}` }),
+    ...(keyed === 'header' ? { appauthorization: key } : {}),
+  })
+  const withKey = (url: string, keyed: string) =>
+    keyed === 'query' ? `${url}${url.includes('?') ? '&' : '?'}AppAuthorization=${key}` : url
+
+  test('keyed and keyless, anonymous and signed in, with and without answers, private ones too', async () => {
+    let compared = 0
+    for (const keyed of ['no key', 'query', 'header'] as const) {
+      for (const caller of callers) {
+        for (const path of urls()) {
+          const url = withKey(path, keyed)
+          const headers = headersOf(caller, keyed)
+          const whole = await built.get(url, headers)
+          for (const round of ['built', 'kept']) {
+            const response = await kept.get(url, headers)
+            assert.equal(response.statusCode, whole.statusCode, `${caller}, ${keyed}, ${round}: ${url}: ${response.body}`)
+            assert.equal(response.body, whole.body, `${caller}, ${keyed}, ${round}: ${url}`)
+            compared++
+          }
+        }
+      }
+    }
+    assert.equal(compared, 3 * callers.length * urls().length * 2)
+  })
+
+  test('what a participant sees of their own: a private answer, a skip, a choice, importance, a follow link', async () => {
+    const me = headersOf('me', 'query')
+    const page = (await warm(kept, withKey('/api/questions/?page_size=50', 'query'), me)).json()
+    const of = (id: number) => page.results.find((question: { id: number }) => question.id === id)
+    assert.deepEqual(
+      of(q.open).my_vote.map((vote: { value: number }) => vote.value),
+      [2],
+    )
+    assert.deepEqual(
+      of(q.open).my_importance.map((row: { value: number }) => row.value),
+      [5],
+    )
+    assert.equal(of(q.privately).my_vote[0].private, true)
+    assert.equal(of(q.skipped).my_vote[0].skipped, true)
+    assert.equal(of(q.choice).my_vote.length, 1)
+    assert.equal(of(q.open).user.follow.length, 1)
+    const theirs = (await kept.json(withKey(`/api/questions/?answered_by=${people.other!.id}`, 'query'), me)).results
+    const seen = theirs.find((question: { id: number }) => question.id === q.open)
+    assert.deepEqual(
+      seen.their_vote.map((vote: { value: number }) => vote.value),
+      [5],
+    )
+    assert.equal(
+      theirs.some((question: { id: number }) => question.id === q.privately),
+      false,
+      "someone else's private answer names no question",
+    )
+  })
+
+  test('kept: no statement for a keyed anonymous page, a signed-in page and detail, a next question', async () => {
+    for (const [caller, path] of [
+      ['anyone', '/api/questions/'],
+      ['anyone', `/api/questions/${q.open}/`],
+      ['me', '/api/questions/'],
+      ['me', '/api/questions/?page_size=50'],
+      ['me', `/api/questions/${q.open}/`],
+      ['fresh', '/api/questions/'],
+      ['me', '/api/next_question_light/'],
+      ['me', `/api/next_question/?user__id=${people.author!.id}&limit_count=100`],
+    ] as const) {
+      for (const keyed of ['query', 'header'] as const) {
+        const response = await warm(kept, withKey(path, keyed), headersOf(caller, keyed))
+        assert.equal(queries(response), 0, `${caller}, ${keyed}: ${path}`)
+      }
+    }
+    assert.equal((await kept.get(withKey('/api/questions/', 'query'))).headers['x-cache'], 'HIT')
+  })
+
+  test("a person's own write shows in their next read, figures included; others' records stay kept", async () => {
+    const me = headersOf('me', 'header')
+    const fresh = headersOf('fresh', 'header')
+    await warm(kept, `/api/questions/${q.choice}/`, me)
+    await warm(kept, '/api/questions/', fresh)
+    assert.ok(kept.app.ownRecords.holds(people.fresh!.id))
+    const before = (await kept.json(`/api/questions/${q.choice}/`, me)).direct_vote_count
+    const newer = (await insertQuestion(kept.database.db, people.author!.id, { publish: true })).id
+    await warm(kept, `/api/questions/${newer}/`, me)
+    await warm(kept, '/api/next_question_light/?limit_count=30', me)
+    const cast = await kept.send('POST', '/api/question_votes/', { object_id: newer, value: 1 }, people.me!.token)
+    assert.equal(cast.statusCode, 201, cast.body)
+    const after = await kept.get(`/api/questions/${newer}/`, me)
+    assert.equal(after.json().my_vote[0].value, 1)
+    assert.equal(after.json().direct_vote_count, 1)
+    assert.equal(after.body, (await built.get(`/api/questions/${newer}/`, me)).body)
+    assert.equal((await kept.json(`/api/questions/${q.choice}/`, me)).direct_vote_count, before)
+    const next = await kept.get('/api/next_question_light/?limit_count=30', me)
+    assert.ok(!next.json().results.some((question: { id: number }) => question.id === newer))
+    assert.ok(queries(next) <= 1, `${queries(next)} statements for the next question after the answer`)
+    assert.ok(kept.app.ownRecords.holds(people.fresh!.id), "another person's record is not dropped by this one's answer")
+  })
+
+  test('unknown ids, bad filters and pages past the end answer as a whole build does', async () => {
+    const me = headersOf('me', 'query')
+    for (const url of [
+      '/api/questions/99999999/',
+      '/api/questions/?user__id=abc',
+      '/api/questions/?page=999',
+      '/api/questions/?page_size=2&page=0',
+    ]) {
+      for (let round = 0; round < 2; round++) {
+        const response = await kept.get(withKey(url, 'query'), me)
+        const whole = await built.get(withKey(url, 'query'), me)
+        assert.ok(response.statusCode >= 400 && response.statusCode < 500, `${url}: ${response.statusCode}`)
+        assert.equal(response.statusCode, whole.statusCode, url)
+        assert.equal(response.body, whole.body, url)
+      }
+    }
+  })
+
+  test('a revoked key and a revoked token are refused, never served a kept answer, and keep no record alive', async () => {
+    const db = kept.database.db
+    const keys = appKeysRepository(db)
+    const { id, key: revoked } = await keys.create('old app')
+    const url = `/api/questions/?AppAuthorization=${revoked}`
+    assert.equal((await warm(kept, url, {})).statusCode, 200)
+    const person = await insertUser(db)
+    const token = await kept.tokenFor(person.id)
+    await warm(kept, '/api/questions/', { authorization: `Token ${token}` })
+    assert.ok(kept.app.ownRecords.holds(person.id))
+    await keys.revoke(id)
+    await db.updateTable('auth_tokens').set({ revoked_at: new Date() }).where('user_id', '=', person.id).execute()
+    await refusedSoon(() => kept.get(url, {}), 'the revoked key')
+    await refusedSoon(() => kept.get('/api/questions/', { authorization: `Token ${token}` }), 'the revoked token')
+    assert.equal(kept.app.ownRecords.holds(person.id), false)
+    assert.equal((await kept.get(url.replace(revoked, `${revoked}0`), {})).statusCode, 401)
+  })
+})
+
+/** Polls until the request answers 401 (a change made in SQL is heard a moment after its commit). */
+async function refusedSoon(request: () => Promise<LightMyRequestResponse>, what: string): Promise<void> {
+  const deadline = Date.now() + 5_000
+  let last = 0
+  while (Date.now() < deadline) {
+    const response = await request()
+    last = response.statusCode
+    if (last === 401) return assert.equal(response.headers['x-cache'], undefined)
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+  assert.fail(`${what}: answered ${last}, not 401`)
+}
+
+describe('two processes', async () => {
+  const skip = await redisSkip()
+  const prefix = redisPrefix('own-marks')
+  after(async () => {
+    if (!skip) await dropRedisKeys(prefix)
+  })
+
+  test("a person's write through one process shows at once in their next read through another", { skip }, async () => {
+    const shared = { ...KEEPING, REDIS_URL, REDIS_PREFIX: prefix }
+    const a = await createTestApp('tiny', shared)
+    const b = await createTestApp('tiny', shared, undefined, { database: a.database })
+    const built = await createTestApp('tiny', {}, undefined, { database: a.database })
+    try {
+      const db = a.database.db
+      const author = await insertUser(db)
+      const person = await insertUser(db)
+      const token = await a.tokenFor(person.id)
+      const me = { authorization: `Token ${token}` }
+      const questions = [
+        (await insertQuestion(db, author.id, { publish: true })).id,
+        (await insertQuestion(db, author.id, { publish: true })).id,
+      ]
+      const urls = ['/api/questions/?page_size=5', `/api/questions/${questions[0]}/`, '/api/next_question_light/?limit_count=5']
+      for (const url of urls) for (const t of [a, b]) await warm(t, url, me)
+      for (const [step, question] of questions.entries()) {
+        const through = step === 0 ? a : b
+        const other = step === 0 ? b : a
+        const cast = await through.send('POST', '/api/question_votes/', { object_id: question, value: 2, private: step === 1 }, token)
+        assert.equal(cast.statusCode, 201, cast.body)
+        for (const url of urls) {
+          const read = await other.get(url, me)
+          assert.equal(read.body, (await built.get(url, me)).body, `step ${step}: ${url} through the other process`)
+        }
+        const detail = await other.json(`/api/questions/${question}/`, me)
+        assert.equal(detail.my_vote[0].value, 2)
+        assert.equal(detail.direct_vote_count, step === 0 ? 1 : 0, 'a private answer counts nowhere public while alone')
+      }
+    } finally {
+      await built.close()
+      await b.close()
+      await a.close()
+    }
+  })
+})
