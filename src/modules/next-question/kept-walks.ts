@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { QuestionListQuery } from '../questions/questions.schemas.ts'
-import type { nextQuestionRepository, WalkItem } from './next-question.repository.ts'
+import type { nextQuestionRepository } from './next-question.repository.ts'
+import { Walk, type WalkPosition } from './walk.ts'
 
 /**
  * The questions a walk can serve, kept in each process, in the walk's order, and checked on every request against
@@ -17,7 +18,7 @@ const NAMED_MOST = 1_000
 
 interface KeptWalk {
   version: number
-  items: WalkItem[]
+  walk: Walk
 }
 
 const walksByDatabase = new WeakMap<Kysely<Database>, Map<string, Promise<KeptWalk>>>()
@@ -26,15 +27,6 @@ export interface WalkShape {
   filters: QuestionListQuery
   /** A collection whose item order the walk follows; null: question id order. */
   collectionOrder: number | null
-}
-
-/** Where the caller stands on a walk: how many questions it has open now, how many unanswered, the next ones. */
-export interface WalkPosition {
-  count: number
-  unanswered: number
-  next: number[]
-  /** The question set's version the walk was checked against, when it was. */
-  version?: number
 }
 
 type Repository = ReturnType<typeof nextQuestionRepository>
@@ -67,9 +59,9 @@ export async function walkPosition(
   if (walker.answered !== null) {
     const version = await walker.version()
     const walk = !kept || kept.version < version ? await readWalk(walks, key, repository, shape, version) : kept
-    return { ...position(walk.items, walker.answered, new Set(exclude), limit, Date.now()), version }
+    return { ...walk.walk.position(walker.answered, new Set(exclude), limit, Date.now()), version }
   }
-  const named = (walk: KeptWalk | undefined) => (walk && walk.items.length <= NAMED_MOST ? walk.items.map((item) => item.id) : null)
+  const named = (kept: KeptWalk | undefined) => (kept && kept.walk.length <= NAMED_MOST ? [...kept.walk.ids] : null)
   let read = await repository.versionAndAnswered(walker.id, named(kept))
   let walk = kept
   if (!walk || walk.version < read.version) {
@@ -77,7 +69,7 @@ export async function walkPosition(
     // The answers were read among the questions of the walk kept before.
     if (walker.id !== null && named(kept) !== null) read = await repository.versionAndAnswered(walker.id, named(walk))
   }
-  return { ...position(walk.items, read.answered, new Set(exclude), limit, Date.now()), version: read.version }
+  return { ...walk.walk.position(read.answered, new Set(exclude), limit, Date.now()), version: read.version }
 }
 
 /** The walk read at `version` or later: a read already under way that far is shared. */
@@ -93,31 +85,10 @@ async function readWalk(
     const walk = await pending.catch(() => undefined)
     if (walk && walk.version >= version) return walk
   }
-  const reading = repository.walk(shape.filters, shape.collectionOrder)
+  const reading = repository.walk(shape.filters, shape.collectionOrder).then(({ version, items }) => ({ version, walk: new Walk(items) }))
   walks.delete(key)
   if (walks.size >= WALKS_KEPT) walks.delete(walks.keys().next().value!)
   walks.set(key, reading)
   reading.catch(() => walks.get(key) === reading && walks.delete(key))
   return reading
-}
-
-/** Counts and the next questions from a walk: open at `now`, not excluded, in the walk's order. */
-export function position(
-  items: WalkItem[],
-  answered: ReadonlySet<number>,
-  excluded: ReadonlySet<number>,
-  limit: number,
-  now: number,
-): WalkPosition {
-  let count = 0
-  let answeredCount = 0
-  const next: number[] = []
-  for (const item of items) {
-    if (excluded.has(item.id)) continue
-    if ((item.opensAt !== null && item.opensAt > now) || (item.closesAt !== null && item.closesAt <= now)) continue
-    count++
-    if (answered.has(item.id)) answeredCount++
-    else if (next.length < limit) next.push(item.id)
-  }
-  return { count, unanswered: count - answeredCount, next }
 }

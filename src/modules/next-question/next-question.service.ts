@@ -9,7 +9,8 @@ import type { QuestionListQuery } from '../questions/questions.schemas.ts'
 import { loadWithChoices } from '../questions/published-figures.ts'
 import { nextQuestionRepository, type LightRow, type Remember } from './next-question.repository.ts'
 import type { KeptQuestions } from './kept-questions.ts'
-import { position, walkPosition, type WalkPosition, type WalkShape } from './kept-walks.ts'
+import { walkPosition, type WalkShape } from './kept-walks.ts'
+import { Walk, type WalkPosition } from './walk.ts'
 import type { LightQuestion, NextQuestionQuery, NextQuestionResult } from './next-question.schemas.ts'
 
 const ON = new Set(['1', 'true', 't', 'yes', 'y', 'on'])
@@ -140,8 +141,11 @@ export async function nextQuestions(
   } else if (answered !== null && !ownView(query, caller)) {
     // Any other walk, read whole once until the data changes (its figures and answers may order or filter it).
     const key = `next-walk:${context.minCellSize}:${JSON.stringify([filters.questionFilters, query.ordering ?? '', collection])}`
-    const { items } = await cache.remember(key, () => repository.walk(filters.questionFilters, collection, ordering))
-    walk = position(items, answered, new Set(filters.exclude), limit, Date.now())
+    const read = await cache.remember(
+      key,
+      async () => new Walk((await repository.walk(filters.questionFilters, collection, ordering)).items),
+    )
+    walk = read.position(answered, new Set(filters.exclude), limit, Date.now())
   }
   if (walk) {
     const next = walk.next
