@@ -118,6 +118,28 @@ describe('kept and freshly built answers are byte-equal', () => {
     assert.equal(compared, 3 * callers.length * urls().length * 2)
   })
 
+  test("every resource of the API root that keeps its answers, keyed and keyless, answers a whole build's bytes", async () => {
+    const index = (await built.json('/api/')) as Record<string, string>
+    const paths = Object.values(index).map((url) => new URL(url).pathname + new URL(url).search)
+    let keptOnes = 0
+    for (const keyed of ['no key', 'query', 'header'] as const) {
+      for (const path of paths) {
+        const url = withKey(path, keyed)
+        const headers = headersOf('anyone', keyed)
+        const whole = await built.get(url, headers)
+        for (const round of ['built', 'kept']) {
+          const response = await kept.get(url, headers)
+          assert.equal(response.statusCode, whole.statusCode, `${keyed}, ${round}: ${url}`)
+          // Only what is kept need equal a build made a moment apart (some figures carry their time).
+          if (response.headers['x-cache'] === undefined) continue
+          assert.equal(response.body, whole.body, `${keyed}, ${round}: ${url}`)
+          if (response.headers['x-cache'] === 'HIT') keptOnes++
+        }
+      }
+    }
+    assert.ok(keptOnes >= 3 * 10, `${keptOnes} answers came from memory`)
+  })
+
   test('what a participant sees of their own: a private answer, a skip, a choice, importance, a follow link', async () => {
     const me = headersOf('me', 'query')
     const page = (await warm(kept, withKey('/api/questions/?page_size=50', 'query'), me)).json()
@@ -276,6 +298,12 @@ describe('two processes', async () => {
         assert.equal(detail.my_vote[0].value, 2)
         assert.equal(detail.direct_vote_count, step === 0 ? 1 : 0, 'a private answer counts nowhere public while alone')
       }
+      // A key revoked is refused by every process, each having kept it.
+      const keys = appKeysRepository(db)
+      const { id, key } = await keys.create('shared app')
+      for (const t of [a, b]) assert.equal((await warm(t, `/api/questions/?AppAuthorization=${key}`, {})).statusCode, 200)
+      await keys.revoke(id)
+      for (const t of [a, b]) await refusedSoon(() => t.get(`/api/questions/?AppAuthorization=${key}`, {}), 'a key revoked')
     } finally {
       await built.close()
       await b.close()
