@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { Redis } from 'ioredis'
+import { failFastRedis } from '../db/redis.ts'
 
 /**
  * A mark per person, moved by each of their own writes before the answer to it leaves, that every process can read:
@@ -29,15 +29,8 @@ export const unsharedOwnMarks: OwnMarks = {
  * mark gone means no write of the person's that a kept answer could miss.
  */
 export function redisOwnMarks(url: string, prefix: string, ttlMs: number): OwnMarks {
-  const redis = new Redis(url, {
-    connectTimeout: 1_000,
-    commandTimeout: 500,
-    maxRetriesPerRequest: 1,
-    // Without a connection a read fails at once, and the request is answered without the record.
-    enableOfflineQueue: false,
-    connectionName: 'civic-survey-own-marks',
-  })
-  redis.on('error', () => {})
+  // Without a connection a read fails at once, and the request is answered without the record.
+  const redis = failFastRedis(url, 'civic-survey-own-marks')
   const namespace = `${prefix}own:`
   let sequence = 0
   const process = randomBytes(6).toString('hex')

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis'
+import { failFastRedis } from './redis.ts'
 
 /**
  * The primary's WAL position after each caller's latest write (read-your-writes): in Redis when REDIS_URL is set,
@@ -54,15 +54,8 @@ if old and old > ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) else redis
 return 1`
 
 export function redisWritePositions(url: string, prefix: string, ttlMs: number): WritePositions {
-  const redis = new Redis(url, {
-    connectTimeout: 1_000,
-    commandTimeout: 500,
-    maxRetriesPerRequest: 1,
-    // Without a connection a lookup fails at once, and the read goes to the primary.
-    enableOfflineQueue: false,
-    connectionName: 'civic-survey-write-positions',
-  })
-  redis.on('error', () => {})
+  // Without a connection a lookup fails at once, and the read goes to the primary.
+  const redis = failFastRedis(url, 'civic-survey-write-positions')
   const namespace = `${prefix}wal:`
   return {
     async record(keys, lsn) {

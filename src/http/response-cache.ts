@@ -109,16 +109,8 @@ export class ResponseCache implements DataChangeListener {
 
   /**
    * As `remember`, but within the grace after a change, requests that come while another rebuilds the value get the
-   * value it replaces (figures under a burst of answers). The request that rebuilds it waits for the new value, so a
-   * request after a change of its own never gets the value from before.
-   */
-  rememberRecent<T>(key: string, build: () => Promise<T>): Promise<T> {
-    return this.memo(key, build, -Infinity)
-  }
-
-  /**
-   * As `rememberRecent`, but the value it replaces is served only if it was built at change count `floor` or later:
-   * a signed-in person's read (`floor`, their record's) never gets a value from before their own last write.
+   * value it replaces (figures under a burst of answers), if it was built at change count `floor` or later: a
+   * signed-in person's read (`floor`, their record's) never gets a value from before their own last write.
    */
   rememberSince<T>(key: string, floor: number, build: () => Promise<T>): Promise<T> {
     return this.memo(key, build, floor)
