@@ -41,6 +41,8 @@ interface Fill {
 
 interface Memo {
   value: Promise<unknown>
+  /** Bytes it holds once built (counted with the kept answers' against RESPONSE_CACHE_MB); 0 for small values. */
+  size: number
   generation: number
   builtAt: number
   settled: boolean
@@ -69,6 +71,7 @@ export class ResponseCache implements DataChangeListener {
   private readonly fills = new Map<string, Promise<Entry | null>>()
   private readonly memos = new Map<string, Memo>()
   private bytes = 0
+  private memoBytes = 0
   private listening = false
 
   constructor(private readonly options: ResponseCacheOptions) {}
@@ -97,6 +100,7 @@ export class ResponseCache implements DataChangeListener {
     this.entries.clear()
     this.memos.clear()
     this.bytes = 0
+    this.memoBytes = 0
   }
 
   /**
@@ -112,12 +116,15 @@ export class ResponseCache implements DataChangeListener {
    * value it replaces (figures under a burst of answers), if it was built at change count `floor` or later: a
    * signed-in person's read (`floor`, their record's) never gets a value from before their own last write.
    */
-  rememberSince<T>(key: string, floor: number, build: () => Promise<T>): Promise<T> {
-    return this.memo(key, build, floor)
+  rememberSince<T>(key: string, floor: number, build: () => Promise<T>, sizeOf?: (value: T) => number): Promise<T> {
+    return this.memo(key, build, floor, sizeOf)
   }
 
-  /** `graceFloor`: null, no grace; else the oldest change count a value served within the grace may show. */
-  private async memo<T>(key: string, build: () => Promise<T>, graceFloor: number | null = null): Promise<T> {
+  /**
+   * `graceFloor`: null, no grace; else the oldest change count a value served within the grace may show. `sizeOf`:
+   * the bytes a large value holds, kept within RESPONSE_CACHE_MB with the answers.
+   */
+  private async memo<T>(key: string, build: () => Promise<T>, graceFloor: number | null = null, sizeOf?: (value: T) => number): Promise<T> {
     if (!this.enabled) return build()
     const memo = this.memos.get(key)
     if (memo) {
@@ -135,22 +142,47 @@ export class ResponseCache implements DataChangeListener {
           : memo?.previous
     const entry: Memo = {
       value: build() as Promise<unknown>,
+      size: 0,
       generation: this.generation,
       builtAt: performance.now(),
       settled: false,
       previous,
     }
-    this.memos.delete(key)
-    if (this.memos.size >= MEMO_ENTRIES) this.memos.delete(this.memos.keys().next().value!)
+    this.dropMemo(key)
+    if (this.memos.size >= MEMO_ENTRIES) this.dropMemo(this.memos.keys().next().value!)
     this.memos.set(key, entry)
     entry.value.then(
-      () => {
+      (value) => {
         entry.settled = true
         entry.previous = undefined
+        if (!sizeOf || this.memos.get(key) !== entry) return
+        entry.size = sizeOf(value as T)
+        this.memoBytes += entry.size
+        this.evict()
       },
-      () => this.memos.get(key) === entry && this.memos.delete(key),
+      () => this.memos.get(key) === entry && this.dropMemo(key),
     )
     return entry.value as Promise<T>
+  }
+
+  private dropMemo(key: string): void {
+    const memo = this.memos.get(key)
+    if (!memo) return
+    this.memoBytes -= memo.size
+    this.memos.delete(key)
+  }
+
+  /** Within RESPONSE_CACHE_MB: the large values remembered longest ago go first, then the answers kept longest ago. */
+  private evict(): void {
+    for (const [key, memo] of this.memos) {
+      if (this.bytes + this.memoBytes <= this.options.maxBytes) return
+      if (memo.size > 0) this.dropMemo(key)
+    }
+    for (const [key, oldest] of this.entries) {
+      if (this.bytes + this.memoBytes <= this.options.maxBytes) return
+      this.entries.delete(key)
+      this.bytes -= oldest.size
+    }
   }
 
   /** The change count now: a piece built from reads that start after this shows every change announced before. */
@@ -182,15 +214,11 @@ export class ResponseCache implements DataChangeListener {
     }
     this.entries.set(key, entry)
     this.bytes += entry.size
-    for (const [oldKey, oldest] of this.entries) {
-      if (this.bytes <= this.options.maxBytes) break
-      this.entries.delete(oldKey)
-      this.bytes -= oldest.size
-    }
+    this.evict()
   }
 
   get size(): { entries: number; bytes: number } {
-    return { entries: this.entries.size, bytes: this.bytes }
+    return { entries: this.entries.size + this.memos.size, bytes: this.bytes + this.memoBytes }
   }
 
   /** When the entry stopped showing the data as it is, or null while it still does. */

@@ -248,6 +248,31 @@ describe('kept and freshly built answers are byte-equal', () => {
   })
 })
 
+describe('bounded memory', () => {
+  test("signed-in pages' layouts and people's records stay within RESPONSE_CACHE_MB and OWN_RECORDS_MB", async () => {
+    const t = await createTestApp('tiny', { ...KEEPING, RESPONSE_CACHE_MB: '1', OWN_RECORDS_MB: '1' })
+    try {
+      const db = t.database.db
+      const author = await insertUser(db)
+      for (let i = 0; i < 20; i++) await insertQuestion(db, author.id, { publish: true, description: 'x'.repeat(20_000) })
+      const people = await Promise.all(Array.from({ length: 40 }, () => insertUser(db)))
+      for (const person of people) {
+        const headers = { authorization: `Token ${await t.tokenFor(person.id)}` }
+        for (const size of [5, 10, 20]) {
+          const response = await t.get(`/api/questions/?page_size=${size}&search=&user__id=${author.id}`, headers)
+          assert.equal(response.statusCode, 200)
+        }
+      }
+      const { bytes } = t.app.responseCache.size
+      assert.ok(bytes > 0 && bytes <= 1024 * 1024, `${bytes} bytes kept`)
+      assert.ok(t.app.ownRecords.size.bytes <= 1024 * 1024)
+      assert.ok(t.app.ownRecords.size.people > 0)
+    } finally {
+      await t.close()
+    }
+  })
+})
+
 /** Polls until the request answers 401 (a change made in SQL is heard a moment after its commit). */
 async function refusedSoon(request: () => Promise<LightMyRequestResponse>, what: string): Promise<void> {
   const deadline = Date.now() + 5_000

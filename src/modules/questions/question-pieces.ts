@@ -122,6 +122,9 @@ export interface KeptLayout {
   questions: { id: number; authorId: number; theirVote: string }[]
 }
 
+/** The bytes a layout holds. */
+export const layoutSize = (layout: KeptLayout | null): number => layout?.runs.reduce((sum, run) => sum + run.length, 0) ?? 0
+
 /** Lays questions out for a caller's own fields, within `head` and `tail` (a page's envelope; empty for one). */
 export function keptLayout(questions: KeptQuestion[], head: string, tail: string): KeptLayout {
   const runs: string[] = [head]

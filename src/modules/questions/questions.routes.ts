@@ -8,7 +8,7 @@ import { Question, QuestionListQuery } from './questions.schemas.ts'
 import { loadQuestion, questionsFromRows } from './questions.service.ts'
 import { IdParams } from '../../http/route-schemas.ts'
 import { cacheKeyOf, plainJson } from '../../http/response-cache.ts'
-import { keptLayout, keptQuestions, withOwnFields, type KeptLayout, type QuestionPieces } from './question-pieces.ts'
+import { keptLayout, keptQuestions, layoutSize, withOwnFields, type KeptLayout, type QuestionPieces } from './question-pieces.ts'
 import { viewContextOf } from '../../http/view-context.ts'
 import type { OwnRecord } from '../../access/own-records.ts'
 
@@ -83,12 +83,17 @@ export function questionRoutes(app: App): void {
       const own = caller && sameForAnyone(filters, caller.id) ? await ownRecordFor(request) : null
       if (caller && own) {
         const pieces = piecesOf(request, reply)
-        const page = await app.responseCache.rememberSince<KeptPage>(`questions:${cacheKeyOf(request)}`, own.generation, async () => {
-          const result = await repository.stampPage(filters, null, list, k)
-          const theirUserId = await their()
-          const head = `${JSON.stringify(envelope(request, result.page, result.count, [])).slice(0, -3)}[`
-          return { theirUserId, layout: keptLayout(await keptQuestions(pieces, result.rows, theirUserId), head, ']}') }
-        })
+        const page = await app.responseCache.rememberSince<KeptPage>(
+          `questions:${cacheKeyOf(request)}`,
+          own.generation,
+          async () => {
+            const result = await repository.stampPage(filters, null, list, k)
+            const theirUserId = await their()
+            const head = `${JSON.stringify(envelope(request, result.page, result.count, [])).slice(0, -3)}[`
+            return { theirUserId, layout: keptLayout(await keptQuestions(pieces, result.rows, theirUserId), head, ']}') }
+          },
+          (page) => layoutSize(page.layout),
+        )
         if (page.theirUserId !== caller.id && page.layout.questions.every((question) => question.authorId !== caller.id)) {
           return sendJson(reply, withOwnFields(page.layout, own, pieces.serializer))
         }
@@ -112,11 +117,16 @@ export function questionRoutes(app: App): void {
       const own = await ownRecordFor(request)
       if (caller && own) {
         const pieces = piecesOf(request, reply)
-        const kept = await app.responseCache.rememberSince(`question:${cacheKeyOf(request)}`, own.generation, async () => {
-          const stamp = await questionsRepository(app.db).findStamp(request.params.id, null)
-          const questions = stamp ? await keptQuestions(pieces, [stamp], null) : []
-          return questions.length === 0 ? null : keptLayout(questions, '', '')
-        })
+        const kept = await app.responseCache.rememberSince(
+          `question:${cacheKeyOf(request)}`,
+          own.generation,
+          async () => {
+            const stamp = await questionsRepository(app.db).findStamp(request.params.id, null)
+            const questions = stamp ? await keptQuestions(pieces, [stamp], null) : []
+            return questions.length === 0 ? null : keptLayout(questions, '', '')
+          },
+          layoutSize,
+        )
         // Not there for anyone, and the caller has no drafts: not there for them either.
         if (kept === null) throw NotFound()
         if (kept.questions[0]!.authorId !== caller.id) return sendJson(reply, withOwnFields(kept, own, pieces.serializer))
