@@ -1,5 +1,5 @@
 import { escapeLike } from '../../db/text-search.ts'
-import type { Kysely, Selectable } from 'kysely'
+import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely'
 import type { Areas, Database } from '../../db/database.ts'
 import { parseIdList } from '../../core/integers.ts'
 import { column, orderingFieldsOf, orderingTerms } from '../../db/ordering.ts'
@@ -19,6 +19,36 @@ export const AREA_ORDERING = orderingFieldsOf(
   ['id', 'name', 'm_type', 'created_at', 'modified_at', 'members_count', 'question_count'],
   'areas',
 )
+
+/** An area with the ids of its politicians, as the area object shows them. */
+export interface AreaWithPoliticians {
+  row: AreaRow
+  politicianIds: number[]
+}
+
+/**
+ * The areas whose ids `ids` (a subquery; nulls name nothing) selects, each with its politicians' ids in id order,
+ * as one json value (null for none): a column of a statement that reads more beside them.
+ */
+export function areasJson(ids: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`(SELECT json_agg(a) FROM (
+    SELECT areas.*, ARRAY(SELECT p.id FROM politicians p WHERE p.area_id = areas.id ORDER BY p.id) AS politician_ids
+      FROM areas WHERE areas.id IN (${ids})) AS a)`
+}
+
+/** areasJson's value as the driver would give the rows: json renders timestamps as text, and NaN as a string. */
+export function areasFromJson(json: unknown): AreaWithPoliticians[] {
+  return ((json ?? []) as (Record<string, unknown> & { politician_ids: number[] })[]).map(({ politician_ids, ...row }) => ({
+    row: {
+      ...row,
+      latitude: Number(row.latitude),
+      longitude: Number(row.longitude),
+      created_at: new Date(row.created_at as string),
+      modified_at: new Date(row.modified_at as string),
+    } as AreaRow,
+    politicianIds: politician_ids,
+  }))
+}
 
 export function areasRepository(db: Kysely<Database>) {
   return {
@@ -41,11 +71,10 @@ export function areasRepository(db: Kysely<Database>) {
       return db.selectFrom('areas').selectAll().where('id', '=', id).executeTakeFirst()
     },
 
-    async findByIds(ids: number[]): Promise<Map<number, AreaRow>> {
-      const unique = [...new Set(ids)]
-      if (unique.length === 0) return new Map()
-      const rows = await db.selectFrom('areas').selectAll().where('id', 'in', unique).execute()
-      return new Map(rows.map((row) => [row.id, row]))
+    /** The areas `ids` (a subquery) selects, with their politicians' ids: one statement. */
+    async withPoliticians(ids: RawBuilder<unknown>): Promise<AreaWithPoliticians[]> {
+      const { rows } = await sql<{ areas: unknown }>`SELECT ${areasJson(ids)} AS areas`.execute(db)
+      return areasFromJson(rows[0]?.areas)
     },
   }
 }

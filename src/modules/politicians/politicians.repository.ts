@@ -44,6 +44,22 @@ function areasOfUser(userId: number): RawBuilder<unknown> {
   ) SELECT id FROM mine)`
 }
 
+/** The politicians whose ids `ids` (a subquery) selects, as one json value (null for none), a column of a larger statement. */
+export function politiciansJson(ids: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`(SELECT json_agg(p) FROM politicians p WHERE p.id IN (${ids}))`
+}
+
+/** politiciansJson's value as the driver gives rows: timestamps as Dates (json has them as text), dates as text. */
+export function politiciansFromJson(json: unknown): Map<number, PoliticianRow> {
+  const rows = (json ?? []) as Record<string, unknown>[]
+  return new Map(
+    rows.map((row) => [
+      row.id as number,
+      { ...row, created_at: new Date(row.created_at as string), modified_at: new Date(row.modified_at as string) } as PoliticianRow,
+    ]),
+  )
+}
+
 export function politiciansRepository(db: Kysely<Database>) {
   return {
     /** A page of politicians, with their linked account when `linked`: two statements. */

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely'
+import { sql, type Kysely, type RawBuilder } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import { PublishedFigures, withFigures, type FigureSources } from '../../disclosure/figures.ts'
 import { countColumns, type FamilyTally } from '../../engines/statistics/tally.ts'
@@ -72,11 +72,15 @@ export async function loadWithChoices(
   k: number,
 ): Promise<{ figures: PublishedFigures; choices: PublishedChoice[] }> {
   const ids = [...new Set(questionIds)]
-  const sources: FigureSources = { questions: [], choices: [], questionTags: [], answers: [], tagVotes: [] }
-  const choiceRows: Row[] = []
-  if (ids.length === 0) return { figures: new PublishedFigures(sources, k), choices: [] }
+  if (ids.length === 0) return fromSources([], k)
+  const { rows } = await figureSources(ids, k).execute(db)
+  return fromSources(rows, k)
+}
+
+/** The figures' sources of these (distinct) questions as one query, to run alone or inside another statement. */
+export function figureSources(ids: number[], k: number): RawBuilder<Row> {
   const list = sql`${ids}::integer[]`
-  const { rows } = await sql<Row>`
+  return sql<Row>`
     SELECT 'question' AS kind, id AS question_id, id, ${sql.raw(counts([...DIRECT, ...LIQUID]))}, NULL::smallint AS value, NULL::integer AS weight,
         ${sql.raw(NO_CHOICE)}
       FROM questions WHERE id = ANY(${list})
@@ -97,7 +101,22 @@ export async function loadWithChoices(
     SELECT 'tag_vote', qt.question_id, qt.id, ${sql.raw(NONE(12))}, v.value, 1, ${sql.raw(NO_CHOICE)}
       FROM question_tags qt CROSS JOIN LATERAL (
         SELECT value FROM question_tag_votes WHERE question_tag_id = qt.id AND private LIMIT ${k}) AS v
-      WHERE qt.question_id = ANY(${list})`.execute(db)
+      WHERE qt.question_id = ANY(${list})`
+}
+
+/** The same from figureSources' rows aggregated as json (timestamps as text, read as the drivers read them). */
+export function figureSourcesFromJson(json: unknown, k: number): { figures: PublishedFigures; choices: PublishedChoice[] } {
+  const rows = ((json ?? []) as Row[]).map((row) => ({
+    ...row,
+    created_at: row.created_at === null ? null : new Date(row.created_at as unknown as string),
+    modified_at: row.modified_at === null ? null : new Date(row.modified_at as unknown as string),
+  }))
+  return fromSources(rows, k)
+}
+
+function fromSources(rows: Row[], k: number): { figures: PublishedFigures; choices: PublishedChoice[] } {
+  const sources: FigureSources = { questions: [], choices: [], questionTags: [], answers: [], tagVotes: [] }
+  const choiceRows: Row[] = []
   for (const row of rows) {
     const value = row.value === null ? null : Number(row.value)
     if (row.kind === 'answer') {

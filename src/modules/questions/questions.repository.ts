@@ -1,7 +1,7 @@
 import { sql, type ExpressionBuilder, type Kysely, type RawBuilder, type Selectable, type SelectQueryBuilder } from 'kysely'
 import type { Database, Questions } from '../../db/database.ts'
 import { column, orderingFieldsOf, orderingTerms, type OrderingFields, type OrderTerm } from '../../db/ordering.ts'
-import { pageOfRows, type ListRequest, type RowsPage } from '../../db/paging.ts'
+import { pageOfRows, type AnySelect, type ListRequest, type RowsPage } from '../../db/paging.ts'
 import { statisticsColumns } from '../../engines/statistics/statistics-fields.ts'
 import { publishedFigureOrdering } from './published-ordering.ts'
 import type { Caller } from '../../core/caller.ts'
@@ -199,10 +199,10 @@ interface AnswerCore {
 }
 export type LikertAnswerRow = AnswerCore & { importance: number | null }
 export type ChoiceAnswerRow = AnswerCore & { choice_id: number }
-type AnswerUnionRow = AnswerCore & { is_choice: boolean; choice_id: number | null; importance: number | null }
+export type AnswerUnionRow = AnswerCore & { is_choice: boolean; choice_id: number | null; importance: number | null }
 
 /** A user's answers to these questions, likert then choice, each by id; public ones only with `publicOnly`. */
-function answerUnion(userId: number, questionIds: number[], publicOnly: boolean) {
+export function answerUnion(userId: number, questionIds: number[], publicOnly: boolean) {
   const visible = publicOnly ? sql`AND NOT private` : sql``
   return sql<AnswerUnionRow>`
     SELECT * FROM (
@@ -214,7 +214,7 @@ function answerUnion(userId: number, questionIds: number[], publicOnly: boolean)
     ) AS answers ORDER BY is_choice, id`
 }
 
-function splitAnswers(rows: AnswerUnionRow[]): { likert: LikertAnswerRow[]; choices: ChoiceAnswerRow[] } {
+export function splitAnswers(rows: AnswerUnionRow[]): { likert: LikertAnswerRow[]; choices: ChoiceAnswerRow[] } {
   const likert: LikertAnswerRow[] = []
   const choices: ChoiceAnswerRow[] = []
   for (const { is_choice, choice_id, importance, ...row } of rows) {
@@ -225,6 +225,25 @@ function splitAnswers(rows: AnswerUnionRow[]): { likert: LikertAnswerRow[]; choi
 }
 
 export function questionsRepository(db: Kysely<Database>) {
+  // votes__user__username's user, read by the page's own statement for their_vote.
+  const usernames = new Map<string, number | null>()
+
+  /** A page's rows, with the id of votes__user__username's user when there is one (kept in `usernames`). */
+  async function pageWithVoter<Row>(
+    filters: QuestionListQuery,
+    list: ListRequest,
+    query: AnySelect,
+    select: (q: AnySelect) => AnySelect,
+    ordering: OrderTerm[],
+  ): Promise<RowsPage<Row>> {
+    const username = filters.votes__user__username
+    if (username === undefined) return pageOfRows<Row>(list, query, select, ordering)
+    const voter = sql<number | null>`(SELECT u.id FROM users u WHERE u.username = ${username})`.as('voter_id')
+    const result = await pageOfRows<Row & { voter_id: number | null }>(list, query, (q) => select(q).select(voter), ordering)
+    if (result.rows.length > 0) usernames.set(username, result.rows[0]!.voter_id)
+    return { ...result, rows: result.rows.map(({ voter_id: _, ...row }) => row as Row) }
+  }
+
   return {
     /** The listing's FROM and WHERE: what the caller may see, narrowed by the filters of spec 4.2. */
     filtered(filters: QuestionListQuery, caller: Caller | null) {
@@ -348,13 +367,13 @@ export function questionsRepository(db: Kysely<Database>) {
     /** A page of the listing's questions (k = MIN_CELL_SIZE, for orderings by a figure). */
     async page(filters: QuestionListQuery, caller: Caller | null, list: ListRequest, k: number): Promise<RowsPage<QuestionRow>> {
       const ordering = listingOrder(filters, caller, list.ordering, k)
-      return pageOfRows<QuestionRow>(list, this.filtered(filters, caller), (q) => q.select(QUESTION_COLUMNS), ordering)
+      return pageWithVoter<QuestionRow>(filters, list, this.filtered(filters, caller), (q) => q.select(QUESTION_COLUMNS), ordering)
     },
 
     /** The same page as stamps, for questions served from their kept JSON. */
     async stampPage(filters: QuestionListQuery, caller: Caller | null, list: ListRequest, k: number): Promise<RowsPage<QuestionStamp>> {
       const ordering = listingOrder(filters, caller, list.ordering, k)
-      return pageOfRows<QuestionStamp>(list, this.filtered(filters, caller), (q) => q.select(QUESTION_STAMP), ordering)
+      return pageWithVoter<QuestionStamp>(filters, list, this.filtered(filters, caller), (q) => q.select(QUESTION_STAMP), ordering)
     },
 
     /** One question if the caller may see it. */
@@ -399,23 +418,6 @@ export function questionsRepository(db: Kysely<Database>) {
         .execute()
     },
 
-    async links(questionIds: number[]) {
-      if (questionIds.length === 0) return []
-      return db
-        .selectFrom('question_links')
-        .select(['id', 'question_id', 'link', 'title'])
-        .where('question_id', 'in', questionIds)
-        .orderBy('id')
-        .execute()
-    },
-
-    async groupNames(groupIds: number[]): Promise<Map<number, string>> {
-      const unique = [...new Set(groupIds)]
-      if (unique.length === 0) return new Map()
-      const rows = await db.selectFrom('groups').select(['id', 'name']).where('id', 'in', unique).execute()
-      return new Map(rows.map((row) => [row.id, row.name]))
-    },
-
     /** Current answers of one user on these questions, likert and choice alike, in one statement. */
     async answersOf(userId: number, questionIds: number[], publicOnly: boolean) {
       if (questionIds.length === 0) return { likert: [], choices: [] }
@@ -423,25 +425,9 @@ export function questionsRepository(db: Kysely<Database>) {
       return splitAnswers(rows)
     },
 
-    /**
-     * A signed-in caller's own fields on a page of questions, in one statement: their answers (private ones too)
-     * and their follow links to the questions' authors.
-     */
-    async ownFieldsOf(callerId: number, questionIds: number[], authorIds: number[]) {
-      if (questionIds.length === 0) return { answers: { likert: [], choices: [] }, follows: [] }
-      const { rows } = await sql<AnswerUnionRow & { is_follow: boolean }>`
-        SELECT false AS is_follow, a.* FROM (${answerUnion(callerId, questionIds, false)}) AS a
-        UNION ALL
-        SELECT true, false, id, following_id, NULL, NULL, NULL, NULL, NULL, created_at, created_at
-          FROM following_users WHERE user_id = ${callerId} AND following_id = ANY(${[...new Set(authorIds)]}::integer[])
-        ORDER BY is_follow, is_choice, id`.execute(db)
-      const follows = rows
-        .filter((row) => row.is_follow)
-        .map((row) => ({ id: row.id, following_id: row.question_id, created_at: row.created_at }))
-      return { answers: splitAnswers(rows.filter((row) => !row.is_follow).map(({ is_follow: _, ...row }) => row)), follows }
-    },
-
+    /** The user of a username: no statement when this repository's page already read it (votes__user__username). */
     async userIdByUsername(username: string): Promise<number | null> {
+      if (usernames.has(username)) return usernames.get(username)!
       const row = await db.selectFrom('users').select('id').where('username', '=', username).executeTakeFirst()
       return row?.id ?? null
     },

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable } from 'kysely'
+import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely'
 import type { Database, Users } from '../../db/database.ts'
 import type { Caller } from '../../core/caller.ts'
 import { parseIdList } from '../../core/integers.ts'
@@ -7,6 +7,9 @@ import { pageOfRows, type ListRequest, type RowsPage } from '../../db/paging.ts'
 import { escapeLike } from '../../db/text-search.ts'
 import { readCompareCheck, type CompareCheck } from '../compare/compare-check.ts'
 import type { UserListQuery } from './users.schemas.ts'
+import { areasFromJson, areasJson, type AreaWithPoliticians } from '../areas/areas.repository.ts'
+import { politiciansFromJson, politiciansJson, type PoliticianRow } from '../politicians/politicians.repository.ts'
+import type { ComparisonRow } from '../compare/compare.repository.ts'
 
 export type UserRow = Selectable<Users>
 
@@ -45,6 +48,104 @@ export function userOrdering(viewer: Caller | null): OrderingFields {
     count_votes: seen('count_votes') as OrderingFields[string],
     count_question_votes: seen('count_question_votes') as OrderingFields[string],
   }
+}
+
+/** A json timestamp (text with microseconds) as both drivers read one: a Date truncated to the millisecond, as new Date does. */
+const dateOf = (value: unknown): Date | null => (value === null ? null : new Date(value as string))
+/** A json float8 as the drivers read it: NaN and the infinities come as strings. */
+const floatOf = (value: unknown): number | null => (value === null ? null : Number(value))
+
+const USER_TIMES = ['created_at', 'modified_at', 'deleted_at', 'last_answer_time', 'last_login', 'public_last_answer_time'] as const
+
+/** Users rows aggregated as json (json_agg of whole rows), as the driver gives them. */
+export function usersFromJson(json: unknown): UserRow[] {
+  return ((json ?? []) as Record<string, unknown>[]).map((row) => {
+    const out: Record<string, unknown> = { ...row, latitude: floatOf(row.latitude), longitude: floatOf(row.longitude) }
+    for (const name of USER_TIMES) out[name] = dateOf(row[name])
+    return out as UserRow
+  })
+}
+
+/** What the full form of users embeds beside their row. */
+export interface UserEmbeds {
+  /** Their countries and regions (and any other areas asked for), with their politicians' ids. */
+  areas: AreaWithPoliticians[]
+  politicians: Map<number, PoliticianRow>
+  /** Their user_geos ids, in id order. */
+  locations: Map<number, number[]>
+}
+
+/** What a caller's own view of full users adds: their follow links to them, and their own latest comparisons. */
+export interface CallerLinks {
+  follows: { id: number; following_id: number; created_at: Date }[]
+  latest: ComparisonRow[]
+}
+
+export const NO_CALLER_LINKS: CallerLinks = Object.freeze({ follows: [], latest: [] })
+
+/** The subqueries naming what to embed: the users, the areas (their country and region, and more) and the politicians. */
+export interface EmbedTargets {
+  userIds: RawBuilder<unknown>
+  areaIds: RawBuilder<unknown>
+  politicianIds: RawBuilder<unknown>
+}
+
+/** Columns `areas`, `politicians` and `locations` of a statement that reads more beside them (userEmbedsFrom reads them). */
+export function userEmbedColumns({ userIds, areaIds, politicianIds }: EmbedTargets): RawBuilder<unknown> {
+  return sql`${areasJson(areaIds)} AS areas, ${politiciansJson(politicianIds)} AS politicians,
+    (SELECT json_agg(json_build_array(g.user_id, g.id) ORDER BY g.id) FROM user_geos g WHERE g.user_id IN (${userIds})) AS locations`
+}
+
+export function userEmbedsFrom(row: { areas: unknown; politicians: unknown; locations: unknown }): UserEmbeds {
+  const locations = new Map<number, number[]>()
+  for (const [userId, id] of (row.locations ?? []) as [number, number][]) locations.set(userId, [...(locations.get(userId) ?? []), id])
+  return { areas: areasFromJson(row.areas), politicians: politiciansFromJson(row.politicians), locations }
+}
+
+/**
+ * Columns `follows` (the caller's links to the users of `userIds`) and `latest` (the caller's newest `latestSize`
+ * comparisons, as compareRepository.latest orders them; only `withLatest`). Both null for no caller.
+ */
+export function callerLinkColumns(
+  callerId: number | null,
+  userIds: RawBuilder<unknown>,
+  withLatest: boolean,
+  latestSize: number,
+): RawBuilder<unknown> {
+  if (callerId === null) return sql`NULL::json AS follows, NULL::json AS latest`
+  const latest = withLatest
+    ? sql`(SELECT json_agg(c ORDER BY c.modified_at DESC, c.id DESC) FROM (
+        SELECT * FROM user_compares WHERE user_id = ${callerId}::int ORDER BY modified_at DESC, id DESC LIMIT ${latestSize}) AS c)`
+    : sql`NULL::json`
+  return sql`(SELECT json_agg(json_build_array(f.id, f.following_id, f.created_at) ORDER BY f.id) FROM following_users f
+      WHERE f.user_id = ${callerId}::int AND f.following_id IN (${userIds})) AS follows,
+    ${latest} AS latest`
+}
+
+export function callerLinksFrom(row: { follows: unknown; latest: unknown }): CallerLinks {
+  const follows = ((row.follows ?? []) as [number, number, string][]).map(([id, following_id, created_at]) => ({
+    id,
+    following_id,
+    created_at: new Date(created_at),
+  }))
+  const latest = ((row.latest ?? []) as Record<string, unknown>[]).map(
+    (row) =>
+      ({
+        ...row,
+        difference_percent: floatOf(row.difference_percent),
+        created_at: dateOf(row.created_at),
+        modified_at: dateOf(row.modified_at),
+      }) as ComparisonRow,
+  )
+  return { follows, latest }
+}
+
+interface EmbedsRow {
+  areas: unknown
+  politicians: unknown
+  locations: unknown
+  follows: unknown
+  latest: unknown
 }
 
 export function usersRepository(db: Kysely<Database>) {
@@ -164,28 +265,36 @@ export function usersRepository(db: Kysely<Database>) {
       return db.selectFrom('users').selectAll().where('id', 'in', unique).execute()
     },
 
-    async locationIds(userIds: number[]): Promise<Map<number, number[]>> {
-      const out = new Map<number, number[]>()
-      if (userIds.length === 0) return out
-      const rows = await db
-        .selectFrom('user_geos')
-        .select(['id', 'user_id'])
-        .where('user_id', 'in', [...new Set(userIds)])
-        .orderBy('id')
-        .execute()
-      for (const row of rows) out.set(row.user_id, [...(out.get(row.user_id) ?? []), row.id])
-      return out
+    /**
+     * What these rows' full form embeds, and the caller's links to them (`withLatest`: their latest comparisons
+     * too), in one statement.
+     */
+    async embedsOf(rows: UserRow[], callerId: number | null, withLatest: boolean, latestSize: number) {
+      const ids = rows.map((row) => row.id)
+      const targets = {
+        userIds: sql`SELECT unnest(${ids}::int[])`,
+        areaIds: sql`SELECT unnest(${rows.flatMap((row) => [row.country_id, row.region_id]).filter((id) => id !== null)}::int[])`,
+        politicianIds: sql`SELECT unnest(${rows.flatMap((row) => row.politician_id ?? [])}::int[])`,
+      }
+      const links = callerLinkColumns(callerId, targets.userIds, withLatest, latestSize)
+      const { rows: read } = await sql<EmbedsRow>`SELECT ${userEmbedColumns(targets)}, ${links}`.execute(db)
+      return { embeds: userEmbedsFrom(read[0]!), links: callerLinksFrom(read[0]!) }
     },
 
-    /** The caller's following_users links to any of these users. */
-    async followLinks(callerId: number, userIds: number[]) {
-      if (userIds.length === 0) return []
-      return db
-        .selectFrom('following_users')
-        .select(['id', 'following_id', 'created_at'])
-        .where('user_id', '=', callerId)
-        .where('following_id', 'in', [...new Set(userIds)])
-        .execute()
+    /** Users by id with what their full form embeds and the caller's links to them, in one statement. */
+    async fullOf(ids: number[], callerId: number | null, latestSize: number) {
+      const unique = [...new Set(ids)]
+      const targets = {
+        userIds: sql`SELECT id FROM people`,
+        areaIds: sql`SELECT country_id FROM people UNION ALL SELECT region_id FROM people`,
+        politicianIds: sql`SELECT politician_id FROM people`,
+      }
+      const links = callerLinkColumns(callerId, targets.userIds, callerId !== null && unique.includes(callerId), latestSize)
+      const { rows } = await sql<EmbedsRow & { users: unknown }>`
+        WITH people AS (SELECT * FROM users WHERE id = ANY(${unique}::int[]))
+        SELECT (SELECT json_agg(people) FROM people) AS users, ${userEmbedColumns(targets)}, ${links}`.execute(db)
+      const row = rows[0]!
+      return { rows: usersFromJson(row.users), embeds: userEmbedsFrom(row), links: callerLinksFrom(row) }
     },
   }
 }
