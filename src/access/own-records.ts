@@ -17,11 +17,12 @@ export interface OwnVote {
 const NO_VALUE = -32768
 const SKIPPED = 1
 const PRIVATE = 2
-const iso = (ms: number) => new Date(ms).toISOString()
+/** An ISO 8601 timestamp as the API writes it (milliseconds, Z): always 24 characters in years 0 to 9999. */
+const ISO_LENGTH = 24
 
 /**
  * One person's own fields, as the answers they read show them: their answers (by question, likert before choice,
- * then id), their follow links, how many drafts they have, and the question set's version when they were read. Kept in typed arrays: about 40 bytes an answer.
+ * then id), their follow links, how many drafts they have, and the question set's version when they were read. Kept in typed arrays and one string of times: about 70 bytes an answer.
  */
 export class OwnRecord {
   readonly drafts: number
@@ -35,8 +36,8 @@ export class OwnRecord {
   readonly #values: Int16Array
   readonly #flags: Uint8Array
   readonly #importances: Int16Array
-  readonly #created: Float64Array
-  readonly #modified: Float64Array
+  /** Each answer's creation and modification times as the API writes them, one after the other. */
+  readonly #times: string
   readonly #following: Int32Array
   readonly #followIds: Int32Array
   readonly #followCreated: Float64Array
@@ -64,8 +65,7 @@ export class OwnRecord {
     this.#values = new Int16Array(n)
     this.#flags = new Uint8Array(n)
     this.#importances = new Int16Array(n)
-    this.#created = new Float64Array(n)
-    this.#modified = new Float64Array(n)
+    const times: string[] = []
     answers.forEach((row, i) => {
       this.#questions[i] = row.target
       this.#ids[i] = row.id
@@ -73,13 +73,20 @@ export class OwnRecord {
       this.#values[i] = row.value ?? NO_VALUE
       this.#flags[i] = (row.skipped ? SKIPPED : 0) | (row.private ? PRIVATE : 0)
       this.#importances[i] = row.importance ?? NO_VALUE
-      this.#created[i] = row.created_at!.getTime()
-      this.#modified[i] = row.modified_at!.getTime()
+      times.push(row.created_at!.toISOString(), row.modified_at!.toISOString())
     })
+    // Written once here, not on every read (a page of 100 shows up to 100 of them); one string, 48 bytes an answer.
+    this.#times = times.join('')
     this.#following = Int32Array.from(follows, (row) => row.target)
     this.#followIds = Int32Array.from(follows, (row) => row.id)
     this.#followCreated = Float64Array.from(follows, (row) => row.created_at!.getTime())
-    this.size = 200 + n * 35 + follows.length * 16
+    this.size = 200 + n * 67 + follows.length * 16
+  }
+
+  /** The answer's creation (0) or modification (1) time. */
+  #time(i: number, which: 0 | 1): string {
+    const at = (2 * i + which) * ISO_LENGTH
+    return this.#times.slice(at, at + ISO_LENGTH)
   }
 
   /** The first index of the question's answers (they follow one another). */
@@ -105,8 +112,8 @@ export class OwnRecord {
         value: value === NO_VALUE ? null : value,
         skipped: (this.#flags[i]! & SKIPPED) !== 0,
         private: (this.#flags[i]! & PRIVATE) !== 0,
-        created_at: iso(this.#created[i]!),
-        modified_at: iso(this.#modified[i]!),
+        created_at: this.#time(i, 0),
+        modified_at: this.#time(i, 1),
       })
     }
     return votes
@@ -117,7 +124,7 @@ export class OwnRecord {
     for (let i = this.#first(questionId); i < this.#questions.length && this.#questions[i] === questionId; i++) {
       const importance = this.#importances[i]!
       // Only likert answers carry an importance.
-      if (importance !== NO_VALUE) return [{ object_id: questionId, value: importance, modified_at: iso(this.#modified[i]!) }]
+      if (importance !== NO_VALUE) return [{ object_id: questionId, value: importance, modified_at: this.#time(i, 1) }]
     }
     return []
   }
@@ -126,7 +133,8 @@ export class OwnRecord {
   followsOf(userId: number): { id: number; following: number; created_at: string }[] {
     const out: { id: number; following: number; created_at: string }[] = []
     for (let i = 0; i < this.#following.length; i++)
-      if (this.#following[i] === userId) out.push({ id: this.#followIds[i]!, following: userId, created_at: iso(this.#followCreated[i]!) })
+      if (this.#following[i] === userId)
+        out.push({ id: this.#followIds[i]!, following: userId, created_at: new Date(this.#followCreated[i]!).toISOString() })
     return out
   }
 

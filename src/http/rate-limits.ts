@@ -153,7 +153,17 @@ export async function registerRateLimits(app: FastifyInstance, options: RateLimi
   })
 
   // IPv6 addresses count per /64, the block one subscriber usually holds. A socket already gone has no address left.
-  const ipOf = (request: FastifyRequest) => normalizeIP(request.ip ?? 'unknown')
+  // Normalizing runs an IPv6 pattern: each address is normalized once while it keeps coming.
+  const normalized = new Map<string, string>()
+  const ipOf = (request: FastifyRequest) => {
+    const ip = request.ip ?? 'unknown'
+    let known = normalized.get(ip)
+    if (known === undefined) {
+      if (normalized.size >= 10_000) normalized.clear()
+      normalized.set(ip, (known = normalizeIP(ip)))
+    }
+    return known
+  }
   // Counted straight in the store, under the keys the plugin would use: its wrapper cost more than the count.
   const limiter =
     (tier: string, max: number, key: (request: FastifyRequest) => string | number): Limiter =>

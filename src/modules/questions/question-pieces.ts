@@ -150,8 +150,10 @@ export function withOwnFields(layout: KeptLayout, own: OwnPart, serializer: (sch
   const votes = serializer(VoteList)
   const importances = serializer(ImportanceList)
   const follows = serializer(FollowList)
-  const parts: Buffer[] = [layout.runs[0]!]
-  let length = parts[0]!.length
+  // One buffer for the answer: the kept runs copied in, the caller's fields written between them. Those fields hold
+  // ids, values, flags and timestamps only: ASCII, one byte a character.
+  const parts: (Buffer | string)[] = [layout.runs[0]!]
+  let length = layout.runs[0]!.length
   layout.questions.forEach(({ id, authorId, theirVote }, i) => {
     const mine = own.votesOn(id)
     const fields =
@@ -160,10 +162,13 @@ export function withOwnFields(layout: KeptLayout, own: OwnPart, serializer: (sch
         : `"my_vote":${votes(mine)},"their_vote":${theirVote},"my_importance":${importances(own.importanceOf(id))}`
     const links = own.followsOf(authorId)
     const author = `"latest_compare":[],"follow":${links.length === 0 ? '[]' : follows(links)}`
-    for (const part of [Buffer.from(fields), layout.runs[2 * i + 1]!, Buffer.from(author), layout.runs[2 * i + 2]!]) {
-      parts.push(part)
-      length += part.length
-    }
+    const between = layout.runs[2 * i + 1]!
+    const after = layout.runs[2 * i + 2]!
+    parts.push(fields, between, author, after)
+    length += fields.length + between.length + author.length + after.length
   })
-  return Buffer.concat(parts, length)
+  const body = Buffer.allocUnsafe(length)
+  let at = 0
+  for (const part of parts) at += typeof part === 'string' ? body.write(part, at, 'latin1') : part.copy(body, at)
+  return body
 }
