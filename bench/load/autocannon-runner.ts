@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { round } from '../shared.ts'
+import { runWrk } from './wrk-runner.ts'
 
 /** One load: the URL (path included), its headers, and how hard and how long. */
 export interface LoadRun {
@@ -18,6 +19,12 @@ export interface LoadRun {
     | { kind: 'answering'; tokens: string[]; tags: number[] }
     | { kind: 'surge'; tokens: string[]; questions: number[] }
     | { kind: 'survey'; tokens: string[]; collection: number }
+  /** The application key every write request sends (reads carry theirs in their URL). */
+  appKey?: string
+  /** A read from many people: each request with the next of these tokens. */
+  crowd?: string[]
+  /** What makes the load: autocannon (default), or wrk where installed (reads only). */
+  generator?: 'autocannon' | 'wrk'
 }
 
 export interface LoadFigures {
@@ -30,8 +37,9 @@ export interface LoadFigures {
   non_2xx: number
 }
 
-/** Runs autocannon in a child process (see autocannon-worker.ts) and keeps the figures the report shows. */
+/** Runs the load in a child process (autocannon-worker.ts, or wrk for reads) and keeps the figures the report shows. */
 export async function runLoad(run: LoadRun): Promise<LoadFigures> {
+  if (run.generator === 'wrk' && !run.write) return runWrk(run)
   const { stdout } = await promisify(execFile)(
     process.execPath,
     ['--import', 'tsx', new URL('./autocannon-worker.ts', import.meta.url).pathname, JSON.stringify(run)],

@@ -87,7 +87,27 @@ function surveyWalk(tokens: string[], collection: number): Request[] {
   ]
 }
 
-const requests =
+/** Every request from the next person of the crowd. */
+function crowd(tokens: string[]): Request[] {
+  return [
+    { method: 'GET', setupRequest: (request) => ({ ...request, headers: { authorization: `Token ${tokens[taken++ % tokens.length]}` } }) },
+  ]
+}
+
+/** Each write request with the application key, as the clients would send it. */
+function keyed(requests: Request[] | undefined, key: string | undefined): Request[] | undefined {
+  if (!requests || !key) return requests
+  return requests.map((step) => ({
+    ...step,
+    setupRequest: (request, context) => {
+      const made = step.setupRequest ? step.setupRequest(request, context) : request
+      const path = made.path ?? '/'
+      return { ...made, path: `${path}${path.includes('?') ? '&' : '?'}AppAuthorization=${key}` }
+    },
+  }))
+}
+
+const writes =
   run.write?.kind === 'answering'
     ? answeringLoop(run.write.tokens, run.write.tags)
     : run.write?.kind === 'surge'
@@ -95,6 +115,7 @@ const requests =
       : run.write?.kind === 'survey'
         ? surveyWalk(run.write.tokens, run.write.collection)
         : undefined
+const requests = run.crowd ? crowd(run.crowd) : keyed(writes, run.appKey)
 const result = await autocannon({
   url: run.url,
   connections: run.connections,

@@ -6,6 +6,13 @@ export interface ScenarioResult {
   scenario: string
   path: string
   signed_in: boolean
+  /** Whether the requests carried the application key (as the clients' do). */
+  app_key: boolean
+  /** The ratio the scenario should reach, and whether it did. */
+  target?: number
+  met?: boolean
+  /** A crowd's size: each of them read once before the run. */
+  people?: number
   bytes: number
   /** the scenario's own connections, where it has them (otherwise the run's) */
   connections?: number
@@ -27,29 +34,29 @@ const number = (value: number, digits = 0) =>
 
 export function markdownTable(results: ScenarioResult[]): string {
   const lines = [
-    '| scenario | service req/s | limit req/s | ratio | p50 ms | p99 ms | errors / non-2xx | peak RSS MiB | CPU cores: service / database | check |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+    '| scenario | key | signed in | service req/s | limit req/s | ratio | target | p50 ms | p99 ms | errors / non-2xx | peak RSS MiB | CPU cores: service / database | check |',
+    '| --- | --- | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | --- |',
   ]
   for (const r of results) {
+    const target = r.target === undefined ? '' : `≥ ${r.target}×: ${r.met ? 'met' : '**not met**'}`
     lines.push(
-      `| ${r.scenario} | ${number(r.service.requests_per_s, 1)} | ${number(r.limit.requests_per_s)} | ${number(r.ratio, 4)}× | ${r.service.p50_ms} | ${r.service.p99_ms} | ${r.service.errors} / ${r.service.non_2xx} | ${r.service_peak_rss_mib ?? '–'} | ${r.service_cores ?? '–'} / ${r.database_cores ?? '–'} | ${r.check ? (r.check.clean ? 'clean' : 'NOT clean') : ''} |`,
+      `| ${r.scenario} | ${r.app_key ? 'keyed' : 'no key'} | ${r.signed_in ? 'yes' : 'no'} | ${number(r.service.requests_per_s, 1)} | ${number(r.limit.requests_per_s)} | ${number(r.ratio, 4)}× | ${target} | ${r.service.p50_ms} | ${r.service.p99_ms} | ${r.service.errors} / ${r.service.non_2xx} | ${r.service_peak_rss_mib ?? '–'} | ${r.service_cores ?? '–'} / ${r.database_cores ?? '–'} | ${r.check ? (r.check.clean ? 'clean' : 'NOT clean') : ''} |`,
     )
   }
   return lines.join('\n')
 }
 
-const START = '<!-- load:latest:start -->'
-const END = '<!-- load:latest:end -->'
-
 /** Puts the run's table between the markers of docs/performance.md's "Latest run" (the rest of the page is prose). */
-export function writeLatestTable(doc: string, report: Record<string, unknown>, results: ScenarioResult[]): boolean {
+export function writeLatestTable(doc: string, report: Record<string, unknown>, results: ScenarioResult[], marker = 'load:latest'): boolean {
+  const START = `<!-- ${marker}:start -->`
+  const END = `<!-- ${marker}:end -->`
   const text = fs.readFileSync(doc, 'utf8')
   const start = text.indexOf(START)
   const end = text.indexOf(END)
   if (start < 0 || end < start) return false
   const loads = (key: string) => (report[key] as number[] | undefined)?.join(', ') ?? '?'
   const heading = [
-    `${String(report.date).slice(0, 16).replace('T', ' ')} UTC, ${report.database}, ${report.cpus}, Node ${report.node}, `,
+    `${String(report.date).slice(0, 16).replace('T', ' ')} UTC, ${report.database}, ${report.cpus}, Node ${report.node}, load from ${report.generator}, `,
     `${report.connections} connections, ${report.duration_s} s per run; load average ${loads('load_average_start')} at the `,
     `start, ${loads('load_average_end')} at the end.`,
   ].join('')

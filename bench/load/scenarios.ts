@@ -1,18 +1,27 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../src/db/database.ts'
 import { hashSecret, newToken } from '../../src/core/secrets.ts'
+import { appKeysRepository } from '../../src/modules/app-keys/app-keys.repository.ts'
 
-/** A read scenario: one GET, as an anonymous caller or with a user's token. */
+/** A read scenario: one GET, as the clients send it (the application key, a person's token) or keyless. */
 export interface ReadScenario {
   name: string
   path: string
   headers: Record<string, string>
   signedIn: boolean
+  /** Whether the request carries the application key (every client's does; keyless rows are reported apart). */
+  appKey: boolean
+  /** The ratio to its limit the service should reach, where there is a target. */
+  target?: number
+  /** Each request from the next of these people (their tokens), instead of one fixed token. */
+  crowd?: string[]
 }
 
 /** The people and objects the scenarios read, picked from the seeded data (the largest ones, as population does). */
 export interface Picks {
   heavyUser: { id: number; answers: number }
+  /** The person whose answers (likert and choice) number closest to 60. */
+  sixtyUser: { id: number; answers: number }
   newUser: { id: number }
   openQuestions: number
   largestQuestion: { id: number; answers: number }
@@ -31,6 +40,10 @@ export async function pick(db: Kysely<Database>): Promise<Picks> {
       AND NOT EXISTS (SELECT 1 FROM question_votes v WHERE v.user_id = u.id)
       AND NOT EXISTS (SELECT 1 FROM question_choice_votes v WHERE v.user_id = u.id)
     ORDER BY u.id LIMIT 1`)
+  const sixtyUser = await one<{ id: number; answers: number }>(sql`
+    SELECT user_id AS id, count(*)::int AS answers FROM (
+      SELECT user_id FROM question_votes UNION ALL SELECT user_id FROM question_choice_votes) AS a
+    GROUP BY user_id ORDER BY abs(count(*) - 60), user_id LIMIT 1`)
   const open = await one<{ count: number }>(sql`
     SELECT count(*)::int AS count FROM questions WHERE publish AND (start_at IS NULL OR start_at <= now()) AND (end_at IS NULL OR end_at > now())`)
   const largestQuestion = await one<{ id: number; answers: number }>(sql`
@@ -38,42 +51,92 @@ export async function pick(db: Kysely<Database>): Promise<Picks> {
   const largestCollection = await one<{ id: number; questions: number }>(sql`
     SELECT parent_id AS id, count(*)::int AS questions FROM question_collection_items WHERE type = 'Q'
     GROUP BY parent_id ORDER BY count(*) DESC, parent_id LIMIT 1`)
-  if (!heavyUser || !newUser || !largestQuestion || !largestCollection)
+  if (!heavyUser || !sixtyUser || !newUser || !largestQuestion || !largestCollection)
     throw new Error('the bench database lacks users, answers or collections')
-  return { heavyUser, newUser, openQuestions: open.count, largestQuestion, largestCollection }
+  return { heavyUser, sixtyUser, newUser, openQuestions: open.count, largestQuestion, largestCollection }
 }
 
-/** A token for each user (earlier runs' tokens removed first, so the table does not grow run after run). */
+/** A token for each user (earlier runs' tokens removed first, so the table does not grow run after run), in one statement. */
 export async function tokensFor(db: Kysely<Database>, userIds: number[]): Promise<string[]> {
   await db.deleteFrom('auth_tokens').where('name', '=', TOKEN_NAME).execute()
   const tokens = userIds.map(() => newToken())
   if (userIds.length > 0)
-    await db
-      .insertInto('auth_tokens')
-      .values(userIds.map((user_id, i) => ({ user_id, key_hash: hashSecret(tokens[i]), name: TOKEN_NAME })))
-      .execute()
+    await sql`INSERT INTO auth_tokens (user_id, key_hash, name)
+      SELECT * FROM unnest(${userIds}::int[], ${tokens.map(hashSecret)}::text[], ${userIds.map(() => TOKEN_NAME)}::text[])`.execute(db)
   return tokens
 }
 
-export function readScenarios(picks: Picks, heavyToken: string, newToken: string): ReadScenario[] {
-  const anonymous = (name: string, path: string): ReadScenario => ({ name, path, headers: {}, signedIn: false })
-  const signedIn = (name: string, path: string, token: string): ReadScenario => ({
+/** The application key the scenarios send (earlier runs' removed first). */
+export async function benchAppKey(db: Kysely<Database>): Promise<string> {
+  await db.deleteFrom('app_keys').where('name', '=', TOKEN_NAME).execute()
+  return (await appKeysRepository(db).create(TOKEN_NAME)).key
+}
+
+/** The active people the signed-in crowd is made of: up to `most`, in id order. */
+export async function crowdOf(db: Kysely<Database>, most: number): Promise<number[]> {
+  const { rows } = await sql<{ id: number }>`
+    SELECT id FROM users WHERE is_active AND NOT is_deleted ORDER BY id LIMIT ${most}`.execute(db)
+  return rows.map((row) => row.id)
+}
+
+/** The targets the reads are held to, as ratios to their limits. */
+export const TARGETS = { keyedAnonymous: 0.5, signedIn: 0.25, nextSixty: 0.1, nextHeaviest: 0.05 } as const
+
+export interface ScenarioTokens {
+  heavy: string
+  sixty: string
+  fresh: string
+  crowd: string[]
+}
+
+export function readScenarios(picks: Picks, key: string, tokens: ScenarioTokens): ReadScenario[] {
+  const keyed = (path: string) => `${path}${path.includes('?') ? '&' : '?'}AppAuthorization=${key}`
+  const anonymous = (name: string, path: string, target?: number): ReadScenario => ({
     name,
-    path,
+    path: keyed(path),
+    headers: {},
+    signedIn: false,
+    appKey: true,
+    target,
+  })
+  const keyless = (name: string, path: string): ReadScenario => ({ name, path, headers: {}, signedIn: false, appKey: false })
+  const signedIn = (name: string, path: string, token: string, target?: number): ReadScenario => ({
+    name,
+    path: keyed(path),
     headers: { authorization: `Token ${token}` },
     signedIn: true,
+    appKey: true,
+    target,
   })
+  const detail = `/api/questions/${picks.largestQuestion.id}/`
+  const { keyedAnonymous, signedIn: signedInTarget, nextSixty, nextHeaviest } = TARGETS
   return [
-    anonymous('questions 10 anonymous', '/api/questions/?page_size=10'),
-    signedIn('questions 10 signed in', '/api/questions/?page_size=10', heavyToken),
-    anonymous('questions 100 anonymous', '/api/questions/?page_size=100'),
-    signedIn('questions 100 signed in', '/api/questions/?page_size=100', heavyToken),
-    anonymous('question detail', `/api/questions/${picks.largestQuestion.id}/`),
-    signedIn('next_question_light new user', '/api/next_question_light/', newToken),
-    signedIn('next_question_light heavy user', '/api/next_question_light/', heavyToken),
+    anonymous('questions 10 anonymous', '/api/questions/?page_size=10', keyedAnonymous),
+    signedIn('questions 10 signed in (60 answers)', '/api/questions/?page_size=10', tokens.sixty, signedInTarget),
+    signedIn('questions 10 signed in (heaviest voter)', '/api/questions/?page_size=10', tokens.heavy, signedInTarget),
+    keyless('questions 10 anonymous, no key', '/api/questions/?page_size=10'),
+    anonymous('questions 100 anonymous', '/api/questions/?page_size=100', keyedAnonymous),
+    signedIn('questions 100 signed in (60 answers)', '/api/questions/?page_size=100', tokens.sixty, signedInTarget),
+    signedIn('questions 100 signed in (heaviest voter)', '/api/questions/?page_size=100', tokens.heavy, signedInTarget),
+    keyless('questions 100 anonymous, no key', '/api/questions/?page_size=100'),
+    anonymous('question detail anonymous', detail, keyedAnonymous),
+    signedIn('question detail signed in (60 answers)', detail, tokens.sixty, signedInTarget),
+    keyless('question detail anonymous, no key', detail),
+    signedIn('next_question_light (60 answers)', '/api/next_question_light/', tokens.sixty, nextSixty),
+    signedIn('next_question_light (heaviest voter)', '/api/next_question_light/', tokens.heavy, nextHeaviest),
+    signedIn('next_question_light new user', '/api/next_question_light/', tokens.fresh),
     anonymous('census_data by age_30', '/api/census_data/?ordering=-age_30'),
     anonymous('user_politician', '/api/user_politician/'),
     anonymous('question_demographics', `/api/question_demographics/?question=${picks.largestQuestion.id}`),
     anonymous('survey_results', `/api/survey_results/?collection=${picks.largestCollection.id}`),
+    // Last of the reads: its peak memory is the service's after every person of the crowd was seen.
+    ...(tokens.crowd.length === 0
+      ? []
+      : [
+          {
+            ...signedIn(`signed-in crowd (${tokens.crowd.length} people)`, '/api/questions/?page_size=10', tokens.crowd[0]!),
+            crowd: tokens.crowd,
+          },
+        ]),
   ]
 }

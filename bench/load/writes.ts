@@ -90,19 +90,20 @@ export async function measureWrite(
   scenario: WriteScenario,
   duration: number,
   runConnections: number,
+  appKey?: string,
 ): Promise<ScenarioResult & { check: Awaited<ReturnType<typeof check>> }> {
   const connections = scenario.connections ?? runConnections
   await sql`TRUNCATE bench_vote_limit`.execute(db)
   const limit = await startWriteLimitServer(databaseUrl, users, 10)
   let limitFigures
   try {
-    limitFigures = await runLoad({ url: limit.url, connections, duration, write: scenario.write })
+    limitFigures = await runLoad({ url: limit.url, connections, duration, write: scenario.write, appKey })
   } finally {
     await limit.stop()
   }
   const peak = sampleResidentPeak(service.process.pid!)
   const cpu = sampleCpu(service.process.pid!)
-  const serviceFigures = await runLoad({ url: service.url, connections, duration, write: scenario.write })
+  const serviceFigures = await runLoad({ url: service.url, connections, duration, write: scenario.write, appKey })
   const peakMiB = peak()
   const cores = cpu()
   return {
@@ -110,6 +111,7 @@ export async function measureWrite(
     path: WRITE_PATHS[scenario.write.kind],
     connections,
     signed_in: true,
+    app_key: appKey !== undefined,
     bytes: 0,
     service: serviceFigures,
     limit: limitFigures,

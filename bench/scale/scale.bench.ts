@@ -7,7 +7,7 @@ import { connectDatabase } from '../../src/db/connect.ts'
 import { round } from '../shared.ts'
 import { runLoad, type LoadFigures, type LoadRun } from '../load/autocannon-runner.ts'
 import { startLimitServer, startWriteLimitServer, type Running } from '../load/processes.ts'
-import { pick, readScenarios, tokensFor, type ReadScenario } from '../load/scenarios.ts'
+import { benchAppKey, pick, readScenarios, tokensFor, type ReadScenario } from '../load/scenarios.ts'
 import { pickWriters, writeScenarios, type WriteScenario } from '../load/writes.ts'
 
 /**
@@ -88,10 +88,11 @@ export async function runScaleBench(argv: string[]): Promise<void> {
   })
   try {
     const picks = await pick(handle.db)
-    const writePicks = await pickWriters(handle.db, [picks.heavyUser.id, picks.newUser.id], picks.largestCollection.id)
-    const [heavy, fresh, ...writerTokens] = await tokensFor(handle.db, [picks.heavyUser.id, picks.newUser.id, ...writePicks.users])
+    const people = [picks.heavyUser.id, picks.sixtyUser.id, picks.newUser.id]
+    const writePicks = await pickWriters(handle.db, people, picks.largestCollection.id)
+    const [heavy, sixty, fresh, ...writerTokens] = await tokensFor(handle.db, [...people, ...writePicks.users])
     writerTokens.forEach((token, i) => (writers[token] = writePicks.users[i]))
-    reads = readScenarios(picks, heavy, fresh)
+    reads = readScenarios(picks, await benchAppKey(handle.db), { heavy: heavy!, sixty: sixty!, fresh: fresh!, crowd: [] })
     writes = writeScenarios(writePicks, writerTokens)
   } catch (error) {
     await deployment.stop()
