@@ -3,6 +3,11 @@ import { CREDENTIALS_CHANGED_CHANNEL } from './credentials-cache.ts'
 import type { OwnMarks } from './own-marks.ts'
 import type { OwnRow } from './own-records.repository.ts'
 
+/** Questions someone answered: a Set, or a person's record. */
+export interface AnsweredQuestions extends Iterable<number> {
+  has(questionId: number): boolean
+}
+
 /** A person's answer as my_vote lists it. */
 export interface OwnVote {
   id: number
@@ -20,28 +25,35 @@ const PRIVATE = 2
 /** An ISO 8601 timestamp as the API writes it (milliseconds, Z): always 24 characters in years 0 to 9999. */
 const ISO_LENGTH = 24
 
+/** An answer's fields in the record, in this order; then a follow link's. */
+const QUESTION = 0
+const ID = 1
+const OBJECT = 2
+const VALUE = 3
+const FLAGS = 4
+const IMPORTANCE = 5
+const ANSWER_STRIDE = 6
+const FOLLOWING = 0
+const LINK = 1
+const FOLLOW_STRIDE = 2
+
 /**
  * One person's own fields, as the answers they read show them: their answers (by question, likert before choice,
- * then id), their follow links, how many drafts they have, and the question set's version when they were read. Kept in typed arrays and one string of times: about 70 bytes an answer.
+ * then id), their follow links, how many drafts they have, and the question set's version when they were read. One
+ * array of integers and one string of times, whatever the number of answers (each typed array has a backing store of
+ * its own to pay for): about 72 bytes an answer.
  */
-export class OwnRecord {
+export class OwnRecord implements AnsweredQuestions {
   readonly drafts: number
   /** The question set's version (migration 026) read in the same snapshot. */
   readonly questionSetVersion: number
   /** Bytes it holds, roughly. */
   readonly size: number
-  readonly #questions: Int32Array
-  readonly #ids: Int32Array
-  readonly #objects: Int32Array
-  readonly #values: Int16Array
-  readonly #flags: Uint8Array
-  readonly #importances: Int16Array
-  /** Each answer's creation and modification times as the API writes them, one after the other. */
+  readonly #answers: number
+  /** The answers' fields, then the follow links'. */
+  readonly #numbers: Int32Array
+  /** Each answer's creation and modification times, then each follow link's creation, as the API writes them. */
   readonly #times: string
-  readonly #following: Int32Array
-  readonly #followIds: Int32Array
-  readonly #followCreated: Float64Array
-  #answered: Set<number> | null = null
 
   /**
    * @param mark the person's mark (OwnMarks) when it was read
@@ -58,44 +70,47 @@ export class OwnRecord {
     const follows = rows.filter((row) => row.kind === 2)
     this.drafts = rows.find((row) => row.kind === 3)?.target ?? 0
     this.questionSetVersion = rows.find((row) => row.kind === 4)?.target ?? 0
-    const n = answers.length
-    this.#questions = new Int32Array(n)
-    this.#ids = new Int32Array(n)
-    this.#objects = new Int32Array(n)
-    this.#values = new Int16Array(n)
-    this.#flags = new Uint8Array(n)
-    this.#importances = new Int16Array(n)
+    this.#answers = answers.length
+    const numbers = new Int32Array(answers.length * ANSWER_STRIDE + follows.length * FOLLOW_STRIDE)
     const times: string[] = []
     answers.forEach((row, i) => {
-      this.#questions[i] = row.target
-      this.#ids[i] = row.id
-      this.#objects[i] = row.kind === 1 ? row.choice_id! : row.target
-      this.#values[i] = row.value ?? NO_VALUE
-      this.#flags[i] = (row.skipped ? SKIPPED : 0) | (row.private ? PRIVATE : 0)
-      this.#importances[i] = row.importance ?? NO_VALUE
+      const at = i * ANSWER_STRIDE
+      numbers[at + QUESTION] = row.target
+      numbers[at + ID] = row.id
+      numbers[at + OBJECT] = row.kind === 1 ? row.choice_id! : row.target
+      numbers[at + VALUE] = row.value ?? NO_VALUE
+      numbers[at + FLAGS] = (row.skipped ? SKIPPED : 0) | (row.private ? PRIVATE : 0)
+      numbers[at + IMPORTANCE] = row.importance ?? NO_VALUE
       times.push(row.created_at!.toISOString(), row.modified_at!.toISOString())
     })
-    // Written once here, not on every read (a page of 100 shows up to 100 of them); one string, 48 bytes an answer.
+    const followsAt = answers.length * ANSWER_STRIDE
+    follows.forEach((row, i) => {
+      numbers[followsAt + i * FOLLOW_STRIDE + FOLLOWING] = row.target
+      numbers[followsAt + i * FOLLOW_STRIDE + LINK] = row.id
+      times.push(row.created_at!.toISOString())
+    })
+    this.#numbers = numbers
+    // Written once here, not on every read (a page of 100 shows up to 100 of them).
     this.#times = times.join('')
-    this.#following = Int32Array.from(follows, (row) => row.target)
-    this.#followIds = Int32Array.from(follows, (row) => row.id)
-    this.#followCreated = Float64Array.from(follows, (row) => row.created_at!.getTime())
-    this.size = 200 + n * 67 + follows.length * 16
+    this.size = 400 + numbers.length * 4 + this.#times.length
   }
 
-  /** The answer's creation (0) or modification (1) time. */
-  #time(i: number, which: 0 | 1): string {
-    const at = (2 * i + which) * ISO_LENGTH
-    return this.#times.slice(at, at + ISO_LENGTH)
+  /** The `n`th time of the record's string. */
+  #time(n: number): string {
+    return this.#times.slice(n * ISO_LENGTH, (n + 1) * ISO_LENGTH)
+  }
+
+  #field(i: number, field: number): number {
+    return this.#numbers[i * ANSWER_STRIDE + field]!
   }
 
   /** The first index of the question's answers (they follow one another). */
   #first(questionId: number): number {
     let low = 0
-    let high = this.#questions.length
+    let high = this.#answers
     while (low < high) {
       const middle = (low + high) >>> 1
-      if (this.#questions[middle]! < questionId) low = middle + 1
+      if (this.#field(middle, QUESTION) < questionId) low = middle + 1
       else high = middle
     }
     return low
@@ -104,16 +119,17 @@ export class OwnRecord {
   /** The person's answers to the question, as my_vote lists them. */
   votesOn(questionId: number): OwnVote[] {
     const votes: OwnVote[] = []
-    for (let i = this.#first(questionId); i < this.#questions.length && this.#questions[i] === questionId; i++) {
-      const value = this.#values[i]!
+    for (let i = this.#first(questionId); i < this.#answers && this.#field(i, QUESTION) === questionId; i++) {
+      const value = this.#field(i, VALUE)
+      const flags = this.#field(i, FLAGS)
       votes.push({
-        id: this.#ids[i]!,
-        object_id: this.#objects[i]!,
+        id: this.#field(i, ID),
+        object_id: this.#field(i, OBJECT),
         value: value === NO_VALUE ? null : value,
-        skipped: (this.#flags[i]! & SKIPPED) !== 0,
-        private: (this.#flags[i]! & PRIVATE) !== 0,
-        created_at: this.#time(i, 0),
-        modified_at: this.#time(i, 1),
+        skipped: (flags & SKIPPED) !== 0,
+        private: (flags & PRIVATE) !== 0,
+        created_at: this.#time(2 * i),
+        modified_at: this.#time(2 * i + 1),
       })
     }
     return votes
@@ -121,10 +137,10 @@ export class OwnRecord {
 
   /** How important the person said the question is (a likert answer's), as my_importance lists it. */
   importanceOf(questionId: number): { object_id: number; value: number; modified_at: string }[] {
-    for (let i = this.#first(questionId); i < this.#questions.length && this.#questions[i] === questionId; i++) {
-      const importance = this.#importances[i]!
+    for (let i = this.#first(questionId); i < this.#answers && this.#field(i, QUESTION) === questionId; i++) {
+      const importance = this.#field(i, IMPORTANCE)
       // Only likert answers carry an importance.
-      if (importance !== NO_VALUE) return [{ object_id: questionId, value: importance, modified_at: this.#time(i, 1) }]
+      if (importance !== NO_VALUE) return [{ object_id: questionId, value: importance, modified_at: this.#time(2 * i + 1) }]
     }
     return []
   }
@@ -132,15 +148,28 @@ export class OwnRecord {
   /** The person's follow links to this user, as a user's `follow` lists them. */
   followsOf(userId: number): { id: number; following: number; created_at: string }[] {
     const out: { id: number; following: number; created_at: string }[] = []
-    for (let i = 0; i < this.#following.length; i++)
-      if (this.#following[i] === userId)
-        out.push({ id: this.#followIds[i]!, following: userId, created_at: new Date(this.#followCreated[i]!).toISOString() })
+    const from = this.#answers * ANSWER_STRIDE
+    for (let at = from, n = 2 * this.#answers; at < this.#numbers.length; at += FOLLOW_STRIDE, n++)
+      if (this.#numbers[at + FOLLOWING] === userId)
+        out.push({ id: this.#numbers[at + LINK]!, following: userId, created_at: this.#time(n) })
     return out
   }
 
-  /** The questions the person answered, likert or choice, skips included. */
-  get answered(): ReadonlySet<number> {
-    return (this.#answered ??= new Set(this.#questions))
+  /** The questions the person answered, likert or choice, skips included (looked up in the record itself). */
+  get answered(): AnsweredQuestions {
+    return this
+  }
+
+  has(questionId: number): boolean {
+    const i = this.#first(questionId)
+    return i < this.#answers && this.#field(i, QUESTION) === questionId
+  }
+
+  *[Symbol.iterator](): Iterator<number> {
+    for (let i = 0; i < this.#answers; i++) {
+      const question = this.#field(i, QUESTION)
+      if (i === 0 || this.#field(i - 1, QUESTION) !== question) yield question
+    }
   }
 }
 

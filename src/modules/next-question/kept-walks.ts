@@ -1,3 +1,4 @@
+import type { AnsweredQuestions } from '../../access/own-records.ts'
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { QuestionListQuery } from '../questions/questions.schemas.ts'
@@ -35,7 +36,7 @@ type Repository = ReturnType<typeof nextQuestionRepository>
 export interface Walker {
   id: number | null
   /** Known from the person's kept record (anyone: none answered); null: read with the version. */
-  answered: ReadonlySet<number> | null
+  answered: AnsweredQuestions | null
   /** The question set's version, remembered until the data changes. */
   version: () => Promise<number>
 }

@@ -1,3 +1,4 @@
+import type { AnsweredQuestions } from '../../access/own-records.ts'
 import type { ViewContext } from '../../core/view-context.ts'
 import { ValidationFailed, type FieldErrors } from '../../core/errors.ts'
 import { parseIdList } from '../../core/integers.ts'
@@ -56,7 +57,7 @@ const KEPT_FILTERS: ReadonlySet<string> = new Set(['in_collections__parent', 'gr
 
 /** What a person's kept record tells the next question: what they answered, and the question set's version then. */
 export interface WalkerRecord {
-  answered: ReadonlySet<number>
+  answered: AnsweredQuestions
   questionSetVersion: number
 }
 
@@ -68,7 +69,7 @@ export interface NextQuestionCache {
   kept: KeptQuestions
 }
 
-const NONE_ANSWERED: ReadonlySet<number> = new Set()
+const NONE_ANSWERED: AnsweredQuestions = new Set<number>()
 
 /** The questions in the light form, in the order of `rows`, with the figures everyone sees: one statement. */
 async function lightQuestions(context: ViewContext, rows: LightRow[]): Promise<LightQuestion[]> {

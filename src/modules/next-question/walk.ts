@@ -1,3 +1,4 @@
+import type { AnsweredQuestions } from '../../access/own-records.ts'
 import type { WalkItem } from './next-question.repository.ts'
 
 /** Where the caller stands on a walk: how many questions it has open now, how many unanswered, the next ones. */
@@ -58,7 +59,7 @@ export class Walk {
   }
 
   /** Counts and the next questions: open at `now`, not excluded, in the walk's order. */
-  position(answered: ReadonlySet<number>, excluded: ReadonlySet<number>, limit: number, now: number): WalkPosition {
+  position(answered: AnsweredQuestions, excluded: ReadonlySet<number>, limit: number, now: number): WalkPosition {
     const counted = (id: number) => {
       const i = this.#index.get(id)
       return i !== undefined && this.#isOpen(i, now)
