@@ -254,7 +254,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxAgeMs: integer(env, 'RESPONSE_CACHE_MAX_AGE_MS', 10_000, 0, 3_600_000),
     },
     tokenCacheEntries: integer(env, 'TOKEN_CACHE_ENTRIES', 50_000, 0, 10_000_000),
-    ownRecordsBytes: integer(env, 'OWN_RECORDS_MB', 64, 0, 65_536) * 1024 * 1024,
+    ownRecordsBytes: integer(env, 'OWN_RECORDS_MB', 96, 0, 65_536) * 1024 * 1024,
     live: {
       maxSubscribers: integer(env, 'LIVE_MAX_SUBSCRIBERS', 20_000, 0, 1_000_000),
       intervalMs: integer(env, 'LIVE_INTERVAL_MS', 250, 0, 1_000),
