@@ -1,4 +1,7 @@
 import { execFile } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 import { promisify } from 'node:util'
 import { round } from '../shared.ts'
 import { runWrk } from './wrk-runner.ts'
@@ -40,11 +43,17 @@ export interface LoadFigures {
 /** Runs the load in a child process (autocannon-worker.ts, or wrk for reads) and keeps the figures the report shows. */
 export async function runLoad(run: LoadRun): Promise<LoadFigures> {
   if (run.generator === 'wrk' && !run.write) return runWrk(run)
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    ['--import', 'tsx', new URL('./autocannon-worker.ts', import.meta.url).pathname, JSON.stringify(run)],
-    { maxBuffer: 64 * 1024 * 1024 },
-  )
+  // The run goes to the worker in a file: a crowd's 20,000 tokens are far past what one argument may hold (E2BIG).
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'civic-autocannon-'))
+  const file = path.join(scratch, 'run.json')
+  fs.writeFileSync(file, JSON.stringify(run))
+  let stdout: string
+  try {
+    const worker = new URL('./autocannon-worker.ts', import.meta.url).pathname
+    stdout = (await promisify(execFile)(process.execPath, ['--import', 'tsx', worker, file], { maxBuffer: 64 * 1024 * 1024 })).stdout
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true })
+  }
   const result = JSON.parse(stdout)
   return {
     requests_per_s: round(result.requests.total / result.duration, 1),

@@ -1,12 +1,13 @@
+import fs from 'node:fs'
 import autocannon, { type Request } from 'autocannon'
 import type { LoadRun } from './autocannon-runner.ts'
 
 /**
  * Runs one autocannon load in its own process, so the generator never shares an event loop with a server.
- * Reads the run (JSON) from argv, prints autocannon's result (JSON) on stdout. Write runs build each request from
+ * Reads the run (JSON) from the file named in argv, prints autocannon's result (JSON) on stdout. Write runs build each request from
  * the one before (autocannon's setupRequest/onResponse hooks, with a context per connection).
  */
-const run = JSON.parse(process.argv[2]) as LoadRun
+const run = JSON.parse(fs.readFileSync(process.argv[2]!, 'utf8')) as LoadRun
 const json = { 'content-type': 'application/json' }
 const rating = () => 1 + Math.floor(Math.random() * 5)
 // Shared by every connection: each one takes the next user (or the next (user, question) pair) from it.

@@ -23,6 +23,13 @@ const stopper = (child: ChildProcess) => () =>
  * (every request of a load comes from one address and a few tokens). Resolves once /healthz answers.
  */
 export async function startService(env: Record<string, string>, port: number): Promise<Running> {
+  const url = `http://127.0.0.1:${port}`
+  // Something already answering there (another run's service) would be measured in place of this run's own.
+  const taken = await fetch(`${url}/healthz`).then(
+    () => true,
+    () => false,
+  )
+  if (taken) throw new Error(`port ${port} is already served (another load run?): choose another with --port`)
   const limit = '10000000'
   const child = spawn(process.execPath, ['bin/civic-survey.js', 'serve'], {
     env: {
@@ -38,7 +45,6 @@ export async function startService(env: Record<string, string>, port: number): P
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   })
-  const url = `http://127.0.0.1:${port}`
   const deadline = Date.now() + 120_000
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode} before answering`)

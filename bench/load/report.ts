@@ -11,6 +11,11 @@ export interface ScenarioResult {
   /** The ratio the scenario should reach, and whether it did. */
   target?: number
   met?: boolean
+  /** The peak resident memory the service should stay under during the run (MiB), and whether it did. */
+  rss_target_mib?: number
+  rss_met?: boolean
+  /** What made the load: autocannon, or wrk (reads only, with --generator wrk where it is installed). */
+  generator: 'autocannon' | 'wrk'
   /** A crowd's size: each of them read once before the run. */
   people?: number
   bytes: number
@@ -38,12 +43,25 @@ export function markdownTable(results: ScenarioResult[]): string {
     '| --- | --- | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | --- |',
   ]
   for (const r of results) {
-    const target = r.target === undefined ? '' : `≥ ${r.target}×: ${r.met ? 'met' : '**not met**'}`
+    const targets = [
+      ...(r.target === undefined ? [] : [`≥ ${r.target}×: ${r.met ? 'met' : '**not met**'}`]),
+      ...(r.rss_target_mib === undefined ? [] : [`RSS < ${r.rss_target_mib} MiB: ${r.rss_met ? 'met' : '**not met**'}`]),
+    ]
+    const target = targets.join('; ')
     lines.push(
       `| ${r.scenario} | ${r.app_key ? 'keyed' : 'no key'} | ${r.signed_in ? 'yes' : 'no'} | ${number(r.service.requests_per_s, 1)} | ${number(r.limit.requests_per_s)} | ${number(r.ratio, 4)}× | ${target} | ${r.service.p50_ms} | ${r.service.p99_ms} | ${r.service.errors} / ${r.service.non_2xx} | ${r.service_peak_rss_mib ?? '–'} | ${r.service_cores ?? '–'} / ${r.database_cores ?? '–'} | ${r.check ? (r.check.clean ? 'clean' : 'NOT clean') : ''} |`,
     )
   }
   return lines.join('\n')
+}
+
+/** Which generator made the load of these rows: "load from wrk", or "load from wrk (writes: autocannon)". */
+export function loadFrom(results: ScenarioResult[]): string {
+  const reads = new Set(results.filter((r) => !r.check).map((r) => r.generator))
+  const writes = new Set(results.filter((r) => r.check).map((r) => r.generator))
+  const all = new Set([...reads, ...writes])
+  if (all.size <= 1) return `load from ${[...all][0] ?? 'autocannon'}`
+  return `load from ${[...reads].join(' and ')} (writes: ${[...writes].join(' and ')})`
 }
 
 /** Puts the run's table between the markers of docs/performance.md's "Latest run" (the rest of the page is prose). */
@@ -56,7 +74,7 @@ export function writeLatestTable(doc: string, report: Record<string, unknown>, r
   if (start < 0 || end < start) return false
   const loads = (key: string) => (report[key] as number[] | undefined)?.join(', ') ?? '?'
   const heading = [
-    `${String(report.date).slice(0, 16).replace('T', ' ')} UTC, ${report.database}, ${report.cpus}, Node ${report.node}, load from ${report.generator}, `,
+    `${String(report.date).slice(0, 16).replace('T', ' ')} UTC, ${report.database}, ${report.cpus}, Node ${report.node}, ${loadFrom(results)}, `,
     `${report.connections} connections, ${report.duration_s} s per run; load average ${loads('load_average_start')} at the `,
     `start, ${loads('load_average_end')} at the end.`,
   ].join('')

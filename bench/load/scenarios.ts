@@ -13,12 +13,15 @@ export interface ReadScenario {
   appKey: boolean
   /** The ratio to its limit the service should reach, where there is a target. */
   target?: number
+  /** The service's peak resident memory during the run should stay under this (MiB), where there is a target. */
+  rssTargetMiB?: number
   /** Each request from the next of these people (their tokens), instead of one fixed token. */
   crowd?: string[]
 }
 
 /** The people and objects the scenarios read, picked from the seeded data (the largest ones, as population does). */
 export interface Picks {
+  /** The person with the most answers (likert and choice). */
   heavyUser: { id: number; answers: number }
   /** The person whose answers (likert and choice) number closest to 60. */
   sixtyUser: { id: number; answers: number }
@@ -32,8 +35,14 @@ export const TOKEN_NAME = 'bench-load'
 
 export async function pick(db: Kysely<Database>): Promise<Picks> {
   const one = async <T>(query: ReturnType<typeof sql<T>>) => (await query.execute(db)).rows[0]
+  // Answers of both kinds (likert and choice) by people who can sign in: the heaviest voter and the 60-answer person.
+  const answerCounts = sql`
+    SELECT a.user_id AS id, count(*)::int AS answers
+    FROM (SELECT user_id FROM question_votes UNION ALL SELECT user_id FROM question_choice_votes) AS a
+    JOIN users u ON u.id = a.user_id AND u.is_active AND NOT u.is_deleted
+    GROUP BY a.user_id`
   const heavyUser = await one<{ id: number; answers: number }>(sql`
-    SELECT user_id AS id, count(*)::int AS answers FROM question_votes GROUP BY user_id ORDER BY count(*) DESC, user_id LIMIT 1`)
+    SELECT * FROM (${answerCounts}) AS c ORDER BY answers DESC, id LIMIT 1`)
   // A person with no answer of either kind: next_question_light's cheapest signed-in case.
   const newUser = await one<{ id: number }>(sql`
     SELECT u.id FROM users u WHERE u.is_active AND NOT u.is_deleted
@@ -41,13 +50,14 @@ export async function pick(db: Kysely<Database>): Promise<Picks> {
       AND NOT EXISTS (SELECT 1 FROM question_choice_votes v WHERE v.user_id = u.id)
     ORDER BY u.id LIMIT 1`)
   const sixtyUser = await one<{ id: number; answers: number }>(sql`
-    SELECT user_id AS id, count(*)::int AS answers FROM (
-      SELECT user_id FROM question_votes UNION ALL SELECT user_id FROM question_choice_votes) AS a
-    GROUP BY user_id ORDER BY abs(count(*) - 60), user_id LIMIT 1`)
+    SELECT * FROM (${answerCounts}) AS c ORDER BY abs(answers - 60), id LIMIT 1`)
   const open = await one<{ count: number }>(sql`
     SELECT count(*)::int AS count FROM questions WHERE publish AND (start_at IS NULL OR start_at <= now()) AND (end_at IS NULL OR end_at > now())`)
+  // The question with the most answers of either kind (a likert rating or a choice).
   const largestQuestion = await one<{ id: number; answers: number }>(sql`
-    SELECT question_id AS id, count(*)::int AS answers FROM question_votes GROUP BY question_id ORDER BY count(*) DESC, question_id LIMIT 1`)
+    SELECT question_id AS id, count(*)::int AS answers
+    FROM (SELECT question_id FROM question_votes UNION ALL SELECT question_id FROM question_choice_votes) AS a
+    GROUP BY question_id ORDER BY count(*) DESC, question_id LIMIT 1`)
   const largestCollection = await one<{ id: number; questions: number }>(sql`
     SELECT parent_id AS id, count(*)::int AS questions FROM question_collection_items WHERE type = 'Q'
     GROUP BY parent_id ORDER BY count(*) DESC, parent_id LIMIT 1`)
@@ -79,8 +89,8 @@ export async function crowdOf(db: Kysely<Database>, most: number): Promise<numbe
   return rows.map((row) => row.id)
 }
 
-/** The targets the reads are held to, as ratios to their limits. */
-export const TARGETS = { keyedAnonymous: 0.5, signedIn: 0.25, nextSixty: 0.1, nextHeaviest: 0.05 } as const
+/** The targets the reads are held to, as ratios to their limits, and the service's memory after the crowd. */
+export const TARGETS = { keyedAnonymous: 0.5, signedIn: 0.25, nextSixty: 0.1, nextHeaviest: 0.05, crowdRssMiB: 512 } as const
 
 export interface ScenarioTokens {
   heavy: string
@@ -136,6 +146,7 @@ export function readScenarios(picks: Picks, key: string, tokens: ScenarioTokens)
           {
             ...signedIn(`signed-in crowd (${tokens.crowd.length} people)`, '/api/questions/?page_size=10', tokens.crowd[0]!),
             crowd: tokens.crowd,
+            rssTargetMiB: TARGETS.crowdRssMiB,
           },
         ]),
   ]

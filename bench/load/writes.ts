@@ -112,6 +112,7 @@ export async function measureWrite(
     connections,
     signed_in: true,
     app_key: appKey !== undefined,
+    generator: 'autocannon',
     bytes: 0,
     service: serviceFigures,
     limit: limitFigures,

@@ -10,7 +10,11 @@ export function wrkInstalled(): boolean {
   return spawnSync('wrk', ['--version']).error === undefined
 }
 
-/** A crowd's tokens, one per request in turn (wrk's Lua: each thread starts at its own place in the list). */
+/**
+ * A crowd's tokens, one per request in turn (wrk's Lua: each thread starts at its own place in the list). The
+ * runner leaves the scenario's own Authorization header out of `-H`: wrk.headers would hold both (its keys are
+ * case-sensitive), each request would carry two, and the server keeps the first.
+ */
 const CROWD_SCRIPT = `
 local tokens = {}
 for line in io.lines(os.getenv("WRK_TOKENS")) do tokens[#tokens + 1] = line end
@@ -19,7 +23,7 @@ function setup(thread) counter = counter + 1; thread:set("start", counter * 7919
 function init(args) n = start end
 function request()
   n = n + 1
-  wrk.headers["Authorization"] = "Token " .. tokens[(n % #tokens) + 1]
+  wrk.headers["authorization"] = "Token " .. tokens[(n % #tokens) + 1]
   return wrk.format(nil)
 end
 `
@@ -28,8 +32,10 @@ const milliseconds = (value: string, unit: string) => Number(value) * ({ us: 0.0
 
 /** One read under wrk, two threads, with its latency distribution; the figures as autocannon's runner gives them. */
 export async function runWrk(run: LoadRun): Promise<LoadFigures> {
-  const args = ['-t2', `-c${run.connections}`, `-d${run.duration}s`, '--latency']
-  for (const [name, value] of Object.entries(run.headers ?? {})) args.push('-H', `${name}: ${value}`)
+  // Two threads (wrk wants at least one connection each).
+  const args = [`-t${Math.min(2, run.connections)}`, `-c${run.connections}`, `-d${run.duration}s`, '--latency']
+  for (const [name, value] of Object.entries(run.headers ?? {}))
+    if (!(run.crowd && name.toLowerCase() === 'authorization')) args.push('-H', `${name}: ${value}`)
   let scratch: string | null = null
   const env = { ...process.env }
   if (run.crowd) {
