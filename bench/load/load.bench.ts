@@ -17,7 +17,7 @@ import { measureWrite, pickWriters, writeScenarios, type WriteScenario } from '.
 
 /**
  * npm run bench -- load [--duration S] [--connections N] [--scenario NAME] [--seed demo|large] [--generator
- * autocannon|wrk] [--crowd N] [--embedded] [--port P]
+ * autocannon|wrk] [--crowd N] [--heap-mb N] [--embedded] [--port P]
  * Each read scenario under load (autocannon, or wrk where installed, in a process of its own) for a fixed time
  * against `civic-survey serve` (its own process) on the large or demo seed on PostgreSQL (civic_bench_population or
  * civic_bench_demo, seeded when absent), or on the demo seed on PGlite with --embedded; and, under the same load,
@@ -32,6 +32,7 @@ export async function runLoadBench(argv: string[]): Promise<void> {
     args: argv,
     options: {
       duration: { type: 'string', default: '10' },
+      'heap-mb': { type: 'string' },
       connections: { type: 'string', default: '16' },
       scenario: { type: 'string', multiple: true },
       embedded: { type: 'boolean', default: false },
@@ -44,6 +45,9 @@ export async function runLoadBench(argv: string[]): Promise<void> {
   const duration = Number(values.duration)
   const connections = Number(values.connections)
   if (!(duration > 0) || !(connections > 0)) throw new Error('--duration and --connections must be positive numbers')
+  const heapMiB = values['heap-mb'] === undefined ? null : Number(values['heap-mb'])
+  if (heapMiB !== null && !(Number.isInteger(heapMiB) && heapMiB >= 64))
+    throw new Error('--heap-mb must be a whole number of MiB, 64 or more')
   if (!Number.isInteger(Number(values.crowd)) || Number(values.crowd) < 0) throw new Error('--crowd must be a whole number')
   if (values.seed !== 'demo' && values.seed !== 'large') throw new Error('--seed must be demo or large')
   if (values.generator !== 'autocannon' && values.generator !== 'wrk') throw new Error('--generator must be autocannon or wrk')
@@ -104,12 +108,13 @@ export async function runLoadBench(argv: string[]): Promise<void> {
       database: values.embedded ? 'PGlite, demo seed' : `PostgreSQL, ${values.seed} seed (${database.name})`,
       seed: values.embedded ? 'demo' : values.seed,
       generator,
+      heap_mib: heapMiB,
       duration_s: duration,
       connections,
       load_average_start: os.loadavg().map((l) => round(l, 2)),
       picks,
     }
-    const service = await startService(database.serviceEnv, Number(values.port))
+    const service = await startService(database.serviceEnv, Number(values.port), heapMiB)
     const results: ScenarioResult[] = []
     try {
       for (const scenario of chosen) {

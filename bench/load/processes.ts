@@ -20,9 +20,10 @@ const stopper = (child: ChildProcess) => () =>
 
 /**
  * `civic-survey serve` as a separate process on the bench database, quiet, with the rate limits out of the way
- * (every request of a load comes from one address and a few tokens). Resolves once /healthz answers.
+ * (every request of a load comes from one address and a few tokens), with the V8 heap given (MiB) when given.
+ * Resolves once /healthz answers.
  */
-export async function startService(env: Record<string, string>, port: number): Promise<Running> {
+export async function startService(env: Record<string, string>, port: number, heapMiB: number | null = null): Promise<Running> {
   const url = `http://127.0.0.1:${port}`
   // Something already answering there (another run's service) would be measured in place of this run's own.
   const taken = await fetch(`${url}/healthz`).then(
@@ -31,7 +32,9 @@ export async function startService(env: Record<string, string>, port: number): P
   )
   if (taken) throw new Error(`port ${port} is already served (another load run?): choose another with --port`)
   const limit = '10000000'
-  const child = spawn(process.execPath, ['bin/civic-survey.js', 'serve'], {
+  // A heap sized to what the process keeps, as docs/operations.md advises (Memory); V8's own default otherwise.
+  const heap = heapMiB === null ? [] : [`--max-old-space-size=${heapMiB}`]
+  const child = spawn(process.execPath, [...heap, 'bin/civic-survey.js', 'serve'], {
     env: {
       ...process.env,
       ...env,

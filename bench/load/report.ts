@@ -75,7 +75,7 @@ export function writeLatestTable(doc: string, report: Record<string, unknown>, r
   const loads = (key: string) => (report[key] as number[] | undefined)?.join(', ') ?? '?'
   const heading = [
     `${String(report.date).slice(0, 16).replace('T', ' ')} UTC, ${report.database}, ${report.cpus}, Node ${report.node}, ${loadFrom(results)}, `,
-    `${report.connections} connections, ${report.duration_s} s per run; load average ${loads('load_average_start')} at the `,
+    `${report.heap_mib ? `the service's V8 heap at ${report.heap_mib} MiB, ` : ''}${report.connections} connections, ${report.duration_s} s per run; load average ${loads('load_average_start')} at the `,
     `start, ${loads('load_average_end')} at the end.`,
   ].join('')
   const section = `${START}
