@@ -56,9 +56,12 @@ type Next = { id: number; choices: { id: number }[] } | null
 /** The answer to the next question as the web app sends it: a choice question by its first choice, else a rating. */
 function answerTo(request: Request, next: Next, token: string): Request {
   const headers = { ...json, authorization: `Token ${token}` }
-  if (next && next.choices.length > 0)
+  // Nothing left to answer (a person who has answered it all, on a seed earlier runs answered): ask again instead.
+  if (next === null)
+    return { ...request, method: 'GET', path: '/api/next_question_light/', headers: { authorization: `Token ${token}` }, body: undefined }
+  if (next.choices.length > 0)
     return { ...request, path: '/api/question_choice_votes/', headers, body: JSON.stringify({ object_id: next.choices[0].id, value: 5 }) }
-  return { ...request, path: '/api/question_votes/', headers, body: JSON.stringify({ object_id: next?.id ?? 0, value: rating() }) }
+  return { ...request, path: '/api/question_votes/', headers, body: JSON.stringify({ object_id: next.id, value: rating() }) }
 }
 
 /**

@@ -33,7 +33,8 @@ const milliseconds = (value: string, unit: string) => Number(value) * ({ us: 0.0
 /** One read under wrk, two threads, with its latency distribution; the figures as autocannon's runner gives them. */
 export async function runWrk(run: LoadRun): Promise<LoadFigures> {
   // Two threads (wrk wants at least one connection each).
-  const args = [`-t${Math.min(2, run.connections)}`, `-c${run.connections}`, `-d${run.duration}s`, '--latency']
+  // wrk takes whole seconds.
+  const args = [`-t${Math.min(2, run.connections)}`, `-c${run.connections}`, `-d${Math.ceil(run.duration)}s`, '--latency']
   for (const [name, value] of Object.entries(run.headers ?? {}))
     if (!(run.crowd && name.toLowerCase() === 'authorization')) args.push('-H', `${name}: ${value}`)
   let scratch: string | null = null
