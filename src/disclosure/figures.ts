@@ -1,7 +1,8 @@
 /**
  * A question's own figures as everyone sees them (docs/statistics.md, Published figures of a question). Pure: the
  * caller reads, in one statement, the stored counts of the questions, their choices and their question-tags, and
- * at most k private answers of each question (and k private tag votes of each question-tag).
+ * at most k private answers of each question (and k private tag votes of each question-tag), and while they are
+ * withheld, the liquid weight they took from others' answers when cast (put back: `LiquidRestore`).
  *
  * A question is a whole (release.ts, `releaseWhole`): its figures are always shown, and count its private answers
  * only once it holds k of them. Below that, the private answers read are exactly all of them, so taking them off
@@ -29,6 +30,18 @@ export interface PrivateAnswer {
   liquid_weight: number
 }
 
+/**
+ * Liquid weight a withheld private answer took from another answer when it was cast: its author's block, which
+ * counts there again while the answer is withheld (migration 038, withheld_restores).
+ */
+export interface LiquidRestore {
+  question_id: number
+  /** The answer the block counts at without the private one: its choice, or null for a likert answer. */
+  choice_id: number | null
+  value: number | null
+  amount: number
+}
+
 export interface PrivateTagVote {
   question_tag_id: number
   value: number
@@ -40,6 +53,8 @@ export interface FigureSources {
   questionTags: StoredCounts[]
   /** At most k private answers per question. */
   answers: PrivateAnswer[]
+  /** Only for questions whose private answers are withheld. */
+  restores: LiquidRestore[]
   /** At most k private tag votes per question-tag. */
   tagVotes: PrivateTagVote[]
 }
@@ -55,12 +70,13 @@ function without(family: FamilyTally, value: number | null, weight: number): Fam
   return { counts, skipped }
 }
 
-function withoutAll(tally: Tally, answers: { value: number | null; liquid_weight: number }[]): Tally {
+function withoutAll(tally: Tally, answers: { value: number | null; liquid_weight: number }[], restores: LiquidRestore[] = []): Tally {
   let { direct, liquid } = tally
   for (const answer of answers) {
     direct = without(direct, answer.value, 1)
     if (liquid) liquid = without(liquid, answer.value, answer.liquid_weight)
   }
+  for (const restore of restores) if (liquid) liquid = without(liquid, restore.value, -restore.amount)
   return { direct, liquid }
 }
 
@@ -94,8 +110,18 @@ export class PublishedFigures {
       (answer) => answer.choice_id!,
     )
     const tagVotes = groupBy(sources.tagVotes, (vote) => vote.question_tag_id)
-    for (const row of sources.questions) this.questions.set(row.id, storedColumns(withoutAll(row.tally, likert.get(row.id) ?? [])))
-    for (const row of sources.choices) this.choices.set(row.id, storedColumns(withoutAll(row.tally, chosen.get(row.id) ?? [])))
+    const likertRestores = groupBy(
+      sources.restores.filter((restore) => restore.choice_id === null),
+      (restore) => restore.question_id,
+    )
+    const choiceRestores = groupBy(
+      sources.restores.filter((restore) => restore.choice_id !== null),
+      (restore) => restore.choice_id!,
+    )
+    for (const row of sources.questions)
+      this.questions.set(row.id, storedColumns(withoutAll(row.tally, likert.get(row.id) ?? [], likertRestores.get(row.id))))
+    for (const row of sources.choices)
+      this.choices.set(row.id, storedColumns(withoutAll(row.tally, chosen.get(row.id) ?? [], choiceRestores.get(row.id))))
     for (const row of sources.questionTags) {
       const votes = tagVotes.get(row.id) ?? []
       const kept = releaseWhole({ public: 0, private: votes.length }, k).withPrivate ? [] : votes
