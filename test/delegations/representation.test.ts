@@ -87,6 +87,10 @@ describe('the seven outcomes', () => {
     const question = await w.question(author.id, [topic])
     await w.onTag(alice, topic, bob)
     await w.answer(bob, question, 1, true)
+    // While the question's figures withhold its private answers (fewer than MIN_CELL_SIZE), the chain walks past
+    // bob's, as the liquid figures count it: bob delegates nowhere, a dead end.
+    assert.equal((await representation(alice, question)).outcome, 'dead_end')
+    for (let i = 0; i < 4; i++) await w.answer(await w.person(), question, 2, true)
     const body = await representation(alice, question)
     assert.equal(body.outcome, 'private_answer')
     assert.deepEqual(ids(body.chain), [bob.id])

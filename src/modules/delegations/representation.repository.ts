@@ -6,7 +6,7 @@ export interface Hop {
   userId: number
   /** An active, undeleted account: only those give or receive delegated weight. */
   eligible: boolean
-  answer: { objectId: number; value: number | null; skipped: boolean; private: boolean; modifiedAt: Date | string } | null
+  answer: { objectId: number; value: number | null; skipped: boolean; private: boolean; withheld: boolean; modifiedAt: Date | string } | null
   /** The user's winning delegation for the question (rule R2), whatever their answer. */
   delegation: { kind: 'question' | 'tag'; id: number; tagId: number | null; trusteeId: number | null } | null
 }
@@ -17,6 +17,7 @@ interface HopRow {
   value: number | null
   skipped: boolean | null
   private: boolean | null
+  withheld: boolean | null
   modified_at: Date | string | null
   kind: 'question' | 'tag' | null
   delegation_id: number | null
@@ -29,12 +30,14 @@ export function representationRepository(db: Db) {
     /**
      * The user's eligibility, answer and winning delegation on the question. The delegation is ranked as
      * liquid_parent ranks it: the question delegation, then tag delegations on the topic (position 0),
-     * then the others by the user's own priority, the tag's position on the question, the oldest id.
+     * then the others by the user's own priority, the tag's position on the question, the oldest id. A private
+     * answer is withheld while the question holds fewer than k (docs/privacy.md, rule 1).
      */
-    async hop(questionId: number, userId: number): Promise<Hop | undefined> {
+    async hop(questionId: number, userId: number, k: number): Promise<Hop | undefined> {
       const { rows } = await sql<HopRow>`
         SELECT (u.is_active AND NOT u.is_deleted) AS eligible,
                a.object_id, a.value, a.skipped, a.private, a.modified_at,
+               a.private AND withheld_answer_count(${questionId}::integer, ${k}::integer) > 0 AS withheld,
                d.kind, d.id AS delegation_id, d.tag_id, d.trustee_id
         FROM users u
         LEFT JOIN LATERAL (
@@ -67,7 +70,14 @@ export function representationRepository(db: Db) {
         answer:
           row.object_id === null
             ? null
-            : { objectId: row.object_id, value: row.value, skipped: row.skipped!, private: row.private!, modifiedAt: row.modified_at! },
+            : {
+                objectId: row.object_id,
+                value: row.value,
+                skipped: row.skipped!,
+                private: row.private!,
+                withheld: row.withheld!,
+                modifiedAt: row.modified_at!,
+              },
         delegation:
           row.delegation_id === null ? null : { kind: row.kind!, id: row.delegation_id, tagId: row.tag_id, trusteeId: row.trustee_id },
       }

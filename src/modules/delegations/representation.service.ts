@@ -21,11 +21,13 @@ function delegationOf(hop: Hop): WinningDelegation | null {
  * Follows the user's chain on the question, one small statement per hop (rules R1-R5, R9): an answer
  * ends it (it carries the weight only when public), a block or someone who neither answered nor
  * delegates ends it, a deactivated or deleted account is a dead end, and a repeat is a loop. At each hop
- * the trustee's own winning delegation for this question is used.
+ * the trustee's own winning delegation for this question is used. A trustee's private answer that the question's
+ * figures withhold is walked past, as the liquid figures count it (migration 038): the representation turns to
+ * `private_answer` only when the figures count it, with k private answers at once, so it tells no moment.
  */
-export async function resolveRepresentation(db: Db, questionId: number, userId: number): Promise<Resolution> {
+export async function resolveRepresentation(db: Db, questionId: number, userId: number, k: number): Promise<Resolution> {
   const repository = representationRepository(db)
-  const start = (await repository.hop(questionId, userId))!
+  const start = (await repository.hop(questionId, userId, k))!
   const delegation = delegationOf(start)
   const result = (
     outcome: Outcome,
@@ -49,9 +51,9 @@ export async function resolveRepresentation(db: Db, questionId: number, userId: 
     chain.push(next)
     if (visited.has(next)) return result('loop', chain)
     visited.add(next)
-    const hop = await repository.hop(questionId, next)
+    const hop = await repository.hop(questionId, next, k)
     if (!hop || !hop.eligible) return result('dead_end', chain)
-    if (hop.answer) {
+    if (hop.answer && !hop.answer.withheld) {
       if (hop.answer.private) return result('private_answer', chain, next)
       const { objectId, value, skipped, modifiedAt } = hop.answer
       return result('represented', chain, next, { value, object_id: objectId, skipped, modified_at: iso(modifiedAt) })
