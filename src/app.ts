@@ -1,4 +1,5 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify'
+import { applyMinCellSize } from './disclosure/settings.ts'
 import cors from '@fastify/cors'
 import cookie from '@fastify/cookie'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
@@ -113,6 +114,7 @@ export async function buildApp({
 
   app.decorate('config', config)
   app.decorate('db', db)
+  await applyMinCellSize(db, config.minCellSize)
   app.decorate('mailer', createMailer(config, app.log))
   app.decorate('sms', createSmsSender(config, app.log))
   app.decorate('push', createPushSender(config.push, app.log))

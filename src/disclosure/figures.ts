@@ -1,14 +1,15 @@
 /**
  * A question's own figures as everyone sees them (docs/statistics.md, Published figures of a question). Pure: the
- * caller reads, in one statement, the stored counts of the questions, their choices and their question-tags, and
- * at most k private answers of each question (and k private tag votes of each question-tag), and while they are
- * withheld, the liquid weight they took from others' answers when cast (put back: `LiquidRestore`).
+ * caller reads, in one statement, the stored counts of the questions, their choices and their question-tags, the
+ * corrections of each question's unreleased private answers, and at most k private tag votes of each question-tag.
  *
- * A question is a whole (release.ts, `releaseWhole`): its figures are always shown, and count its private answers
- * only once it holds k of them. Below that, the private answers read are exactly all of them, so taking them off
- * the stored counts leaves the figures of the public answers alone; the figures are then derived from those counts
- * by the same function that stores them, so a question without private answers shows its stored figures to the bit.
- * A question-tag's figures count tag votes, not answers: the same rule applies to its own private tag votes.
+ * A question's private answers reach its figures in batches of k (docs/privacy.md, Batches; migration 038): the
+ * stored counts follow every answer at once, and the corrections take off what has not been released yet and put
+ * back what was (level by level, in both families), so the figures change only with public answers and with whole
+ * batches. The figures are then derived from those counts by the same function that stores them, so a question
+ * with nothing unreleased shows its stored figures to the bit.
+ * A question-tag's figures count tag votes, not answers: its private tag votes count once it holds k of them
+ * (release.ts, `releaseWhole`).
  */
 import { emptyFamily, storedColumns, type FamilyTally, type Tally } from '../engines/statistics/tally.ts'
 import { releaseWhole } from './release.ts'
@@ -19,27 +20,14 @@ export interface StoredCounts {
   tally: Tally
 }
 
-/** A private answer as it counts in its question's stored figures. */
-export interface PrivateAnswer {
+/** What to add to the stored counts of one level of a question (choice_id null) or of a choice to publish them. */
+export interface Correction {
   question_id: number
-  /** The chosen choice, whose figures count it; null for a likert answer, counted in the question's. */
   choice_id: number | null
-  /** Null for a skip. */
+  /** Null for skips. */
   value: number | null
-  /** What it carries in the liquid family: 1 (its author's delegators count nowhere, docs/liquid-democracy.md R6). */
-  liquid_weight: number
-}
-
-/**
- * Liquid weight a withheld private answer took from another answer when it was cast: its author's block, which
- * counts there again while the answer is withheld (migration 038, withheld_restores).
- */
-export interface LiquidRestore {
-  question_id: number
-  /** The answer the block counts at without the private one: its choice, or null for a likert answer. */
-  choice_id: number | null
-  value: number | null
-  amount: number
+  direct: number
+  liquid: number
 }
 
 export interface PrivateTagVote {
@@ -51,32 +39,29 @@ export interface FigureSources {
   questions: StoredCounts[]
   choices: StoredCounts[]
   questionTags: StoredCounts[]
-  /** At most k private answers per question. */
-  answers: PrivateAnswer[]
-  /** Only for questions whose private answers are withheld. */
-  restores: LiquidRestore[]
+  /** Only for questions with unreleased private answers. */
+  corrections: Correction[]
   /** At most k private tag votes per question-tag. */
   tagVotes: PrivateTagVote[]
 }
 
 export type Figures = Record<string, number>
 
-/** Takes an answer's weight off a family; never below zero (the counts and answers come from one snapshot). */
-function without(family: FamilyTally, value: number | null, weight: number): FamilyTally {
+/** Adds to one level of a family; never below zero (the counts and corrections come from one snapshot). */
+function plus(family: FamilyTally, value: number | null, amount: number): FamilyTally {
   const counts = [...family.counts] as FamilyTally['counts']
   let skipped = family.skipped
-  if (value === null) skipped = Math.max(0, skipped - weight)
-  else if (value >= 1 && value <= 5) counts[value - 1] = Math.max(0, counts[value - 1] - weight)
+  if (value === null) skipped = Math.max(0, skipped + amount)
+  else if (value >= 1 && value <= 5) counts[value - 1] = Math.max(0, counts[value - 1] + amount)
   return { counts, skipped }
 }
 
-function withoutAll(tally: Tally, answers: { value: number | null; liquid_weight: number }[], restores: LiquidRestore[] = []): Tally {
+function corrected(tally: Tally, corrections: Correction[] = []): Tally {
   let { direct, liquid } = tally
-  for (const answer of answers) {
-    direct = without(direct, answer.value, 1)
-    if (liquid) liquid = without(liquid, answer.value, answer.liquid_weight)
+  for (const correction of corrections) {
+    if (correction.direct !== 0) direct = plus(direct, correction.value, correction.direct)
+    if (liquid && correction.liquid !== 0) liquid = plus(liquid, correction.value, correction.liquid)
   }
-  for (const restore of restores) if (liquid) liquid = without(liquid, restore.value, -restore.amount)
   return { direct, liquid }
 }
 
@@ -91,45 +76,27 @@ export class PublishedFigures {
   private readonly questions = new Map<number, Figures>()
   private readonly choices = new Map<number, Figures>()
   private readonly questionTags = new Map<number, Figures>()
-  private readonly withheldCount = new Map<number, number>()
 
   constructor(sources: FigureSources, k: number) {
-    const withheld = new Map<number, PrivateAnswer[]>()
-    for (const [questionId, answers] of groupBy(sources.answers, (answer) => answer.question_id)) {
-      if (releaseWhole({ public: 0, private: answers.length }, k).withPrivate) continue
-      withheld.set(questionId, answers)
-      this.withheldCount.set(questionId, answers.length)
-    }
-    const withheldAnswers = [...withheld.values()].flat()
     const likert = groupBy(
-      withheldAnswers.filter((answer) => answer.choice_id === null),
-      (answer) => answer.question_id,
+      sources.corrections.filter((correction) => correction.choice_id === null),
+      (correction) => correction.question_id,
     )
     const chosen = groupBy(
-      withheldAnswers.filter((answer) => answer.choice_id !== null),
-      (answer) => answer.choice_id!,
+      sources.corrections.filter((correction) => correction.choice_id !== null),
+      (correction) => correction.choice_id!,
     )
     const tagVotes = groupBy(sources.tagVotes, (vote) => vote.question_tag_id)
-    const likertRestores = groupBy(
-      sources.restores.filter((restore) => restore.choice_id === null),
-      (restore) => restore.question_id,
-    )
-    const choiceRestores = groupBy(
-      sources.restores.filter((restore) => restore.choice_id !== null),
-      (restore) => restore.choice_id!,
-    )
-    for (const row of sources.questions)
-      this.questions.set(row.id, storedColumns(withoutAll(row.tally, likert.get(row.id) ?? [], likertRestores.get(row.id))))
-    for (const row of sources.choices)
-      this.choices.set(row.id, storedColumns(withoutAll(row.tally, chosen.get(row.id) ?? [], choiceRestores.get(row.id))))
+    for (const row of sources.questions) this.questions.set(row.id, storedColumns(corrected(row.tally, likert.get(row.id))))
+    for (const row of sources.choices) this.choices.set(row.id, storedColumns(corrected(row.tally, chosen.get(row.id))))
     for (const row of sources.questionTags) {
       const votes = tagVotes.get(row.id) ?? []
       const kept = releaseWhole({ public: 0, private: votes.length }, k).withPrivate ? [] : votes
-      const tally = withoutAll(
-        row.tally,
-        kept.map((vote) => ({ value: vote.value, liquid_weight: 0 })),
+      const tally = corrected(
+        { direct: row.tally.direct, liquid: null },
+        kept.map((vote) => ({ question_id: 0, choice_id: null, value: vote.value, direct: -1, liquid: 0 })),
       )
-      this.questionTags.set(row.id, storedColumns({ direct: tally.direct, liquid: null }))
+      this.questionTags.set(row.id, storedColumns(tally))
     }
   }
 
@@ -144,11 +111,6 @@ export class PublishedFigures {
 
   questionTag(id: number): Figures {
     return this.questionTags.get(id) ?? EMPTY_DIRECT
-  }
-
-  /** How many private answers of the question its figures leave out: 0 once it holds k. */
-  withheld(questionId: number): number {
-    return this.withheldCount.get(questionId) ?? 0
   }
 }
 

@@ -82,7 +82,8 @@ function difference(a: unknown, b: unknown, path = ''): string | null {
 function assertUnchanged(before: string[][], afterwards: string[][], moment: string) {
   OBSERVERS.forEach((who, i) =>
     before[i].forEach((body, j) => {
-      if (afterwards[i][j] !== body) assert.fail(`${who} sees a change ${moment}: ${difference(JSON.parse(body), JSON.parse(afterwards[i][j]!))}`)
+      if (afterwards[i][j] !== body)
+        assert.fail(`${who} sees a change ${moment}: ${difference(JSON.parse(body), JSON.parse(afterwards[i][j]!))}`)
     }),
   )
 }

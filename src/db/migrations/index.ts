@@ -33,7 +33,7 @@ import * as editingAnswerCall from './2026-11-27-034-editing-answer-call.ts'
 import * as keptBlocksFollow from './2026-11-27-035-kept-blocks-follow.ts'
 import * as oneChainWalk from './2026-11-27-036-one-chain-walk.ts'
 import * as keptKeysAndOwnRecords from './2026-11-28-037-kept-keys-and-own-records.ts'
-import * as withheldLiquidRestores from './2026-11-28-038-withheld-liquid-restores.ts'
+import * as privateAnswerBatches from './2026-11-28-038-private-answer-batches.ts'
 
 /** Every migration in the order it applies; names never change once released. */
 export const migrations: Record<string, Migration> = {
@@ -71,5 +71,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27-035-kept-blocks-follow': keptBlocksFollow,
   '2026-11-27-036-one-chain-walk': oneChainWalk,
   '2026-11-28-037-kept-keys-and-own-records': keptKeysAndOwnRecords,
-  '2026-11-28-038-withheld-liquid-restores': withheldLiquidRestores,
+  '2026-11-28-038-private-answer-batches': privateAnswerBatches,
 }

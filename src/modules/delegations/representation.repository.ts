@@ -6,7 +6,12 @@ export interface Hop {
   userId: number
   /** An active, undeleted account: only those give or receive delegated weight. */
   eligible: boolean
-  answer: { objectId: number; value: number | null; skipped: boolean; private: boolean; withheld: boolean; modifiedAt: Date | string } | null
+  answer: { objectId: number; value: number | null; skipped: boolean; private: boolean; modifiedAt: Date | string } | null
+  /**
+   * What the published figures count of the user while a change of their private answer is unreleased (migration
+   * 038): 'private' (the private answer they had) or 'none'; null when nothing of theirs is unreleased.
+   */
+  released: 'private' | 'none' | null
   /** The user's winning delegation for the question (rule R2), whatever their answer. */
   delegation: { kind: 'question' | 'tag'; id: number; tagId: number | null; trusteeId: number | null } | null
 }
@@ -17,7 +22,7 @@ interface HopRow {
   value: number | null
   skipped: boolean | null
   private: boolean | null
-  withheld: boolean | null
+  released_answer: boolean | null
   modified_at: Date | string | null
   kind: 'question' | 'tag' | null
   delegation_id: number | null
@@ -30,14 +35,13 @@ export function representationRepository(db: Db) {
     /**
      * The user's eligibility, answer and winning delegation on the question. The delegation is ranked as
      * liquid_parent ranks it: the question delegation, then tag delegations on the topic (position 0),
-     * then the others by the user's own priority, the tag's position on the question, the oldest id. A private
-     * answer is withheld while the question holds fewer than k (docs/privacy.md, rule 1).
+     * then the others by the user's own priority, the tag's position on the question, the oldest id.
      */
-    async hop(questionId: number, userId: number, k: number): Promise<Hop | undefined> {
+    async hop(questionId: number, userId: number): Promise<Hop | undefined> {
       const { rows } = await sql<HopRow>`
         SELECT (u.is_active AND NOT u.is_deleted) AS eligible,
                a.object_id, a.value, a.skipped, a.private, a.modified_at,
-               a.private AND withheld_answer_count(${questionId}::integer, ${k}::integer) > 0 AS withheld,
+               (SELECT r.released_answer FROM unreleased_answers r WHERE r.question_id = ${questionId} AND r.user_id = u.id) AS released_answer,
                d.kind, d.id AS delegation_id, d.tag_id, d.trustee_id
         FROM users u
         LEFT JOIN LATERAL (
@@ -75,9 +79,9 @@ export function representationRepository(db: Db) {
                 value: row.value,
                 skipped: row.skipped!,
                 private: row.private!,
-                withheld: row.withheld!,
                 modifiedAt: row.modified_at!,
               },
+        released: row.released_answer === null ? null : row.released_answer ? 'private' : 'none',
         delegation:
           row.delegation_id === null ? null : { kind: row.kind!, id: row.delegation_id, tagId: row.tag_id, trusteeId: row.trustee_id },
       }

@@ -30,7 +30,7 @@ export function representationRoutes(app: App): void {
       const caller = signedIn(request)
       const questionId = request.params.id
       if (!(await visibleQuestion(app.db, caller, questionId))) throw NotFound()
-      const resolution = await resolveRepresentation(app.db, questionId, caller.id, app.config.minCellSize)
+      const resolution = await resolveRepresentation(app.db, questionId, caller.id)
       const users = await reducedUsers(viewContextOf(app, request), resolution.chain)
       return {
         question: questionId,

@@ -21,13 +21,14 @@ function delegationOf(hop: Hop): WinningDelegation | null {
  * Follows the user's chain on the question, one small statement per hop (rules R1-R5, R9): an answer
  * ends it (it carries the weight only when public), a block or someone who neither answered nor
  * delegates ends it, a deactivated or deleted account is a dead end, and a repeat is a loop. At each hop
- * the trustee's own winning delegation for this question is used. A trustee's private answer that the question's
- * figures withhold is walked past, as the liquid figures count it (migration 038): the representation turns to
- * `private_answer` only when the figures count it, with k private answers at once, so it tells no moment.
+ * the trustee's own winning delegation for this question is used. A trustee's answer counts as the published
+ * figures count it (migration 038): while a change of their private answer is unreleased, as the answer they had
+ * (a private one) or none, so that the representation changes with a batch of k private answers, never at the
+ * moment one of them was given.
  */
-export async function resolveRepresentation(db: Db, questionId: number, userId: number, k: number): Promise<Resolution> {
+export async function resolveRepresentation(db: Db, questionId: number, userId: number): Promise<Resolution> {
   const repository = representationRepository(db)
-  const start = (await repository.hop(questionId, userId, k))!
+  const start = (await repository.hop(questionId, userId))!
   const delegation = delegationOf(start)
   const result = (
     outcome: Outcome,
@@ -51,9 +52,10 @@ export async function resolveRepresentation(db: Db, questionId: number, userId: 
     chain.push(next)
     if (visited.has(next)) return result('loop', chain)
     visited.add(next)
-    const hop = await repository.hop(questionId, next, k)
+    const hop = await repository.hop(questionId, next)
     if (!hop || !hop.eligible) return result('dead_end', chain)
-    if (hop.answer && !hop.answer.withheld) {
+    if (hop.released === 'private') return result('private_answer', chain, next)
+    if (hop.answer && hop.released === null) {
       if (hop.answer.private) return result('private_answer', chain, next)
       const { objectId, value, skipped, modifiedAt } = hop.answer
       return result('represented', chain, next, { value, object_id: objectId, skipped, modified_at: iso(modifiedAt) })

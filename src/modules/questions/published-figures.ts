@@ -10,7 +10,7 @@ const COUNT_NAMES = [...DIRECT, ...LIQUID].map((_, i) => `c${i}`)
 const counts = (columns: string[]) => columns.map((column, i) => `${column} AS c${i}`).join(', ')
 
 interface Row {
-  kind: 'question' | 'choice' | 'tag' | 'answer' | 'restore' | 'tag_vote'
+  kind: 'question' | 'choice' | 'tag' | 'correction' | 'tag_vote'
   question_id: number
   id: number | null
   value: number | null
@@ -42,9 +42,9 @@ function family(row: Row, from: number): FamilyTally {
 
 /**
  * The published figures of these questions, their choices and question-tags, in one statement (one snapshot, so
- * the counts and the private answers taken off them agree): the stored counts, at most k private answers of each
- * question and k private tag votes of each question-tag, through the partial indexes on private answers, and the
- * liquid weight withheld answers took from others (migration 038).
+ * the counts and what is taken off them agree): the stored counts, the corrections of each question's unreleased
+ * private answers (migration 038, at most k−1 people each), and k private tag votes of each question-tag, through
+ * the partial index on private tag votes.
  */
 export async function loadPublishedFigures(db: Kysely<Database>, questionIds: number[], k: number): Promise<PublishedFigures> {
   return (await loadWithChoices(db, questionIds, k)).figures
@@ -92,15 +92,8 @@ export function figureSources(ids: number[], k: number): RawBuilder<Row> {
     SELECT 'tag', question_id, id, ${sql.raw(counts(DIRECT))}, ${sql.raw(NONE(6))}, NULL, NULL, ${sql.raw(NO_CHOICE)}
       FROM question_tags WHERE question_id = ANY(${list})
     UNION ALL
-    SELECT 'answer', q.id, a.choice_id, ${sql.raw(NONE(12))}, a.value, a.liquid_weight, ${sql.raw(NO_CHOICE)}
-      FROM unnest(${list}) AS q(id) CROSS JOIN LATERAL (
-        (SELECT NULL::integer AS choice_id, value, liquid_weight FROM question_votes WHERE question_id = q.id AND private)
-        UNION ALL
-        (SELECT choice_id, value, liquid_weight FROM question_choice_votes WHERE question_id = q.id AND private)
-        LIMIT ${k}) AS a
-    UNION ALL
-    SELECT 'restore', q.id, r.choice_id, ${sql.raw(NONE(12))}, r.value, r.amount, ${sql.raw(NO_CHOICE)}
-      FROM unnest(${list}) AS q(id) CROSS JOIN LATERAL withheld_restores(q.id, ${k}) AS r
+    SELECT 'correction', q.id, c.choice_id, c.direct, c.liquid, ${sql.raw(NONE(10))}, c.value, NULL, ${sql.raw(NO_CHOICE)}
+      FROM unnest(${list}) AS q(id) CROSS JOIN LATERAL published_corrections(q.id) AS c
     UNION ALL
     SELECT 'tag_vote', qt.question_id, qt.id, ${sql.raw(NONE(12))}, v.value, 1, ${sql.raw(NO_CHOICE)}
       FROM question_tags qt CROSS JOIN LATERAL (
@@ -119,14 +112,12 @@ export function figureSourcesFromJson(json: unknown, k: number): { figures: Publ
 }
 
 function fromSources(rows: Row[], k: number): { figures: PublishedFigures; choices: PublishedChoice[] } {
-  const sources: FigureSources = { questions: [], choices: [], questionTags: [], answers: [], restores: [], tagVotes: [] }
+  const sources: FigureSources = { questions: [], choices: [], questionTags: [], corrections: [], tagVotes: [] }
   const choiceRows: Row[] = []
   for (const row of rows) {
     const value = row.value === null ? null : Number(row.value)
-    if (row.kind === 'answer') {
-      sources.answers.push({ question_id: row.question_id, choice_id: row.id, value, liquid_weight: Number(row.weight) })
-    } else if (row.kind === 'restore') {
-      sources.restores.push({ question_id: row.question_id, choice_id: row.id, value, amount: Number(row.weight) })
+    if (row.kind === 'correction') {
+      sources.corrections.push({ question_id: row.question_id, choice_id: row.id, value, direct: Number(row.c0), liquid: Number(row.c1) })
     } else if (row.kind === 'tag_vote') {
       sources.tagVotes.push({ question_tag_id: row.id!, value: value! })
     } else if (row.kind === 'tag') {
