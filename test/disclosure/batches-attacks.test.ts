@@ -23,10 +23,12 @@ before(async () => {
   await t.app.listen({ port: 0, host: '127.0.0.1' })
   base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
   for (const name of NAMES) {
-    const row = await insertUser(t.database.db, { username: `batch_${name}`, is_staff: name === 'staff' })
+    const row = await insertUser(t.database.db, { username: `batch_${name}`, is_staff: name === 'staff', dob: '1985-06-01', gender: 1 })
     people[name] = { id: row.id, token: await t.tokenFor(row.id) }
   }
   tag = (await insertTag(t.database.db, 'Breakwaters')).id
+  paired = (await ask({ question: 'Is the harbour well kept?' })).id
+  for (const name of NAMES) if (!['author', 'stranger', 'staff'].includes(name)) await rate(name, paired, 3)
 })
 after(async () => {
   for (const stream of streams) stream.close()
@@ -64,8 +66,15 @@ async function observe(who: string, question: number): Promise<unknown[]> {
     (await get(`/api/question_choices/?question=${question}`)).results.map(figures),
     (await get(`/api/next_question_light/?id__in=${question}`)).results.map(figures),
     sorted,
+    await get(`/api/question_demographics/?question=${question}`),
+    await get(`/api/question_geographics/?question=${question}`),
+    await get(`/api/question_weighted_demographics/${question}/age/`),
+    await get(`/api/compare_questions/?questiona=${paired}&questionb=${question}`),
+    await get(`/api/survey_results_all/?id=${question}`),
   ]
 }
+/** A public question everyone in these tests answers first, so that compare_questions has pairs. */
+let paired = 0
 const observeAll = (question: number) => Promise.all(OBSERVERS.map((who) => observe(who, question)))
 const unchanged = (before: unknown[][], afterwards: unknown[][], moment: string) =>
   OBSERVERS.forEach((who, i) => assert.deepEqual(afterwards[i], before[i], `${who} sees a change ${moment}`))
@@ -78,6 +87,7 @@ describe('after the first batch: each private change waits for k of them', () =>
     const first = await t.json(`/api/questions/${question}/`)
     assert.deepEqual([first.direct_minimum, first.direct_medium, first.direct_vote_count], [5, 1, 6], 'the first five count together')
     const before = await observeAll(question)
+    assert.equal((await t.json(`/api/question_demographics/?question=${question}`)).total_votes, 6)
 
     await rate('b1', question, 5, true)
     unchanged(before, await observeAll(question), 'after one more private answer')
@@ -99,6 +109,8 @@ describe('after the first batch: each private change waits for k of them', () =>
       [2, 1, 1, 1, 2],
     )
     assert.equal(released.direct_vote_count, 7)
+    const breakdown = await t.json(`/api/question_demographics/?question=${question}`)
+    assert.equal(breakdown.total_votes, 7, 'the breakdowns follow the same batches')
     // Then one more waits again.
     const again = await observeAll(question)
     await rate('b3', question, 1, true)

@@ -113,15 +113,15 @@ test('a cross-tab of one person (multiple choice): V’s private choice is not i
 })
 
 test('the complement of a table: no total less its published cells leaves 1..4 people or 1..4 private pairs', async () => {
-  // Two new questions: 13 public pairs with one lone pair (1, 5), and private pairs (5 or more, so the table
-  // counts them) of which V's (2, 4) is alone in its cell, row and column among private pairs but for one.
+  // Two new questions: 13 public pairs with one lone pair (1, 5), and private pairs (two whole batches of 5, so the
+  // table counts them all) of which V's (2, 4) is alone in its cell, row and column among private pairs.
   const a = (await insertQuestion(db(), author, { subtype: 'likert' })).id
   const b = (await insertQuestion(db(), author, { subtype: 'likert' })).id
   const pairs: [number, number, boolean][] = [
     ...Array.from({ length: 6 }, (): [number, number, boolean] => [1, 1, false]),
     [1, 5, false],
     ...Array.from({ length: 6 }, (): [number, number, boolean] => [3, 3, false]),
-    ...Array.from({ length: 5 }, (): [number, number, boolean] => [3, 3, true]),
+    ...Array.from({ length: 9 }, (): [number, number, boolean] => [3, 3, true]),
     [2, 4, true],
   ]
   const publicPairs: [number, number][] = []

@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
@@ -27,7 +28,9 @@ test('a page of the seeded questions: each as weighted alone, most answered firs
     'something weighted',
   )
   const db = t.database.db
-  const votes = await db.selectFrom('question_votes').select(['question_id', 'value', 'private']).execute()
+  // The answers as published: private ones in released batches (migration 038).
+  const { rows: votes } = await sql<{ question_id: number; value: number | null; private: boolean }>`
+    SELECT question_id, value, private FROM released_question_votes`.execute(db)
   let compared = 0
   for (const result of likert.slice(0, 25)) {
     const own = votes.filter((v) => v.question_id === result.id)
@@ -52,12 +55,12 @@ test('a page of the seeded questions: each as weighted alone, most answered firs
     }
   }
   assert.ok(compared > 0, 'some questions compared with question_weighted_demographics')
-  // The order: answers counted from the raw rows, likert and choice, skips included, private ones from the fifth (as
-  // published); ties by id in the same direction, as every listing breaks them.
+  // The order: answers counted as published (likert and choice, skips included, private ones in released batches,
+  // counted from the fifth); ties by id in the same direction, as every listing breaks them.
   const counts = new Map<number, number>()
   const held = new Map<number, number>()
-  for (const table of ['question_votes', 'question_choice_votes'] as const) {
-    const rows = await db.selectFrom(table).select(['question_id', 'private']).execute()
+  for (const view of ['released_question_votes', 'released_choice_votes']) {
+    const { rows } = await sql<{ question_id: number; private: boolean }>`SELECT question_id, private FROM ${sql.table(view)}`.execute(db)
     for (const row of rows) {
       const into = row.private ? held : counts
       into.set(row.question_id, (into.get(row.question_id) ?? 0) + 1)

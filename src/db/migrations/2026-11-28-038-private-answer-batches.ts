@@ -41,6 +41,9 @@ CREATE TABLE unreleased_answers (
   released_answer boolean NOT NULL,
   released_choice integer,
   released_value smallint,
+  released_skipped boolean,
+  released_created_at timestamptz,
+  released_modified_at timestamptz,
   since timestamptz NOT NULL DEFAULT clock_timestamp(),
   PRIMARY KEY (question_id, user_id)
 );
@@ -86,8 +89,13 @@ BEGIN
   SELECT * INTO entry FROM unreleased_answers WHERE question_id = q AND user_id = u FOR UPDATE;
   IF NOT FOUND THEN
     -- What the figures count of them is what was there before this change: a private answer, or nothing private.
-    INSERT INTO unreleased_answers (question_id, user_id, released_answer, released_choice, released_value)
-    VALUES (q, u, coalesce((before->>'private')::boolean, false), (before->>'choice_id')::integer, (before->>'value')::smallint)
+    INSERT INTO unreleased_answers (question_id, user_id, released_answer, released_choice, released_value, released_skipped,
+      released_created_at, released_modified_at)
+    SELECT q, u, true, (before->>'choice_id')::integer, (before->>'value')::smallint, (before->>'skipped')::boolean,
+      (before->>'created_at')::timestamptz, (before->>'modified_at')::timestamptz
+    WHERE coalesce((before->>'private')::boolean, false)
+    UNION ALL
+    SELECT q, u, false, NULL, NULL, NULL, NULL, NULL WHERE NOT coalesce((before->>'private')::boolean, false)
     RETURNING * INTO entry;
   END IF;
   IF (NOT entry.released_answer AND (after IS NULL OR NOT (after->>'private')::boolean))
@@ -116,6 +124,25 @@ CREATE TRIGGER question_choice_votes_unreleased_update AFTER UPDATE ON question_
   FOR EACH ROW WHEN (OLD.private OR NEW.private) EXECUTE FUNCTION follow_unreleased_answer();
 CREATE TRIGGER question_choice_votes_unreleased_delete AFTER DELETE ON question_choice_votes
   FOR EACH ROW WHEN (OLD.private) EXECUTE FUNCTION follow_unreleased_answer();
+
+-- The answers as the published figures count them: every current answer but those of people with an unreleased
+-- change, whose released private answer stands in (an id of its own, negative, as it has no row).
+CREATE VIEW released_question_votes AS
+  SELECT v.id, v.question_id, v.user_id, v.value, v.skipped, v.private, v.created_at, v.modified_at
+  FROM question_votes v
+  WHERE NOT EXISTS (SELECT 1 FROM unreleased_answers r WHERE r.question_id = v.question_id AND r.user_id = v.user_id)
+  UNION ALL
+  SELECT -r.user_id, r.question_id, r.user_id, r.released_value, r.released_skipped, true, r.released_created_at, r.released_modified_at
+  FROM unreleased_answers r WHERE r.released_answer AND r.released_choice IS NULL;
+
+CREATE VIEW released_choice_votes AS
+  SELECT v.id, v.question_id, v.choice_id, v.user_id, v.value, v.skipped, v.private, v.created_at, v.modified_at
+  FROM question_choice_votes v
+  WHERE NOT EXISTS (SELECT 1 FROM unreleased_answers r WHERE r.question_id = v.question_id AND r.user_id = v.user_id)
+  UNION ALL
+  SELECT -r.user_id, r.question_id, r.released_choice, r.user_id, r.released_value, r.released_skipped, true,
+    r.released_created_at, r.released_modified_at
+  FROM unreleased_answers r WHERE r.released_answer AND r.released_choice IS NOT NULL;
 
 -- A user's current answer to the question, of either kind.
 CREATE FUNCTION current_answer(p_question integer, p_user integer)
@@ -258,6 +285,8 @@ $$;
 DROP FUNCTION published_corrections(integer);
 DROP FUNCTION published_holder(integer, integer, integer[], integer[]);
 DROP FUNCTION current_answer(integer, integer);
+DROP VIEW released_choice_votes;
+DROP VIEW released_question_votes;
 DROP TRIGGER question_choice_votes_unreleased_delete ON question_choice_votes;
 DROP TRIGGER question_choice_votes_unreleased_update ON question_choice_votes;
 DROP TRIGGER question_choice_votes_unreleased_insert ON question_choice_votes;

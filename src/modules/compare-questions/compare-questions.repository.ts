@@ -31,8 +31,8 @@ export interface CrossTabRow {
 /** A question's current answers that are not skips, as (user_id, category, private): the rating, or the choice picked. */
 const answersOf = (question: { id: number; subtype: string }) =>
   question.subtype === 'mcq'
-    ? sql`(SELECT user_id, choice_id AS category, private FROM question_choice_votes WHERE question_id = ${question.id} AND value IS NOT NULL)`
-    : sql`(SELECT user_id, value::int AS category, private FROM question_votes WHERE question_id = ${question.id} AND value IS NOT NULL)`
+    ? sql`(SELECT user_id, choice_id AS category, private FROM released_choice_votes WHERE question_id = ${question.id} AND value IS NOT NULL)`
+    : sql`(SELECT user_id, value::int AS category, private FROM released_question_votes WHERE question_id = ${question.id} AND value IS NOT NULL)`
 
 export function compareQuestionsRepository(db: Kysely<Database>) {
   return {

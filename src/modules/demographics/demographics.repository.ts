@@ -57,15 +57,15 @@ export interface AnsweredQuestion {
 }
 
 /**
- * The current answers of questions of one kind with the answering user as `answers.user_id`, read from the one table
- * that kind answers in (a multiple-choice question's are its choice answers, any other's its ratings), in question
- * then user order from the covering index (no heap page when the table is settled).
+ * The current answers of questions of one kind, as the published figures count them (migration 038: private ones in
+ * released batches), with the answering user as `answers.user_id`, read from the one table that kind answers in (a
+ * multiple-choice question's are its choice answers, any other's its ratings).
  */
 const answersOf = (mcq: boolean, questionIds: number[]) =>
   mcq
-    ? sql`(SELECT question_id, user_id, value, choice_id, created_at, private FROM question_choice_votes
+    ? sql`(SELECT question_id, user_id, value, choice_id, created_at, private FROM released_choice_votes
            WHERE question_id = ANY(${questionIds}::int[]))`
-    : sql`(SELECT question_id, user_id, value, NULL::int AS choice_id, created_at, private FROM question_votes
+    : sql`(SELECT question_id, user_id, value, NULL::int AS choice_id, created_at, private FROM released_question_votes
            WHERE question_id = ANY(${questionIds}::int[]))`
 
 export interface AnswerFilters {

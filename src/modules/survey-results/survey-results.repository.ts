@@ -82,7 +82,7 @@ export function surveyResultsRepository(db: Kysely<Database>) {
           count(question_choice_votes.id) FILTER (WHERE NOT question_choice_votes.skipped AND question_choice_votes.private)::int AS private_count,
           count(question_choice_votes.id) FILTER (WHERE question_choice_votes.skipped AND question_choice_votes.private)::int AS private_skipped
         FROM question_choices
-        LEFT JOIN question_choice_votes ON question_choice_votes.choice_id = question_choices.id
+        LEFT JOIN released_choice_votes AS question_choice_votes ON question_choice_votes.choice_id = question_choices.id
         WHERE question_choices.question_id = ANY(${questionIds}::int4[])
         GROUP BY question_choices.id
         ORDER BY question_choices.question_id, question_choices.store_number, question_choices.id`.execute(db)

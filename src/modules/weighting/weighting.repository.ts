@@ -52,7 +52,7 @@ export function weightingRepository(db: Kysely<Database>) {
     async respondents(questionId: number): Promise<RespondentRow[]> {
       const { rows } = await sql<RespondentRow>`
         SELECT question_votes.value, ${AGE_AT_ANSWER} AS age, users.region_id, question_votes.private, count(*)::int AS count
-        FROM question_votes JOIN users ON users.id = question_votes.user_id
+        FROM released_question_votes AS question_votes JOIN users ON users.id = question_votes.user_id
         WHERE question_votes.question_id = ${questionId}
         GROUP BY 1, 2, 3, 4
         ORDER BY 1, 2, 3, 4`.execute(db)
@@ -94,7 +94,7 @@ export function weightingBatchRepository(db: Kysely<Database>) {
       const { rows } = await sql<QuestionRespondentRow>`
         SELECT question_votes.question_id, question_votes.value, ${AGE_AT_ANSWER} AS age, users.region_id,
                question_votes.private, count(*)::int AS count
-        FROM question_votes JOIN users ON users.id = question_votes.user_id
+        FROM released_question_votes AS question_votes JOIN users ON users.id = question_votes.user_id
         WHERE question_votes.question_id = ANY(${questionIds}::int4[])
         GROUP BY 1, 2, 3, 4, 5
         ORDER BY 1, 2, 3, 4, 5`.execute(db)
