@@ -36,7 +36,7 @@ after(async () => {
 })
 
 const headers = (who: string): Record<string, string> => (who === 'anonymous' ? {} : { authorization: `Token ${people[who].token}` })
-const call = async (method: string, who: string, url: string, body?: unknown) => {
+const call = async (method: 'POST' | 'PATCH' | 'DELETE', who: string, url: string, body?: unknown) => {
   const response = await t.send(method, url, body, people[who].token)
   assert.ok(response.statusCode < 300, `${method} ${url}: ${response.statusCode} ${response.body}`)
   return response.statusCode === 204 ? null : response.json()
