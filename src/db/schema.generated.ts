@@ -96,6 +96,8 @@ export interface Comments {
   is_hidden: Generated<boolean>;
   modified_at: Generated<Timestamp>;
   parent_id: number | null;
+  public_direct_maximum: Generated<number>;
+  public_direct_minimum: Generated<number>;
   question_id: number;
   report_count: Generated<number>;
   subtype: Generated<string>;
@@ -746,6 +748,7 @@ export interface Users {
   photo: string | null;
   politician_id: number | null;
   public_count_choice_votes: Generated<number>;
+  public_count_comment_votes: Generated<number>;
   public_count_question_votes: Generated<number>;
   public_count_votes: Generated<number>;
   public_last_answer_time: Timestamp | null;

@@ -34,6 +34,7 @@ import * as keptBlocksFollow from './2026-11-27-035-kept-blocks-follow.ts'
 import * as oneChainWalk from './2026-11-27-036-one-chain-walk.ts'
 import * as keptKeysAndOwnRecords from './2026-11-28-037-kept-keys-and-own-records.ts'
 import * as privateAnswerBatches from './2026-11-28-038-private-answer-batches.ts'
+import * as privateCommentVotes from './2026-11-28-039-private-comment-votes.ts'
 
 /** Every migration in the order it applies; names never change once released. */
 export const migrations: Record<string, Migration> = {
@@ -72,4 +73,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27-036-one-chain-walk': oneChainWalk,
   '2026-11-28-037-kept-keys-and-own-records': keptKeysAndOwnRecords,
   '2026-11-28-038-private-answer-batches': privateAnswerBatches,
+  '2026-11-28-039-private-comment-votes': privateCommentVotes,
 }

@@ -27,7 +27,7 @@ export const STORED_FIGURES: Record<string, string[]> = {
   question_tags: DIRECT,
   question_links: DIRECT,
   question_question_connections: DIRECT,
-  comments: ['direct_maximum', 'direct_minimum', 'report_count'],
+  comments: ['direct_maximum', 'direct_minimum', 'public_direct_maximum', 'public_direct_minimum', 'report_count'],
   users: USER_COUNTERS,
   tags: ['followers_count', 'questions_count', 'votes_count'],
   areas: ['members_count', 'question_count'],

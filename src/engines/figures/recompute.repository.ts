@@ -31,6 +31,7 @@ export const USER_COUNTERS = [
   'public_count_question_votes',
   'public_count_choice_votes',
   'public_last_answer_time',
+  'public_count_comment_votes',
 ]
 
 /** count(*) per level and of skips; with a weight column, the summed weights instead. */
@@ -125,11 +126,13 @@ function counterStatements(): RawBuilder<unknown>[] {
     ),
     refresh(
       'comments',
-      ['direct_maximum', 'direct_minimum', 'report_count'],
+      ['direct_maximum', 'direct_minimum', 'public_direct_maximum', 'public_direct_minimum', 'report_count'],
       `SELECT c.id, coalesce(v.up, 0) AS direct_maximum, coalesce(v.down, 0) AS direct_minimum,
+         coalesce(v.public_up, 0) AS public_direct_maximum, coalesce(v.public_down, 0) AS public_direct_minimum,
          coalesce(r.n, 0) AS report_count
        FROM comments c
-       LEFT JOIN (SELECT comment_id, count(*) FILTER (WHERE value = 5) AS up, count(*) FILTER (WHERE value = 1) AS down
+       LEFT JOIN (SELECT comment_id, count(*) FILTER (WHERE value = 5) AS up, count(*) FILTER (WHERE value = 1) AS down,
+           count(*) FILTER (WHERE value = 5 AND NOT private) AS public_up, count(*) FILTER (WHERE value = 1 AND NOT private) AS public_down
          FROM comment_votes WHERE active GROUP BY comment_id) v ON v.comment_id = c.id
        LEFT JOIN (SELECT comment_id, count(*) AS n FROM comment_reports GROUP BY comment_id) r ON r.comment_id = c.id`,
     ),
@@ -152,7 +155,8 @@ function counterStatements(): RawBuilder<unknown>[] {
          coalesce(qv.public_n, 0) + coalesce(cv.public_n, 0) AS public_count_votes,
          coalesce(qv.public_n, 0) AS public_count_question_votes,
          coalesce(cv.public_n, 0) AS public_count_choice_votes,
-         greatest(qv.public_last, cv.public_last) AS public_last_answer_time
+         greatest(qv.public_last, cv.public_last) AS public_last_answer_time,
+         coalesce(kv.public_n, 0) AS public_count_comment_votes
        FROM users u
        LEFT JOIN (SELECT user_id, count(*) AS n FROM questions GROUP BY user_id) q ON q.user_id = u.id
        LEFT JOIN (SELECT user_id, count(*) AS n, max(modified_at) AS last,
@@ -164,7 +168,8 @@ function counterStatements(): RawBuilder<unknown>[] {
          FROM question_choice_votes GROUP BY user_id) cv
          ON cv.user_id = u.id
        LEFT JOIN (SELECT user_id, count(*) AS n FROM comments GROUP BY user_id) c ON c.user_id = u.id
-       LEFT JOIN (SELECT user_id, count(*) AS n FROM comment_votes WHERE active GROUP BY user_id) kv ON kv.user_id = u.id
+       LEFT JOIN (SELECT user_id, count(*) AS n, count(*) FILTER (WHERE NOT private) AS public_n
+         FROM comment_votes WHERE active GROUP BY user_id) kv ON kv.user_id = u.id
        LEFT JOIN (SELECT user_id, count(*) AS n FROM group_memberships GROUP BY user_id) gm ON gm.user_id = u.id
        LEFT JOIN (SELECT user_id, count(*) AS n FROM following_tags GROUP BY user_id) ft ON ft.user_id = u.id
        LEFT JOIN (SELECT user_id, count(*) AS n FROM following_users GROUP BY user_id) fu ON fu.user_id = u.id

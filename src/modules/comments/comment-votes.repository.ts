@@ -6,6 +6,7 @@ import { commentVisibleTo } from './comments.repository.ts'
 import { type Viewer } from '../../core/caller.ts'
 import { queryBoolean } from './comments.schemas.ts'
 import { DOWN, UP, type CommentVoteListQuery } from './comment-votes.schemas.ts'
+import type { StoredTallies } from './comments.mapper.ts'
 
 export type CommentVoteRow = Selectable<CommentVotes>
 
@@ -105,22 +106,33 @@ export function commentVotesRepository(db: Kysely<Database>) {
         .executeTakeFirstOrThrow()
     },
 
-    /** Counts the comment's active votes again (its row is locked) and stores the tallies. */
-    async retally(commentId: number): Promise<{ direct_maximum: number; direct_minimum: number }> {
-      const counted = (value: number) =>
-        sql<number>`(SELECT count(*)::int FROM comment_votes WHERE comment_id = ${commentId} AND active AND value = ${value})`
+    /** Counts the comment's active votes again (its row is locked) and stores the tallies, of every vote and of public ones. */
+    async retally(commentId: number): Promise<StoredTallies> {
+      const counted = (value: number, publicOnly: boolean) =>
+        sql<number>`(SELECT count(*)::int FROM comment_votes
+          WHERE comment_id = ${commentId} AND active AND value = ${value} ${publicOnly ? sql`AND NOT private` : sql``})`
       return db
         .updateTable('comments')
-        .set({ direct_maximum: counted(UP), direct_minimum: counted(DOWN) })
+        .set({
+          direct_maximum: counted(UP, false),
+          direct_minimum: counted(DOWN, false),
+          public_direct_maximum: counted(UP, true),
+          public_direct_minimum: counted(DOWN, true),
+        })
         .where('id', '=', commentId)
-        .returning(['direct_maximum', 'direct_minimum'])
+        .returning(['direct_maximum', 'direct_minimum', 'public_direct_maximum', 'public_direct_minimum'])
         .executeTakeFirstOrThrow()
     },
 
-    async countOnUser(userId: number, delta: number): Promise<void> {
+    /** Moves the voter's count of active comment votes, and the count of public ones that others see. */
+    async countOnUser(userId: number, delta: number, publicDelta: number): Promise<void> {
+      if (delta === 0 && publicDelta === 0) return
       await db
         .updateTable('users')
-        .set((eb) => ({ count_comment_votes: eb('count_comment_votes', '+', delta) }))
+        .set((eb) => ({
+          count_comment_votes: eb('count_comment_votes', '+', delta),
+          public_count_comment_votes: eb('public_count_comment_votes', '+', publicDelta),
+        }))
         .where('id', '=', userId)
         .execute()
     },

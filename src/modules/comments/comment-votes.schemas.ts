@@ -12,7 +12,9 @@ export const CommentVote = Type.Object({
   url: Url,
   value: Type.Integer({ description: '5 up, 1 down' }),
   user: FullUser,
-  private: Type.Boolean({ description: 'listed only to the voter and staff; counted for everyone' }),
+  private: Type.Boolean({
+    description: "listed only to the voter and staff; counted in the comment's tallies once it holds MIN_CELL_SIZE private votes",
+  }),
   active: Type.Boolean({ description: 'false once superseded by a newer vote of the same user on the same comment, or withdrawn' }),
   object_id: Type.Integer({ description: 'the comment voted on' }),
   created_at: Timestamp,
@@ -23,8 +25,8 @@ export type CommentVote = Static<typeof CommentVote>
 /** The answer to a vote: the vote and the comment's tallies after it. */
 export const CommentVoteCast = Type.Object({
   ...CommentVote.properties,
-  direct_maximum: Type.Integer({ description: "the comment's active up votes after this vote" }),
-  direct_minimum: Type.Integer({ description: "the comment's active down votes after this vote" }),
+  direct_maximum: Type.Integer({ description: "the comment's up votes after this vote, as the comment shows them" }),
+  direct_minimum: Type.Integer({ description: "the comment's down votes after this vote, as the comment shows them" }),
 })
 export type CommentVoteCast = Static<typeof CommentVoteCast>
 

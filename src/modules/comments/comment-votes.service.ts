@@ -9,6 +9,7 @@ import type { FullUser } from '../users/users.schemas.ts'
 import { commentVotesRepository, type CommentVoteRow } from './comment-votes.repository.ts'
 import { DOWN, UP, type CommentVote, type CommentVoteBody } from './comment-votes.schemas.ts'
 import { commentsRepository } from './comments.repository.ts'
+import { publishedTallies } from './comments.mapper.ts'
 import { viewerOf } from '../../core/caller.ts'
 import { refusingViolations } from '../../core/constraint-errors.ts'
 import type { ViewContext } from '../../core/view-context.ts'
@@ -40,6 +41,7 @@ export async function commentVotesFromRows(context: ViewContext, rows: CommentVo
 export interface CastResult {
   vote: CommentVoteRow
   created: boolean
+  /** The comment's tallies after the vote, as everyone sees them (publishedTallies). */
   tallies: { direct_maximum: number; direct_minimum: number }
 }
 
@@ -47,9 +49,9 @@ export interface CastResult {
  * A vote on a comment. A new value (or privacy) supersedes the caller's earlier vote, which stays
  * with active false; the same vote again changes nothing. Without `private`, a vote keeps the privacy
  * of the one it supersedes, and a first vote takes the voter's default (default_private). The comment
- * row is locked, so its tallies are counted one vote at a time.
+ * row is locked, so its tallies are counted one vote at a time. k = MIN_CELL_SIZE.
  */
-export async function castCommentVote(db: Kysely<Database>, caller: Caller, body: CommentVoteBody): Promise<CastResult> {
+export async function castCommentVote(db: Kysely<Database>, caller: Caller, body: CommentVoteBody, k: number): Promise<CastResult> {
   if (body.value !== UP && body.value !== DOWN) throw fieldError('value', `"${body.value}" is not a valid choice.`)
   return refusingViolations(
     () =>
@@ -61,16 +63,13 @@ export async function castCommentVote(db: Kysely<Database>, caller: Caller, body
         const current = await repository.activeVote(caller.id, comment.id)
         const isPrivate = body.private ?? current?.private ?? (await repository.defaultPrivacyOf(caller.id))
         if (current && current.value === body.value && current.private === isPrivate) {
-          return {
-            vote: current,
-            created: false,
-            tallies: { direct_maximum: comment.direct_maximum, direct_minimum: comment.direct_minimum },
-          }
+          return { vote: current, created: false, tallies: publishedTallies(comment, k) }
         }
         if (current) await repository.deactivate(current.id)
-        else await repository.countOnUser(caller.id, 1)
+        const wasPublic = current !== undefined && !current.private
+        await repository.countOnUser(caller.id, current ? 0 : 1, Number(!isPrivate) - Number(wasPublic))
         const vote = await repository.insert({ comment_id: comment.id, user_id: caller.id, value: body.value, private: isPrivate })
-        return { vote, created: true, tallies: await repository.retally(comment.id) }
+        return { vote, created: true, tallies: publishedTallies(await repository.retally(comment.id), k) }
       }),
     {
       unique: { non_field_errors: ['You already have a vote on this comment.'] },
@@ -91,6 +90,6 @@ export async function withdrawCommentVote(db: Kysely<Database>, id: number): Pro
     if (!vote.active) return
     await repository.deactivate(vote.id)
     await repository.retally(vote.comment_id)
-    await repository.countOnUser(vote.user_id, -1)
+    await repository.countOnUser(vote.user_id, -1, vote.private ? 0 : -1)
   })
 }

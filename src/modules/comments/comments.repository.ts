@@ -1,4 +1,4 @@
-import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely'
+import { sql, type ExpressionBuilder, type Kysely, type RawBuilder, type Selectable } from 'kysely'
 import type { Comments, Database } from '../../db/database.ts'
 import type { Viewer } from '../../core/caller.ts'
 import { column, orderingFieldsOf, orderingTerms, type OrderingFields } from '../../db/ordering.ts'
@@ -10,14 +10,37 @@ export type CommentRow = Selectable<Comments>
 export type ListedCommentRow = CommentRow & { question_text: string; question_slug: string }
 
 const COMMENT_ORDERING: OrderingFields = {
-  ...orderingFieldsOf(['id', 'created_at', 'modified_at', 'direct_maximum', 'direct_minimum', 'subtype', 'text'], 'comments'),
+  ...orderingFieldsOf(['id', 'created_at', 'modified_at', 'subtype', 'text'], 'comments'),
   question: column('comments.question_id'),
   user: column('comments.user_id'),
   parent: column('comments.parent_id'),
 }
 
-/** Staff may also sort by how often a comment was reported. */
-const STAFF_COMMENT_ORDERING: OrderingFields = { ...COMMENT_ORDERING, report_count: column('comments.report_count') }
+/**
+ * A tally as `publishedTallies` shows it (releaseWhole in SQL: a comment's private votes count from the k-th), so
+ * that an order by it tells no more than the tallies. Private votes are those the public tallies leave out.
+ */
+function publishedTally(name: 'direct_maximum' | 'direct_minimum', k: number): RawBuilder<unknown> {
+  const privateVotes = sql`(comments.direct_maximum + comments.direct_minimum - comments.public_direct_maximum - comments.public_direct_minimum)`
+  return sql`CASE WHEN ${privateVotes} >= ${k}::integer THEN ${sql.ref(`comments.${name}`)} ELSE ${sql.ref(`comments.public_${name}`)} END`
+}
+
+/** Built once per k and kind of viewer; staff may also sort by how often a comment was reported. */
+const orderings = new Map<string, OrderingFields>()
+function commentOrdering(k: number, staff: boolean): OrderingFields {
+  const key = `${k}:${staff}`
+  let fields = orderings.get(key)
+  if (!fields) {
+    fields = {
+      ...COMMENT_ORDERING,
+      direct_maximum: publishedTally('direct_maximum', k),
+      direct_minimum: publishedTally('direct_minimum', k),
+      ...(staff ? { report_count: column('comments.report_count') } : {}),
+    }
+    orderings.set(key, Object.freeze(fields))
+  }
+  return fields
+}
 
 const COMMENT_COLUMNS = [
   'comments.id',
@@ -28,6 +51,8 @@ const COMMENT_COLUMNS = [
   'comments.subtype',
   'comments.direct_maximum',
   'comments.direct_minimum',
+  'comments.public_direct_maximum',
+  'comments.public_direct_minimum',
   'comments.report_count',
   'comments.is_hidden',
   'comments.created_at',
@@ -60,10 +85,12 @@ export function commentsRepository(db: Kysely<Database>) {
       .where((eb) => commentVisibleTo(eb, viewer))
 
   return {
-    /** A page of the comments the viewer may see, newest first unless ordered otherwise (staff may order by reports). */
-    async page(filters: CommentListQuery, viewer: Viewer, list: ListRequest): Promise<RowsPage<ListedCommentRow>> {
-      const fields = viewer.isStaff ? STAFF_COMMENT_ORDERING : COMMENT_ORDERING
-      const ordering = orderingTerms(list.ordering, fields, ['-created_at'], column('comments.id'))
+    /**
+     * A page of the comments the viewer may see, newest first unless ordered otherwise (staff may order by reports;
+     * k = MIN_CELL_SIZE, for orderings by a tally).
+     */
+    async page(filters: CommentListQuery, viewer: Viewer, list: ListRequest, k: number): Promise<RowsPage<ListedCommentRow>> {
+      const ordering = orderingTerms(list.ordering, commentOrdering(k, viewer.isStaff), ['-created_at'], column('comments.id'))
       return pageOfRows<ListedCommentRow>(list, this.filtered(filters, viewer), (q) => q.select(LISTED_COLUMNS), ordering)
     },
 
@@ -156,11 +183,11 @@ export function commentsRepository(db: Kysely<Database>) {
         .execute()
     },
 
-    /** Voters of a comment about to be removed lose their active vote on it from their count. */
+    /** Voters of a comment about to be removed lose their active vote on it (one each: a unique index) from their counts. */
     async releaseVotersOf(commentId: number): Promise<void> {
-      await sql`UPDATE users u SET count_comment_votes = u.count_comment_votes - v.n
-        FROM (SELECT user_id, count(*)::int AS n FROM comment_votes WHERE comment_id = ${commentId} AND active GROUP BY user_id) v
-        WHERE u.id = v.user_id`.execute(db)
+      await sql`UPDATE users u SET count_comment_votes = u.count_comment_votes - 1,
+          public_count_comment_votes = u.public_count_comment_votes - CASE WHEN v.private THEN 0 ELSE 1 END
+        FROM comment_votes v WHERE v.comment_id = ${commentId} AND v.active AND u.id = v.user_id`.execute(db)
     },
 
     /** Answers of several authors on several questions; private ones only for `privateOf`. */

@@ -47,6 +47,7 @@ export async function commentsFromRows(context: ViewContext, rows: ListedComment
         showReports: viewer.isStaff,
       },
       urls,
+      context.minCellSize,
     )
   })
 }

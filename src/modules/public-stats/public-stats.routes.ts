@@ -44,7 +44,7 @@ export function publicStatsRoutes(app: App): void {
       access: 'anyone',
       resource: { name: 'General Stats', description: 'How many people, questions, answers and comments the service holds.' },
     },
-    handler: async () => generalStats(app.db),
+    handler: async () => generalStats(app.db, app.config.minCellSize),
   })
 
   app.get('/api/advanced_stats/', {

@@ -79,9 +79,16 @@ export async function questionStatsFromRows(
   })
 }
 
-export async function generalStats(db: Kysely<Database>): Promise<GeneralStats> {
-  const { generated_at, ...totals } = await publicStatsRepository(db).totals()
-  return { ...totals, answer_count: totals.question_vote_count + totals.choice_vote_count, generated_at: iso(generated_at) } as GeneralStats
+/** The service's totals; its comment votes are a whole whose private votes count from the k-th (releaseWhole). */
+export async function generalStats(db: Kysely<Database>, k: number): Promise<GeneralStats> {
+  const { generated_at, private_comment_vote_count, ...totals } = await publicStatsRepository(db).totals()
+  const commentVotes = { public: totals.comment_vote_count - private_comment_vote_count, private: private_comment_vote_count }
+  return {
+    ...totals,
+    answer_count: totals.question_vote_count + totals.choice_vote_count,
+    comment_vote_count: releaseWhole(commentVotes, k).withPrivate ? totals.comment_vote_count : commentVotes.public,
+    generated_at: iso(generated_at),
+  } as GeneralStats
 }
 
 /** Activity over time, one value per calendar bucket (UTC) from the raw rows. */

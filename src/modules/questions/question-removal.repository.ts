@@ -24,7 +24,11 @@ export async function removeQuestion(
     trx
       .selectFrom('comment_votes')
       .innerJoin('comments', 'comments.id', 'comment_votes.comment_id')
-      .select(['comment_votes.user_id', (eb) => eb.fn.countAll<string>().as('n')])
+      .select([
+        'comment_votes.user_id',
+        (eb) => eb.fn.countAll<string>().as('n'),
+        sql<string>`count(*) FILTER (WHERE NOT comment_votes.private)`.as('public_n'),
+      ])
       .where('comments.question_id', '=', question.id)
       .where('comment_votes.active', '=', true)
       .groupBy('comment_votes.user_id')
@@ -40,6 +44,11 @@ export async function removeQuestion(
   await counters.addAuthorQuestions(question.user_id, -1)
   await subtractPerUser(trx, 'count_comments', commenters)
   await subtractPerUser(trx, 'count_comment_votes', commentVoters)
+  await subtractPerUser(
+    trx,
+    'public_count_comment_votes',
+    commentVoters.map((row) => ({ user_id: row.user_id, n: row.public_n })),
+  )
   await counters.retag(question.id, tags, new Set())
   await counters.moveArea(question.geo_id, null)
   await counters.addCollectionQuestions(
@@ -50,7 +59,7 @@ export async function removeQuestion(
 
 async function subtractPerUser(
   trx: Kysely<Database>,
-  counter: 'count_comments' | 'count_comment_votes',
+  counter: 'count_comments' | 'count_comment_votes' | 'public_count_comment_votes',
   rows: { user_id: number; n: string | number }[],
 ) {
   if (rows.length === 0) return

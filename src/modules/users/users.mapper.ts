@@ -54,13 +54,14 @@ export interface UserRelations {
   latestCompare?: LatestCompare[]
 }
 
-/** The answer counters and time anyone may see: over public answers only (docs/privacy.md). */
+/** The answer and comment vote counters and time anyone may see: over public ones only (docs/privacy.md). */
 function publicAnswerCounters(row: UserRow): UserRow {
   return {
     ...row,
     count_votes: row.public_count_votes,
     count_question_votes: row.public_count_question_votes,
     count_choice_votes: row.public_count_choice_votes,
+    count_comment_votes: row.public_count_comment_votes,
     last_answer_time: row.public_last_answer_time,
   }
 }
