@@ -244,10 +244,12 @@ export interface OpinionGroupPlaces {
 
 export interface OpinionGroupRuns {
   answers_counted: number;
+  answers_signature: string | null;
   checked_at: Generated<Timestamp>;
   computed_at: Generated<Timestamp>;
   model: Json;
   published: Json;
+  published_input: string | null;
   scope: string;
   scope_id: number;
   signature: string;

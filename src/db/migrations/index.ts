@@ -35,6 +35,7 @@ import * as oneChainWalk from './2026-11-27-036-one-chain-walk.ts'
 import * as keptKeysAndOwnRecords from './2026-11-28-037-kept-keys-and-own-records.ts'
 import * as privateAnswerBatches from './2026-11-28-038-private-answer-batches.ts'
 import * as privateCommentVotes from './2026-11-28-039-private-comment-votes.ts'
+import * as opinionGroupsPublishedInput from './2026-11-28-040-opinion-groups-published-input.ts'
 
 /** Every migration in the order it applies; names never change once released. */
 export const migrations: Record<string, Migration> = {
@@ -74,4 +75,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-28-037-kept-keys-and-own-records': keptKeysAndOwnRecords,
   '2026-11-28-038-private-answer-batches': privateAnswerBatches,
   '2026-11-28-039-private-comment-votes': privateCommentVotes,
+  '2026-11-28-040-opinion-groups-published-input': opinionGroupsPublishedInput,
 }

@@ -1,7 +1,7 @@
 /**
  * What of an opinion-groups result may be published (docs/opinion-groups.md, docs/privacy.md). Pure. The model is
- * fitted on private answers too (once the scope holds k people with one, opinion-groups.service.ts); what leaves it
- * goes through the disclosure rules:
+ * fitted on the private answers of the people this counts, and no others (opinion-groups.service.ts); what leaves
+ * it goes through the disclosure rules:
  * - a group is a population of people: those with a private answer count in it (its size, centre, cells, share and
  *   squares) only once it holds k of them, and it is shown only when it counts k people; the totals are the sums of
  *   what is shown, so no complement tells more;
@@ -150,7 +150,7 @@ export function publishOpinionGroups(
   entries: ModelEntries,
   hasPrivate: Set<number>,
   k: number,
-): { published: PublishedGroups; counted: { accountId: number; label: number }[] } {
+): { published: PublishedGroups; counted: { accountId: number; label: number }[]; countedPrivate: Set<number> } {
   const columns = columnsOf(questions, choices)
   const { shownGroups, countedIn } = countedGroups(result, hasPrivate, k)
   const { accountIds, x, y } = result.participants
@@ -255,5 +255,11 @@ export function publishOpinionGroups(
     map: { extent, squares: MAP_SQUARES, cells: mapSquares(result, countedIn, hasPrivate, extent, k) },
   }
   const counted = [...groupOf].map(([accountId, g]) => ({ accountId, label: shownGroups[g].label }))
-  return { published, counted }
+  // The people with a private answer that what is published counts: the service fits the model on no others'.
+  const countedPrivate = new Set([...groupOf.keys()].filter((account) => hasPrivate.has(account)))
+  if (unclustered.private >= k)
+    accountIds.forEach((account, i) => {
+      if (result.participants.group[i] < 0 && hasPrivate.has(account)) countedPrivate.add(account)
+    })
+  return { published, counted, countedPrivate }
 }

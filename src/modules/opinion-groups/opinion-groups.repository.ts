@@ -32,6 +32,16 @@ export interface KeptRun {
   checked_at: Date
   answers_counted: number
   signature: string
+  answers_signature: string | null
+}
+
+export interface KeptModel {
+  model: unknown
+  published: unknown
+  /** The fingerprint of the answers the published groups were computed from; null for a run kept before it. */
+  published_input: string | null
+  computed_at: Date
+  answers_counted: number
 }
 
 export interface Place {
@@ -125,21 +135,35 @@ export function opinionGroupsRepository(db: Kysely<Database>) {
       return collected.answers()
     },
 
-    /** What changes when any answer of the questions does: their number, ids and latest change. */
-    async signature(likert: number[], mcq: number[]): Promise<string> {
-      const row = await sql<{ signature: string }>`
-        SELECT concat_ws(':', count(*), coalesce(sum(id), 0), coalesce(max(modified_at)::text, '-')) AS signature FROM (
-          SELECT id, modified_at FROM question_votes WHERE question_id = ANY(${likert}::int[])
+    /**
+     * Two signatures of the answers (their number, ids and latest change). `published` decides that the kept groups
+     * are stale: it covers the public answers, and the private ones only once `k` people hold one (below that the
+     * model never sees them, so they must start no recompute). `answers` covers every answer: when only it moves,
+     * the places of people the model leaves out are refreshed, for themselves alone.
+     */
+    async signature(likert: number[], mcq: number[], k: number): Promise<{ published: string; answers: string }> {
+      const { rows } = await sql<{ open: string; authors: number; hidden: string }>`
+        SELECT concat_ws(':', count(*) FILTER (WHERE NOT private), coalesce(sum(id) FILTER (WHERE NOT private), 0),
+                 coalesce((max(modified_at) FILTER (WHERE NOT private))::text, '-')) AS open,
+               count(DISTINCT user_id) FILTER (WHERE private)::int AS authors,
+               concat_ws(':', count(*) FILTER (WHERE private), coalesce(sum(id) FILTER (WHERE private), 0),
+                 coalesce((max(modified_at) FILTER (WHERE private))::text, '-')) AS hidden
+        FROM (
+          SELECT id, user_id, modified_at, private FROM question_votes
+          WHERE question_id = ANY(${likert}::int[]) AND value IS NOT NULL
           UNION ALL
-          SELECT id, modified_at FROM question_choice_votes WHERE question_id = ANY(${mcq}::int[])
+          SELECT id, user_id, modified_at, private FROM question_choice_votes
+          WHERE question_id = ANY(${mcq}::int[]) AND value IS NOT NULL
         ) AS answers`.execute(db)
-      return `${likert.join(',')}|${mcq.join(',')}|${row.rows[0].signature}`
+      const { open, authors, hidden } = rows[0]
+      const questions = `${likert.join(',')}|${mcq.join(',')}|k${k}|${open}`
+      return { published: `${questions}|${authors >= k ? hidden : '-'}`, answers: `${questions}|${hidden}` }
     },
 
     async kept(scope: OpinionScope, scopeId: number): Promise<KeptRun | undefined> {
       return db
         .selectFrom('opinion_group_runs')
-        .select(['computed_at', 'checked_at', 'answers_counted', 'signature'])
+        .select(['computed_at', 'checked_at', 'answers_counted', 'signature', 'answers_signature'])
         .where('scope', '=', scope)
         .where('scope_id', '=', scopeId)
         .executeTakeFirst()
@@ -158,14 +182,14 @@ export function opinionGroupsRepository(db: Kysely<Database>) {
         .executeTakeFirst()
     },
 
-    /** The kept run's model and what it published: the start of the next recompute. */
-    async keptModel(scope: OpinionScope, scopeId: number): Promise<{ model: unknown; published: unknown } | undefined> {
+    /** The kept run's model, what it published and from what: the start of the next recompute. */
+    async keptModel(scope: OpinionScope, scopeId: number): Promise<KeptModel | undefined> {
       return db
         .selectFrom('opinion_group_runs')
-        .select(['model', 'published'])
+        .select(['model', 'published', 'published_input', 'computed_at', 'answers_counted'])
         .where('scope', '=', scope)
         .where('scope_id', '=', scopeId)
-        .executeTakeFirst() as Promise<{ model: unknown; published: unknown } | undefined>
+        .executeTakeFirst() as Promise<KeptModel | undefined>
     },
 
     /** A run found still current: checked now. */
@@ -205,9 +229,28 @@ export interface RunToKeep {
   scopeId: number
   answersCounted: number
   signature: string
+  answersSignature: string
+  publishedInput: string
   model: unknown
   published: unknown
   places: ({ userId: number } & Place)[]
+}
+
+const lockScope = (trx: Db, scope: OpinionScope, scopeId: number) =>
+  sql`SELECT pg_advisory_xact_lock(hashtext(${`opinion_groups:${scope}:${scopeId}`}))`.execute(trx)
+
+async function copyPlaces(trx: Db, scope: OpinionScope, scopeId: number, places: RunToKeep['places']): Promise<void> {
+  if (places.length === 0) return
+  const line = (p: RunToKeep['places'][number]) =>
+    `${scope}\t${scopeId}\t${p.userId}\t${p.group_label ?? '\\N'}\t${p.clustered ? 't' : 'f'}\t${p.x}\t${p.y}\n`
+  async function* chunks() {
+    for (let at = 0; at < places.length; at += 5_000)
+      yield places
+        .slice(at, at + 5_000)
+        .map(line)
+        .join('')
+  }
+  await copyIn(trx, 'COPY opinion_group_places (scope, scope_id, user_id, group_label, clustered, x, y) FROM STDIN', chunks())
 }
 
 /**
@@ -215,7 +258,7 @@ export interface RunToKeep {
  * transaction-level advisory lock): two processes finishing the same recompute store one after the other.
  */
 export async function keepRun(trx: Db, run: RunToKeep): Promise<void> {
-  await sql`SELECT pg_advisory_xact_lock(hashtext(${`opinion_groups:${run.scope}:${run.scopeId}`}))`.execute(trx)
+  await lockScope(trx, run.scope, run.scopeId)
   await trx.deleteFrom('opinion_group_runs').where('scope', '=', run.scope).where('scope_id', '=', run.scopeId).execute()
   await trx
     .insertInto('opinion_group_runs')
@@ -224,19 +267,42 @@ export async function keepRun(trx: Db, run: RunToKeep): Promise<void> {
       scope_id: run.scopeId,
       answers_counted: run.answersCounted,
       signature: run.signature,
+      answers_signature: run.answersSignature,
+      published_input: run.publishedInput,
       model: JSON.stringify(run.model),
       published: JSON.stringify(run.published),
     })
     .execute()
-  if (run.places.length === 0) return
-  const line = (p: RunToKeep['places'][number]) =>
-    `${run.scope}\t${run.scopeId}\t${p.userId}\t${p.group_label ?? '\\N'}\t${p.clustered ? 't' : 'f'}\t${p.x}\t${p.y}\n`
-  async function* chunks() {
-    for (let at = 0; at < run.places.length; at += 5_000)
-      yield run.places
-        .slice(at, at + 5_000)
-        .map(line)
-        .join('')
-  }
-  await copyIn(trx, 'COPY opinion_group_places (scope, scope_id, user_id, group_label, clustered, x, y) FROM STDIN', chunks())
+  await copyPlaces(trx, run.scope, run.scopeId, run.places)
+}
+
+export interface OutsidersToKeep {
+  scope: OpinionScope
+  scopeId: number
+  signature: string
+  answersSignature: string
+  /** The kept run they were placed on: nothing is written if another process has kept a new one since. */
+  publishedInput: string
+  /** The people in the kept model: every other place is an outsider's. */
+  modelAccounts: number[]
+  outsiders: ({ userId: number } & Place)[]
+}
+
+/**
+ * The answers moved but not what the groups are computed from: the kept run stays as it is (its time, groups and
+ * model), its signatures move on, and the places of the people the model leaves out are made anew.
+ */
+export async function keepOutsiders(trx: Db, kept: OutsidersToKeep): Promise<void> {
+  await lockScope(trx, kept.scope, kept.scopeId)
+  const updated = await trx
+    .updateTable('opinion_group_runs')
+    .set({ signature: kept.signature, answers_signature: kept.answersSignature, checked_at: sql`now()` })
+    .where('scope', '=', kept.scope)
+    .where('scope_id', '=', kept.scopeId)
+    .where('published_input', '=', kept.publishedInput)
+    .executeTakeFirst()
+  if (Number(updated.numUpdatedRows) === 0) return
+  await sql`DELETE FROM opinion_group_places WHERE scope = ${kept.scope} AND scope_id = ${kept.scopeId}
+    AND NOT user_id = ANY(${kept.modelAccounts}::int[])`.execute(trx)
+  await copyPlaces(trx, kept.scope, kept.scopeId, kept.outsiders)
 }

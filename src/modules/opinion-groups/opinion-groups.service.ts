@@ -10,11 +10,13 @@ import {
   type GroupQuestion,
   type OpinionGroupsResult,
 } from '../../engines/opinion-groups/index.ts'
-import { privateAuthors, publishOpinionGroups } from './opinion-groups.publish.ts'
+import { privateAuthors, publishOpinionGroups, type ModelEntries } from './opinion-groups.publish.ts'
 import { weightedGroupShares } from './opinion-groups.weighting.ts'
 import {
+  keepOutsiders,
   keepRun,
   opinionGroupsRepository,
+  type KeptModel,
   type KeptRun,
   type OpinionScope,
   type Place,
@@ -47,30 +49,50 @@ function byKind(questions: ScopeQuestion[]): { likert: number[]; mcq: number[] }
   }
 }
 
-/** The answers for which `keep(index)` holds. */
+/** The answers for which `keep(index)` holds (the answers themselves when it holds for all). */
 function answersWhere(answers: ScopeAnswers, keep: (a: number) => boolean): ScopeAnswers {
+  const kept = (_: number, a: number) => keep(a)
+  if (answers.accountId.every(kept)) return answers
   return {
-    accountId: answers.accountId.filter((_, a) => keep(a)),
-    questionId: answers.questionId.filter((_, a) => keep(a)),
-    value: answers.value.filter((_, a) => keep(a)),
-    private: answers.private.filter((_, a) => keep(a)),
+    accountId: answers.accountId.filter(kept),
+    questionId: answers.questionId.filter(kept),
+    value: answers.value.filter(kept),
+    private: answers.private.filter(kept),
   }
 }
 
-/**
- * Rule 1 for the whole scope (docs/privacy.md): the model is fitted on private answers only once k people hold one,
- * so that no group's centre or anyone's grouping moves by one person's private answers. Until then it is fitted on
- * the public answers, and the people whose answers are all private are placed on it, for themselves alone.
- */
-function modelAnswers(answers: ScopeAnswers, k: number): { fitted: ScopeAnswers; outsiders: ScopeAnswers | null } {
-  const authors = privateAuthors(answers)
-  if (authors.size === 0 || authors.size >= k) return { fitted: answers, outsiders: null }
-  const fitted = answersWhere(answers, (a) => answers.private[a] === 0)
-  const inModel = new Set(fitted.accountId)
-  return { fitted, outsiders: answersWhere(answers, (a) => !inModel.has(answers.accountId[a])) }
+/** 32-bit avalanche (murmur3's finalizer). */
+function mix(h: number): number {
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b)
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35)
+  return (h ^ (h >>> 16)) >>> 0
 }
 
-/** People placed on the model's plane without being in it: those who hold only private answers, while too few do. */
+/**
+ * What the model is fitted on, as a fingerprint that does not depend on the order the answers were read in: the
+ * columns, k, and a multiset hash of every entry (account, column, value, private). Equal to the kept run's: the
+ * model would be fitted on the same answers, so the kept run stays as it is.
+ */
+function fingerprint(entries: ModelEntries, k: number): string {
+  const { accountIds, columns, answers } = entries.input
+  let keys = 0x811c9dc5
+  for (const column of columns) for (let i = 0; i < column.key.length; i++) keys = mix(keys ^ column.key.charCodeAt(i))
+  let a = 0
+  let b = 0
+  let c = 0
+  for (let e = 0; e < answers.participant.length; e++) {
+    let h = mix(accountIds[answers.participant[e]] + 0x9e3779b9)
+    h = mix(h ^ Math.imul(answers.column[e] + 1, 0x85ebca6b))
+    h = mix(h ^ ((answers.value[e] + 3) | (entries.private[e] << 3)))
+    a = (a + h) >>> 0
+    const g = mix(h ^ 0x27d4eb2f)
+    b = (b + g) >>> 0
+    c = (c ^ mix(g + 0x165667b1)) >>> 0
+  }
+  return [k, columns.length, keys, accountIds.length, answers.participant.length, a, b, c].map((n) => n.toString(36)).join(':')
+}
+
+/** People placed on the model's plane without being in it: those whose private answers it does not take. */
 export type ProjectedPlaces = ReturnType<typeof projectParticipants>
 
 /** Per database, the scopes whose check or recompute runs in this process now (one at a time each), and its end. */
@@ -82,39 +104,66 @@ export async function opinionGroupChecksSettled(db: object): Promise<void> {
   await Promise.all(refreshingOn(db).values())
 }
 
+/** The model's input from the answers it takes: every public one, and the private ones of `admitted` people. */
+function modelOf(groupQuestions: GroupQuestion[], answers: ScopeAnswers, admitted: Set<number>, k: number) {
+  const fitted = answersWhere(answers, (a) => answers.private[a] === 0 || admitted.has(answers.accountId[a]))
+  const entries: ModelEntries = {
+    input: opinionInput(groupQuestions, fitted),
+    private: entryFlags(groupQuestions, fitted.questionId, fitted.private),
+  }
+  const omitted = answers.accountId.length - fitted.accountId.length
+  return { entries, hasPrivate: privateAuthors(fitted), fingerprint: fingerprint(entries, k), omitted }
+}
+
+type Model = ReturnType<typeof modelOf>
+type Publication = ReturnType<typeof publishOpinionGroups>
+/** Fits of one recompute at most, the last on public answers alone. */
+const MAX_FITS = 5
+
 /**
- * The scope's answers as the model's entries; the answers as read are released once the entries are made (for
- * 10 M answers, 130 MB the computation need not hold).
+ * The groups see only what may be published (docs/privacy.md). The model takes private answers from the k-th
+ * person holding one, and then only those of the people the published groups count: it is fitted with every such
+ * person, the people no shown group counts lose their private answers (keeping their public ones), and it is fitted
+ * again, until everyone it holds a private answer of is counted, or fewer than k are left and it takes none. So the
+ * model never holds a private answer nobody counts, and one that ends up uncounted moves neither the groups, nor
+ * their places, nor their time (unless it changes whose other private answers are counted, k people's together).
+ *
+ * Each fit starts from the kept run, and one whose input is the kept run's ends the search with it: the same
+ * answers are not recomputed (a warm start from another run moves the centres' last digits and k's smoothing).
+ * `settle` is called once with the final model's input, before the engine runs when it takes no private answer (the
+ * answers as read can then go: 130 MB for 10 M answers).
  */
-async function readModel(
-  repository: ReturnType<typeof opinionGroupsRepository>,
+function fitPublished<Settled>(
+  groupQuestions: GroupQuestion[],
+  answers: ScopeAnswers,
   questions: ScopeQuestion[],
   choices: ScopeChoice[],
-  options: PublishingOptions,
-) {
-  const { likert, mcq } = byKind(questions)
-  const expected = questions.reduce((sum, q) => sum + q.answers, 0)
-  const answers = await repository.answers(likert, mcq, expected, options.answersPerRead)
-  const { fitted, outsiders } = modelAnswers(answers, options.minCellSize)
-  const groupQuestions: GroupQuestion[] = questions.map((q) =>
-    q.subtype === 'mcq'
-      ? { id: q.id, kind: 'choice', choices: choices.filter((c) => c.question_id === q.id).map((c) => c.id) }
-      : { id: q.id, kind: 'likert' },
-  )
-  const model = {
-    entries: { input: opinionInput(groupQuestions, fitted), private: entryFlags(groupQuestions, fitted.questionId, fitted.private) },
-    hasPrivate: privateAuthors(fitted),
-    outsiders: outsiders ? opinionInput(groupQuestions, outsiders) : null,
-    // Counters follow public answers (docs/privacy.md): a private answer arriving must not move a published number.
-    publicAnswers: answers.private.reduce((n, p) => n + (p ? 0 : 1), 0),
+  kept: KeptModel | undefined,
+  k: number,
+  settle: (model: Model) => Settled,
+): { model: Model; settled: Settled; fitted: { result: OpinionGroupsResult; publication: Publication } | null } {
+  const authors = privateAuthors(answers)
+  const admitted = new Set(authors.size >= k ? authors : [])
+  const previous = (kept?.model as OpinionGroupsResult | undefined) ?? null
+  for (let fit = 1; ; fit++) {
+    const model = modelOf(groupQuestions, answers, admitted, k)
+    const last = admitted.size === 0 || kept?.published_input === model.fingerprint
+    const settled = last ? settle(model) : undefined
+    if (kept?.published_input === model.fingerprint) return { model, settled: settled!, fitted: null }
+    const result = computeOpinionGroups(model.entries.input, { previous })
+    const publication = publishOpinionGroups(result, questions, choices, model.entries, model.hasPrivate, k)
+    const uncounted = [...model.hasPrivate].filter((account) => !publication.countedPrivate.has(account))
+    if (uncounted.length === 0) return { model, settled: last ? settled! : settle(model), fitted: { result, publication } }
+    for (const account of uncounted) admitted.delete(account)
+    // Each fit of a large scope takes seconds: past a few, the model takes public answers alone, which always fit.
+    if (admitted.size < k || fit + 1 >= MAX_FITS) admitted.clear()
   }
-  answers.release()
-  return model
 }
 
 /**
- * Computes the scope's groups from every current answer, warm-started from the kept result, and keeps the new one
- * with everyone's place. Answers the kept run and the engine's whole result.
+ * Computes the scope's groups from the answers they may count (fitPublished), warm-started from the kept result,
+ * and keeps the new run with everyone's place; when those answers are the kept run's, keeps it as it is and places
+ * anew only the people the model leaves out. Answers the kept run and the engine's whole result.
  */
 export async function recomputeOpinionGroups(
   db: Kysely<Database>,
@@ -122,21 +171,57 @@ export async function recomputeOpinionGroups(
   scopeId: number,
   options: PublishingOptions,
 ): Promise<{ kept: KeptRun; published: PublishedGroups; result: OpinionGroupsResult; projected: ProjectedPlaces }> {
+  const k = options.minCellSize
   const repository = opinionGroupsRepository(db)
   const [{ questions, choices }, kept] = await Promise.all([repository.questions(scope, scopeId), repository.keptModel(scope, scopeId)])
   const { likert, mcq } = byKind(questions)
-  // The signature first: an answer arriving during the computation then makes the next check recompute.
-  const signature = await repository.signature(likert, mcq)
-  const model = await readModel(repository, questions, choices, options)
-  const result = computeOpinionGroups(model.entries.input, {
-    previous: (kept?.model as OpinionGroupsResult | undefined) ?? null,
+  // The signatures first: an answer arriving during the computation then makes the next check recompute.
+  const signature = await repository.signature(likert, mcq, k)
+  const expected = questions.reduce((sum, q) => sum + q.answers, 0)
+  const answers = await repository.answers(likert, mcq, expected, options.answersPerRead)
+  const groupQuestions: GroupQuestion[] = questions.map((q) =>
+    q.subtype === 'mcq'
+      ? { id: q.id, kind: 'choice', choices: choices.filter((c) => c.question_id === q.id).map((c) => c.id) }
+      : { id: q.id, kind: 'likert' },
+  )
+  // Counters follow public answers (docs/privacy.md): a private answer arriving must not move a published number.
+  const publicAnswers = answers.private.reduce((n, p) => n + (p ? 0 : 1), 0)
+  const fit = fitPublished(groupQuestions, answers, questions, choices, kept, k, (final) => {
+    let outsiders = null
+    if (final.omitted > 0) {
+      const inModel = new Set(Array.from(final.entries.input.accountIds))
+      const outside = answersWhere(answers, (a) => !inModel.has(answers.accountId[a]))
+      if (outside.accountId.length > 0) outsiders = opinionInput(groupQuestions, outside)
+    }
+    answers.release()
+    return outsiders
   })
-  const { published, counted } = publishOpinionGroups(result, questions, choices, model.entries, model.hasPrivate, options.minCellSize)
-  const { participants } = result
-  const shownLabels = new Set(published.groups.map((g) => g.label))
-  const weighting = await weightedGroupShares(db, counted, options)
+  const { model, fitted, settled: outsiders } = fit
+
+  const result = fitted?.result ?? (kept!.model as OpinionGroupsResult)
+  const published = fitted?.publication.published ?? (kept!.published as PublishedGroups)
+  const projected = outsiders ? projectParticipants(result, outsiders) : { accountIds: [], x: [], y: [] }
+  const outsiderPlaces = projected.accountIds.map((userId, i) => ({
+    userId,
+    clustered: false,
+    group_label: nearestShown(published, projected.x[i], projected.y[i]),
+    x: projected.x[i],
+    y: projected.y[i],
+  }))
+  if (!fitted) {
+    const stored = { scope, scopeId, signature: signature.published, answersSignature: signature.answers }
+    const modelAccounts = result.participants.accountIds
+    await db
+      .transaction()
+      .execute((trx) => keepOutsiders(trx, { ...stored, publishedInput: model.fingerprint, modelAccounts, outsiders: outsiderPlaces }))
+    return { kept: (await repository.kept(scope, scopeId))!, published, result, projected }
+  }
+
+  const weighting = await weightedGroupShares(db, fitted.publication.counted, options)
   published.weighting = { people: weighting.weighted, method: weighting.method }
   for (const group of published.groups) group.weighted_share = weighting.weighted > 0 ? (weighting.shares.get(group.label) ?? 0) : null
+  const shownLabels = new Set(published.groups.map((g) => g.label))
+  const { participants } = result
   const places: ({ userId: number } & Place)[] = participants.accountIds.map((userId, i) => {
     const clustered = participants.group[i] >= 0
     const label = clustered ? participants.group[i] : nearestShown(published, participants.x[i], participants.y[i])
@@ -148,17 +233,20 @@ export async function recomputeOpinionGroups(
       y: participants.y[i],
     }
   })
-  const { outsiders, publicAnswers } = model
-  const projected = outsiders ? projectParticipants(result, outsiders) : { accountIds: [], x: [], y: [] }
-  if (outsiders) {
-    projected.accountIds.forEach((userId, i) => {
-      const label = nearestShown(published, projected.x[i], projected.y[i])
-      places.push({ userId, clustered: false, group_label: label, x: projected.x[i], y: projected.y[i] })
-    })
-  }
-  await db
-    .transaction()
-    .execute((trx) => keepRun(trx, { scope, scopeId, answersCounted: publicAnswers, signature, model: result, published, places }))
+  places.push(...outsiderPlaces)
+  await db.transaction().execute((trx) =>
+    keepRun(trx, {
+      scope,
+      scopeId,
+      answersCounted: publicAnswers,
+      signature: signature.published,
+      answersSignature: signature.answers,
+      publishedInput: model.fingerprint,
+      model: result,
+      published,
+      places,
+    }),
+  )
   const now = (await repository.kept(scope, scopeId))!
   if (scope === 'collection' && groupsMoved(kept?.published as PublishedGroups | undefined, published))
     noticesAfterCommit(db).send([{ channel: OPINION_GROUPS_CHANNEL, payload: groupsNotice(scopeId, now.computed_at, published) }])
@@ -193,11 +281,12 @@ function nearestShown(published: PublishedGroups, x: number, y: number): number 
   return best
 }
 
-/** Whether the answers moved since the kept run: recomputes if so, else marks it checked. */
+/** Whether the answers moved since the kept run: recomputes if so (which may keep it as it is), else marks it checked. */
 async function refresh(settings: OpinionGroupsSettings, scope: OpinionScope, scopeId: number, kept: KeptRun): Promise<void> {
   const repository = opinionGroupsRepository(settings.db)
   const { likert, mcq } = byKind((await repository.questions(scope, scopeId)).questions)
-  if ((await repository.signature(likert, mcq)) === kept.signature) await repository.markChecked(scope, scopeId)
+  const signature = await repository.signature(likert, mcq, settings.minCellSize)
+  if (signature.published === kept.signature && signature.answers === kept.answers_signature) await repository.markChecked(scope, scopeId)
   else await recomputeOpinionGroups(settings.db, scope, scopeId, settings)
 }
 
