@@ -1,5 +1,5 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify'
-import { applyMinCellSize } from './disclosure/settings.ts'
+import { applyMinCellSize } from './disclosure/batches.ts'
 import cors from '@fastify/cors'
 import cookie from '@fastify/cookie'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'

@@ -286,13 +286,16 @@ async function recomputeCommand(config: Config, args: string[]): Promise<void> {
 async function checkCommand(config: Config): Promise<number> {
   const { rebuildAllLiquid } = await import('./engines/liquid/liquid.rebuild.ts')
   const { storedFigureDifferences } = await import('./engines/figures/check.ts')
+  const { unreleasedProblems } = await import('./disclosure/batches.ts')
   return withMigratedDatabase(config, async ({ db }) => {
     const liquid = await rebuildAllLiquid(db, false)
     for (const d of liquid) console.log(`liquid\tquestion ${d.question}\t${d.what}\tstored ${d.stored}\tresolved ${d.resolved}`)
     const figures = await storedFigureDifferences(db)
     for (const d of figures)
       console.log(`figure\t${d.table} ${d.id}\t${d.column}\tstored ${String(d.stored)}\trecomputed ${String(d.recomputed)}`)
-    const total = liquid.length + figures.length
+    const unreleased = await unreleasedProblems(db)
+    for (const p of unreleased) console.log(`unreleased\tquestion ${p.question}${p.user === null ? '' : `\tuser ${p.user}`}\t${p.what}`)
+    const total = liquid.length + figures.length + unreleased.length
     console.error(total === 0 ? 'every stored figure equals a recomputation' : `${total} stored values differ from a recomputation`)
     return total === 0 ? 0 : 1
   })

@@ -1,6 +1,8 @@
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { AddressInfo } from 'node:net'
+import { sql } from 'kysely'
+import { unreleasedProblems } from '../../src/disclosure/batches.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { insertTag, insertUser } from '../helpers/fixtures.ts'
 import { openSse, type SseStream } from '../helpers/sse.ts'
@@ -158,5 +160,20 @@ describe("a delegator reads its trustee's answer as released", () => {
     assert.equal(await read(), released, 'a withdrawal shows with its batch only')
     for (const who of ['b1', 'b2', 'b3', 'b4']) await rate(who, question, 3, true)
     assert.equal(JSON.parse(await read()).outcome, 'dead_end', 'released: the trustee has no answer and delegates nowhere')
+  })
+})
+
+describe('civic-survey check follows the unreleased changes', () => {
+  test('nothing to report after the writes above; a stray row or a question at k is reported', async () => {
+    const db = t.database.db
+    assert.deepEqual(await unreleasedProblems(db), [])
+    const question = (await ask({ question: 'Should the breakwater be painted?' })).id
+    await rate('a1', question, 2)
+    await sql`INSERT INTO unreleased_answers (question_id, user_id, released_answer) VALUES (${question}, ${people.a1.id}, false)`.execute(
+      db,
+    )
+    const problems = await unreleasedProblems(db)
+    assert.deepEqual(problems, [{ question, user: people.a1.id, what: 'no private answer to release' }])
+    await sql`DELETE FROM unreleased_answers WHERE question_id = ${question}`.execute(db)
   })
 })

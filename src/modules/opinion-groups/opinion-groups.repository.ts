@@ -99,8 +99,8 @@ export function opinionGroupsRepository(db: Kysely<Database>) {
     },
 
     /**
-     * The answers of the questions: ratings of likert questions, picks of multiple-choice ones, with whether each is
-     * private, in no particular order (the engine orders them). Columns come back as arrays, so a large scope costs
+     * The answers of the questions as released (migration 038: private ones in batches): ratings of likert questions,
+     * picks of multiple-choice ones, with whether each is private, in no particular order (the engine orders them). Columns come back as arrays, so a large scope costs
      * no object per answer, and from the questions' covering indexes alone (a skip is an answer without a value).
      * Up to `perRead` answers (`expected`, from the stored figures) it is one statement; a larger scope is read in
      * windows of account ids of about `perRead` answers each, so that no reply holds it all.
@@ -113,10 +113,10 @@ export function opinionGroupsRepository(db: Kysely<Database>) {
                  string_agg(question_id::text, ',') AS questions, string_agg(value::text, ',') AS vals,
                  string_agg(CASE WHEN private THEN '1' ELSE '0' END, '') AS private
           FROM (
-            SELECT user_id, question_id, value, private FROM question_votes
+            SELECT user_id, question_id, value, private FROM released_question_votes
             WHERE question_id = ANY(${likert}::int[]) AND value IS NOT NULL AND ${window}
             UNION ALL
-            SELECT user_id, question_id, choice_id, private FROM question_choice_votes
+            SELECT user_id, question_id, choice_id, private FROM released_choice_votes
             WHERE question_id = ANY(${mcq}::int[]) AND value IS NOT NULL AND ${window}
           ) AS answers`.execute(db)
         return rows[0]
@@ -136,28 +136,52 @@ export function opinionGroupsRepository(db: Kysely<Database>) {
     },
 
     /**
+     * The current answers, as they are now, of the people with a change of a private answer still unreleased on
+     * these questions (at most k-1 a question): the model sees them as released, their own place as they are.
+     */
+    async unreleasedAnswers(likert: number[], mcq: number[]): Promise<ScopeAnswers> {
+      const { rows } = await sql<{ user_id: number; question_id: number; value: number; private: boolean }>`
+        SELECT v.user_id, v.question_id, v.value, v.private FROM question_votes v
+        JOIN unreleased_answers r ON r.question_id = v.question_id AND r.user_id = v.user_id
+        WHERE v.question_id = ANY(${likert}::int[]) AND v.value IS NOT NULL
+        UNION ALL
+        SELECT v.user_id, v.question_id, v.choice_id, v.private FROM question_choice_votes v
+        JOIN unreleased_answers r ON r.question_id = v.question_id AND r.user_id = v.user_id
+        WHERE v.question_id = ANY(${mcq}::int[]) AND v.value IS NOT NULL`.execute(db)
+      return {
+        accountId: Int32Array.from(rows, (row) => row.user_id),
+        questionId: Int32Array.from(rows, (row) => row.question_id),
+        value: Int32Array.from(rows, (row) => row.value),
+        private: Uint8Array.from(rows, (row) => (row.private ? 1 : 0)),
+      }
+    },
+
+    /**
      * Two signatures of the answers (their number, ids and latest change). `published` decides that the kept groups
-     * are stale: it covers the public answers, and the private ones only once `k` people hold one (below that the
-     * model never sees them, so they must start no recompute). `answers` covers every answer: when only it moves,
+     * are stale: it covers the answers as released, public ones and the private ones only once `k` people hold one
+     * (below that the model never sees them, so they must start no recompute). `answers` covers every answer: when only it moves,
      * the places of people the model leaves out are refreshed, for themselves alone.
      */
     async signature(likert: number[], mcq: number[], k: number): Promise<{ published: string; answers: string }> {
-      const { rows } = await sql<{ open: string; authors: number; hidden: string }>`
-        SELECT concat_ws(':', count(*) FILTER (WHERE NOT private), coalesce(sum(id) FILTER (WHERE NOT private), 0),
+      const part = (likertTable: string, choiceTable: string) => sql`(
+          SELECT id, user_id, modified_at, private FROM ${sql.table(likertTable)}
+          WHERE question_id = ANY(${likert}::int[]) AND value IS NOT NULL
+          UNION ALL
+          SELECT id, user_id, modified_at, private FROM ${sql.table(choiceTable)}
+          WHERE question_id = ANY(${mcq}::int[]) AND value IS NOT NULL)`
+      const summary = sql`concat_ws(':', count(*) FILTER (WHERE NOT private), coalesce(sum(id) FILTER (WHERE NOT private), 0),
                  coalesce((max(modified_at) FILTER (WHERE NOT private))::text, '-')) AS open,
                count(DISTINCT user_id) FILTER (WHERE private)::int AS authors,
                concat_ws(':', count(*) FILTER (WHERE private), coalesce(sum(id) FILTER (WHERE private), 0),
-                 coalesce((max(modified_at) FILTER (WHERE private))::text, '-')) AS hidden
-        FROM (
-          SELECT id, user_id, modified_at, private FROM question_votes
-          WHERE question_id = ANY(${likert}::int[]) AND value IS NOT NULL
-          UNION ALL
-          SELECT id, user_id, modified_at, private FROM question_choice_votes
-          WHERE question_id = ANY(${mcq}::int[]) AND value IS NOT NULL
-        ) AS answers`.execute(db)
-      const { open, authors, hidden } = rows[0]
-      const questions = `${likert.join(',')}|${mcq.join(',')}|k${k}|${open}`
-      return { published: `${questions}|${authors >= k ? hidden : '-'}`, answers: `${questions}|${hidden}` }
+                 coalesce((max(modified_at) FILTER (WHERE private))::text, '-')) AS hidden`
+      // What the model may see: the answers as released (private ones in batches); and every answer as it is now.
+      const { rows } = await sql<{ open: string; authors: number; hidden: string; now_open: string; now_hidden: string }>`
+        SELECT r.open, r.authors, r.hidden, n.open AS now_open, n.hidden AS now_hidden
+        FROM (SELECT ${summary} FROM ${part('released_question_votes', 'released_choice_votes')} AS answers) AS r,
+             (SELECT ${summary} FROM ${part('question_votes', 'question_choice_votes')} AS answers) AS n`.execute(db)
+      const { open, authors, hidden, now_open, now_hidden } = rows[0]
+      const questions = `${likert.join(',')}|${mcq.join(',')}|k${k}`
+      return { published: `${questions}|${open}|${authors >= k ? hidden : '-'}`, answers: `${questions}|${now_open}|${now_hidden}` }
     },
 
     async kept(scope: OpinionScope, scopeId: number): Promise<KeptRun | undefined> {

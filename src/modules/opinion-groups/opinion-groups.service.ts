@@ -61,6 +61,22 @@ function answersWhere(answers: ScopeAnswers, keep: (a: number) => boolean): Scop
   }
 }
 
+function joined(a: ScopeAnswers, b: ScopeAnswers): ScopeAnswers {
+  if (b.accountId.length === 0) return a
+  const join = <T extends Int32Array | Uint8Array>(x: T, y: T, make: (n: number) => T): T => {
+    const out = make(x.length + y.length)
+    out.set(x)
+    out.set(y, x.length)
+    return out
+  }
+  return {
+    accountId: join(a.accountId, b.accountId, (n) => new Int32Array(n)),
+    questionId: join(a.questionId, b.questionId, (n) => new Int32Array(n)),
+    value: join(a.value, b.value, (n) => new Int32Array(n)),
+    private: join(a.private, b.private, (n) => new Uint8Array(n)),
+  }
+}
+
 /** 32-bit avalanche (murmur3's finalizer). */
 function mix(h: number): number {
   h = Math.imul(h ^ (h >>> 16), 0x85ebca6b)
@@ -178,7 +194,11 @@ export async function recomputeOpinionGroups(
   // The signatures first: an answer arriving during the computation then makes the next check recompute.
   const signature = await repository.signature(likert, mcq, k)
   const expected = questions.reduce((sum, q) => sum + q.answers, 0)
-  const answers = await repository.answers(likert, mcq, expected, options.answersPerRead)
+  const [answers, unreleased] = await Promise.all([
+    repository.answers(likert, mcq, expected, options.answersPerRead),
+    repository.unreleasedAnswers(likert, mcq),
+  ])
+  const waiting = new Set(unreleased.accountId)
   const groupQuestions: GroupQuestion[] = questions.map((q) =>
     q.subtype === 'mcq'
       ? { id: q.id, kind: 'choice', choices: choices.filter((c) => c.question_id === q.id).map((c) => c.id) }
@@ -188,9 +208,13 @@ export async function recomputeOpinionGroups(
   const publicAnswers = answers.private.reduce((n, p) => n + (p ? 0 : 1), 0)
   const fit = fitPublished(groupQuestions, answers, questions, choices, kept, k, (final) => {
     let outsiders = null
-    if (final.omitted > 0) {
+    if (final.omitted > 0 || waiting.size > 0) {
       const inModel = new Set(Array.from(final.entries.input.accountIds))
-      const outside = answersWhere(answers, (a) => !inModel.has(answers.accountId[a]))
+      // People left out are placed for themselves from their answers as they are now, unreleased changes included.
+      const outside = joined(
+        answersWhere(answers, (a) => !inModel.has(answers.accountId[a]) && !waiting.has(answers.accountId[a])),
+        answersWhere(unreleased, (a) => !inModel.has(unreleased.accountId[a])),
+      )
       if (outside.accountId.length > 0) outsiders = opinionInput(groupQuestions, outside)
     }
     answers.release()
