@@ -114,7 +114,10 @@ export async function buildApp({
 
   app.decorate('config', config)
   app.decorate('db', db)
-  await applyMinCellSize(db, config.minCellSize)
+  // A database not reachable yet must not stop the start (requests then answer 503); k then stays as last stored.
+  await applyMinCellSize(db, config.minCellSize).catch((error: Error) =>
+    app.log.warn({ err: error }, 'MIN_CELL_SIZE not yet stored in the database; it keeps its previous value'),
+  )
   app.decorate('mailer', createMailer(config, app.log))
   app.decorate('sms', createSmsSender(config, app.log))
   app.decorate('push', createPushSender(config.push, app.log))

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely'
 import { runScript } from '../script.ts'
+import { noticeTriggerSql } from '../data-changes.ts'
 
 /**
  * Private answers reach a question's published figures in batches of k (MIN_CELL_SIZE), never one by one
@@ -34,6 +35,7 @@ CREATE TABLE disclosure_settings (
   min_cell_size integer NOT NULL CHECK (min_cell_size >= 1)
 );
 INSERT INTO disclosure_settings (id, min_cell_size) VALUES (true, 5);
+${noticeTriggerSql('disclosure_settings')};
 
 CREATE TABLE unreleased_answers (
   question_id integer NOT NULL REFERENCES questions (id) ON DELETE CASCADE,
@@ -47,6 +49,7 @@ CREATE TABLE unreleased_answers (
   since timestamptz NOT NULL DEFAULT clock_timestamp(),
   PRIMARY KEY (question_id, user_id)
 );
+${noticeTriggerSql('unreleased_answers')};
 
 -- Before batches, a question's private answers counted from its k-th: those of questions with fewer are unreleased.
 INSERT INTO unreleased_answers (question_id, user_id, released_answer)
