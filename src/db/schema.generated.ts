@@ -667,6 +667,8 @@ export interface Tags {
   id: Generated<number>;
   image: string | null;
   modified_at: Generated<Timestamp>;
+  private_votes_count: Generated<number>;
+  published_votes_count: Generated<number>;
   questions_count: Generated<number>;
   quick_order: number | null;
   slug: string;

@@ -36,6 +36,7 @@ import * as keptKeysAndOwnRecords from './2026-11-28-037-kept-keys-and-own-recor
 import * as privateAnswerBatches from './2026-11-28-038-private-answer-batches.ts'
 import * as privateCommentVotes from './2026-11-28-039-private-comment-votes.ts'
 import * as opinionGroupsPublishedInput from './2026-11-28-040-opinion-groups-published-input.ts'
+import * as publishedTagCounts from './2026-11-28-041-published-tag-counts.ts'
 
 /** Every migration in the order it applies; names never change once released. */
 export const migrations: Record<string, Migration> = {
@@ -76,4 +77,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-28-038-private-answer-batches': privateAnswerBatches,
   '2026-11-28-039-private-comment-votes': privateCommentVotes,
   '2026-11-28-040-opinion-groups-published-input': opinionGroupsPublishedInput,
+  '2026-11-28-041-published-tag-counts': publishedTagCounts,
 }

@@ -29,7 +29,7 @@ export const STORED_FIGURES: Record<string, string[]> = {
   question_question_connections: DIRECT,
   comments: ['direct_maximum', 'direct_minimum', 'public_direct_maximum', 'public_direct_minimum', 'report_count'],
   users: USER_COUNTERS,
-  tags: ['followers_count', 'questions_count', 'votes_count'],
+  tags: ['followers_count', 'questions_count', 'votes_count', 'private_votes_count'],
   areas: ['members_count', 'question_count'],
   groups: ['member_count'],
   question_collections: ['question_count', 'item_count'],

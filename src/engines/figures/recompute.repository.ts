@@ -182,16 +182,17 @@ function counterStatements(): RawBuilder<unknown>[] {
     ),
     refresh(
       'tags',
-      ['followers_count', 'questions_count', 'votes_count'],
+      ['followers_count', 'questions_count', 'votes_count', 'private_votes_count'],
       `SELECT t.id, coalesce(f.n, 0) AS followers_count, coalesce(c.questions, 0) AS questions_count,
-         coalesce(c.votes, 0) AS votes_count
+         coalesce(c.votes, 0) AS votes_count, coalesce(c.private_votes, 0) AS private_votes_count
        FROM tags t
        LEFT JOIN (SELECT tag_id, count(*) AS n FROM following_tags GROUP BY tag_id) f ON f.tag_id = t.id
        LEFT JOIN (
-         SELECT carrying.tag_id, count(*) AS questions, coalesce(sum(v.n), 0) AS votes
+         SELECT carrying.tag_id, count(*) AS questions, coalesce(sum(v.n), 0) AS votes, coalesce(sum(v.private_n), 0) AS private_votes
          FROM (SELECT tag_id, question_id FROM question_tags
                UNION SELECT topic_id, id FROM questions WHERE topic_id IS NOT NULL) carrying
-         LEFT JOIN (SELECT question_id, count(*) AS n FROM question_votes GROUP BY question_id) v
+         LEFT JOIN (SELECT question_id, count(*) AS n, count(*) FILTER (WHERE private) AS private_n
+           FROM question_votes GROUP BY question_id) v
            ON v.question_id = carrying.question_id
          GROUP BY carrying.tag_id) c ON c.tag_id = t.id`,
     ),

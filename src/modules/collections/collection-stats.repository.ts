@@ -18,7 +18,9 @@ export interface CollectionFigures {
 /**
  * For each collection, in one statement: who answered its questions (likert or choice, skips included), how many
  * answers that makes (one per person and question) and how many answered them all; the same over public answers;
- * and how many of the people have a private answer there (what collection-stats.service.ts releases them by).
+ * and how many of the people have a private answer there (what collection-stats.service.ts releases them by). The
+ * answers are read as released (migration 038's views): a private answer, or a change of one, enters with its
+ * question's batch, as it enters the question's own figures.
  */
 export async function collectionFigures(db: Kysely<Database>, collectionIds: number[]): Promise<Map<number, CollectionFigures>> {
   if (collectionIds.length === 0) return new Map()
@@ -29,9 +31,9 @@ export async function collectionFigures(db: Kysely<Database>, collectionIds: num
         bool_or(v.private) AS has_private
       FROM question_collection_items item
       CROSS JOIN LATERAL (
-        SELECT qv.user_id, qv.question_id, qv.private FROM question_votes qv WHERE qv.question_id = item.question_id
+        SELECT qv.user_id, qv.question_id, qv.private FROM released_question_votes qv WHERE qv.question_id = item.question_id
         UNION ALL
-        SELECT qcv.user_id, qcv.question_id, qcv.private FROM question_choice_votes qcv WHERE qcv.question_id = item.question_id
+        SELECT qcv.user_id, qcv.question_id, qcv.private FROM released_choice_votes qcv WHERE qcv.question_id = item.question_id
       ) v
       WHERE item.parent_id = ANY(${[...new Set(collectionIds)]}::int4[]) AND item.type = 'Q'
       GROUP BY item.parent_id, v.user_id

@@ -1,5 +1,5 @@
 import type { ViewContext } from '../../core/view-context.ts'
-import { releaseGroup, releaseSiblings, shownCount } from '../../disclosure/release.ts'
+import { releaseGroup, releaseSiblings, releaseWhole, shownCount } from '../../disclosure/release.ts'
 import { percentage } from './collections.mapper.ts'
 import type { CollectionRow } from './collections.repository.ts'
 import { collectionFigures, type CollectionFigures } from './collection-stats.repository.ts'
@@ -7,22 +7,28 @@ import type { CollectionStats } from './related.schemas.ts'
 
 /**
  * The figures of one collection as the disclosure rules let them out (docs/collections.md): the group is its
- * answerers; their private answers count once k of them have one there; nothing is shown below k answerers; the
- * people who answered everything, and the others, are siblings under them (secondary suppression).
+ * answerers; their private answers count once k of them have one there, and until then every figure is that of the
+ * public answers alone (people with a public answer, their public answers, those who answered everything
+ * publicly), so a private answer changes nothing; nothing is shown below k answerers counted that way; the people
+ * who answered everything, and the others, are siblings under them (secondary suppression).
  */
 function releasedFigures(figures: CollectionFigures | undefined, questionCount: number, k: number) {
   if (!figures) return {}
-  const everyone = { public: figures.answerers - figures.private_people, private: figures.private_people }
+  // Rule 1 counts the people with a private answer; those of them with a public one too are public answerers anyway.
+  const { withPrivate } = releaseWhole({ public: figures.public_answerers, private: figures.private_people }, k)
+  // Partitions of the answerers shown: by whether they have a private answer, and whether they answered everything.
+  const everyone = withPrivate
+    ? { public: figures.answerers - figures.private_people, private: figures.private_people }
+    : { public: figures.public_answerers, private: 0 }
+  const complete = withPrivate
+    ? { public: figures.complete_count - figures.complete_private_people, private: figures.complete_private_people }
+    : { public: figures.public_complete_count, private: 0 }
   const release = releaseGroup(everyone, k)
   if (!release.published) return {}
-  const complete = {
-    public: figures.complete_count - figures.complete_private_people,
-    private: figures.complete_private_people,
-  }
   const others = { public: everyone.public - complete.public, private: everyone.private - complete.private }
   const [completeRelease] = releaseSiblings([complete, others], k, { count: everyone, release })
-  const answerers = release.withPrivate ? figures.answerers : figures.public_answerers
-  const answers = release.withPrivate ? figures.answers : figures.public_answers
+  const answerers = shownCount(everyone, release)
+  const answers = withPrivate ? figures.answers : figures.public_answers
   return {
     answerers,
     answers,

@@ -16,7 +16,7 @@ const COLUMNS = [
   'tags.text',
   'tags.followers_count',
   'tags.questions_count',
-  'tags.votes_count',
+  'tags.published_votes_count as votes_count',
 ] as const
 
 export type CollectionTagRow = {

@@ -163,7 +163,14 @@ export function collectionsRepository(db: Kysely<Database>) {
       return db
         .selectFrom('question_collection_tags as ct')
         .innerJoin('tags', 'tags.id', 'ct.tag_id')
-        .select(['ct.collection_id', 'tags.id', 'tags.text', 'tags.followers_count', 'tags.questions_count', 'tags.votes_count'])
+        .select([
+          'ct.collection_id',
+          'tags.id',
+          'tags.text',
+          'tags.followers_count',
+          'tags.questions_count',
+          'tags.published_votes_count as votes_count',
+        ])
         .where('ct.collection_id', 'in', [...new Set(collectionIds)])
         .orderBy('ct.collection_id')
         .orderBy('ct.created_at')

@@ -11,6 +11,16 @@ import type { Interval } from './public-stats.schemas.ts'
 
 type Bucketed = { bucket: string; count: number }
 
+/** One bucket's answers: public and private ones on each of its days, and the people who gave them. */
+export interface AnswerBucket {
+  bucket: string
+  people: number
+  public_people: number
+  private_people: number
+  public_counts: number[]
+  private_counts: number[]
+}
+
 /** The bucket of a timestamp column, as its first day in UTC. */
 const bucketOf = (interval: Interval, ref: string) =>
   sql<string>`to_char(date_trunc(${interval}, ${sql.ref(ref)} AT TIME ZONE 'UTC'), 'YYYY-MM-DD')`
@@ -77,6 +87,10 @@ export function publicStatsRepository(db: Kysely<Database>) {
           (SELECT count(*) FROM question_votes)::int AS question_vote_count,
           (SELECT count(*) FROM question_choice_votes)::int AS choice_vote_count,
           ((SELECT count(*) FROM question_votes WHERE skipped) + (SELECT count(*) FROM question_choice_votes WHERE skipped))::int AS skip_count,
+          (SELECT count(*) FROM question_votes WHERE private)::int AS private_question_vote_count,
+          (SELECT count(*) FROM question_choice_votes WHERE private)::int AS private_choice_vote_count,
+          ((SELECT count(*) FROM question_votes WHERE skipped AND private)
+            + (SELECT count(*) FROM question_choice_votes WHERE skipped AND private))::int AS private_skip_count,
           (SELECT count(*) FROM comments WHERE NOT is_hidden)::int AS comment_count,
           (SELECT count(*) FROM comment_votes WHERE active)::int AS comment_vote_count,
           (SELECT count(*) FROM comment_votes WHERE active AND private)::int AS private_comment_vote_count,
@@ -116,17 +130,32 @@ export function publicStatsRepository(db: Kysely<Database>) {
       return rows
     },
 
-    /** Answers given in each bucket (replaced ones included, at the time they were given) and how many people gave them. */
-    async answers(interval: Interval, from: Date, to: Date): Promise<{ bucket: string; count: number; people: number }[]> {
-      const { rows } = await sql<{ bucket: string; count: number; people: number }>`
-        SELECT ${bucketOf(interval, 'at')} AS bucket, count(*)::int AS count, count(DISTINCT user_id)::int AS people
-        FROM (
-          SELECT user_id, modified_at AS at FROM question_votes WHERE modified_at >= ${from} AND modified_at < ${to}
-          UNION ALL SELECT user_id, modified_at FROM question_choice_votes WHERE modified_at >= ${from} AND modified_at < ${to}
-          UNION ALL SELECT user_id, answered_at FROM question_vote_history WHERE answered_at >= ${from} AND answered_at < ${to}
-          UNION ALL SELECT user_id, answered_at FROM question_choice_vote_history WHERE answered_at >= ${from} AND answered_at < ${to}
-        ) AS answers
-        GROUP BY 1`.execute(db)
+    /**
+     * Answers given in each bucket (replaced ones included, at the time they were given), public and private, per
+     * UTC day of the bucket; and the people who gave them: everyone, those with a public answer there, and those
+     * with a private one.
+     */
+    async answers(interval: Interval, from: Date, to: Date): Promise<AnswerBucket[]> {
+      const { rows } = await sql<AnswerBucket>`
+        WITH answers AS (
+          SELECT user_id, modified_at AS at, private FROM question_votes WHERE modified_at >= ${from} AND modified_at < ${to}
+          UNION ALL SELECT user_id, modified_at, private FROM question_choice_votes WHERE modified_at >= ${from} AND modified_at < ${to}
+          UNION ALL SELECT user_id, answered_at, private FROM question_vote_history WHERE answered_at >= ${from} AND answered_at < ${to}
+          UNION ALL SELECT user_id, answered_at, private FROM question_choice_vote_history WHERE answered_at >= ${from} AND answered_at < ${to}
+        ), days AS (
+          SELECT ${bucketOf(interval, 'at')} AS bucket, count(*) FILTER (WHERE NOT private)::int AS public_count,
+            count(*) FILTER (WHERE private)::int AS private_count
+          FROM answers GROUP BY 1, date_trunc('day', at AT TIME ZONE 'UTC')
+        ), people AS (
+          SELECT ${bucketOf(interval, 'at')} AS bucket, count(DISTINCT user_id)::int AS people,
+            count(DISTINCT user_id) FILTER (WHERE NOT private)::int AS public_people,
+            count(DISTINCT user_id) FILTER (WHERE private)::int AS private_people
+          FROM answers GROUP BY 1
+        )
+        SELECT p.bucket, p.people, p.public_people, p.private_people,
+          array_agg(d.public_count) AS public_counts, array_agg(d.private_count) AS private_counts
+        FROM people p JOIN days d ON d.bucket = p.bucket
+        GROUP BY p.bucket, p.people, p.public_people, p.private_people`.execute(db)
       return rows
     },
 

@@ -57,7 +57,7 @@ export function publicStatsRoutes(app: App): void {
       access: 'anyone',
       resource: { name: 'Advanced Stats', description: 'Sign-ups, answers, questions and comments per calendar period (UTC).' },
     },
-    handler: async (request) => advancedStats(app.db, request.query, new Date()),
+    handler: async (request) => advancedStats(app.db, request.query, new Date(), app.config.minCellSize),
   })
 
   app.get('/api/user_count/', {

@@ -29,7 +29,10 @@ export const QuestionStatsListQuery = QuestionListQuery
 export const GeneralStats = Type.Object({
   user_count: Type.Integer({ description: 'active accounts (not deactivated, not deleted)' }),
   question_count: Type.Integer({ description: 'published questions' }),
-  answer_count: Type.Integer({ description: 'current answers, likert and choice, skips included' }),
+  answer_count: Type.Integer({
+    description:
+      'current answers, likert and choice, skips included; in each of these counts, private ones once it holds MIN_CELL_SIZE of them',
+  }),
   question_vote_count: Type.Integer(),
   choice_vote_count: Type.Integer(),
   skip_count: Type.Integer(),
@@ -69,8 +72,12 @@ export const AdvancedStats = Type.Object({
     data: Type.Object({
       user_count: Series,
       new_user_count: Series,
-      answer_count: Series,
-      answerer_count: Series,
+      answer_count: Type.Array(Type.Integer(), {
+        description: 'answers given (replaced ones included); private ones on the days that hold MIN_CELL_SIZE of them',
+      }),
+      answerer_count: Type.Array(Type.Integer(), {
+        description: 'people who gave them; private answers count once MIN_CELL_SIZE of them have one in the interval',
+      }),
       question_count: Series,
       comment_count: Series,
     }),

@@ -6,11 +6,11 @@ import { statisticsColumns } from '../../engines/statistics/statistics-fields.ts
 import type { UrlBuilder } from '../../core/urls.ts'
 import { toChoice, toQuestionTag } from '../questions/questions.mapper.ts'
 import { withFigures } from '../../disclosure/figures.ts'
-import { releaseWhole } from '../../disclosure/release.ts'
+import { releaseSiblings, releaseWhole, shownCount } from '../../disclosure/release.ts'
 import { loadPublishedFigures } from '../questions/published-figures.ts'
 import { questionsRepository, type QuestionRow } from '../questions/questions.repository.ts'
 import { bucketStarts, cumulative, dayLabel, nextBucket, parseDay, seriesOn } from './buckets.ts'
-import { publicStatsRepository } from './public-stats.repository.ts'
+import { publicStatsRepository, type AnswerBucket } from './public-stats.repository.ts'
 import type { AdvancedStats, AdvancedStatsQuery, GeneralStats, QuestionStats } from './public-stats.schemas.ts'
 
 const FIGURES = [...statisticsColumns('direct'), ...statisticsColumns('liquid'), 'polarisation'] as const
@@ -79,20 +79,70 @@ export async function questionStatsFromRows(
   })
 }
 
+/**
+ * The service's answers as a whole, whose private answers count from the k-th (rule 1), cut two ways into siblings
+ * under it: likert and choice answers, and skips and the rest. Each count is always shown, so only which private
+ * answers count is taken from the rules: a part counts its own from its k-th, and never leaves 1 to k-1 of them
+ * between the whole and the parts.
+ */
+function publishedAnswerTotals(totals: Record<string, number>, privately: { likert: number; choice: number; skips: number }, k: number) {
+  const part = (count: number, privateCount: number) => ({ public: count - privateCount, private: privateCount })
+  const likert = part(totals.question_vote_count, privately.likert)
+  const choice = part(totals.choice_vote_count, privately.choice)
+  const skips = part(totals.skip_count, privately.skips)
+  const all = { public: likert.public + choice.public, private: likert.private + choice.private }
+  const rest = { public: all.public - skips.public, private: all.private - skips.private }
+  const whole = { count: all, release: releaseWhole(all, k) }
+  const [likertRelease, choiceRelease] = releaseSiblings([likert, choice], k, whole)
+  const [skipRelease] = releaseSiblings([skips, rest], k, whole)
+  return {
+    answer_count: shownCount(all, whole.release),
+    question_vote_count: shownCount(likert, likertRelease),
+    choice_vote_count: shownCount(choice, choiceRelease),
+    skip_count: shownCount(skips, skipRelease),
+  }
+}
+
 /** The service's totals; its comment votes are a whole whose private votes count from the k-th (releaseWhole). */
 export async function generalStats(db: Kysely<Database>, k: number): Promise<GeneralStats> {
-  const { generated_at, private_comment_vote_count, ...totals } = await publicStatsRepository(db).totals()
+  const {
+    generated_at,
+    private_comment_vote_count,
+    private_question_vote_count,
+    private_choice_vote_count,
+    private_skip_count,
+    ...totals
+  } = await publicStatsRepository(db).totals()
   const commentVotes = { public: totals.comment_vote_count - private_comment_vote_count, private: private_comment_vote_count }
   return {
     ...totals,
-    answer_count: totals.question_vote_count + totals.choice_vote_count,
+    ...publishedAnswerTotals(
+      totals,
+      { likert: private_question_vote_count, choice: private_choice_vote_count, skips: private_skip_count },
+      k,
+    ),
     comment_vote_count: releaseWhole(commentVotes, k).withPrivate ? totals.comment_vote_count : commentVotes.public,
     generated_at: iso(generated_at),
   } as GeneralStats
 }
 
-/** Activity over time, one value per calendar bucket (UTC) from the raw rows. */
-export async function advancedStats(db: Kysely<Database>, query: AdvancedStatsQuery, today: Date): Promise<AdvancedStats> {
+/**
+ * A bucket's answers and answerers as published. Answers: each UTC day is a whole whose private answers count from
+ * its k-th, and a week or month is the sum of its days, so no interval leaves 1 to k-1 private answers between it and
+ * another. Answerers: the bucket's people, whose private answers count from the k-th person with one; until then,
+ * the people with a public answer there.
+ */
+function publishedAnswers(row: AnswerBucket, k: number) {
+  const count = row.public_counts.reduce((sum, publicCount, i) => {
+    const day = { public: publicCount, private: row.private_counts[i] }
+    return sum + shownCount(day, releaseWhole(day, k))
+  }, 0)
+  const people = releaseWhole({ public: row.public_people, private: row.private_people }, k).withPrivate ? row.people : row.public_people
+  return { bucket: row.bucket, count, people }
+}
+
+/** Activity over time, one value per calendar bucket (UTC) from the raw rows; answers and answerers as published. */
+export async function advancedStats(db: Kysely<Database>, query: AdvancedStatsQuery, today: Date, k: number): Promise<AdvancedStats> {
   const interval = query.interval ?? 'day'
   const end = query.end ? parseDay(query.end) : parseDay(dayLabel(today))
   const start = query.start ? parseDay(query.start) : new Date(end.getTime() - 29 * 86_400_000)
@@ -104,7 +154,7 @@ export async function advancedStats(db: Kysely<Database>, query: AdvancedStatsQu
   const to = nextBucket(starts[starts.length - 1], interval)
   const labels = starts.map(dayLabel)
   const repository = publicStatsRepository(db)
-  const [usersBefore, newUsers, answers, questions, comments] = await Promise.all([
+  const [usersBefore, newUsers, answerBuckets, questions, comments] = await Promise.all([
     repository.activeUsersBefore(from),
     repository.newActiveUsers(interval, from, to),
     repository.answers(interval, from, to),
@@ -112,6 +162,7 @@ export async function advancedStats(db: Kysely<Database>, query: AdvancedStatsQu
     repository.newComments(interval, from, to),
   ])
   const newUserSeries = seriesOn(labels, newUsers)
+  const answers = answerBuckets.map((row) => publishedAnswers(row, k))
   return {
     results: {
       start: dayLabel(start),

@@ -87,7 +87,7 @@ export function questionRelationsRepository(db: Kysely<Database>) {
         SELECT (SELECT json_agg(authors) FROM authors) AS authors, ${embeds},
           (SELECT json_agg(qt ORDER BY qt.question_id, qt.position, qt.id) FROM (
             SELECT question_tags.id, question_tags.question_id, question_tags.tag_id, question_tags.position,
-                question_tags.created_at, question_tags.modified_at, tags.text, tags.followers_count, tags.questions_count, tags.votes_count
+                question_tags.created_at, question_tags.modified_at, tags.text, tags.followers_count, tags.questions_count, tags.published_votes_count AS votes_count
               FROM question_tags JOIN tags ON tags.id = question_tags.tag_id WHERE question_tags.question_id = ANY(${ids})) AS qt) AS question_tags,
           (SELECT json_agg(json_build_array(l.id, l.question_id, l.link, l.title) ORDER BY l.id)
             FROM question_links l WHERE l.question_id = ANY(${ids})) AS links,

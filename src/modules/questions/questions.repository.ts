@@ -399,7 +399,7 @@ export function questionsRepository(db: Kysely<Database>) {
         .selectFrom('question_tags')
         .innerJoin('tags', 'tags.id', 'question_tags.tag_id')
         .selectAll('question_tags')
-        .select(['tags.text', 'tags.followers_count', 'tags.questions_count', 'tags.votes_count'])
+        .select(['tags.text', 'tags.followers_count', 'tags.questions_count', 'tags.published_votes_count as votes_count'])
         .where('question_tags.question_id', 'in', questionIds)
         .orderBy('question_tags.question_id')
         .orderBy('question_tags.position')

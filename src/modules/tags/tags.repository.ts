@@ -9,10 +9,11 @@ import type { Tag, TagInfo, TagListQuery } from './tags.schemas.ts'
 
 export type TagRow = Selectable<Tags>
 
-const TAG_ORDERING = orderingFieldsOf(
-  ['id', 'text', 'followers_count', 'questions_count', 'votes_count', 'created_at', 'modified_at'],
-  'tags',
-)
+/** votes_count sorts on the published count, the one shown. */
+const TAG_ORDERING = {
+  ...orderingFieldsOf(['id', 'text', 'followers_count', 'questions_count', 'created_at', 'modified_at'], 'tags'),
+  votes_count: column('tags.published_votes_count'),
+}
 
 export function tagsRepository(db: Kysely<Database>) {
   return {
@@ -63,13 +64,17 @@ export function tagsRepository(db: Kysely<Database>) {
   }
 }
 
-export function toTagInfo(row: TagRow): TagInfo {
+/**
+ * A tag as anyone sees it: votes_count is the published count (migration 041), whose private answers count only
+ * once the tag holds MIN_CELL_SIZE of them. Wherever a tag is embedded, select tags.published_votes_count as it.
+ */
+export function toTagInfo(row: Pick<TagRow, 'id' | 'text' | 'followers_count' | 'questions_count' | 'published_votes_count'>): TagInfo {
   return {
     id: row.id,
     text: row.text,
     followers_count: row.followers_count,
     questions_count: row.questions_count,
-    votes_count: row.votes_count,
+    votes_count: row.published_votes_count,
   }
 }
 

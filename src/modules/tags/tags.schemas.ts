@@ -7,7 +7,9 @@ export const TagInfo = Type.Object({
   text: Type.String(),
   followers_count: Type.Integer(),
   questions_count: Type.Integer(),
-  votes_count: Type.Integer(),
+  votes_count: Type.Integer({
+    description: 'likert answers to the questions it carries (skips included); private ones once it holds MIN_CELL_SIZE of them',
+  }),
 })
 export type TagInfo = Static<typeof TagInfo>
 

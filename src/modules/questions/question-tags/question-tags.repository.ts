@@ -16,7 +16,7 @@ const QUESTION_TAG_ORDERING = orderingFieldsOf(['id', 'position', 'created_at', 
 /** QUESTION_TAG_ORDERING with the figure fields, which sort on the published figures (k = MIN_CELL_SIZE). */
 const questionTagOrdering = (k: number) => ({ ...QUESTION_TAG_ORDERING, ...publishedFigureOrdering('question_tag', k) })
 
-const TAG_COLUMNS = ['tags.text', 'tags.followers_count', 'tags.questions_count', 'tags.votes_count'] as const
+const TAG_COLUMNS = ['tags.text', 'tags.followers_count', 'tags.questions_count', 'tags.published_votes_count as votes_count'] as const
 
 export function questionTagsRepository(db: Kysely<Database>) {
   return {
