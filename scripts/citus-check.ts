@@ -57,6 +57,7 @@ export const PLAN: Record<string, Role> = {
   comment_votes: byQuestion(),
   comment_reports: byQuestion(),
   vote_comments: byQuestion(),
+  unreleased_answers: byQuestion(),
 
   areas: reference,
   census_data: reference,
@@ -67,6 +68,7 @@ export const PLAN: Record<string, Role> = {
   question_collections: reference,
   question_collection_items: reference,
   question_collection_tags: reference,
+  disclosure_settings: reference,
 
   users: local,
   user_geos: local,
