@@ -64,6 +64,7 @@ async function observe(who: string, question: number): Promise<unknown[]> {
     figures(listed),
     listed.choices.map(figures),
     figures(stats),
+    [stats.answer_count, stats.private_answer_count, stats.replaced_answer_count, stats.first_answer_at, stats.last_answer_at],
     stats.choices.map(figures),
     (await get(`/api/question_choices/?question=${question}`)).results.map(figures),
     (await get(`/api/next_question_light/?id__in=${question}`)).results.map(figures),

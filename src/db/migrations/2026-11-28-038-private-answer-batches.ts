@@ -46,7 +46,7 @@ CREATE TABLE unreleased_answers (
   released_skipped boolean,
   released_created_at timestamptz,
   released_modified_at timestamptz,
-  since timestamptz NOT NULL DEFAULT clock_timestamp(),
+  since timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (question_id, user_id)
 );
 ${noticeTriggerSql('unreleased_answers')};

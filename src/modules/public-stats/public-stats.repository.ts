@@ -25,6 +25,11 @@ export interface AnswerBucket {
 const bucketOf = (interval: Interval, ref: string) =>
   sql<string>`to_char(date_trunc(${interval}, ${sql.ref(ref)} AT TIME ZONE 'UTC'), 'YYYY-MM-DD')`
 
+/** A replaced answer counts once released: a private one replaced while its author's change waits does not yet. */
+const released = (h: string) =>
+  sql`NOT (${sql.ref(`${h}.private`)} AND EXISTS (SELECT 1 FROM unreleased_answers r
+    WHERE r.question_id = ${sql.ref(`${h}.question_id`)} AND r.user_id = ${sql.ref(`${h}.user_id`)} AND ${sql.ref(`${h}.replaced_at`)} >= r.since))`
+
 export function publicStatsRepository(db: Kysely<Database>) {
   return {
     /** A page of the questions the caller may see, with every filter and ordering of the question listing (k = MIN_CELL_SIZE). */
@@ -66,13 +71,13 @@ export function publicStatsRepository(db: Kysely<Database>) {
                min(first_at) FILTER (WHERE NOT private) AS public_first_answer_at,
                max(last_at) FILTER (WHERE NOT private) AS public_last_answer_at
         FROM (
-          SELECT question_id, true AS current, private, created_at AS first_at, modified_at AS last_at FROM question_votes WHERE question_id IN (${sql.join(questionIds)})
+          SELECT question_id, true AS current, private, created_at AS first_at, modified_at AS last_at FROM released_question_votes WHERE question_id IN (${sql.join(questionIds)})
           UNION ALL
-          SELECT question_id, true, private, created_at, modified_at FROM question_choice_votes WHERE question_id IN (${sql.join(questionIds)})
+          SELECT question_id, true, private, created_at, modified_at FROM released_choice_votes WHERE question_id IN (${sql.join(questionIds)})
           UNION ALL
-          SELECT question_id, false, private, answered_at, answered_at FROM question_vote_history WHERE question_id IN (${sql.join(questionIds)})
+          SELECT question_id, false, private, answered_at, answered_at FROM question_vote_history h WHERE question_id IN (${sql.join(questionIds)}) AND ${released('h')}
           UNION ALL
-          SELECT question_id, false, private, answered_at, answered_at FROM question_choice_vote_history WHERE question_id IN (${sql.join(questionIds)})
+          SELECT question_id, false, private, answered_at, answered_at FROM question_choice_vote_history h WHERE question_id IN (${sql.join(questionIds)}) AND ${released('h')}
         ) AS answers
         GROUP BY question_id`.execute(db)
       return rows
