@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { likertFigures, type LevelCounts } from '../../src/engines/statistics/likert.ts'
@@ -36,30 +37,22 @@ function assertClose(actual: Record<string, unknown>, expected: Record<string, n
   }
 }
 
-const K = 5
-
-/**
- * The answers a question's published figures count: all of them once it holds MIN_CELL_SIZE (5) private answers,
- * likert and choice alike, its public ones only before that (docs/statistics.md).
- */
-async function countedAnswers<T extends { question_id: number; private: boolean }>(votes: T[]): Promise<T[]> {
-  const db = t.database.db
-  const privates = [
-    ...(await db.selectFrom('question_votes').select('question_id').where('private', '=', true).execute()),
-    ...(await db.selectFrom('question_choice_votes').select('question_id').where('private', '=', true).execute()),
-  ]
-  const privateCount = new Map<number, number>()
-  for (const { question_id } of privates) privateCount.set(question_id, (privateCount.get(question_id) ?? 0) + 1)
-  return votes.filter((vote) => !vote.private || (privateCount.get(vote.question_id) ?? 0) >= K)
+/** The answers a question's figures count: every current answer as released (private ones in batches, migration 038). */
+async function released<T>(view: 'released_question_votes' | 'released_choice_votes', columns: string): Promise<T[]> {
+  const { rows } = await sql<T>`SELECT ${sql.raw(columns)} FROM ${sql.table(view)}`.execute(t.database.db)
+  return rows
 }
 
 test('every question shown through the API carries figures equal to a recomputation from the answers it counts', async () => {
-  const all = await t.database.db.selectFrom('question_votes').select(['question_id', 'value', 'skipped', 'private']).execute()
+  const all = await released<{ question_id: number; value: number | null; skipped: boolean; private: boolean }>(
+    'released_question_votes',
+    'question_id, value, skipped, private',
+  )
   assert.ok(
     all.some((vote) => vote.private),
     'the tiny seed holds private answers',
   )
-  const votes = await countedAnswers(all)
+  const votes = all
   const byQuestion = new Map<number, Tally>()
   for (const vote of votes) {
     const entry = byQuestion.get(vote.question_id) ?? tally()
@@ -87,8 +80,9 @@ test('every question shown through the API carries figures equal to a recomputat
 })
 
 test('every choice carries figures equal to a recomputation from the answers it counts', async () => {
-  const votes = await countedAnswers(
-    await t.database.db.selectFrom('question_choice_votes').select(['question_id', 'choice_id', 'value', 'skipped', 'private']).execute(),
+  const votes = await released<{ question_id: number; choice_id: number; value: number | null; skipped: boolean; private: boolean }>(
+    'released_choice_votes',
+    'question_id, choice_id, value, skipped, private',
   )
   const byChoice = new Map<number, Tally>()
   for (const vote of votes) {
