@@ -90,10 +90,11 @@ export async function isDatabaseEmpty(db: Kysely<Database>): Promise<boolean> {
   return !rows[0].found
 }
 
-/** TRUNCATE ... RESTART IDENTITY CASCADE of every table except Kysely's migration bookkeeping. */
+/** TRUNCATE ... RESTART IDENTITY CASCADE of every table except Kysely's migration bookkeeping and settings. */
 async function truncateAllData(db: Kysely<Database>): Promise<void> {
   const { rows } = await sql<{ name: string }>`SELECT tablename AS name FROM pg_tables
-    WHERE schemaname = current_schema() AND tablename NOT LIKE 'kysely\\_%' ORDER BY tablename`.execute(db)
+    WHERE schemaname = current_schema() AND tablename NOT LIKE 'kysely\\_%' AND tablename <> 'disclosure_settings'
+    ORDER BY tablename`.execute(db)
   if (rows.length === 0) return
   const list = rows.map((r) => `"${r.name}"`).join(', ')
   await sql.raw(`TRUNCATE ${list} RESTART IDENTITY CASCADE`).execute(db)

@@ -66,7 +66,8 @@ WHERE a.question_id IN (
 
 CREATE FUNCTION set_min_cell_size(p_k integer) RETURNS void LANGUAGE plpgsql VOLATILE AS $$
 BEGIN
-  UPDATE disclosure_settings SET min_cell_size = p_k WHERE min_cell_size <> p_k;
+  INSERT INTO disclosure_settings (id, min_cell_size) VALUES (true, p_k)
+  ON CONFLICT (id) DO UPDATE SET min_cell_size = p_k WHERE disclosure_settings.min_cell_size <> p_k;
   IF FOUND THEN
     DELETE FROM unreleased_answers u
     WHERE u.question_id IN (SELECT question_id FROM unreleased_answers GROUP BY question_id HAVING count(*) >= p_k);
