@@ -58,6 +58,7 @@ export const PLAN: Record<string, Role> = {
   comment_reports: byQuestion(),
   vote_comments: byQuestion(),
   unreleased_answers: byQuestion(),
+  unreleased_comment_votes: byQuestion(),
 
   areas: reference,
   census_data: reference,

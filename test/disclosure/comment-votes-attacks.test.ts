@@ -3,12 +3,14 @@ import assert from 'node:assert/strict'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { insertUser } from '../helpers/fixtures.ts'
 import { storedFigureDifferences } from '../../src/engines/figures/check.ts'
+import { unreleasedProblems } from '../../src/disclosure/batches.ts'
 
 /**
  * Private comment votes, attacked as an observer would (anonymous, a stranger, a friend of the voter, staff through
  * the public routes, and the comment's author): a comment's tallies, listings ordered by them, the voter's
  * count_comment_votes, the service's totals, notifications and activity, read byte for byte before and after one
- * private vote. With MIN_CELL_SIZE 5 a comment counts its private votes only from the fifth on, all at once.
+ * private vote. With MIN_CELL_SIZE 5 a comment counts its private votes only from the fifth on, all at once, and
+ * every later change of one waits for a batch of five (test/disclosure/comment-vote-batches.test.ts).
  */
 let t: TestApp
 const people: Record<string, { id: number; token: string }> = {}
@@ -91,6 +93,7 @@ const order = async (who: string, ordering: string) =>
 
 async function assertCheckClean(label: string) {
   assert.deepEqual(await storedFigureDifferences(t.database.db), [], `${label}: civic-survey check reports differences`)
+  assert.deepEqual(await unreleasedProblems(t.database.db), [], `${label}: civic-survey check reports unreleased changes`)
 }
 
 before(async () => {
@@ -196,7 +199,7 @@ describe('one private comment vote shows nothing to others', () => {
 })
 
 describe('from the k-th private vote, all of them count at once', () => {
-  test('four private votes show nothing; the fifth shows all five; one fewer hides them again', async () => {
+  test('four private votes show nothing; the fifth shows all five; withdrawals wait for a batch of five', async () => {
     const before = await everyone()
     const cast: [string, number][] = [['vera', (await vote('vera', ids.watched, 5, true)).id]]
     for (const name of ['s1', 's2', 's3']) cast.push([name, (await vote(name, ids.watched, 5, true)).id])
@@ -215,10 +218,14 @@ describe('from the k-th private vote, all of them count at once', () => {
     assert.equal(await counted('anonymous'), JSON.parse(before.get('anonymous')!.profile).count_comment_votes, 'not on the profile')
     await assertCheckClean('with five private votes')
 
+    const released = await everyone()
     await withdraw(fifth.id, 's4')
-    assertUnchanged(await everyone(), before, 'back to four private votes')
-    for (const [name, id] of cast) await withdraw(id, name)
-    assertUnchanged(await everyone(), before, 'none left')
+    assertUnchanged(await everyone(), released, 'one withdrawn: it waits for its batch')
+    const [[veraName, veraVote], ...others] = cast
+    for (const [name, id] of others) await withdraw(id, name)
+    assertUnchanged(await everyone(), released, 'four withdrawn')
+    await withdraw(veraVote, veraName)
+    assertUnchanged(await everyone(), before, 'the fifth withdrawal releases them: none left')
     await assertCheckClean('after withdrawing them all')
   })
 

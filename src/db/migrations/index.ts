@@ -37,6 +37,7 @@ import * as privateAnswerBatches from './2026-11-28-038-private-answer-batches.t
 import * as privateCommentVotes from './2026-11-28-039-private-comment-votes.ts'
 import * as opinionGroupsPublishedInput from './2026-11-28-040-opinion-groups-published-input.ts'
 import * as publishedTagCounts from './2026-11-28-041-published-tag-counts.ts'
+import * as commentVoteBatches from './2026-11-28-042-comment-vote-batches.ts'
 
 /** Every migration in the order it applies; names never change once released. */
 export const migrations: Record<string, Migration> = {
@@ -78,4 +79,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-28-039-private-comment-votes': privateCommentVotes,
   '2026-11-28-040-opinion-groups-published-input': opinionGroupsPublishedInput,
   '2026-11-28-041-published-tag-counts': publishedTagCounts,
+  '2026-11-28-042-comment-vote-batches': commentVoteBatches,
 }

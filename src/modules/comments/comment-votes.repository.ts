@@ -6,7 +6,6 @@ import { commentVisibleTo } from './comments.repository.ts'
 import { type Viewer } from '../../core/caller.ts'
 import { queryBoolean } from './comments.schemas.ts'
 import { DOWN, UP, type CommentVoteListQuery } from './comment-votes.schemas.ts'
-import type { StoredTallies } from './comments.mapper.ts'
 
 export type CommentVoteRow = Selectable<CommentVotes>
 
@@ -106,12 +105,15 @@ export function commentVotesRepository(db: Kysely<Database>) {
         .executeTakeFirstOrThrow()
     },
 
-    /** Counts the comment's active votes again (its row is locked) and stores the tallies, of every vote and of public ones. */
-    async retally(commentId: number): Promise<StoredTallies> {
+    /**
+     * Counts the comment's active votes again (its row is locked) and stores the tallies, of every vote and of public
+     * ones; what is published of them is read through published_comment_corrections (migration 042).
+     */
+    async retally(commentId: number): Promise<void> {
       const counted = (value: number, publicOnly: boolean) =>
         sql<number>`(SELECT count(*)::int FROM comment_votes
           WHERE comment_id = ${commentId} AND active AND value = ${value} ${publicOnly ? sql`AND NOT private` : sql``})`
-      return db
+      await db
         .updateTable('comments')
         .set({
           direct_maximum: counted(UP, false),
@@ -120,8 +122,7 @@ export function commentVotesRepository(db: Kysely<Database>) {
           public_direct_minimum: counted(DOWN, true),
         })
         .where('id', '=', commentId)
-        .returning(['direct_maximum', 'direct_minimum', 'public_direct_maximum', 'public_direct_minimum'])
-        .executeTakeFirstOrThrow()
+        .execute()
     },
 
     /** Moves the voter's count of active comment votes, and the count of public ones that others see. */

@@ -41,7 +41,7 @@ export function commentVoteRoutes(app: App): void {
     config: { access: 'signed-in' },
     preValidation: drfBody({ choices: { value: [UP, DOWN] } }),
     handler: async (request, reply) => {
-      const { vote, created, tallies } = await castCommentVote(app.db, signedIn(request), request.body, app.config.minCellSize)
+      const { vote, created, tallies } = await castCommentVote(app.db, signedIn(request), request.body)
       const context = viewContextOf(app, request)
       const users = await loadFullUsers(context, [vote.user_id])
       const answer = { ...toCommentVote(vote, users.get(vote.user_id)!, context.urls), ...tallies }

@@ -13,7 +13,7 @@ export const CommentVote = Type.Object({
   value: Type.Integer({ description: '5 up, 1 down' }),
   user: FullUser,
   private: Type.Boolean({
-    description: "listed only to the voter and staff; counted in the comment's tallies once it holds MIN_CELL_SIZE private votes",
+    description: "listed only to the voter and staff; reaches the comment's tallies with a batch of MIN_CELL_SIZE private changes",
   }),
   active: Type.Boolean({ description: 'false once superseded by a newer vote of the same user on the same comment, or withdrawn' }),
   object_id: Type.Integer({ description: 'the comment voted on' }),

@@ -9,7 +9,6 @@ import type { FullUser } from '../users/users.schemas.ts'
 import { commentVotesRepository, type CommentVoteRow } from './comment-votes.repository.ts'
 import { DOWN, UP, type CommentVote, type CommentVoteBody } from './comment-votes.schemas.ts'
 import { commentsRepository } from './comments.repository.ts'
-import { publishedTallies } from './comments.mapper.ts'
 import { viewerOf } from '../../core/caller.ts'
 import { refusingViolations } from '../../core/constraint-errors.ts'
 import type { ViewContext } from '../../core/view-context.ts'
@@ -41,7 +40,7 @@ export async function commentVotesFromRows(context: ViewContext, rows: CommentVo
 export interface CastResult {
   vote: CommentVoteRow
   created: boolean
-  /** The comment's tallies after the vote, as everyone sees them (publishedTallies). */
+  /** The comment's tallies once the vote is in, as everyone reads them (published, migration 042). */
   tallies: { direct_maximum: number; direct_minimum: number }
 }
 
@@ -49,11 +48,11 @@ export interface CastResult {
  * A vote on a comment. A new value (or privacy) supersedes the caller's earlier vote, which stays
  * with active false; the same vote again changes nothing. Without `private`, a vote keeps the privacy
  * of the one it supersedes, and a first vote takes the voter's default (default_private). The comment
- * row is locked, so its tallies are counted one vote at a time. k = MIN_CELL_SIZE.
+ * row is locked, so its tallies are counted one vote at a time.
  */
-export async function castCommentVote(db: Kysely<Database>, caller: Caller, body: CommentVoteBody, k: number): Promise<CastResult> {
+export async function castCommentVote(db: Kysely<Database>, caller: Caller, body: CommentVoteBody): Promise<CastResult> {
   if (body.value !== UP && body.value !== DOWN) throw fieldError('value', `"${body.value}" is not a valid choice.`)
-  return refusingViolations(
+  const { vote, created } = await refusingViolations(
     () =>
       db.transaction().execute(async (trx) => {
         const comment = await commentsRepository(trx).lockVisible(body.object_id, viewerOf(caller))
@@ -62,20 +61,22 @@ export async function castCommentVote(db: Kysely<Database>, caller: Caller, body
         const repository = commentVotesRepository(trx)
         const current = await repository.activeVote(caller.id, comment.id)
         const isPrivate = body.private ?? current?.private ?? (await repository.defaultPrivacyOf(caller.id))
-        if (current && current.value === body.value && current.private === isPrivate) {
-          return { vote: current, created: false, tallies: publishedTallies(comment, k) }
-        }
+        if (current && current.value === body.value && current.private === isPrivate) return { vote: current, created: false }
         if (current) await repository.deactivate(current.id)
         const wasPublic = current !== undefined && !current.private
         await repository.countOnUser(caller.id, current ? 0 : 1, Number(!isPrivate) - Number(wasPublic))
         const vote = await repository.insert({ comment_id: comment.id, user_id: caller.id, value: body.value, private: isPrivate })
-        return { vote, created: true, tallies: publishedTallies(await repository.retally(comment.id), k) }
+        await repository.retally(comment.id)
+        return { vote, created: true }
       }),
     {
       unique: { non_field_errors: ['You already have a vote on this comment.'] },
       missing: () => ({ object_id: [invalidPk(body.object_id)] }),
     },
   )
+  // Read once committed: the batch a change completes is released as its transaction commits (migration 042).
+  const tallies = (await commentsRepository(db).publishedTallies(vote.comment_id)) ?? { direct_maximum: 0, direct_minimum: 0 }
+  return { vote, created, tallies }
 }
 
 /** Withdraws a vote: it stays as history with active false and stops counting. Idempotent. */

@@ -1,5 +1,4 @@
 import { iso } from '../../core/time.ts'
-import { releaseWhole } from '../../disclosure/release.ts'
 import type { UrlBuilder } from '../../core/urls.ts'
 import type { VoteSummary } from '../questions/questions.schemas.ts'
 import { photoUrl } from '../users/users.mapper.ts'
@@ -69,28 +68,8 @@ export interface CommentRelations {
   showReports: boolean
 }
 
-/** A comment's up and down votes, and those of its public votes. */
-export interface StoredTallies {
-  direct_maximum: number
-  direct_minimum: number
-  public_direct_maximum: number
-  public_direct_minimum: number
-}
-
-/**
- * The tallies everyone sees (the voters, the comment's author and staff alike): a comment is a whole
- * (releaseWhole) whose private votes count only once it holds k of them, so that what is left after taking off
- * the public votes is nothing private or at least k private votes together.
- */
-export function publishedTallies(row: StoredTallies, k: number): { direct_maximum: number; direct_minimum: number } {
-  const publicVotes = row.public_direct_maximum + row.public_direct_minimum
-  const privateVotes = row.direct_maximum + row.direct_minimum - publicVotes
-  return releaseWhole({ public: publicVotes, private: privateVotes }, k).withPrivate
-    ? { direct_maximum: row.direct_maximum, direct_minimum: row.direct_minimum }
-    : { direct_maximum: row.public_direct_maximum, direct_minimum: row.public_direct_minimum }
-}
-
-export function toComment(row: ListedCommentRow, related: CommentRelations, urls: UrlBuilder, k: number): Comment {
+/** The row's tallies are the published ones (comments.repository.ts), the same for everyone. */
+export function toComment(row: ListedCommentRow, related: CommentRelations, urls: UrlBuilder): Comment {
   return {
     id: row.id,
     url: urls.detail('comments', row.id),
@@ -107,7 +86,8 @@ export function toComment(row: ListedCommentRow, related: CommentRelations, urls
     user: related.author,
     vote: related.vote,
     my_vote: related.myVote,
-    ...publishedTallies(row, k),
+    direct_maximum: row.direct_maximum,
+    direct_minimum: row.direct_minimum,
     is_hidden: row.is_hidden,
     report_count: related.showReports ? row.report_count : null,
     created_at: iso(row.created_at),

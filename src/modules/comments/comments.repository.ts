@@ -1,66 +1,63 @@
-import { sql, type ExpressionBuilder, type Kysely, type RawBuilder, type Selectable } from 'kysely'
+import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely'
 import type { Comments, Database } from '../../db/database.ts'
 import type { Viewer } from '../../core/caller.ts'
 import { column, orderingFieldsOf, orderingTerms, type OrderingFields } from '../../db/ordering.ts'
 import { pageOfRows, type ListRequest, type RowsPage } from '../../db/paging.ts'
 import { queryBoolean, type CommentListQuery, type Subtype } from './comments.schemas.ts'
 
-export type CommentRow = Selectable<Comments>
-/** A comment with the title and slug of its question, as listings select it. */
+/** A comment as read (the tallies of its public votes, migration 039, are kept for civic-survey check, not read). */
+export type CommentRow = Omit<Selectable<Comments>, 'public_direct_maximum' | 'public_direct_minimum'>
+/** A comment with its published tallies and the title and slug of its question, as listings select it. */
 export type ListedCommentRow = CommentRow & { question_text: string; question_slug: string }
+
+/**
+ * A comment's tallies as everyone sees them (the voters, the comment's author and staff alike): the stored ones, which
+ * count every active vote, corrected for the people whose private vote has a change waiting for its batch
+ * (migration 042, published_comment_corrections). Listings select them and orderings sort on them, so an order tells
+ * no more than the tallies.
+ */
+const PUBLISHED_TALLIES = {
+  direct_maximum: sql<number>`(comments.direct_maximum + (SELECT up FROM published_comment_corrections(comments.id)))`,
+  direct_minimum: sql<number>`(comments.direct_minimum + (SELECT down FROM published_comment_corrections(comments.id)))`,
+}
 
 const COMMENT_ORDERING: OrderingFields = {
   ...orderingFieldsOf(['id', 'created_at', 'modified_at', 'subtype', 'text'], 'comments'),
+  direct_maximum: PUBLISHED_TALLIES.direct_maximum,
+  direct_minimum: PUBLISHED_TALLIES.direct_minimum,
   question: column('comments.question_id'),
   user: column('comments.user_id'),
   parent: column('comments.parent_id'),
 }
 
-/**
- * A tally as `publishedTallies` shows it (releaseWhole in SQL: a comment's private votes count from the k-th), so
- * that an order by it tells no more than the tallies. Private votes are those the public tallies leave out.
- */
-function publishedTally(name: 'direct_maximum' | 'direct_minimum', k: number): RawBuilder<unknown> {
-  const privateVotes = sql`(comments.direct_maximum + comments.direct_minimum - comments.public_direct_maximum - comments.public_direct_minimum)`
-  return sql`CASE WHEN ${privateVotes} >= ${k}::integer THEN ${sql.ref(`comments.${name}`)} ELSE ${sql.ref(`comments.public_${name}`)} END`
-}
+/** Staff may also sort by how often a comment was reported. */
+const STAFF_COMMENT_ORDERING: OrderingFields = { ...COMMENT_ORDERING, report_count: column('comments.report_count') }
 
-/** Built once per k and kind of viewer; staff may also sort by how often a comment was reported. */
-const orderings = new Map<string, OrderingFields>()
-function commentOrdering(k: number, staff: boolean): OrderingFields {
-  const key = `${k}:${staff}`
-  let fields = orderings.get(key)
-  if (!fields) {
-    fields = {
-      ...COMMENT_ORDERING,
-      direct_maximum: publishedTally('direct_maximum', k),
-      direct_minimum: publishedTally('direct_minimum', k),
-      ...(staff ? { report_count: column('comments.report_count') } : {}),
-    }
-    orderings.set(key, Object.freeze(fields))
-  }
-  return fields
-}
-
-const COMMENT_COLUMNS = [
+/** A comment's own columns but its tallies. */
+const COMMENT_FIELDS = [
   'comments.id',
   'comments.question_id',
   'comments.user_id',
   'comments.parent_id',
   'comments.text',
   'comments.subtype',
-  'comments.direct_maximum',
-  'comments.direct_minimum',
-  'comments.public_direct_maximum',
-  'comments.public_direct_minimum',
   'comments.report_count',
   'comments.is_hidden',
   'comments.created_at',
   'comments.modified_at',
 ] as const
 
-/** What a listing selects: the comment and the title and slug of its question. */
-const LISTED_COLUMNS = [...COMMENT_COLUMNS, 'questions.question as question_text', 'questions.slug as question_slug'] as const
+/** The comment as stored (its tallies count every active vote). */
+const COMMENT_COLUMNS = [...COMMENT_FIELDS, 'comments.direct_maximum', 'comments.direct_minimum'] as const
+
+/** What a listing selects: the comment with its published tallies, and the title and slug of its question. */
+const LISTED_COLUMNS = [
+  ...COMMENT_FIELDS,
+  PUBLISHED_TALLIES.direct_maximum.as('direct_maximum'),
+  PUBLISHED_TALLIES.direct_minimum.as('direct_minimum'),
+  'questions.question as question_text',
+  'questions.slug as question_slug',
+] as const
 
 type CommentsEb = ExpressionBuilder<Database, 'comments' | 'questions'>
 
@@ -85,12 +82,10 @@ export function commentsRepository(db: Kysely<Database>) {
       .where((eb) => commentVisibleTo(eb, viewer))
 
   return {
-    /**
-     * A page of the comments the viewer may see, newest first unless ordered otherwise (staff may order by reports;
-     * k = MIN_CELL_SIZE, for orderings by a tally).
-     */
-    async page(filters: CommentListQuery, viewer: Viewer, list: ListRequest, k: number): Promise<RowsPage<ListedCommentRow>> {
-      const ordering = orderingTerms(list.ordering, commentOrdering(k, viewer.isStaff), ['-created_at'], column('comments.id'))
+    /** A page of the comments the viewer may see, newest first unless ordered otherwise (staff may order by reports). */
+    async page(filters: CommentListQuery, viewer: Viewer, list: ListRequest): Promise<RowsPage<ListedCommentRow>> {
+      const fields = viewer.isStaff ? STAFF_COMMENT_ORDERING : COMMENT_ORDERING
+      const ordering = orderingTerms(list.ordering, fields, ['-created_at'], column('comments.id'))
       return pageOfRows<ListedCommentRow>(list, this.filtered(filters, viewer), (q) => q.select(LISTED_COLUMNS), ordering)
     },
 
@@ -111,6 +106,24 @@ export function commentsRepository(db: Kysely<Database>) {
 
     async findVisible(id: number, viewer: Viewer): Promise<ListedCommentRow | undefined> {
       return visible(viewer).select(LISTED_COLUMNS).where('comments.id', '=', id).executeTakeFirst()
+    },
+
+    /** The comment's published tallies; none once it is removed. */
+    async publishedTallies(id: number): Promise<{ direct_maximum: number; direct_minimum: number } | undefined> {
+      return db
+        .selectFrom('comments')
+        .select([PUBLISHED_TALLIES.direct_maximum.as('direct_maximum'), PUBLISHED_TALLIES.direct_minimum.as('direct_minimum')])
+        .where('comments.id', '=', id)
+        .executeTakeFirst()
+    },
+
+    /** The active votes on every comment as the published tallies count them, together (general_stats). */
+    async publishedVoteCount(): Promise<number> {
+      const { rows } = await sql<{ n: number }>`
+        SELECT ((SELECT count(*) FROM comment_votes WHERE active)
+          + (SELECT coalesce(sum(c.up + c.down), 0) FROM (SELECT DISTINCT comment_id FROM unreleased_comment_votes) AS u
+             CROSS JOIN LATERAL published_comment_corrections(u.comment_id) AS c))::int AS n`.execute(db)
+      return rows[0].n
     },
 
     /** The comment, locked until the transaction ends, if the viewer may see it. */

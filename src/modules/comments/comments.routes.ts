@@ -34,7 +34,7 @@ export function commentRoutes(app: App): void {
       access: 'anyone',
       resource: { name: 'Comment List', description: 'What people say about questions: information, reasons and suggestions.' },
     },
-    rows: (request, list) => commentsRepository(app.db).page(request.query, viewerOf(request.caller), list, app.config.minCellSize),
+    rows: (request, list) => commentsRepository(app.db).page(request.query, viewerOf(request.caller), list),
     items: (rows, request) => commentsFromRows(viewContextOf(app, request), rows),
   })
 

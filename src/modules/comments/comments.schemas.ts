@@ -53,8 +53,12 @@ export const Comment = Type.Object({
     description: "the author's current answer to the question: public answers only, unless the caller is the author",
   }),
   my_vote: Type.Array(OwnCommentVote, { description: "the caller's active vote on this comment, if any" }),
-  direct_maximum: Type.Integer({ description: 'active up votes (value 5); private ones once the comment holds MIN_CELL_SIZE of them' }),
-  direct_minimum: Type.Integer({ description: 'active down votes (value 1); private ones once the comment holds MIN_CELL_SIZE of them' }),
+  direct_maximum: Type.Integer({
+    description: 'active up votes (value 5) as published: a private vote, and every change of one, counts with a batch of MIN_CELL_SIZE',
+  }),
+  direct_minimum: Type.Integer({
+    description: 'active down votes (value 1) as published: a private vote, and every change of one, counts with a batch of MIN_CELL_SIZE',
+  }),
   is_hidden: Type.Boolean({ description: 'hidden by staff: seen only by staff and the author' }),
   report_count: Nullable(Type.Integer({ description: 'reports received; staff only, null for everyone else' })),
   created_at: Timestamp,

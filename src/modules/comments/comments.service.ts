@@ -47,7 +47,6 @@ export async function commentsFromRows(context: ViewContext, rows: ListedComment
         showReports: viewer.isStaff,
       },
       urls,
-      context.minCellSize,
     )
   })
 }

@@ -9,6 +9,7 @@ import { withFigures } from '../../disclosure/figures.ts'
 import { releaseSiblings, releaseWhole, shownCount } from '../../disclosure/release.ts'
 import { loadPublishedFigures } from '../questions/published-figures.ts'
 import { questionsRepository, type QuestionRow } from '../questions/questions.repository.ts'
+import { commentsRepository } from '../comments/comments.repository.ts'
 import { bucketStarts, cumulative, dayLabel, nextBucket, parseDay, seriesOn } from './buckets.ts'
 import { publicStatsRepository, type AnswerBucket } from './public-stats.repository.ts'
 import type { AdvancedStats, AdvancedStatsQuery, GeneralStats, QuestionStats } from './public-stats.schemas.ts'
@@ -103,17 +104,16 @@ function publishedAnswerTotals(totals: Record<string, number>, privately: { like
   }
 }
 
-/** The service's totals; its comment votes are a whole whose private votes count from the k-th (releaseWhole). */
+/** The service's totals; its comment votes as the comments' tallies publish them (in batches, migration 042). */
 export async function generalStats(db: Kysely<Database>, k: number): Promise<GeneralStats> {
   const {
     generated_at,
-    private_comment_vote_count,
+    private_comment_vote_count: _privateCommentVotes,
     private_question_vote_count,
     private_choice_vote_count,
     private_skip_count,
     ...totals
   } = await publicStatsRepository(db).totals()
-  const commentVotes = { public: totals.comment_vote_count - private_comment_vote_count, private: private_comment_vote_count }
   return {
     ...totals,
     ...publishedAnswerTotals(
@@ -121,7 +121,7 @@ export async function generalStats(db: Kysely<Database>, k: number): Promise<Gen
       { likert: private_question_vote_count, choice: private_choice_vote_count, skips: private_skip_count },
       k,
     ),
-    comment_vote_count: releaseWhole(commentVotes, k).withPrivate ? totals.comment_vote_count : commentVotes.public,
+    comment_vote_count: await commentsRepository(db).publishedVoteCount(),
     generated_at: iso(generated_at),
   } as GeneralStats
 }
