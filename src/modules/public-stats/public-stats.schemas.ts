@@ -37,7 +37,9 @@ export const GeneralStats = Type.Object({
   choice_vote_count: Type.Integer(),
   skip_count: Type.Integer(),
   comment_count: Type.Integer({ description: 'comments not hidden by moderators' }),
-  comment_vote_count: Type.Integer({ description: 'active comment votes; private ones once there are MIN_CELL_SIZE of them' }),
+  comment_vote_count: Type.Integer({
+    description: 'active comment votes as the comments publish them: private ones in batches of MIN_CELL_SIZE',
+  }),
   collection_count: Type.Integer(),
   group_count: Type.Integer(),
   tag_count: Type.Integer(),
