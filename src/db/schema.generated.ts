@@ -116,6 +116,11 @@ export interface CommentVotes {
   value: number;
 }
 
+export interface DisclosureSettings {
+  id: Generated<boolean>;
+  min_cell_size: number;
+}
+
 export interface FollowingTags {
   created_at: Generated<Timestamp>;
   id: Generated<number>;
@@ -612,6 +617,29 @@ export interface QuestionVotes {
   value: number | null;
 }
 
+export interface ReleasedChoiceVotes {
+  choice_id: number | null;
+  created_at: Timestamp | null;
+  id: number | null;
+  modified_at: Timestamp | null;
+  private: boolean | null;
+  question_id: number | null;
+  skipped: boolean | null;
+  user_id: number | null;
+  value: number | null;
+}
+
+export interface ReleasedQuestionVotes {
+  created_at: Timestamp | null;
+  id: number | null;
+  modified_at: Timestamp | null;
+  private: boolean | null;
+  question_id: number | null;
+  skipped: boolean | null;
+  user_id: number | null;
+  value: number | null;
+}
+
 export interface ServiceSecrets {
   created_at: Generated<Timestamp>;
   name: string;
@@ -684,6 +712,25 @@ export interface TeamMessages {
   sent_at: Timestamp | null;
   subject: Generated<string>;
   user_id: number | null;
+}
+
+export interface UnreleasedAnswers {
+  question_id: number;
+  released_answer: boolean;
+  released_choice: number | null;
+  released_created_at: Timestamp | null;
+  released_modified_at: Timestamp | null;
+  released_skipped: boolean | null;
+  released_value: number | null;
+  since: Generated<Timestamp>;
+  user_id: number;
+}
+
+export interface UnreleasedCommentVotes {
+  comment_id: number;
+  released_value: number | null;
+  since: Generated<Timestamp>;
+  user_id: number;
 }
 
 export interface UserCompares {
@@ -776,6 +823,7 @@ export interface DB {
   comment_reports: CommentReports;
   comment_votes: CommentVotes;
   comments: Comments;
+  disclosure_settings: DisclosureSettings;
   following_tags: FollowingTags;
   following_users: FollowingUsers;
   friendships: Friendships;
@@ -813,6 +861,8 @@ export interface DB {
   question_vote_history: QuestionVoteHistory;
   question_votes: QuestionVotes;
   questions: Questions;
+  released_choice_votes: ReleasedChoiceVotes;
+  released_question_votes: ReleasedQuestionVotes;
   service_secrets: ServiceSecrets;
   shareable_links: ShareableLinks;
   social_accounts: SocialAccounts;
@@ -820,6 +870,8 @@ export interface DB {
   tag_delegations: TagDelegations;
   tags: Tags;
   team_messages: TeamMessages;
+  unreleased_answers: UnreleasedAnswers;
+  unreleased_comment_votes: UnreleasedCommentVotes;
   user_compares: UserCompares;
   user_geos: UserGeos;
   users: Users;
