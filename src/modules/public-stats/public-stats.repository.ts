@@ -97,8 +97,6 @@ export function publicStatsRepository(db: Kysely<Database>) {
           ((SELECT count(*) FROM question_votes WHERE skipped AND private)
             + (SELECT count(*) FROM question_choice_votes WHERE skipped AND private))::int AS private_skip_count,
           (SELECT count(*) FROM comments WHERE NOT is_hidden)::int AS comment_count,
-          (SELECT count(*) FROM comment_votes WHERE active)::int AS comment_vote_count,
-          (SELECT count(*) FROM comment_votes WHERE active AND private)::int AS private_comment_vote_count,
           (SELECT count(*) FROM question_collections)::int AS collection_count,
           (SELECT count(*) FROM groups)::int AS group_count,
           (SELECT count(*) FROM tags)::int AS tag_count,

@@ -108,7 +108,6 @@ function publishedAnswerTotals(totals: Record<string, number>, privately: { like
 export async function generalStats(db: Kysely<Database>, k: number): Promise<GeneralStats> {
   const {
     generated_at,
-    private_comment_vote_count: _privateCommentVotes,
     private_question_vote_count,
     private_choice_vote_count,
     private_skip_count,
