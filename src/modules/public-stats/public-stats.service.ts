@@ -106,13 +106,8 @@ function publishedAnswerTotals(totals: Record<string, number>, privately: { like
 
 /** The service's totals; its comment votes as the comments' tallies publish them (in batches, migration 042). */
 export async function generalStats(db: Kysely<Database>, k: number): Promise<GeneralStats> {
-  const {
-    generated_at,
-    private_question_vote_count,
-    private_choice_vote_count,
-    private_skip_count,
-    ...totals
-  } = await publicStatsRepository(db).totals()
+  const { generated_at, private_question_vote_count, private_choice_vote_count, private_skip_count, ...totals } =
+    await publicStatsRepository(db).totals()
   return {
     ...totals,
     ...publishedAnswerTotals(
