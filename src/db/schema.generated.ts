@@ -538,6 +538,7 @@ export interface Questions {
   start_at: Timestamp | null;
   subtype: Generated<string>;
   topic_id: number | null;
+  unreleased_votes_count: Generated<number>;
   user_id: number;
 }
 
@@ -695,12 +696,12 @@ export interface Tags {
   id: Generated<number>;
   image: string | null;
   modified_at: Generated<Timestamp>;
-  private_votes_count: Generated<number>;
   published_votes_count: Generated<number>;
   questions_count: Generated<number>;
   quick_order: number | null;
   slug: string;
   text: string;
+  unreleased_votes_count: Generated<number>;
   votes_count: Generated<number>;
 }
 

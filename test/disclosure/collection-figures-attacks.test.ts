@@ -12,7 +12,7 @@ import { storedFigureDifferences } from '../../src/engines/figures/check.ts'
  * MIN_CELL_SIZE, 5), the private answers count, all at once.
  */
 const OBSERVERS = ['anonymous', 'stranger', 'staff'] as const
-const NAMES = ['author', 'stranger', 'staff', 'p1', 'p2', 'p3', 'p4', 'p5', 'a1', 'a2', 'a3', 'a4', 'a5', 'a6'] as const
+const NAMES = ['author', 'stranger', 'staff', 'p1', 'p2', 'p3', 'p4', 'p5', 'a1', 'a2', 'a3', 'a4', 'a5', 'a6', 'a7', 'a8'] as const
 type Name = (typeof NAMES)[number]
 
 /** A service of its own, with its people and what they do through HTTP. */
@@ -151,7 +151,7 @@ describe("a tag's votes_count", () => {
     ]
   }
 
-  test('below k private answers the tag counts its public ones wherever it is shown; the k-th brings them all at once', async () => {
+  test('a tag counts private answers with their batches wherever it is shown: five at once, never one by one', async () => {
     const tag = (await insertTag(s.t.database.db, 'Harbours')).id
     const question = (await s.ask({ question: 'Should the harbour be dredged?', tags: [{ tag: { id: tag } }] })).id
     const collection = (await s.call('POST', 'author', '/api/question_collections/', { name: 'Harbour' })).id
@@ -175,6 +175,16 @@ describe("a tag's votes_count", () => {
     }
     await s.rate('a5', question, 5, true)
     for (const who of OBSERVERS) assert.deepEqual(await counts(who, urls), Array(9).fill(6), `${who}: the five private answers at once`)
+    await s.checkClean()
+
+    // From then on a private answer waits for its question's next batch: the count never moves at its moment.
+    const counting = await s.readAll(urls)
+    for (const who of ['a6', 'a7', 'a8', 'p2'] as const) {
+      await s.rate(who, question, 4, true)
+      unchanged(counting, await s.readAll(urls), `after ${who}'s private answer to a question that counts them`)
+    }
+    await s.rate('p3', question, 1, true)
+    for (const who of OBSERVERS) assert.deepEqual(await counts(who, urls), Array(9).fill(11), `${who}: the next batch at once`)
     await s.checkClean()
   })
 
@@ -282,14 +292,18 @@ describe('general_stats and advanced_stats', () => {
     await s.rate('a4', likert, 5, true)
     unchanged(before, await s.readAll(urls), 'after a fourth private answer')
 
-    // The fifth private answer of the service, and of the day: the whole and the day count them all. The likert
-    // answers (four private) and the picks (one) count theirs from their own k-th, so none of them yet.
+    // Five private answers on the service, but no question holds five: batches are per question, so nothing moves.
     await s.rate('a5', likert, 1, true)
-    for (const [i, bodies] of (await s.readAll(urls)).entries()) {
+    unchanged(before, await s.readAll(urls), "after the service's fifth private answer")
+
+    // The likert question's fifth private answer releases its batch (four likert answers and a skip); the pick waits.
+    await s.rate('a6', likert, 3, true)
+    const released = await s.readAll(urls)
+    for (const [i, bodies] of released.entries()) {
       const [totals, days, weeks, months] = bodies.map((body) => JSON.parse(body))
       assert.deepEqual(
-        [totals.answer_count, totals.question_vote_count, totals.choice_vote_count, totals.skip_count],
-        [6, 1, 0, 0],
+        [totals.answer_count, totals.question_vote_count, totals.choice_vote_count],
+        [6, 6, 0],
         `${OBSERVERS[i]}: general_stats`,
       )
       for (const [name, series] of [
@@ -301,5 +315,13 @@ describe('general_stats and advanced_stats', () => {
         assert.equal(series.results.data.answerer_count.at(-1), 6, `${OBSERVERS[i]}: answerers this ${name}`)
       }
     }
+
+    // Once the totals count private answers, a private answer, or its withdrawal, waits for its question's batch.
+    await s.rate('a7', likert, 2, true)
+    unchanged(released, await s.readAll(urls), 'after a private answer to a question that counts its private answers')
+    const [vote] = (await s.t.json(`/api/question_votes/?user=${s.people.a1.id}&question=${likert}`, s.headers('a1'))).results
+    await s.call('DELETE', 'a1', `/api/question_votes/${vote.id}/`)
+    unchanged(released, await s.readAll(urls), 'after a private answer is withdrawn')
+    await s.checkClean()
   })
 })

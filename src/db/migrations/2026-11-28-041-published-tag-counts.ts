@@ -17,14 +17,8 @@ import { runScript } from '../script.ts'
  * deleted takes its private answers off its tags before its rows go (the answers' own triggers then find no
  * question and do nothing).
  */
-export async function up(db: Kysely<unknown>): Promise<void> {
-  await runScript(
-    db,
-    `
-ALTER TABLE tags
-  ADD COLUMN private_votes_count integer NOT NULL DEFAULT 0,
-  ADD COLUMN published_votes_count integer NOT NULL DEFAULT 0;
-
+/** The triggers and functions that keep the counts (043 replaces them; its down puts them back). */
+export const PRIVATE_TAG_VOTES_SQL = `
 CREATE FUNCTION published_tag_votes(p_votes integer, p_private integer) RETURNS integer LANGUAGE sql STABLE AS $$
   SELECT p_votes - CASE WHEN p_private < (SELECT min_cell_size FROM disclosure_settings) THEN p_private ELSE 0 END
 $$;
@@ -118,7 +112,10 @@ BEGIN
 END $$;
 CREATE TRIGGER questions_private_tag_votes_gone BEFORE DELETE ON questions
   FOR EACH ROW EXECUTE FUNCTION forget_question_private_tag_votes();
+`
 
+/** Sets both columns from the answers. */
+export const PRIVATE_TAG_VOTES_FILL_SQL = `
 UPDATE tags t SET private_votes_count = c.n
 FROM (
   SELECT carrying.tag_id, count(*)::integer AS n
@@ -127,7 +124,17 @@ FROM (
   GROUP BY carrying.tag_id) c
 WHERE t.id = c.tag_id;
 UPDATE tags SET published_votes_count = published_tag_votes(votes_count, private_votes_count);
-`,
+`
+
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await runScript(
+    db,
+    `
+ALTER TABLE tags
+  ADD COLUMN private_votes_count integer NOT NULL DEFAULT 0,
+  ADD COLUMN published_votes_count integer NOT NULL DEFAULT 0;
+${PRIVATE_TAG_VOTES_SQL}
+${PRIVATE_TAG_VOTES_FILL_SQL}`,
   )
 }
 

@@ -38,6 +38,7 @@ import * as privateCommentVotes from './2026-11-28-039-private-comment-votes.ts'
 import * as opinionGroupsPublishedInput from './2026-11-28-040-opinion-groups-published-input.ts'
 import * as publishedTagCounts from './2026-11-28-041-published-tag-counts.ts'
 import * as commentVoteBatches from './2026-11-28-042-comment-vote-batches.ts'
+import * as releasedTagCounts from './2026-11-28-043-released-tag-counts.ts'
 
 /** Every migration in the order it applies; names never change once released. */
 export const migrations: Record<string, Migration> = {
@@ -80,4 +81,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-28-040-opinion-groups-published-input': opinionGroupsPublishedInput,
   '2026-11-28-041-published-tag-counts': publishedTagCounts,
   '2026-11-28-042-comment-vote-batches': commentVoteBatches,
+  '2026-11-28-043-released-tag-counts': releasedTagCounts,
 }

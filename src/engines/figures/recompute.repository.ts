@@ -105,6 +105,9 @@ function refresh(table: string, columns: readonly string[], fresh: string): RawB
     WHERE t.id = f.id AND (${stored}) IS DISTINCT FROM (${computed})`)
 }
 
+/** Per question with an unreleased change, the likert answers it holds beyond its release (migration 043). */
+const UNRELEASED_VOTES = `SELECT question_id, unreleased_vote_count(question_id) AS n FROM (SELECT DISTINCT question_id FROM unreleased_answers) d`
+
 /** The counter refreshes, one statement each, in the order they run. */
 export function counterRefreshes(): ((db: Db) => Promise<unknown>)[] {
   return counterStatements().map((statement) => (db) => statement.execute(db))
@@ -114,10 +117,13 @@ function counterStatements(): RawBuilder<unknown>[] {
   return [
     refresh(
       'questions',
-      ['count_comments', 'count_comments_info', 'count_comments_reason', 'count_comments_suggestion'],
+      ['count_comments', 'count_comments_info', 'count_comments_reason', 'count_comments_suggestion', 'unreleased_votes_count'],
       `SELECT q.id, coalesce(c.n, 0) AS count_comments, coalesce(c.info, 0) AS count_comments_info,
-         coalesce(c.reason, 0) AS count_comments_reason, coalesce(c.suggestion, 0) AS count_comments_suggestion
-       FROM questions q LEFT JOIN (
+         coalesce(c.reason, 0) AS count_comments_reason, coalesce(c.suggestion, 0) AS count_comments_suggestion,
+         coalesce(u.n, 0) AS unreleased_votes_count
+       FROM questions q
+       LEFT JOIN (${UNRELEASED_VOTES}) u ON u.question_id = q.id
+       LEFT JOIN (
          SELECT question_id, count(*) AS n,
            count(*) FILTER (WHERE subtype = 'info') AS info,
            count(*) FILTER (WHERE subtype = 'reason') AS reason,
@@ -182,18 +188,18 @@ function counterStatements(): RawBuilder<unknown>[] {
     ),
     refresh(
       'tags',
-      ['followers_count', 'questions_count', 'votes_count', 'private_votes_count'],
+      ['followers_count', 'questions_count', 'votes_count', 'unreleased_votes_count'],
       `SELECT t.id, coalesce(f.n, 0) AS followers_count, coalesce(c.questions, 0) AS questions_count,
-         coalesce(c.votes, 0) AS votes_count, coalesce(c.private_votes, 0) AS private_votes_count
+         coalesce(c.votes, 0) AS votes_count, coalesce(c.unreleased, 0) AS unreleased_votes_count
        FROM tags t
        LEFT JOIN (SELECT tag_id, count(*) AS n FROM following_tags GROUP BY tag_id) f ON f.tag_id = t.id
        LEFT JOIN (
-         SELECT carrying.tag_id, count(*) AS questions, coalesce(sum(v.n), 0) AS votes, coalesce(sum(v.private_n), 0) AS private_votes
+         SELECT carrying.tag_id, count(*) AS questions, coalesce(sum(v.n), 0) AS votes, coalesce(sum(u.n), 0) AS unreleased
          FROM (SELECT tag_id, question_id FROM question_tags
                UNION SELECT topic_id, id FROM questions WHERE topic_id IS NOT NULL) carrying
-         LEFT JOIN (SELECT question_id, count(*) AS n, count(*) FILTER (WHERE private) AS private_n
-           FROM question_votes GROUP BY question_id) v
+         LEFT JOIN (SELECT question_id, count(*) AS n FROM question_votes GROUP BY question_id) v
            ON v.question_id = carrying.question_id
+         LEFT JOIN (${UNRELEASED_VOTES}) u ON u.question_id = carrying.question_id
          GROUP BY carrying.tag_id) c ON c.tag_id = t.id`,
     ),
     refresh(

@@ -83,19 +83,20 @@ export function publicStatsRepository(db: Kysely<Database>) {
       return rows
     },
 
-    /** Every total of general_stats in one statement. */
+    /** Every total of general_stats in one statement, over the answers as released (docs/privacy.md, Batches). */
     async totals() {
       const { rows } = await sql<Record<string, number>>`
         SELECT
           (SELECT count(*) FROM users WHERE is_active AND NOT is_deleted)::int AS user_count,
           (SELECT count(*) FROM questions WHERE publish)::int AS question_count,
-          (SELECT count(*) FROM question_votes)::int AS question_vote_count,
-          (SELECT count(*) FROM question_choice_votes)::int AS choice_vote_count,
-          ((SELECT count(*) FROM question_votes WHERE skipped) + (SELECT count(*) FROM question_choice_votes WHERE skipped))::int AS skip_count,
-          (SELECT count(*) FROM question_votes WHERE private)::int AS private_question_vote_count,
-          (SELECT count(*) FROM question_choice_votes WHERE private)::int AS private_choice_vote_count,
-          ((SELECT count(*) FROM question_votes WHERE skipped AND private)
-            + (SELECT count(*) FROM question_choice_votes WHERE skipped AND private))::int AS private_skip_count,
+          (SELECT count(*) FROM released_question_votes)::int AS question_vote_count,
+          (SELECT count(*) FROM released_choice_votes)::int AS choice_vote_count,
+          ((SELECT count(*) FROM released_question_votes WHERE skipped)
+            + (SELECT count(*) FROM released_choice_votes WHERE skipped))::int AS skip_count,
+          (SELECT count(*) FROM released_question_votes WHERE private)::int AS private_question_vote_count,
+          (SELECT count(*) FROM released_choice_votes WHERE private)::int AS private_choice_vote_count,
+          ((SELECT count(*) FROM released_question_votes WHERE skipped AND private)
+            + (SELECT count(*) FROM released_choice_votes WHERE skipped AND private))::int AS private_skip_count,
           (SELECT count(*) FROM comments WHERE NOT is_hidden)::int AS comment_count,
           (SELECT count(*) FROM question_collections)::int AS collection_count,
           (SELECT count(*) FROM groups)::int AS group_count,
@@ -134,17 +135,19 @@ export function publicStatsRepository(db: Kysely<Database>) {
     },
 
     /**
-     * Answers given in each bucket (replaced ones included, at the time they were given), public and private, per
+     * Answers given in each bucket, as released (replaced ones included, at the time they were given), public and private, per
      * UTC day of the bucket; and the people who gave them: everyone, those with a public answer there, and those
      * with a private one.
      */
     async answers(interval: Interval, from: Date, to: Date): Promise<AnswerBucket[]> {
       const { rows } = await sql<AnswerBucket>`
         WITH answers AS (
-          SELECT user_id, modified_at AS at, private FROM question_votes WHERE modified_at >= ${from} AND modified_at < ${to}
-          UNION ALL SELECT user_id, modified_at, private FROM question_choice_votes WHERE modified_at >= ${from} AND modified_at < ${to}
-          UNION ALL SELECT user_id, answered_at, private FROM question_vote_history WHERE answered_at >= ${from} AND answered_at < ${to}
-          UNION ALL SELECT user_id, answered_at, private FROM question_choice_vote_history WHERE answered_at >= ${from} AND answered_at < ${to}
+          SELECT user_id, modified_at AS at, private FROM released_question_votes WHERE modified_at >= ${from} AND modified_at < ${to}
+          UNION ALL SELECT user_id, modified_at, private FROM released_choice_votes WHERE modified_at >= ${from} AND modified_at < ${to}
+          UNION ALL SELECT user_id, answered_at, private FROM question_vote_history h
+            WHERE answered_at >= ${from} AND answered_at < ${to} AND ${released('h')}
+          UNION ALL SELECT user_id, answered_at, private FROM question_choice_vote_history h
+            WHERE answered_at >= ${from} AND answered_at < ${to} AND ${released('h')}
         ), days AS (
           SELECT ${bucketOf(interval, 'at')} AS bucket, count(*) FILTER (WHERE NOT private)::int AS public_count,
             count(*) FILTER (WHERE private)::int AS private_count
