@@ -97,20 +97,23 @@ export const notificationEvents = {
   },
 
   /**
-   * Questions added to a collection: whoever answered the collection itself (an answer recorded with it) hears
-   * of them, at most once a day per collection. People who answered its questions elsewhere are strangers to
-   * it: its owner, whoever that is, cannot put its name in front of them.
+   * Published questions a collection gained, added to it or published in it: whoever answered the collection
+   * itself (an answer recorded with it) hears of them, at most once a day per collection. People who answered its
+   * questions elsewhere are strangers to it: its owner, whoever that is, cannot put its name in front of them.
+   * Callers name published questions only: a draft is not counted for anyone the message would reach.
    */
-  async collectionGrew(db: Db, collectionId: number, actorId: number, questionIds: number[]) {
+  async collectionGrew(db: Db, collectionId: number, actorId: number, questionIds: number[], how: 'added' | 'published' = 'added') {
     if (questionIds.length === 0) return
+    const verb = how === 'added' ? 'added' : 'published'
+    const where = how === 'added' ? 'to' : 'in'
     await writeNotifications(db, {
       kind: 'collection_gained_questions',
       actorId,
       recipients: recipients.collectionAnswerersNotToldToday(collectionId),
       message:
         questionIds.length === 1
-          ? '%1$s added a question to “%2$s”, which you answered'
-          : `%1$s added ${questionIds.length} questions to “%2$s”, which you answered`,
+          ? `%1$s ${verb} a question ${where} “%2$s”, which you answered`
+          : `%1$s ${verb} ${questionIds.length} questions ${where} “%2$s”, which you answered`,
       subject: subjects.collection(collectionId),
       link: `/api/question_collections/${collectionId}/`,
       data: { collection: collectionId, questions: questionIds },

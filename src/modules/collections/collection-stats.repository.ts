@@ -1,5 +1,8 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
+import type { Caller } from '../../core/caller.ts'
+import { questionVisibleSql } from '../../access/question-access.ts'
+import type { ListedCollection } from './listed-counts.ts'
 
 /** A collection's figures twice: over every answer, and over public answers only. */
 export interface CollectionFigures {
@@ -16,26 +19,35 @@ export interface CollectionFigures {
 }
 
 /**
- * For each collection, in one statement: who answered its questions (likert or choice, skips included), how many
- * answers that makes (one per person and question) and how many answered them all; the same over public answers;
- * and how many of the people have a private answer there (what collection-stats.service.ts releases them by). The
- * answers are read as released (migration 038's views): a private answer, or a change of one, enters with its
- * question's batch, as it enters the question's own figures.
+ * For each collection, in one statement: who answered the questions the caller lists of it (likert or choice,
+ * skips included), how many answers that makes (one per person and question) and how many answered them all
+ * (as many as the caller's listed question count, listed-counts.ts); the same over public answers; and how many of
+ * the people have a private answer there (what collection-stats.service.ts releases them by). The answers are read
+ * as released (migration 038's views): a private answer, or a change of one, enters with its question's batch, as
+ * it enters the question's own figures.
  */
-export async function collectionFigures(db: Kysely<Database>, collectionIds: number[]): Promise<Map<number, CollectionFigures>> {
-  if (collectionIds.length === 0) return new Map()
+export async function collectionFigures(
+  db: Kysely<Database>,
+  caller: Caller | null,
+  collections: ListedCollection[],
+): Promise<Map<number, CollectionFigures>> {
+  if (collections.length === 0) return new Map()
   const { rows } = await sql<{ parent_id: number } & { [K in keyof CollectionFigures]: number }>`
-    WITH per_person AS (
+    WITH listed AS (
+      SELECT * FROM unnest(${collections.map((c) => c.id)}::int4[], ${collections.map((c) => c.listed_questions)}::int4[])
+        AS listed(id, question_count)
+    ), per_person AS (
       SELECT item.parent_id, v.user_id, count(DISTINCT v.question_id)::int AS answered,
         count(DISTINCT v.question_id) FILTER (WHERE NOT v.private)::int AS answered_public,
         bool_or(v.private) AS has_private
       FROM question_collection_items item
+      JOIN questions ON questions.id = item.question_id AND ${questionVisibleSql(caller)}
       CROSS JOIN LATERAL (
         SELECT qv.user_id, qv.question_id, qv.private FROM released_question_votes qv WHERE qv.question_id = item.question_id
         UNION ALL
         SELECT qcv.user_id, qcv.question_id, qcv.private FROM released_choice_votes qcv WHERE qcv.question_id = item.question_id
       ) v
-      WHERE item.parent_id = ANY(${[...new Set(collectionIds)]}::int4[]) AND item.type = 'Q'
+      WHERE item.parent_id IN (SELECT id FROM listed)
       GROUP BY item.parent_id, v.user_id
     )
     SELECT p.parent_id, count(*)::int AS answerers, sum(p.answered)::int AS answers,
@@ -45,7 +57,7 @@ export async function collectionFigures(db: Kysely<Database>, collectionIds: num
       (count(*) FILTER (WHERE p.answered_public > 0))::int AS public_answerers,
       sum(p.answered_public)::int AS public_answers,
       (count(*) FILTER (WHERE p.answered_public >= c.question_count))::int AS public_complete_count
-    FROM per_person p JOIN question_collections c ON c.id = p.parent_id
+    FROM per_person p JOIN listed c ON c.id = p.parent_id
     GROUP BY p.parent_id`.execute(db)
   return new Map(
     rows.map(({ parent_id, ...figures }) => [

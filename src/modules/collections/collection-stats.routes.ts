@@ -24,7 +24,7 @@ export function collectionStatsRoutes(app: App): void {
           'people are left out.',
       },
     },
-    rows: (request, list) => collectionsRepository(app.db).statsPage(request.query.collection ?? request.query.id, list),
+    rows: (request, list) => collectionsRepository(app.db).statsPage(request.query.collection ?? request.query.id, request.caller, list),
     items: (rows, request) => collectionStatsFromRows(viewContextOf(app, request), rows),
   })
 
@@ -40,7 +40,7 @@ export function collectionStatsRoutes(app: App): void {
       resource: { name: 'Collection Stats Instance', description: 'The figures of one collection.' },
     },
     handler: async (request) => {
-      const row = await collectionsRepository(app.db).find(request.params.id)
+      const row = await collectionsRepository(app.db).findFor(request.params.id, request.caller)
       if (!row) throw NotFound()
       return (await collectionStatsFromRows(viewContextOf(app, request), [row]))[0]
     },

@@ -1,7 +1,7 @@
 import type { ViewContext } from '../../core/view-context.ts'
 import { releaseGroup, releaseSiblings, releaseWhole, shownCount } from '../../disclosure/release.ts'
 import { percentage } from './collections.mapper.ts'
-import type { CollectionRow } from './collections.repository.ts'
+import type { ListedCollection } from './listed-counts.ts'
 import { collectionFigures, type CollectionFigures } from './collection-stats.repository.ts'
 import type { CollectionStats } from './related.schemas.ts'
 
@@ -37,19 +37,19 @@ function releasedFigures(figures: CollectionFigures | undefined, questionCount: 
   }
 }
 
-/** The figures of each collection, released for the viewer's MIN_CELL_SIZE, in one statement for the page. */
-export async function collectionStatsFromRows(context: ViewContext, rows: CollectionRow[]): Promise<CollectionStats[]> {
-  const figures = await collectionFigures(
-    context.db,
-    rows.map((row) => row.id),
-  )
+/**
+ * The figures of each collection, released for the viewer's MIN_CELL_SIZE, in one statement for the page: over the
+ * questions the caller lists, complete meaning all of those.
+ */
+export async function collectionStatsFromRows(context: ViewContext, rows: ListedCollection[]): Promise<CollectionStats[]> {
+  const figures = await collectionFigures(context.db, context.caller, rows)
   return rows.map((row) => ({
     id: row.id,
     url: context.urls.detail('collection_stats', row.id),
     collection: row.id,
     collection_url: context.urls.detail('question_collections', row.id),
-    question_count: row.question_count,
-    item_count: row.item_count,
-    ...releasedFigures(figures.get(row.id), row.question_count, context.minCellSize),
+    question_count: row.listed_questions,
+    item_count: row.listed_items,
+    ...releasedFigures(figures.get(row.id), row.listed_questions, context.minCellSize),
   }))
 }

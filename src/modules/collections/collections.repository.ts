@@ -1,19 +1,33 @@
 import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely'
 import type { Database, QuestionCollections } from '../../db/database.ts'
 import { column, orderingFieldsOf, orderingTerms, type OrderingFields } from '../../db/ordering.ts'
-import { pageOfRows, type ListRequest, type RowsPage } from '../../db/paging.ts'
+import { pageOfRows, type AnySelect, type ListRequest, type RowsPage } from '../../db/paging.ts'
 import { matchingEveryTerm } from '../../db/text-search.ts'
 import { parseIdList } from '../../core/integers.ts'
+import type { Caller } from '../../core/caller.ts'
+import { questionVisibleSql } from '../../access/question-access.ts'
 import type { CollectionListQuery } from './collections.schemas.ts'
+import { listedCollection, listedCountOrdering, unlistedQuestions, type CollectionRowFor, type ListedCollection } from './listed-counts.ts'
 
 export type CollectionRow = Selectable<QuestionCollections>
 
-export const COLLECTION_ORDERING: OrderingFields = {
-  ...orderingFieldsOf(['id', 'name', 'created_at', 'modified_at', 'question_count', 'item_count', 'expire_at'], 'question_collections'),
-  user: column('question_collections.user_id'),
+/** The orderings of the listings; the counts sort as the caller is shown them. */
+function collectionOrdering(caller: Caller | null): OrderingFields {
+  return {
+    ...orderingFieldsOf(['id', 'name', 'created_at', 'modified_at', 'expire_at'], 'question_collections'),
+    ...listedCountOrdering(caller),
+    user: column('question_collections.user_id'),
+  }
 }
 
-const STATS_ORDERING = orderingFieldsOf(['id', 'question_count', 'item_count', 'created_at'], 'question_collections')
+function statsOrdering(caller: Caller | null): OrderingFields {
+  return { ...orderingFieldsOf(['id', 'created_at'], 'question_collections'), ...listedCountOrdering(caller) }
+}
+
+/** Every column of the row, and how many of its questions the caller cannot list (listed-counts.ts). */
+function selectFor(caller: Caller | null) {
+  return (query: AnySelect) => query.selectAll('question_collections').select(unlistedQuestions(caller).as('unlisted_questions'))
+}
 
 export interface CollectionValues {
   name?: string
@@ -51,28 +65,40 @@ export function collectionsRepository(db: Kysely<Database>) {
       return query
     },
 
-    async page(filters: CollectionListQuery, list: ListRequest): Promise<RowsPage<CollectionRow>> {
-      const ordering = orderingTerms(list.ordering, COLLECTION_ORDERING, ['-created_at'], column('question_collections.id'))
-      return pageOfRows(list, this.filtered(filters), (q) => q.selectAll('question_collections'), ordering)
+    /** A page of collections as the caller sees them, their counts in the page's statement. */
+    async page(filters: CollectionListQuery, caller: Caller | null, list: ListRequest): Promise<RowsPage<ListedCollection>> {
+      const ordering = orderingTerms(list.ordering, collectionOrdering(caller), ['-created_at'], column('question_collections.id'))
+      const page = await pageOfRows<CollectionRowFor>(list, this.filtered(filters), selectFor(caller), ordering)
+      return { ...page, rows: page.rows.map(listedCollection) }
     },
 
     /** collection_stats lists collections by id alone, in its own orderings. */
-    async statsPage(id: number | undefined, list: ListRequest): Promise<RowsPage<CollectionRow>> {
-      const ordering = orderingTerms(list.ordering, STATS_ORDERING, ['id'], column('question_collections.id'))
-      return pageOfRows(list, this.filtered({ id }), (q) => q.selectAll('question_collections'), ordering)
+    async statsPage(id: number | undefined, caller: Caller | null, list: ListRequest): Promise<RowsPage<ListedCollection>> {
+      const ordering = orderingTerms(list.ordering, statsOrdering(caller), ['id'], column('question_collections.id'))
+      const page = await pageOfRows<CollectionRowFor>(list, this.filtered({ id }), selectFor(caller), ordering)
+      return { ...page, rows: page.rows.map(listedCollection) }
     },
 
+    /** The stored row, for rules that do not show it (owner, existence). */
     async find(id: number): Promise<CollectionRow | undefined> {
       return db.selectFrom('question_collections').selectAll().where('id', '=', id).executeTakeFirst()
     },
 
-    async findMany(ids: number[]): Promise<CollectionRow[]> {
+    /** The collection as the caller sees it. */
+    async findFor(id: number, caller: Caller | null): Promise<ListedCollection | undefined> {
+      const row = (await selectFor(caller)(
+        db.selectFrom('question_collections').where('question_collections.id', '=', id),
+      ).executeTakeFirst()) as CollectionRowFor | undefined
+      return row && listedCollection(row)
+    },
+
+    /** The collections as the caller sees them, in one statement. */
+    async findManyFor(ids: number[], caller: Caller | null): Promise<ListedCollection[]> {
       if (ids.length === 0) return []
-      return db
-        .selectFrom('question_collections')
-        .selectAll()
-        .where('id', 'in', [...new Set(ids)])
-        .execute()
+      const rows = (await selectFor(caller)(
+        db.selectFrom('question_collections').where('question_collections.id', 'in', [...new Set(ids)]),
+      ).execute()) as CollectionRowFor[]
+      return rows.map(listedCollection)
     },
 
     /**
@@ -116,7 +142,6 @@ export function collectionsRepository(db: Kysely<Database>) {
         .execute()
     },
 
-    /** For each collection, how many of its questions the user answered (likert or choice, skips included) and how many it has. */
     /**
      * Copies the source's items (breaks, and the questions `questionVisible` admits, renumbered from 0) and tags
      * into the copy, and counts them: one statement each, whatever the size.
@@ -139,23 +164,27 @@ export function collectionsRepository(db: Kysely<Database>) {
         .executeTakeFirstOrThrow()
     },
 
-    async answeredBy(userId: number, collectionIds: number[]): Promise<Map<number, { answered: number; questions: number }>> {
+    /**
+     * For each collection, how many of the questions the caller lists they answered (likert or choice, skips
+     * included): the part of the caller's progress whose whole is their listed question count.
+     */
+    async answeredBy(caller: Caller, collectionIds: number[]): Promise<Map<number, number>> {
       if (collectionIds.length === 0) return new Map()
       const rows = await db
         .selectFrom('question_collection_items as item')
-        .select((eb) => [
+        .innerJoin('questions', 'questions.id', 'item.question_id')
+        .select([
           'item.parent_id',
-          eb.fn.countAll<string>().as('questions'),
-          sql<string>`count(*) FILTER (WHERE EXISTS (SELECT 1 FROM question_votes qv WHERE qv.question_id = item.question_id AND qv.user_id = ${userId})
-            OR EXISTS (SELECT 1 FROM question_choice_votes qcv WHERE qcv.question_id = item.question_id AND qcv.user_id = ${userId}))`.as(
+          sql<string>`count(*) FILTER (WHERE EXISTS (SELECT 1 FROM question_votes qv WHERE qv.question_id = item.question_id AND qv.user_id = ${caller.id})
+            OR EXISTS (SELECT 1 FROM question_choice_votes qcv WHERE qcv.question_id = item.question_id AND qcv.user_id = ${caller.id}))`.as(
             'answered',
           ),
         ])
         .where('item.parent_id', 'in', [...new Set(collectionIds)])
-        .where('item.type', '=', 'Q')
+        .where(questionVisibleSql(caller))
         .groupBy('item.parent_id')
         .execute()
-      return new Map(rows.map((row) => [row.parent_id, { answered: Number(row.answered), questions: Number(row.questions) }]))
+      return new Map(rows.map((row) => [row.parent_id, Number(row.answered)]))
     },
 
     async tagsOf(collectionIds: number[]) {

@@ -4,7 +4,8 @@ import { NotFound } from '../../core/errors.ts'
 import { listRoute } from '../../http/list-route.ts'
 import { readErrors } from '../../http/schemas.ts'
 import { collectionOwner } from './collections.http.ts'
-import { collectionsRepository, type CollectionRow } from './collections.repository.ts'
+import { collectionsRepository } from './collections.repository.ts'
+import type { ListedCollection } from './listed-counts.ts'
 import {
   Collection,
   CollectionCreate,
@@ -28,10 +29,11 @@ export function collectionRoutes(app: App): void {
   for (const form of ['reduced', 'full'] as const) {
     const base = form === 'full' ? '/api/question_collections_full' : '/api/question_collections'
     const Item = form === 'full' ? CollectionFull : Collection
-    const render = (request: FastifyRequest, rows: CollectionRow[]) =>
+    const render = (request: FastifyRequest, rows: ListedCollection[]) =>
       collectionsFromRows(viewContextOf(app, request), rows, form as 'full')
+    /** The collection as the caller sees it: every answer about a collection shows the caller's counts. */
     const load = async (request: FastifyRequest, id: number) => {
-      const row = await collectionsRepository(app.db).find(id)
+      const row = await collectionsRepository(app.db).findFor(id, request.caller)
       if (!row) throw NotFound()
       return (await render(request, [row]))[0]
     }
@@ -50,7 +52,7 @@ export function collectionRoutes(app: App): void {
             "Collections of questions people answer in order. Signed-in users create their own; answered is the caller's progress in percent.",
         },
       },
-      rows: (request, list) => collectionsRepository(app.db).page(request.query, list),
+      rows: (request, list) => collectionsRepository(app.db).page(request.query, request.caller, list),
       items: (rows, request) => render(request, rows),
     })
 
@@ -59,7 +61,7 @@ export function collectionRoutes(app: App): void {
       config: { access: 'signed-in' },
       handler: async (request, reply) => {
         const row = await createCollection(app.db, signedIn(request), request.body)
-        const created = (await render(request, [row]))[0]
+        const created = await load(request, row.id)
         return reply.code(201).header('location', created.url).send(created)
       },
     })
@@ -125,7 +127,9 @@ export function collectionRoutes(app: App): void {
     },
     handler: async (request, reply) => {
       const row = await copyCollection(app.db, signedIn(request), request.params.id)
-      const [copy] = await collectionsFromRows(viewContextOf(app, request), [row], 'reduced')
+      const found = await collectionsRepository(app.db).findFor(row.id, request.caller)
+      if (!found) throw NotFound()
+      const [copy] = await collectionsFromRows(viewContextOf(app, request), [found], 'reduced')
       return reply.code(201).header('location', copy.url).send(copy)
     },
   })

@@ -9,6 +9,7 @@ import { questionVisibleSql } from '../../access/question-access.ts'
 import { loadFullUsers } from '../users/users.service.ts'
 import { collectionFields } from './collections.mapper.ts'
 import { collectionsRepository, type CollectionRow, type CollectionValues } from './collections.repository.ts'
+import type { ListedCollection } from './listed-counts.ts'
 import type { Collection, CollectionChanges, CollectionFull } from './collections.schemas.ts'
 import { INT4_MAX } from '../../core/integers.ts'
 import { toReducedUser } from '../users/users.mapper.ts'
@@ -16,11 +17,11 @@ import { areasRepository } from '../areas/areas.repository.ts'
 import type { ViewContext } from '../../core/view-context.ts'
 
 /** Collections for a page of rows in a fixed number of statements: owners, areas, the caller's progress (and tags). */
-export async function collectionsFromRows(context: ViewContext, rows: CollectionRow[], form: 'reduced'): Promise<Collection[]>
-export async function collectionsFromRows(context: ViewContext, rows: CollectionRow[], form: 'full'): Promise<CollectionFull[]>
+export async function collectionsFromRows(context: ViewContext, rows: ListedCollection[], form: 'reduced'): Promise<Collection[]>
+export async function collectionsFromRows(context: ViewContext, rows: ListedCollection[], form: 'full'): Promise<CollectionFull[]>
 export async function collectionsFromRows(
   context: ViewContext,
-  rows: CollectionRow[],
+  rows: ListedCollection[],
   form: 'reduced' | 'full',
 ): Promise<(Collection | CollectionFull)[]> {
   if (rows.length === 0) return []
@@ -36,7 +37,7 @@ export async function collectionsFromRows(
       rows.map((row) => row.geo_id),
       context.urls,
     ),
-    context.caller === null ? Promise.resolve(new Map()) : repository.answeredBy(context.caller.id, ids),
+    context.caller === null ? Promise.resolve(new Map<number, number>()) : repository.answeredBy(context.caller, ids),
     form === 'full' ? repository.tagsOf(ids) : Promise.resolve([]),
   ])
   return rows.map((row) => {

@@ -33,7 +33,12 @@ export async function itemsFromRows(
           .select(QUESTION_COLUMNS)
           .execute()
       : Promise.resolve([]),
-    form === 'full' ? collectionsRepository(context.db).findMany(rows.map((row) => row.parent_id)) : Promise.resolve([]),
+    form === 'full'
+      ? collectionsRepository(context.db).findManyFor(
+          rows.map((row) => row.parent_id),
+          context.caller,
+        )
+      : Promise.resolve([]),
   ])
   const [questions, collections] = await Promise.all([
     questionsFromRows(context, questionRows as QuestionRow[]),
@@ -129,14 +134,18 @@ export async function createItem(db: Kysely<Database>, caller: Caller, body: Ite
         if (questionId !== null) await itemsRepository(trx).holdQuestion(questionId)
         await ownCollection(trx, caller, body.parent, () => fieldError('parent', invalidPk(body.parent)))
         const items = itemsRepository(trx)
+        let published = false
         if (questionId !== null) {
-          if (!(await visibleQuestion(trx, caller, questionId))) throw fieldError('object_id', invalidPk(questionId))
+          const question = await visibleQuestion(trx, caller, questionId)
+          if (!question) throw fieldError('object_id', invalidPk(questionId))
           if (await items.hasQuestion(body.parent, questionId)) throw fieldError('object_id', ALREADY_THERE)
+          published = question.publish
         }
         const order = body.order ?? (await items.nextOrder(body.parent))
         const row = await items.insert({ parent_id: body.parent, type: type!, question_id: questionId, content: content ?? null, order })
         await collectionsRepository(trx).addCounts(body.parent, type === 'Q' ? 1 : 0, 1)
-        if (questionId !== null) await notificationEvents.collectionGrew(trx, body.parent, caller.id, [questionId])
+        // A draft is counted by nobody it would tell (listed-counts.ts): they hear of it once it is published.
+        if (questionId !== null && published) await notificationEvents.collectionGrew(trx, body.parent, caller.id, [questionId])
         return row
       }),
     // A question deleted meanwhile, or the same question added by a concurrent request.

@@ -9,7 +9,7 @@ import type { Database } from '../../db/database.ts'
  * concurrent writers never lose one another's updates. Locks are taken in the order answering
  * transactions take them: the question row, then user rows, then tag rows in id order (lockTags).
  */
-const QUESTION_LOCKED = ['id', 'user_id', 'topic_id', 'geo_id', 'group_id', 'subtype', 'question', 'start_at', 'end_at'] as const
+const QUESTION_LOCKED = ['id', 'user_id', 'topic_id', 'geo_id', 'group_id', 'subtype', 'question', 'start_at', 'end_at', 'publish'] as const
 
 export function questionCounters(trx: Kysely<Database>) {
   return {

@@ -167,6 +167,17 @@ export function questionWritesRepository(trx: Kysely<Database>) {
         FROM question_collections c WHERE c.id = ANY(${collectionIds}::int4[])`.execute(trx)
     },
 
+    /** The collections holding the question, in id order. */
+    async collectionsHolding(questionId: number): Promise<number[]> {
+      const rows = await trx
+        .selectFrom('question_collection_items')
+        .select('parent_id')
+        .where('question_id', '=', questionId)
+        .orderBy('parent_id')
+        .execute()
+      return rows.map((row) => row.parent_id)
+    },
+
     async update(questionId: number, values: Partial<Insertable<Questions>>): Promise<void> {
       await trx
         .updateTable('questions')

@@ -127,7 +127,9 @@ export async function createQuestion(db: Kysely<Database>, caller: Caller, body:
     await counters.moveArea(null, body.geo ?? null)
     await counters.addCollectionQuestions(collectionIds, 1)
     await notificationEvents.asked(trx, { id: questionId, user_id: caller.id })
-    for (const collectionId of collectionIds) await notificationEvents.collectionGrew(trx, collectionId, caller.id, [questionId])
+    // A draft is counted only by its author (and staff) in the collections: their answerers hear of it when it is published.
+    if (body.publish ?? true)
+      for (const collectionId of collectionIds) await notificationEvents.collectionGrew(trx, collectionId, caller.id, [questionId])
     return questionId
   })
 }
@@ -211,6 +213,10 @@ export async function updateQuestion(db: Kysely<Database>, caller: Caller, quest
       await retagQuestion(trx, questionId, caller.id, next, () => repository.setTags(questionId, next))
     }
     if (body.geo !== undefined) await counters.moveArea(current.geo_id, body.geo)
+    // Published: every collection holding it gains a question for those who could not list it before.
+    if (body.publish === true && !current.publish)
+      for (const collectionId of await repository.collectionsHolding(questionId))
+        await notificationEvents.collectionGrew(trx, collectionId, caller.id, [questionId], 'published')
   })
 }
 

@@ -58,7 +58,8 @@ export async function sharedResults(anonymous: ViewContext, row: LinkRow): Promi
   let questionIds: number[]
   let collection = null
   if (row.collection_id !== null) {
-    const found = await collectionsRepository(db).find(row.collection_id)
+    // As anyone sees it: its counts are those of the published questions the page lists.
+    const found = await collectionsRepository(db).findFor(row.collection_id, null)
     if (!found) throw NotFound()
     ;[collection] = await collectionsFromRows(anonymous, [found], 'full')
     questionIds = await itemsRepository(db).questionIdsOf(row.collection_id)
