@@ -14,13 +14,15 @@ const fields = {
   end_text: Nullable(Type.String()),
   photo: Nullable(Type.String()),
   questions_link: Url,
-  question_count: Type.Integer(),
-  item_count: Type.Integer(),
+  question_count: Type.Integer({
+    description: "the collection's questions the caller can list (others' drafts are neither listed nor counted)",
+  }),
+  item_count: Type.Integer({ description: 'the items (questions and breaks) the caller can list' }),
   expire_at: Nullable(Timestamp),
   geo: Nullable(Type.Integer()),
   geo_url: Nullable(Url),
   geo_info: Nullable(Area),
-  answered: Type.Number({ description: "percentage of the collection's questions the caller answered (skips count); 0 anonymously" }),
+  answered: Type.Number({ description: 'percentage of the questions the caller lists that they answered (skips count); 0 anonymously' }),
   created_at: Timestamp,
   modified_at: Timestamp,
 }

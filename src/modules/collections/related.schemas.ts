@@ -50,8 +50,8 @@ export const CollectionStats = Type.Object({
   url: Url,
   collection: Type.Integer(),
   collection_url: Url,
-  question_count: Type.Integer(),
-  item_count: Type.Integer(),
+  question_count: Type.Integer({ description: 'the questions the caller can list; the figures are taken over those' }),
+  item_count: Type.Integer({ description: 'the items (questions and breaks) the caller can list' }),
   answerers: Type.Optional(
     Type.Integer({
       description:
