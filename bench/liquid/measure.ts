@@ -1,6 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
 import type { Database } from '../../src/db/database.ts'
-import { ownAnswerWeight, shiftRepresentative } from '../../src/engines/liquid/liquid.answers.ts'
 import { liquidRepository } from '../../src/engines/liquid/liquid.repository.ts'
 import { questionsWithTags, withLiquidEffects } from '../../src/engines/liquid/liquid.effects.ts'
 import { loadBatch, loadTagDelegations, resolveQuestions } from '../../src/engines/liquid/liquid.rebuild.ts'
@@ -94,7 +93,8 @@ export async function answerChange(db: Kysely<Database>, questionId: number, use
     const plain = await timed(() => sql`SELECT ${columns}`.execute(trx))
     const context = await timed(() => liquidRepository(trx).block(questionId, userId, columns))
     const block = context.result
-    const weight = ownAnswerWeight(block, false)
+    // A public answer of an eligible account carries its whole block (cast_likert).
+    const weight = block.eligible ? 1 + block.intree : 1
     // The kept block sizes along the voter's chain (migrations 031, 035): the insert's trigger does this work; timed
     // here on its own with a move of 0, which walks and updates the same rows.
     const kept = await timed(() =>
@@ -108,7 +108,11 @@ export async function answerChange(db: Kysely<Database>, questionId: number, use
         .values({ question_id: questionId, user_id: userId, value, skipped: value === null, liquid_weight: weight })
         .execute(),
     )
-    const moved = await timed(() => shiftRepresentative(trx, block, -1))
+    // The block leaves the answer it counted at without this one.
+    const slot = block.representative
+    const moved = await timed(async () => {
+      if (slot) await liquidRepository(trx).addWeights(slot.voteTable, new Map([[slot.voteId, -(1 + block.intree)]]))
+    })
     return {
       engineMs: context.ms - plain.ms + moved.ms + kept.ms,
       keptMs: kept.ms,

@@ -7,7 +7,7 @@ import { queryCounter } from './query-counter.ts'
  * Change notices sent by the writing process after its transaction committed, instead of by triggers inside it
  * (migration 023: a NOTIFY in a transaction holds PostgreSQL's notify lock through the commit, so committing
  * writers queue behind one another). A transaction that sets `civic.notices_after_commit` locally (an answer's does,
- * in lock_question_for_answers, migration 027) sends none from its triggers, and once it has committed its process
+ * in lock_answerable_question and lock_held_answer) sends none from its triggers, and once it has committed its process
  * sends what they would have sent. The notices of writers that commit while a
  * send is under way go together in the next one: one notify transaction per round trip, whatever the write rate.
  * A process that dies between its commit and its send loses those notices; kept answers are rebuilt within

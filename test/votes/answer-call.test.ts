@@ -7,9 +7,8 @@ import { delegationWorld, type Person } from '../delegations/support.ts'
 import { assertStoredEqualsRecomputed } from './support.ts'
 
 /**
- * A first answer, or one replacing it, is one database call (migrations 029, 030 and 032), and the stored floats are the database's own, generated
- * from the counts (migration 028). What a client sees is the same as through the general path: the answer, the
- * figures, the liquid weights; what differs is how many statements the answer takes.
+ * Every answer write is one database call (cast_likert, cast_pick, edit_answer, withdraw_answer), going private and
+ * carrying others' votes included, and the stored floats are the database's own, generated from the counts.
  */
 
 let t: TestApp
@@ -65,7 +64,7 @@ describe('a first likert answer in one call', () => {
     await assertStoredEqualsRecomputed(t.database.db, 'after a first answer and its replacements')
   })
 
-  test('going public counts the block the answer now carries; going private takes the general path', async () => {
+  test('going public counts the block the answer now carries; going private is the same one call', async () => {
     const [trustee, delegator] = [await w.person(), await w.person()]
     const topic = await w.tag()
     const question = await w.question(author.id, [topic])
@@ -80,7 +79,7 @@ describe('a first likert answer in one call', () => {
     assert.deepEqual([q.liquid_high, q.liquid_maximum, q.liquid_vote_count], [2, 0, 2], 'the public answer carries its delegator')
     const hidden = await answer(trustee, question, { value: 4, private: true })
     assert.equal(hidden.statusCode, 200, hidden.body)
-    assert.ok(statements(hidden) > 2, 'the latest public answer is found again on the general path')
+    assert.equal(statements(hidden), 2, 'the latest public answer is found again inside the call')
     q = await t.json(`/api/questions/${question}/`)
     assert.deepEqual([q.liquid_high, q.liquid_vote_count], [1, 1])
     const own = await t.json(`/api/users/${trustee.id}/`, { authorization: `Token ${trustee.token}` })
@@ -176,21 +175,27 @@ describe('a withdrawal in one call', () => {
     await assertStoredEqualsRecomputed(t.database.db, 'after a withdrawal in one call')
   })
 
-  test('a public answer that carried votes tells its delegators, on the general path; a closed question refuses', async () => {
+  test('a public answer that carried votes tells its delegators after the call; a closed question refuses', async () => {
     const [delegator, voter] = [await w.person(), await w.person()]
     const topic = await w.tag()
     const question = await w.question(author.id, [topic])
     await w.onTag(delegator, topic, voter)
     const mine = await answer(voter, question, { value: 4, private: false })
+    assert.equal(statements(mine), 4, 'the token, the answer, then its delegators found and told')
+    const toldOf = async (kind: string) =>
+      (
+        await t.database.db
+          .selectFrom('notifications')
+          .select('kind')
+          .where('user_id', '=', delegator.id)
+          .where('kind', '=', kind)
+          .execute()
+      ).length
+    assert.equal(await toldOf('delegate_answered'), 1)
     const gone = await t.send('DELETE', `/api/question_votes/${mine.json().id}/`, undefined, voter.token)
     assert.equal(gone.statusCode, 204, gone.body)
-    const told = await t.database.db
-      .selectFrom('notifications')
-      .select('kind')
-      .where('user_id', '=', delegator.id)
-      .where('kind', '=', 'delegate_withdrew')
-      .execute()
-    assert.equal(told.length, 1)
+    assert.equal(statements(gone), 4, 'the token, the owner, the withdrawal, then its delegators told')
+    assert.equal(await toldOf('delegate_withdrew'), 1)
     const again = await answer(voter, question, { value: 3, private: true })
     await t.database.db
       .updateTable('questions')
@@ -256,7 +261,7 @@ describe('an edit in one call', () => {
     await assertStoredEqualsRecomputed(t.database.db, 'after the edits')
   })
 
-  test('refusals name the field; going private takes the general path', async () => {
+  test('refusals name the field; going private is the same one call', async () => {
     const voter = await w.person()
     const question = await w.question(author.id, [], { subtype: 'mcq' })
     const [choice] = await w.choices(question, 1)
@@ -270,7 +275,7 @@ describe('an edit in one call', () => {
     assert.equal(statements(picked), 3)
     const hidden = await patch(voter, 'question_choice_votes', mine.id, { private: true })
     assert.equal(hidden.statusCode, 200, hidden.body)
-    assert.ok(statements(hidden) > 3, 'the latest public answer is found again on the general path')
+    assert.equal(statements(hidden), 3, 'the latest public answer is found again inside the call')
     const choices = (await t.json(`/api/questions/${question}/`)).choices.map((c: any) => [c.direct_vote_count, c.direct_skipped])
     assert.deepEqual(choices, [[1, 0]])
     await assertStoredEqualsRecomputed(t.database.db, 'after the edits of a pick')

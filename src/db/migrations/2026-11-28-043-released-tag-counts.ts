@@ -58,15 +58,18 @@ END $$;
 CREATE TRIGGER tags_published_votes BEFORE INSERT OR UPDATE OF votes_count, unreleased_votes_count ON tags
   FOR EACH ROW EXECUTE FUNCTION publish_tag_votes();
 
--- Adds p_delta to unreleased_votes_count of every tag the question carries, locking them in id order.
+-- The tags a question's likert answers count in: those it carries, and its topic.
+CREATE FUNCTION question_tag_ids(p_question integer) RETURNS SETOF integer LANGUAGE sql STABLE AS $$
+  SELECT tag_id FROM question_tags WHERE question_id = p_question
+  UNION SELECT topic_id FROM questions WHERE id = p_question AND topic_id IS NOT NULL
+$$;
+
+-- Adds p_delta to unreleased_votes_count of every tag the question counts in, locking them in id order.
 CREATE FUNCTION move_unreleased_tag_votes(p_question integer, p_delta integer) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
   IF p_delta = 0 THEN RETURN; END IF;
   UPDATE tags SET unreleased_votes_count = unreleased_votes_count + p_delta WHERE id IN (
-    SELECT id FROM tags WHERE id IN (
-      SELECT tag_id FROM question_tags WHERE question_id = p_question
-      UNION SELECT topic_id FROM questions WHERE id = p_question AND topic_id IS NOT NULL)
-    ORDER BY id FOR NO KEY UPDATE);
+    SELECT id FROM tags WHERE id IN (SELECT question_tag_ids(p_question)) ORDER BY id FOR NO KEY UPDATE);
 END $$;
 
 CREATE FUNCTION settle_unreleased_votes(p_question integer) RETURNS void LANGUAGE plpgsql AS $$
@@ -171,6 +174,7 @@ DROP TRIGGER unreleased_answers_tag_votes ON unreleased_answers;
 DROP FUNCTION follow_unreleased_tag_votes();
 DROP FUNCTION settle_unreleased_votes(integer);
 DROP FUNCTION move_unreleased_tag_votes(integer, integer);
+DROP FUNCTION question_tag_ids(integer);
 DROP TRIGGER tags_published_votes ON tags;
 DROP FUNCTION publish_tag_votes();
 DROP FUNCTION unreleased_vote_count(integer);

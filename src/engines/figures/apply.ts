@@ -27,20 +27,7 @@ export async function applyAnswerChange(
   added: Answer | null,
   liquidMoves?: LiquidMove[],
 ): Promise<void> {
-  await storingAnswerChange(db, target, id, locked, removed, added, liquidMoves).execute()
-}
-
-/** The same change as `applyAnswerChange`, as an update not yet run (an answer's write runs it with the rest). */
-export function storingAnswerChange(
-  db: Db,
-  target: LikertTarget,
-  id: number,
-  locked: Tally,
-  removed: Answer | null,
-  added: Answer | null,
-  liquidMoves?: LiquidMove[],
-) {
   // Without moves the liquid columns are left as they are (a tag, link or connection has none).
   const liquid = liquidMoves && locked.liquid ? withMoves(locked.liquid, liquidMoves) : null
-  return storingTally(db, target, id, { direct: directAfter(locked.direct, removed, added), liquid })
+  await storingTally(db, target, id, { direct: directAfter(locked.direct, removed, added), liquid }).execute()
 }

@@ -1,4 +1,4 @@
-import { countColumns, storedCounts, tallyFromRow, type Tally } from '../statistics/tally.ts'
+import { countColumns, storedCounts, type Tally } from '../statistics/tally.ts'
 import { untyped, type Db } from '../../db/types.ts'
 
 /** The rows that carry stored likert figures: a tally's counts are read under lock and stored with the figures. */
@@ -12,23 +12,6 @@ export function carriesLiquid(target: LikertTarget): boolean {
 /** The count columns to read under lock for a tally of the target. */
 export function tallyColumns(target: LikertTarget): string[] {
   return carriesLiquid(target) ? [...countColumns('direct'), ...countColumns('liquid')] : countColumns('direct')
-}
-
-/**
- * Locks the rows in id order (so that writers touching several rows never deadlock) and reads their
- * tallies. Ids without a row are absent from the answer.
- */
-export async function lockTallies(db: Db, target: LikertTarget, ids: number[]): Promise<Map<number, Tally>> {
-  const unique = [...new Set(ids)].sort((a, b) => a - b)
-  if (unique.length === 0) return new Map()
-  const rows = await untyped(db)
-    .selectFrom(target)
-    .select(['id', ...tallyColumns(target)])
-    .where('id', 'in', unique)
-    .orderBy('id')
-    .forUpdate()
-    .execute()
-  return new Map(rows.map((row: Record<string, unknown>) => [Number(row.id), tallyFromRow(row, carriesLiquid(target))]))
 }
 
 /** The update that stores a tally's counts (the figures are generated from them), not yet run. */

@@ -26,21 +26,10 @@ export function questionCounters(trx: Kysely<Database>) {
       return trx.selectFrom('questions').select(QUESTION_LOCKED).where('id', '=', questionId).forUpdate().executeTakeFirst()
     },
 
-    /** Tags the question carries, as recomputeStatistics counts them. */
+    /** Tags the question counts its answers in (question_tag_ids, the database's one definition). */
     async carriedTags(questionId: number): Promise<Set<number>> {
-      const rows = await trx
-        .selectFrom('question_tags')
-        .select('tag_id')
-        .where('question_id', '=', questionId)
-        .union(
-          trx
-            .selectFrom('questions')
-            .select(sql<number>`topic_id`.as('tag_id'))
-            .where('id', '=', questionId)
-            .where('topic_id', 'is not', null),
-        )
-        .execute()
-      return new Set(rows.map((row) => row.tag_id as number))
+      const { rows } = await sql<{ tag_id: number }>`SELECT question_tag_ids(${questionId}::integer) AS tag_id`.execute(trx)
+      return new Set(rows.map((row) => row.tag_id))
     },
 
     /** Whether anyone answered the question, likert or by choice (skips included). */

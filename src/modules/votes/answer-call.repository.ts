@@ -1,15 +1,16 @@
 import { sql } from 'kysely'
 import type { Db } from '../../db/types.ts'
 import type { Analytics } from './vote-input.ts'
-import type { NamedRefusal } from './vote-rules.ts'
+import type { EditRefusal, NamedRefusal, WithdrawalRefusal } from './vote-rules.ts'
 
 /**
- * An answer as one database call (migrations 029, 030 and 032), in no transaction of ours: the question's row stays
- * locked only while the call runs in the server. A first answer is 'written', one replacing the caller's answer
- * 'replaced'; anything else wrote nothing: a refusal by name, or 'general', which leaves the answer to the general
- * path (delegators to tell, or an answer going private).
+ * Every answer write as one database call (cast_likert, cast_pick, edit_answer, withdraw_answer: migration 045 and
+ * src/db/functions.generated.sql), in no transaction of ours: the question's row stays locked only while the call
+ * runs in the server. A first answer is 'written', one replacing the caller's answer 'replaced'; anything else wrote
+ * nothing and is a refusal by name. `carried`: how many unanswered people's votes a public answer casts (a first
+ * one) or stopped casting (a withdrawal), whose delegators the service then tells.
  */
-export type AnswerCallOutcome = 'written' | 'replaced' | 'general' | NamedRefusal
+export type AnswerCallOutcome = 'written' | 'replaced' | NamedRefusal
 
 export interface AnswerCallInput extends Analytics {
   /** The question of a likert answer, the choice of a pick. */
@@ -28,7 +29,7 @@ export type AnswerCall = 'cast_likert' | 'cast_pick'
 
 /** The answer written, or why not. */
 export type AnswerCallResult<Row> =
-  { outcome: 'written' | 'replaced'; vote: Row } | { outcome: Exclude<AnswerCallOutcome, 'written' | 'replaced'>; vote: null }
+  { outcome: 'written' | 'replaced'; vote: Row; carried: number } | { outcome: NamedRefusal; vote: null; carried: 0 }
 
 export async function castAnswerCall<Row>(db: Db, call: AnswerCall, a: AnswerCallInput): Promise<AnswerCallResult<Row>> {
   const importance = call === 'cast_likert' ? [sql`${a.importance ?? null}::smallint`, sql`${a.importance === undefined}::boolean`] : []
@@ -44,23 +45,27 @@ export async function castAnswerCall<Row>(db: Db, call: AnswerCall, a: AnswerCal
       (v) => sql`${v}::text`,
     ),
   ]
-  const { rows } = await sql<Row & { outcome: AnswerCallOutcome }>`
-    SELECT r.outcome, (r.vote).* FROM ${sql.raw(call)}(${sql.join(args)}) AS r`.execute(db)
-  const { outcome, ...vote } = rows[0]
-  return outcome === 'written' || outcome === 'replaced' ? { outcome, vote: vote as Row } : { outcome, vote: null }
+  const { rows } = await sql<Row & { outcome: AnswerCallOutcome; carried: number }>`
+    SELECT r.outcome, r.carried, (r.vote).* FROM ${sql.raw(call)}(${sql.join(args)}) AS r`.execute(db)
+  const { outcome, carried, ...vote } = rows[0]
+  return outcome === 'written' || outcome === 'replaced' ? { outcome, vote: vote as Row, carried } : { outcome, vote: null, carried: 0 }
 }
 
-/** How a withdrawal in one call ended (migration 033); only 'withdrawn' wrote anything. */
-export type WithdrawalOutcome = 'withdrawn' | 'missing' | 'not_open' | 'closed' | 'general'
+/** How a withdrawal ended; only 'withdrawn' wrote anything. */
+export type WithdrawalOutcome = 'withdrawn' | WithdrawalRefusal
 
-export async function withdrawAnswerCall(db: Db, pick: boolean, voteId: number): Promise<{ outcome: WithdrawalOutcome; question: number }> {
-  const { rows } = await sql<{ outcome: WithdrawalOutcome; question: number }>`
+export async function withdrawAnswerCall(
+  db: Db,
+  pick: boolean,
+  voteId: number,
+): Promise<{ outcome: WithdrawalOutcome; question: number; voter: number; carried: number }> {
+  const { rows } = await sql<{ outcome: WithdrawalOutcome; question: number; voter: number; carried: number }>`
     SELECT * FROM withdraw_answer(${pick}, ${voteId}::integer)`.execute(db)
   return rows[0]
 }
 
-/** How an edit in one call ended (migration 034); only 'edited' wrote anything. */
-export type EditOutcome = 'edited' | 'missing' | 'value_required' | 'not_open' | 'closed' | 'collection' | 'general'
+/** How an edit ended; only 'edited' wrote anything. */
+export type EditOutcome = 'edited' | EditRefusal
 
 /** What a PATCH names: each field undefined when the body leaves it as it is. */
 export interface EditCallInput {

@@ -2,40 +2,27 @@ import type { Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { Caller } from '../../core/caller.ts'
 import { castAnswer, editAnswerById, withdrawAnswer, type AnswerKind } from './answer-core.ts'
-import { choiceVotesRepository, type ChoiceVoteRow } from './choice-votes.repository.ts'
+import type { ChoiceVoteRow } from './choice-votes.repository.ts'
 import type { ChoiceVoteBody, ChoiceVotePatch } from './votes.schemas.ts'
 
 /**
  * Answers to multiple-choice questions: a vote on the chosen choice, counted on the choice. A user has one
  * current pick per question; picking another choice replaces it (the earlier pick moves to the history and
- * leaves its choice's figures). Lock order: the question, then its choices in id order, then the user.
+ * leaves its choice's figures). A skipped pick is an answer too: the delegators hear of it.
  */
-const choiceAnswers: AnswerKind<ChoiceVoteRow, ChoiceVoteBody, ReturnType<typeof choiceVotesRepository>> = {
-  kind: 'choice',
-  figures: 'question_choices',
-  answers: 'question_choice_votes',
-  uniqueSet: 'question, choice',
-  rows: choiceVotesRepository,
-  targetOf: (vote) => vote.choice_id,
-  inserting: (rows, values, first, choiceId) => rows.inserting({ choice_id: choiceId, ...values, ...first }),
-  replacing: (rows, existing, values, choiceId) => rows.updating(existing.id, { choice_id: choiceId, ...values }),
-  // A skipped pick is an answer too: the delegators hear of it.
-  skipNotifies: true,
-  countsTagVotes: false,
-  answerCall: 'cast_pick',
-}
+const choiceAnswers: AnswerKind = { kind: 'choice', uniqueSet: 'question, choice', answerCall: 'cast_pick' }
 
 export function castChoiceVote(
   db: Kysely<Database>,
   caller: Caller,
   body: ChoiceVoteBody,
 ): Promise<{ vote: ChoiceVoteRow; created: boolean }> {
-  return castAnswer(db, choiceAnswers, caller, body)
+  return castAnswer<ChoiceVoteRow>(db, choiceAnswers, caller, body)
 }
 
 /** Edits a pick; a pick has no importance, whatever the body says. */
 export function editChoiceVote(db: Kysely<Database>, voteId: number, patch: ChoiceVotePatch): Promise<ChoiceVoteRow> {
-  return editAnswerById(db, choiceAnswers, voteId, { ...patch, importance: undefined })
+  return editAnswerById<ChoiceVoteRow>(db, choiceAnswers, voteId, { ...patch, importance: undefined })
 }
 
 /** Withdraws a pick: it moves to the history and stops counting, inside the voting window only. */

@@ -9,7 +9,7 @@ import { tagVotesRepository } from './tag-votes.repository.ts'
 import { raceRefusals } from './vote-checks.ts'
 import { voteContextRepository } from './vote-context.repository.ts'
 import { existingIdShape } from './vote-input.ts'
-import { canSee } from './vote-rules.ts'
+import { canSee } from '../../access/question-access.ts'
 import type { TagVoteRow } from './votes.mapper.ts'
 import type { TagVoteBody, TagVotePatch } from './votes.schemas.ts'
 
@@ -31,7 +31,7 @@ export async function castTagVote(
     const repository = tagVotesRepository(trx)
     const context = voteContextRepository(trx)
     const questionTag = await repository.lockQuestionTag(questionTagId)
-    if (!questionTag || !canSee(questionTag, caller)) throw fieldError('object_id', invalidPk(questionTagId))
+    if (!questionTag || !canSee(caller, questionTag)) throw fieldError('object_id', invalidPk(questionTagId))
     const now = await context.now()
     const existing = await repository.current(caller.id, questionTagId)
     const values = { value: body.value, private: body.private ?? (await context.defaultPrivate(caller.id)), modified_at: now }
