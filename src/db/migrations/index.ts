@@ -39,7 +39,7 @@ import * as opinionGroupsPublishedInput from './2026-11-28-040-opinion-groups-pu
 import * as publishedTagCounts from './2026-11-28-041-published-tag-counts.ts'
 import * as commentVoteBatches from './2026-11-28-042-comment-vote-batches.ts'
 import * as releasedTagCounts from './2026-11-28-043-released-tag-counts.ts'
-import * as oneAnswerPath from './2026-11-28-045-one-answer-path.ts'
+import * as oneAnswerPath from './2026-11-28-044-one-answer-path.ts'
 
 /** Every migration in the order it applies; names never change once released. */
 export const migrations: Record<string, Migration> = {
@@ -83,5 +83,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-28-041-published-tag-counts': publishedTagCounts,
   '2026-11-28-042-comment-vote-batches': commentVoteBatches,
   '2026-11-28-043-released-tag-counts': releasedTagCounts,
-  '2026-11-28-045-one-answer-path': oneAnswerPath,
+  '2026-11-28-044-one-answer-path': oneAnswerPath,
 }

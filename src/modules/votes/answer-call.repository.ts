@@ -4,7 +4,7 @@ import type { Analytics } from './vote-input.ts'
 import type { EditRefusal, NamedRefusal, WithdrawalRefusal } from './vote-rules.ts'
 
 /**
- * Every answer write as one database call (cast_likert, cast_pick, edit_answer, withdraw_answer: migration 045 and
+ * Every answer write as one database call (cast_likert, cast_pick, edit_answer, withdraw_answer: migration 044 and
  * src/db/functions.generated.sql), in no transaction of ours: the question's row stays locked only while the call
  * runs in the server. A first answer is 'written', one replacing the caller's answer 'replaced'; anything else wrote
  * nothing and is a refusal by name. `carried`: how many unanswered people's votes a public answer casts (a first

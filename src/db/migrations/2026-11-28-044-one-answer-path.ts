@@ -333,5 +333,5 @@ END $$;
 `
 
 export async function down(): Promise<void> {
-  throw new Error('2026-11-28-045-one-answer-path cannot be undone: restore a backup taken before it')
+  throw new Error('2026-11-28-044-one-answer-path cannot be undone: restore a backup taken before it')
 }
