@@ -40,6 +40,7 @@ import * as publishedTagCounts from './2026-11-28-041-published-tag-counts.ts'
 import * as commentVoteBatches from './2026-11-28-042-comment-vote-batches.ts'
 import * as releasedTagCounts from './2026-11-28-043-released-tag-counts.ts'
 import * as oneAnswerPath from './2026-11-28-044-one-answer-path.ts'
+import * as liquidDelegationOrder from './2026-11-28-045-liquid-delegation-order.ts'
 
 /** Every migration in the order it applies; names never change once released. */
 export const migrations: Record<string, Migration> = {
@@ -84,4 +85,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-28-042-comment-vote-batches': commentVoteBatches,
   '2026-11-28-043-released-tag-counts': releasedTagCounts,
   '2026-11-28-044-one-answer-path': oneAnswerPath,
+  '2026-11-28-045-liquid-delegation-order': liquidDelegationOrder,
 }

@@ -1,3 +1,5 @@
+import { DELEGATION_ORDER, delegationRank, type DelegationKey } from '../../db/delegation-order.ts'
+
 /**
  * The full resolution of many questions over one compact copy of the tag delegations (R1-R8 of
  * docs/liquid-democracy.md), in typed arrays indexed by user id. Arrays are stamped per question instead
@@ -29,10 +31,9 @@ export class CompactResolver {
   private readonly answerIndex: Int32Array
   private readonly carries: Uint8Array
   private readonly bestStamp: Int32Array
-  private readonly bestRank: Int32Array
-  private readonly bestPriority: Int32Array
-  private readonly bestPosition: Int32Array
-  private readonly bestId: Int32Array
+  /** The winning delegation's keys so far, per user, one array per key of DELEGATION_ORDER. */
+  private readonly best: Record<DelegationKey, Int32Array>
+  private readonly candidate: Record<DelegationKey, number> = { rank: 0, priority: 0, position: 0, id: 0 }
   private readonly bestTrustee: Int32Array
   private readonly repStamp: Int32Array
   private readonly rep: Int32Array
@@ -49,16 +50,22 @@ export class CompactResolver {
     this.answerIndex = new Int32Array(size)
     this.carries = new Uint8Array(size)
     this.bestStamp = new Int32Array(size)
-    this.bestRank = new Int32Array(size)
-    this.bestPriority = new Int32Array(size)
-    this.bestPosition = new Int32Array(size)
-    this.bestId = new Int32Array(size)
+    this.best = Object.fromEntries(DELEGATION_ORDER.map((key) => [key, new Int32Array(size)])) as Record<DelegationKey, Int32Array>
     this.bestTrustee = new Int32Array(size)
     this.repStamp = new Int32Array(size)
     this.rep = new Int32Array(size)
     this.blockStamp = new Int32Array(size)
     this.pointing = new Int32Array(size)
     this.intree = new Int32Array(size)
+  }
+
+  /** Negative when the candidate wins over the user's best so far, in DELEGATION_ORDER. */
+  private compareWithBest(candidate: Record<DelegationKey, number>, user: number): number {
+    for (const key of DELEGATION_ORDER) {
+      const difference = candidate[key] - this.best[key][user]
+      if (difference !== 0) return difference
+    }
+    return 0
   }
 
   /** The weight of each answer, aligned with `answerUsers`. */
@@ -72,30 +79,28 @@ export class CompactResolver {
       this.carries[user] = answerCarries[i]
     }
     let count = 0
+    const candidate = this.candidate
     const consider = (list: DelegationList, rank: number, position: number) => {
       for (let j = 0; j < list.users.length; j++) {
         const user = list.users[j]
         if (this.answerStamp[user] === stamp) continue
-        const priority = list.priorities[j]
-        const id = list.ids[j]
+        candidate.rank = rank
+        candidate.priority = list.priorities[j]
+        candidate.position = position
+        candidate.id = list.ids[j]
         if (this.bestStamp[user] === stamp) {
-          const better =
-            rank - this.bestRank[user] || priority - this.bestPriority[user] || position - this.bestPosition[user] || id - this.bestId[user]
-          if (better >= 0) continue
+          if (this.compareWithBest(candidate, user) >= 0) continue
         } else {
           this.bestStamp[user] = stamp
           if (count === this.delegators.length) this.delegators = grow(this.delegators)
           this.delegators[count++] = user
         }
-        this.bestRank[user] = rank
-        this.bestPriority[user] = priority
-        this.bestPosition[user] = position
-        this.bestId[user] = id
+        for (const key of DELEGATION_ORDER) this.best[key][user] = candidate[key]
         this.bestTrustee[user] = list.trustees[j]
       }
     }
-    consider(input.questionDelegations, 0, 0)
-    input.tagDelegations.forEach((list, position) => consider(list, position === 0 ? 1 : 2, position))
+    consider(input.questionDelegations, delegationRank('question', 0), 0)
+    input.tagDelegations.forEach((list, position) => consider(list, delegationRank('tag', position), position))
 
     this.delegatorCount = count
     const weights = new Int32Array(answerUsers.length).fill(1)

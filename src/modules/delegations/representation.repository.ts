@@ -33,9 +33,8 @@ interface HopRow {
 export function representationRepository(db: Db) {
   return {
     /**
-     * The user's eligibility, answer and winning delegation on the question. The delegation is ranked as
-     * liquid_parent ranks it: the question delegation, then tag delegations on the topic (position 0),
-     * then the others by the user's own priority, the tag's position on the question, the oldest id.
+     * The user's eligibility, answer and winning delegation on the question: the first of liquid_delegations,
+     * as liquid_parent takes it (src/db/delegation-order.ts).
      */
     async hop(questionId: number, userId: number): Promise<Hop | undefined> {
       const { rows } = await sql<HopRow>`
@@ -52,18 +51,7 @@ export function representationRepository(db: Db) {
           FROM question_choice_votes v WHERE v.question_id = ${questionId} AND v.user_id = u.id
           LIMIT 1
         ) AS a ON true
-        LEFT JOIN LATERAL (
-          SELECT c.kind, c.id, c.tag_id, c.trustee_id FROM (
-            SELECT 'question' AS kind, qd.id, NULL::integer AS tag_id, qd.trustee_id, 0 AS rank, 0 AS priority, 0 AS position
-            FROM question_delegations qd
-            WHERE qd.question_id = ${questionId} AND qd.user_id = u.id AND qd.revoked_at IS NULL
-            UNION ALL
-            SELECT 'tag', td.id, td.tag_id, td.trustee_id, CASE WHEN qt.position = 0 THEN 1 ELSE 2 END, td.priority, qt.position
-            FROM tag_delegations td JOIN question_tags qt ON qt.tag_id = td.tag_id AND qt.question_id = ${questionId}
-            WHERE td.user_id = u.id AND td.revoked_at IS NULL
-          ) AS c
-          ORDER BY c.rank, c.priority, c.position, c.id
-          LIMIT 1
+        LEFT JOIN LATERAL (SELECT * FROM liquid_delegations(${questionId}::integer, u.id) LIMIT 1
         ) AS d ON true
         WHERE u.id = ${userId}`.execute(db)
       const row = rows[0]
