@@ -6,6 +6,7 @@ import { isCopy } from './copy-in.ts'
 import { isDatabaseUnavailable } from './availability.ts'
 import { parseLsn, type Replica, type ReplicaSet, type ReplicaStatus } from './replicas.ts'
 import type { WritePositions } from './write-positions.ts'
+import { loadStatementKinds, type StatementKinds } from './writing-functions.ts'
 
 /**
  * Reads on replicas, beneath Kysely: the pool given to its dialect lends a client that sends a statement to a
@@ -50,25 +51,17 @@ export function newReadContext(): ReadContext {
   }
 }
 
-const READ = /^\s*(select|with)\b/i
-/**
- * Anything that writes, locks, takes a sequence value, sends a notice or sets session state: the primary. When in
- * doubt the primary: a false match costs a replica read, a miss costs an error (retried on the primary anyway), or
- * worse, for the service's own functions that write (the one-call answers, `cast_likert`, `cast_pick`, `cast_first_*`, `withdraw_answer` and `edit_answer` of migrations 029-034): a
- * write not recorded as the request's, whose author could then read a replica that has not replayed it.
- */
-const NOT_PLAIN =
-  /\b(insert|update|delete|merge|into|share|nextval|setval|currval|lastval|pg_advisory\w*|pg_try_advisory\w*|set_config|pg_notify|txid_current\w*|pg_current_\w+|lo_\w+|pg_cancel_backend|pg_terminate_backend|dblink\w*|cast_(?:first_)?(?:likert|pick)|withdraw_answer|edit_answer)\b/i
 const TRANSACTION_CONTROL = /^\s*(begin|start\s+transaction|commit|end|rollback|abort|savepoint|release)\b/i
 
-export function isPlainRead(text: string): boolean {
-  return READ.test(text) && !NOT_PLAIN.test(text)
-}
+/** How often a process that could not read the list of writing functions tries again (meanwhile: the primary). */
+const CATALOGUE_RETRY_MS = 1_000
 
+/** A statement taken for a read that writes after all: retried on the primary, and counted as a write. */
+const READ_ONLY_TRANSACTION = '25006'
 /** SQLSTATEs a replica can answer that the primary would not: retried there. */
 const RETRY_ON_PRIMARY = new Set([
   '40001', // canceling statement due to conflict with recovery
-  '25006', // read_only_sql_transaction: a statement taken for a read that writes after all
+  READ_ONLY_TRANSACTION,
   '0A000', // feature_not_supported: e.g. a function that cannot run during recovery
   '55000', // object_not_in_prerequisite_state: "recovery is in progress"
 ])
@@ -93,12 +86,43 @@ export class ReadRouter {
   readonly #primary: pg.Pool
   readonly #positions: WritePositions
   readonly #waitMs: number
+  #kinds: StatementKinds | null = null
+  #loadingKinds: Promise<StatementKinds | null> | null = null
+  #kindsFailedAt = -Infinity
 
   constructor(options: ReadRouterOptions) {
     this.replicas = options.replicas
     this.#primary = options.primary
     this.#positions = options.positions
     this.#waitMs = options.waitMs
+  }
+
+  /**
+   * Which functions write, read from the catalogue once (src/db/writing-functions.ts). Not when the router is made:
+   * a process may migrate through its pool after that, and the first request comes after the migrations. Null
+   * while the catalogue cannot be read: every statement goes to the primary, which is tried again a second later.
+   */
+  statementKinds(): Promise<StatementKinds | null> | StatementKinds | null {
+    if (this.#kinds) return this.#kinds
+    if (this.#loadingKinds) return this.#loadingKinds
+    if (performance.now() - this.#kindsFailedAt < CATALOGUE_RETRY_MS) return null
+    return (this.#loadingKinds = loadStatementKinds(this.#primary).then(
+      (kinds) => {
+        this.#kinds = kinds
+        this.#loadingKinds = null
+        return kinds
+      },
+      () => {
+        this.#kindsFailedAt = performance.now()
+        this.#loadingKinds = null
+        return null
+      },
+    ))
+  }
+
+  /** Whether the statement only reads; not while the writing functions are unknown. */
+  isPlainRead(text: string): boolean {
+    return this.#kinds?.isPlainRead(text) ?? false
   }
 
   /** The replica this read may use, or null for the primary. */
@@ -121,7 +145,7 @@ export class ReadRouter {
 
   /** Whether a statement that failed on the replica is sent to the primary instead. */
   retryOnPrimary(replica: Replica, error: unknown): boolean {
-    const code = (error as { code?: unknown }).code
+    const code = errorCode(error)
     if (typeof code === 'string' && RETRY_ON_PRIMARY.has(code)) return true
     if (!isDatabaseUnavailable(error) || code === '57014') return false
     this.replicas.failed(replica, error)
@@ -162,6 +186,8 @@ export class ReadRouter {
   }
 }
 
+const errorCode = (error: unknown) => (error as { code?: unknown }).code
+
 const routers = new WeakMap<Kysely<Database>, ReadRouter>()
 
 export function registerReadRouter(db: Kysely<Database>, router: ReadRouter): void {
@@ -197,8 +223,14 @@ class RoutedClient {
   query = (async (text: string, parameters: ReadonlyArray<unknown>) => {
     const context = readRouting.getStore()
     const inRequest = context !== undefined && context.identified && !context.ended
+    // A read a replica refused as a write (a function that writes under a read-only mark): the request wrote.
+    let refusedAsWrite = false
+    if (inRequest) {
+      const loading = this.router.statementKinds()
+      if (loading instanceof Promise) await loading
+    }
     if (!this.#pinned) {
-      if (inRequest && context.readOnly && !context.wrote && !isCopy(parameters) && isPlainRead(text)) {
+      if (inRequest && context.readOnly && !context.wrote && !isCopy(parameters) && this.router.isPlainRead(text)) {
         const replica = await this.router.replicaFor(context)
         if (replica) {
           try {
@@ -207,6 +239,7 @@ class RoutedClient {
             return result
           } catch (error) {
             if (!this.router.retryOnPrimary(replica, error)) throw error
+            refusedAsWrite = errorCode(error) === READ_ONLY_TRANSACTION
           }
         }
       }
@@ -215,7 +248,9 @@ class RoutedClient {
     if (context) context.primaryStatements++
     const result = await this.#pinned.query(text, parameters as unknown[])
     // Counted once it ran: a request whose writes all failed (the primary away) has no position to record.
-    if (inRequest && !context.wrote && !TRANSACTION_CONTROL.test(text) && !isPlainRead(text)) context.wrote = true
+    if (inRequest && !context.wrote && (refusedAsWrite || (!TRANSACTION_CONTROL.test(text) && !this.router.isPlainRead(text)))) {
+      context.wrote = true
+    }
     return result
   }) as unknown as PostgresPoolClient['query']
 
