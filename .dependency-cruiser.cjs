@@ -1,6 +1,10 @@
 /**
- * The layering of src/ (README, "Architecture"), checked in CI: `npm run layers`.
- * core (no Fastify) <- db, access, disclosure, engines <- modules (resources) <- http edge, app.
+ * The layering of src/ (README, "Architecture"), checked in CI: `npm run layers`. From the bottom, each layer
+ * importing only from those below it:
+ *   db, config <- core (no Fastify; db's table types only) <- access, disclosure, engines (and the senders, the
+ *   import readers) <- http (what routes are declared with, and the app's hooks) <- modules (resources)
+ *   <- app, server, workers, cli (the entry points).
+ * Beyond the named rules, no-folder-cycles refuses any import that would turn an existing edge between folders around.
  */
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -41,6 +45,21 @@ module.exports = {
       comment: 'Engines (figures, statistics, liquid, notification delivery) serve resources; a resource is never below them.',
       from: { path: '^src/(engines|db|access|disclosure)/' },
       to: { path: '^src/modules/' },
+    },
+    {
+      name: 'http-knows-no-resource',
+      severity: 'error',
+      comment:
+        'src/http is what every resource declares its routes with, and the hooks the app registers: it sits below the resources, so it never imports one.',
+      from: { path: '^src/http/' },
+      to: { path: '^src/modules/' },
+    },
+    {
+      name: 'entry-points-on-top',
+      severity: 'error',
+      comment: 'The app, the server, the workers and the command line put the layers together; nothing below them imports one.',
+      from: { path: '^src/', pathNot: '^src/(app|server|workers|cli)(\\.ts$|/)' },
+      to: { path: '^src/(app|server|workers|cli)(\\.ts$|/)' },
     },
     {
       name: 'routes-build-no-sql',

@@ -1,11 +1,11 @@
-import { sql, type ExpressionBuilder, type Kysely, type RawBuilder, type Selectable, type SelectQueryBuilder } from 'kysely'
+import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely'
 import type { Database, Questions } from '../../db/database.ts'
 import { column, orderingFieldsOf, orderingTerms, type OrderingFields, type OrderTerm } from '../../db/ordering.ts'
 import { pageOfRows, type AnySelect, type ListRequest, type RowsPage } from '../../db/paging.ts'
 import { statisticsColumns } from '../../engines/statistics/statistics-fields.ts'
 import { publishedFigureOrdering } from './published-ordering.ts'
 import type { Caller } from '../../core/caller.ts'
-import { parseIdList } from '../../core/integers.ts'
+import { filterConditions, switchedOn } from './question-filters.ts'
 import type { QuestionListQuery } from './questions.schemas.ts'
 
 export type QuestionRow = Omit<Selectable<Questions>, 'search_vector'>
@@ -130,29 +130,6 @@ function listingOrder(filters: QuestionListQuery, caller: Caller | null, orderin
   )
 }
 
-/** Words of a search made safe for to_tsquery: letters and digits only, each matched as a prefix. */
-export function searchQuery(text: string): string | null {
-  const words = text.match(/[\p{L}\p{N}]+/gu) ?? []
-  if (words.length === 0) return null
-  return words
-    .slice(0, 32)
-    .map((word) => `${word}:*`)
-    .join(' & ')
-}
-
-function wordsOf(text: string): string[] {
-  return (text.match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, 32)
-}
-
-type QuestionsEb = ExpressionBuilder<Database, 'questions'>
-
-const OFF_VALUES = new Set(['', '0', 'false', 'f', 'n', 'no', 'off'])
-
-/** A switch of the query string: on for any value but an empty or false-like one. */
-export function switchedOn(value: string | undefined): boolean {
-  return value !== undefined && !OFF_VALUES.has(value.trim().toLowerCase())
-}
-
 /** When the user last answered each question (likert or any choice), the order of their history; never answered sorts as oldest. */
 function answeredAt(userId: number): RawBuilder<unknown> {
   return sql`coalesce(greatest(
@@ -163,29 +140,6 @@ function answeredAt(userId: number): RawBuilder<unknown> {
 /** Where each question stands in the collection: its item's order, then the item's id, as the items list. */
 function collectionOrder(collectionId: number): RawBuilder<unknown> {
   return sql`(SELECT array[item."order", item.id] FROM question_collection_items item WHERE item.parent_id = ${collectionId} AND item.question_id = questions.id)`
-}
-
-/**
- * Questions the user answered. A private answer is seen only by its author and staff: to anyone else
- * the question is not among those the user answered.
- */
-function answeredBy(eb: QuestionsEb, userId: number | SelectQueryBuilder<Database, 'users', { id: number }>, viewer: Caller | null) {
-  let likert = eb
-    .selectFrom('question_votes as qv')
-    .select('qv.id')
-    .whereRef('qv.question_id', '=', 'questions.id')
-    .where('qv.user_id', '=', userId)
-  let choice = eb
-    .selectFrom('question_choice_votes as qcv')
-    .select('qcv.id')
-    .whereRef('qcv.question_id', '=', 'questions.id')
-    .where('qcv.user_id', '=', userId)
-  if (!viewer?.isStaff) {
-    const viewerId = viewer?.id ?? 0
-    likert = likert.where((vote) => vote.or([vote('qv.private', '=', false), vote('qv.user_id', '=', viewerId)]))
-    choice = choice.where((vote) => vote.or([vote('qcv.private', '=', false), vote('qcv.user_id', '=', viewerId)]))
-  }
-  return eb.or([eb.exists(likert), eb.exists(choice)])
 }
 
 interface AnswerCore {
@@ -255,104 +209,7 @@ export function questionsRepository(db: Kysely<Database>) {
             : eb('questions.publish', '=', true),
         )
       }
-      if (filters.id !== undefined) query = query.where('questions.id', '=', filters.id)
-      if (filters.id__in !== undefined) query = query.where('questions.id', 'in', [...parseIdList(filters.id__in), -1])
-      if (filters.subtype) query = query.where('questions.subtype', '=', filters.subtype)
-      if (filters.search) {
-        const tsquery = searchQuery(filters.search)
-        if (tsquery) query = query.where(sql<boolean>`questions.search_vector @@ to_tsquery('english', ${tsquery})`)
-      }
-      if (filters.exact_question) {
-        const words = wordsOf(filters.exact_question)
-        if (words.length) query = query.where(sql<boolean>`questions.question ~* ${`\\m(${words.join('|')})\\M`}`)
-      }
-      if (filters.user__username !== undefined) {
-        const username = filters.user__username
-        query = query.where((eb) =>
-          eb.exists(
-            eb
-              .selectFrom('users as author')
-              .select('author.id')
-              .whereRef('author.id', '=', 'questions.user_id')
-              .where('author.username', '=', username),
-          ),
-        )
-      }
-      if (filters.user__id !== undefined) query = query.where('questions.user_id', '=', filters.user__id)
-      if (filters.answered_by !== undefined) {
-        const userId = filters.answered_by
-        query = query.where((eb) => answeredBy(eb, userId, caller))
-      }
-      if (filters.votes__user__username !== undefined) {
-        const voter = db.selectFrom('users').select('users.id').where('users.username', '=', filters.votes__user__username)
-        query = query.where((eb) => answeredBy(eb, voter, caller))
-      }
-      if (filters.in_collections__parent !== undefined) {
-        const parent = filters.in_collections__parent
-        query = query.where((eb) =>
-          eb.exists(
-            eb
-              .selectFrom('question_collection_items as item')
-              .select('item.id')
-              .whereRef('item.question_id', '=', 'questions.id')
-              .where('item.parent_id', '=', parent),
-          ),
-        )
-      }
-      const inGroup = (groupId: number, active: boolean | null) =>
-        query.where((eb) => {
-          let connection = eb
-            .selectFrom('group_question_connections as gqc')
-            .select('gqc.id')
-            .whereRef('gqc.question_id', '=', 'questions.id')
-            .where('gqc.group_id', '=', groupId)
-          if (active !== null) connection = connection.where('gqc.active', '=', active)
-          return eb.exists(connection)
-        })
-      if (filters.group !== undefined) query = inGroup(filters.group, true)
-      if (filters.in_group_all !== undefined) query = inGroup(filters.in_group_all, null)
-      if (filters.in_group_disabled !== undefined) query = inGroup(filters.in_group_disabled, false)
-      if (filters.tags__tag !== undefined) {
-        const tag = filters.tags__tag
-        query = query.where((eb) =>
-          eb.exists(
-            eb
-              .selectFrom('question_tags as qt')
-              .select('qt.id')
-              .whereRef('qt.question_id', '=', 'questions.id')
-              .where('qt.tag_id', '=', tag),
-          ),
-        )
-      }
-      if (filters.topic !== undefined) query = query.where('questions.topic_id', '=', filters.topic)
-      if (switchedOn(filters.nearby)) {
-        if (!caller) query = query.where(sql<boolean>`false`)
-        else {
-          const callerId = caller.id
-          query = query.where((eb) =>
-            eb.exists(
-              eb
-                .selectFrom('users as me')
-                .select('me.id')
-                .where('me.id', '=', callerId)
-                .where((me) =>
-                  me.or(
-                    ['me.district_id', 'me.region_id', 'me.country_id'].map((place) =>
-                      me(place as 'me.district_id', '=', me.ref('questions.geo_id')),
-                    ),
-                  ),
-                ),
-            ),
-          )
-        }
-      }
-      if (switchedOn(filters.my_history)) {
-        if (!caller) query = query.where(sql<boolean>`false`)
-        else {
-          const callerId = caller.id
-          query = query.where((eb) => answeredBy(eb, callerId, caller))
-        }
-      }
+      for (const condition of filterConditions(filters, caller)) query = query.where(condition)
       return query
     },
 

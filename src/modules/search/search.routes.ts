@@ -3,7 +3,7 @@ import type { App } from '../../http/app-type.ts'
 import { fieldError } from '../../core/errors.ts'
 import { listRoute } from '../../http/list-route.ts'
 import { ListQuery, Url } from '../../http/schemas.ts'
-import { searchQuery } from '../questions/questions.repository.ts'
+import { searchQuery } from '../questions/question-filters.ts'
 import { SEARCH_KINDS, searchPage, type SearchKind } from './search.repository.ts'
 import { urlsFor } from '../../http/urls.ts'
 
