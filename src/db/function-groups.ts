@@ -1,0 +1,149 @@
+/**
+ * Every function and view of the database, grouped by what it serves, with one line each: the one place that
+ * `npm run db:functions` (scripts/generate-db-functions.ts) reads to lay out src/db/functions.generated.sql and the
+ * list in docs/database.md. The script fails when a live function or view is missing here, or one named here is gone.
+ * Triggers are grouped with the function they run.
+ */
+export interface FunctionGroup {
+  title: string
+  /** What the group does and why it lives in the database. */
+  about: string
+  /** Each function or view, in reading order, with its purpose in one line. */
+  members: Record<string, string>
+}
+
+/** Why these live in the database, and what stays in TypeScript: the head of the generated file and of the list. */
+export const DATABASE_CODE_RULES = {
+  inTheDatabase: [
+    "Answers are cast in one database call (`cast_likert`, `cast_pick`, `edit_answer`, `withdraw_answer`): the question row is locked only while the call runs in the server, never across a round trip, so answers to one question follow each other at the server's pace.",
+    "Counters kept by triggers, whatever path writes (the service, `recompute`, the seed, an import, an operator's SQL): kept liquid block sizes, the tags' unreleased and published counts, the question set's version; the stored figures are generated columns over the counts.",
+    'Disclosure batches enforced where every write passes: triggers on the answer and comment-vote tables record what the published figures still count of each person and release k changes together, so no path can publish a private answer on its own.',
+    'Notices on commit: triggers `NOTIFY` every process of what changed (delivered at commit only), so what processes keep in memory is dropped exactly; the answer calls leave theirs to their process, which sends them after the commit.',
+  ],
+  inTypeScript: [
+    'Validation of input and the DRF-shaped messages: the calls return an outcome word (`missing`, `closed`, `general`, …) that the service turns into the answer.',
+    'Reads: listings, details, results, breakdowns, weighting, comparisons, opinion groups.',
+    'Statistics beyond the stored figures (src/engines/statistics/), and the recomputation and check of every stored figure.',
+    'Permissions (src/access/): the calls repeat only the one rule that must hold under the lock, that the question is visible to the caller.',
+    "The general answer path's rules and the notifications of delegators.",
+  ],
+}
+
+export const FUNCTION_GROUPS: FunctionGroup[] = [
+  {
+    title: 'Answering',
+    about:
+      "A likert answer or a pick, first or replacing the voter's own, an edit and a withdrawal are one call each, which locks the question, checks the rules and writes everything; any other answer takes the general path, whose first call locks and reads (docs/votes.md; README, Architecture).",
+    members: {
+      cast_likert: "a likert answer: the first (through cast_first_likert) or a replacement of the voter's own, in one call",
+      cast_pick: 'a pick of a multiple-choice question: the first (through cast_first_pick) or a replacement, in one call',
+      cast_first_likert:
+        "a first likert answer: locks the question, checks the rules, writes the answer, its counts, the voter's counters and the tags'",
+      cast_first_pick: "a first pick: the same for a choice, its counts and the counts of the choice the voter's weight left",
+      edit_answer: "a change of an answer's value, importance, privacy or collection, with its history and counts, in one call",
+      withdraw_answer: "withdraws an answer: its history, its counts, the voter's block back where it counts, counters and tags",
+      answer_context:
+        "the general path's first call: locks the question (through the choice), then reads the answer, the liquid block and choices",
+      answer_locked: "the general path's first call for an edit or a withdrawal: locks the answer's question, then the answer",
+      lock_question_for_answers: "locks a question row for an answer and leaves the transaction's notices to its process",
+      lock_answerable_question: 'locks a question and checks the answering rules (visible, kind, open, collection) under the lock',
+      lock_held_answer: "locks an answer's question and then the answer, for an edit or a withdrawal; returns it with the clock",
+      replaced_answer_weight: 'the liquid weight an answer carries after a change of privacy (its block when public, 1 when private)',
+      count_replaced_answer: "the voter's public counters and latest answer times after a replacement or an edit",
+    },
+  },
+  {
+    title: 'Counts and figures',
+    about:
+      'Answers move the stored counts of questions and choices by exact deltas; every stored figure is a generated column over the counts, computed by these functions as src/engines/statistics/likert.ts computes it (docs/statistics.md, Stored, and always equal to a recount).',
+    members: {
+      likert_count_deltas: 'an amount at one level (or skipped) as deltas to the five level counts and the skips',
+      move_likert_counts: "adds two levels' deltas (the old answer off, the new on) to a question's direct and liquid counts",
+      move_choice_counts: "adds one level's deltas to a choice's direct and liquid counts",
+      likert_sum: 'the sum of the levels over five level counts',
+      likert_unanimous: 'the one level every count is at, or 0',
+      likert_value: 'the mean level of five level counts (the `value` figure)',
+      likert_heat: 'the folded intensity of five level counts (the `heat` figure)',
+      likert_consensus: "Tastle and Wierman's consensus of five level counts",
+      likert_polarisation: "van der Eijk's polarisation of five level counts",
+    },
+  },
+  {
+    title: 'Liquid delegation',
+    about:
+      "Who a vote goes to, the chain it follows and the block of people it carries, read by the answer calls under the question's lock; kept block sizes follow every answer by trigger (docs/liquid-democracy.md, Kept blocks).",
+    members: {
+      liquid_eligible: 'whether an account may carry weight (active, not deleted)',
+      liquid_parent: "the trustee a person's vote goes to on a question: their question delegation, else their first tag delegation",
+      liquid_answer_carries: "whether a person's answer carries delegated weight: no answer (null), public and eligible, or not",
+      liquid_chain: "the people a person's delegation chain passes, up to the answer it reaches; whether it loops; who holds the vote",
+      liquid_representative: "the person whose answer carries a person's vote on a question, if any",
+      liquid_block: "a person's liquid block on a question: its size, eligibility, and the answer their vote reaches",
+      liquid_intree: "how many unanswered people's chains pass through a person: the kept size, else a walk",
+      liquid_intree_walk: 'the same by walking the delegations breadth first',
+      liquid_blocks_follow: "moves the kept block sizes along a chain by a block's size, or drops them when the chain loops",
+      liquid_blocks_on_answer: "an answer written or removed moves the kept block sizes along its author's chain",
+    },
+  },
+  {
+    title: 'Disclosure: private answers in batches',
+    about:
+      "Private answers reach a question's published figures k at a time (MIN_CELL_SIZE), whatever path writes them: a trigger keeps, per person, what the published figures still count of them, and the figures, orderings and counts read the corrections (docs/privacy.md, Batches).",
+    members: {
+      set_min_cell_size: 'stores k, as each process sets it at start; lowering it releases the questions that reach it',
+      follow_unreleased_answer: "records a private change as unreleased, and releases the question's batch at the k-th",
+      current_answer: "a person's current answer on a question, likert or pick, with its liquid weight",
+      published_holder: "whose answer a person's vote reaches as released, walking their chain as it was",
+      published_corrections: "what to add to a question's stored counts, level by level, to get its published ones",
+      withheld_answers: "what a question's (or a choice's) published figures leave out, per level: sort keys equal to the figures",
+      withheld_answer_count: 'how many direct answers the published figures leave out, so answer counts agree with them',
+      withheld_tag_votes: "the private ratings of a question's tag while fewer than k, which its published figures leave out",
+      released_question_votes: "view: each person's likert answer as released (their released private one while a change waits)",
+      released_choice_votes: "view: each person's pick as released",
+    },
+  },
+  {
+    title: 'Disclosure: tag counts follow the batches',
+    about:
+      "A tag's votes_count as others read it counts its questions' likert answers as released, kept by triggers on every table that moves it (migration 043; docs/privacy.md, Batches).",
+    members: {
+      unreleased_vote_count: 'how many more likert answers a question holds now than it shows as released',
+      settle_unreleased_votes: "brings a question's unreleased count and its tags' up to date after a write that may move it",
+      move_unreleased_tag_votes: "adds a delta to the unreleased counts of a question's tags and topic, locked in id order",
+      publish_tag_votes: 'sets published_votes_count: votes_count less the unreleased count',
+      follow_unreleased_tag_votes: "settles the question's count when its unreleased changes move",
+      follow_answer_unreleased_tag_votes: "settles the question's count when an answerer with a change waiting answers or withdraws",
+      follow_question_tag_unreleased_votes: "moves a question's unreleased count between the tags it gains and loses",
+      follow_topic_unreleased_votes: "moves a question's unreleased count when its topic changes",
+      forget_question_unreleased_tag_votes: 'a question removed takes its unreleased count off its tags',
+    },
+  },
+  {
+    title: 'Disclosure: comment votes in batches',
+    about:
+      "Private comment votes reach a comment's published tallies k at a time, as private answers reach a question's figures (migration 042; docs/privacy.md, Batches).",
+    members: {
+      follow_unreleased_comment_vote: "records what a comment's published tallies still count of each person, at their first change",
+      release_comment_vote_batch: "releases a comment's waiting changes once k of them wait, at commit",
+      release_comment_votes_at_k: 'lowering k releases the comments that reach it',
+      published_comment_corrections: "what to add to a comment's stored tallies to get its published ones",
+    },
+  },
+  {
+    title: 'Notices',
+    about:
+      "Every process LISTENs on one connection; these triggers tell it, at commit, what changed, so what it keeps in memory (answers, tokens and keys, people's own fields, walks, live streams) is dropped exactly (docs/operations.md, Answers kept in memory; src/db/data-changes.ts).",
+    members: {
+      notify_data_changed: 'a change of a table any public answer reads: `data_changed`',
+      notify_question_figures: "a question's figures or choices changed: `question_figures` with its id, for live results",
+      notify_collection_items: "a collection's questions changed: `collection_items` with its id",
+      notify_notifications_created: 'notifications were written: `notifications_created`, for push delivery',
+      notify_credentials_changed: "a token revoked or moved, or an account's standing changed: `credentials_changed` with the user",
+      notify_app_key_changed: 'an application key revoked, re-hashed or removed: `credentials_changed` with `app-key:<id>`',
+      notify_own_changed: "people's follow links or questions (drafts) changed: `own_changed` with their ids (past 100: anyone)",
+      notify_anyone_own_changed: 'answers written outside the answer calls, or a truncate: `own_changed` for anyone',
+      notify_author_own_changed: 'a question published, unpublished or given another author: `own_changed` with both authors',
+      bump_question_set_version: "moves the question set's version once per transaction, at commit, and sends `question_set`",
+    },
+  },
+]
