@@ -21,11 +21,12 @@ export const DATABASE_CODE_RULES = {
     'Notices on commit: triggers `NOTIFY` every process of what changed (delivered at commit only), so what processes keep in memory is dropped exactly; the answer calls leave theirs to their process, which sends them after the commit.',
   ],
   inTypeScript: [
-    'Validation of input and the DRF-shaped messages: the calls return an outcome word (`missing`, `closed`, `general`, …) that the service turns into the answer.',
+    'Validation of input and the DRF-shaped messages: the calls return an outcome word (`missing`, `closed`, …) that src/modules/votes/vote-rules.ts turns into the answer; a test reads the words back from the functions.',
     'Reads: listings, details, results, breakdowns, weighting, comparisons, opinion groups.',
     'Statistics beyond the stored figures (src/engines/statistics/), and the recomputation and check of every stored figure.',
     'Permissions (src/access/): the calls repeat only the one rule that must hold under the lock, that the question is visible to the caller.',
-    "The general answer path's rules and the notifications of delegators.",
+    'The notifications of delegators, written by the one notification writer after an answer call that says how many votes it carried.',
+    "The delegation order's definition (src/db/delegation-order.ts), from which liquid_delegations is built.",
   ],
 }
 
@@ -33,23 +34,22 @@ export const FUNCTION_GROUPS: FunctionGroup[] = [
   {
     title: 'Answering',
     about:
-      "A likert answer or a pick, first or replacing the voter's own, an edit and a withdrawal are one call each, which locks the question, checks the rules and writes everything; any other answer takes the general path, whose first call locks and reads (docs/votes.md; README, Architecture).",
+      "Every answer write, a likert answer or a pick, first or replacing the voter's own, an edit and a withdrawal, is one call, which locks the question, checks the rules once (lock_answerable_question, window_refusal) and writes everything, going private and carrying others' votes included (docs/votes.md; README, Architecture).",
     members: {
-      cast_likert: "a likert answer: the first (through cast_first_likert) or a replacement of the voter's own, in one call",
-      cast_pick: 'a pick of a multiple-choice question: the first (through cast_first_pick) or a replacement, in one call',
-      cast_first_likert:
-        "a first likert answer: locks the question, checks the rules, writes the answer, its counts, the voter's counters and the tags'",
-      cast_first_pick: "a first pick: the same for a choice, its counts and the counts of the choice the voter's weight left",
+      cast_likert:
+        "a likert answer, first or replacing the voter's own: the rules, the answer and its history, its counts, the block, the voter's counters and the tags'; returns how many votes a first public answer carries",
+      cast_pick:
+        "a pick of a multiple-choice question, first or replacing: the same for choices, and the counts of the choice the voter's weight left",
       edit_answer: "a change of an answer's value, importance, privacy or collection, with its history and counts, in one call",
       withdraw_answer: "withdraws an answer: its history, its counts, the voter's block back where it counts, counters and tags",
-      answer_context:
-        "the general path's first call: locks the question (through the choice), then reads the answer, the liquid block and choices",
-      answer_locked: "the general path's first call for an edit or a withdrawal: locks the answer's question, then the answer",
-      lock_question_for_answers: "locks a question row for an answer and leaves the transaction's notices to its process",
-      lock_answerable_question: 'locks a question and checks the answering rules (visible, kind, open, collection) under the lock',
+      lock_answerable_question:
+        'locks a question and checks the whole ladder of answering rules (visible, kind, window, collection) under the lock: the one definition',
+      window_refusal: "the voting window's rule: NULL when open at a moment, else 'not_open' or 'closed' (casts, edits, withdrawals)",
       lock_held_answer: "locks an answer's question and then the answer, for an edit or a withdrawal; returns it with the clock",
       replaced_answer_weight: 'the liquid weight an answer carries after a change of privacy (its block when public, 1 when private)',
-      count_replaced_answer: "the voter's public counters and latest answer times after a replacement or an edit",
+      count_user_answer:
+        "the user's answer counters after any change of one of their answers (new, replaced, edited, withdrawn, privacy), finding the latest public time again when one stops being public",
+      move_tag_votes: 'adds a delta to the likert answer counts of the tags a question counts in, locked in id order',
     },
   },
   {
@@ -74,7 +74,8 @@ export const FUNCTION_GROUPS: FunctionGroup[] = [
       "Who a vote goes to, the chain it follows and the block of people it carries, read by the answer calls under the question's lock; kept block sizes follow every answer by trigger (docs/liquid-democracy.md, Kept blocks).",
     members: {
       liquid_eligible: 'whether an account may carry weight (active, not deleted)',
-      liquid_parent: "the trustee a person's vote goes to on a question: their question delegation, else their first tag delegation",
+      liquid_delegations: "a person's delegations on a question in the order they compete, built from src/db/delegation-order.ts",
+      liquid_parent: "the trustee a person's vote goes to on a question: the first of liquid_delegations, for an eligible account",
       liquid_answer_carries: "whether a person's answer carries delegated weight: no answer (null), public and eligible, or not",
       liquid_chain: "the people a person's delegation chain passes, up to the answer it reaches; whether it loops; who holds the vote",
       liquid_representative: "the person whose answer carries a person's vote on a question, if any",
@@ -109,6 +110,7 @@ export const FUNCTION_GROUPS: FunctionGroup[] = [
     members: {
       unreleased_vote_count: 'how many more likert answers a question holds now than it shows as released',
       settle_unreleased_votes: "brings a question's unreleased count and its tags' up to date after a write that may move it",
+      question_tag_ids: "the tags a question's likert answers count in: those it carries and its topic (the one definition)",
       move_unreleased_tag_votes: "adds a delta to the unreleased counts of a question's tags and topic, locked in id order",
       publish_tag_votes: 'sets published_votes_count: votes_count less the unreleased count',
       follow_unreleased_tag_votes: "settles the question's count when its unreleased changes move",
