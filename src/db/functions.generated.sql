@@ -372,7 +372,9 @@ DECLARE
   answers integer := (p_now IS NOT NULL)::integer - (p_was IS NOT NULL)::integer;
   shown integer := coalesce((NOT p_now)::integer, 0) - coalesce((NOT p_was)::integer, 0);
 BEGIN
-  PERFORM FROM users WHERE id = p_user FOR NO KEY UPDATE;
+  IF p_now IS NULL OR (NOT p_was AND p_now) THEN
+    PERFORM FROM users WHERE id = p_user FOR NO KEY UPDATE;
+  END IF;
   UPDATE users SET
     count_question_votes = count_question_votes + CASE WHEN p_pick THEN 0 ELSE answers END,
     count_choice_votes = count_choice_votes + CASE WHEN p_pick THEN answers ELSE 0 END,

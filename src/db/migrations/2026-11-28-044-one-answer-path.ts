@@ -60,14 +60,17 @@ BEGIN
 END $$;
 
 -- A user's counters after one of their answers changed; p_was and p_now are its privacy before and after (NULL: no
--- answer). The row is locked first, so that the latest times found again see every answer committed before.
+-- answer). When a latest time must be found again (an answer withdrawn, or one that stops being public), the row is
+-- locked first, so that the search sees every answer committed before.
 CREATE FUNCTION count_user_answer(p_user integer, p_pick boolean, p_was boolean, p_now boolean, p_at timestamptz)
 RETURNS void LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
   answers integer := (p_now IS NOT NULL)::integer - (p_was IS NOT NULL)::integer;
   shown integer := coalesce((NOT p_now)::integer, 0) - coalesce((NOT p_was)::integer, 0);
 BEGIN
-  PERFORM FROM users WHERE id = p_user FOR NO KEY UPDATE;
+  IF p_now IS NULL OR (NOT p_was AND p_now) THEN
+    PERFORM FROM users WHERE id = p_user FOR NO KEY UPDATE;
+  END IF;
   UPDATE users SET
     count_question_votes = count_question_votes + CASE WHEN p_pick THEN 0 ELSE answers END,
     count_choice_votes = count_choice_votes + CASE WHEN p_pick THEN answers ELSE 0 END,
