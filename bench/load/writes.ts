@@ -6,6 +6,7 @@ import { round } from '../shared.ts'
 import { runLoad, type LoadRun } from './autocannon-runner.ts'
 import { sampleCpu, sampleResidentPeak, startWriteLimitServer, type Running } from './processes.ts'
 import type { ScenarioResult } from './report.ts'
+import { sampleLockWaits } from './lock-waits.ts'
 
 /**
  * Who answers and what: many existing people, the tags that spread them over questions, the surge's ten questions,
@@ -103,9 +104,11 @@ export async function measureWrite(
   }
   const peak = sampleResidentPeak(service.process.pid!)
   const cpu = sampleCpu(service.process.pid!)
+  const waits = sampleLockWaits(db)
   const serviceFigures = await runLoad({ url: service.url, connections, duration, write: scenario.write, appKey })
   const peakMiB = peak()
   const cores = cpu()
+  const lockWaits = await waits()
   return {
     scenario: scenario.name,
     path: WRITE_PATHS[scenario.write.kind],
@@ -119,6 +122,7 @@ export async function measureWrite(
     ratio: round(serviceFigures.requests_per_s / limitFigures.requests_per_s, 4),
     service_peak_rss_mib: peakMiB === null ? null : round(peakMiB, 1),
     ...cores,
+    lock_waits: lockWaits,
     check: await check(serviceEnv),
   }
 }
