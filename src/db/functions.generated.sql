@@ -408,8 +408,9 @@ END $function$;
 -- ===================================================================================================================
 -- Counts and figures
 -- Answers move the stored counts of questions and choices by exact deltas; every stored figure is a generated column
--- over the counts, computed by these functions as src/engines/statistics/likert.ts computes it (docs/statistics.md,
--- Stored, and always equal to a recount).
+-- over the counts, computed by these functions as src/engines/statistics/likert.ts computes it from counts corrected
+-- per read: two texts of one rule on purpose, kept equal on every small count vector by
+-- test/statistics/likert-parity.test.ts (docs/statistics.md, Stored, and always equal to a recount).
 -- ===================================================================================================================
 
 -- likert_count_deltas: an amount at one level (or skipped) as deltas to the five level counts and the skips

@@ -1,9 +1,7 @@
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { sql } from 'kysely'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { insertTag, insertUser } from '../helpers/fixtures.ts'
-import { likertFigures, type LevelCounts } from '../../src/engines/statistics/likert.ts'
 
 /**
  * Orderings by a figure, attacked as an observer would send them: with MIN_CELL_SIZE 5 a question's figures leave
@@ -175,36 +173,6 @@ describe('two question-tags whose public tag votes tie', () => {
       assert.deepEqual(before[listing('-direct_vote_count')], [...ids].reverse())
       await send('vera', '/api/question_tag_votes/', { object_id: ids[holder], value: 5, private: true })
       assert.deepEqual(await ordersOf([listing], fields, ids), before, `a private tag vote on tag ${holder} moved an order`)
-    }
-  })
-})
-
-describe('the SQL figure functions', () => {
-  const VECTORS: LevelCounts[] = [
-    [0, 0, 0, 0, 0],
-    [0, 0, 7, 0, 0],
-    [1, 0, 0, 0, 1],
-    [3, 1, 4, 1, 5],
-    [2, 2, 2, 2, 2],
-    [0, 1, 0, 1, 0],
-    [10, 0, 0, 3, 1],
-    [1, 2, 3, 2, 1],
-    [0, 5, 0, 0, 9],
-    [0.5, 1.5, 0, 2.25, 0],
-    [1000, 1, 0, 0, 999],
-  ]
-  test('equal likertFigures to 1e-9', async () => {
-    for (const counts of VECTORS) {
-      const args = sql.join(counts.map((c) => sql`${c}::double precision`))
-      const { rows } = await sql<Record<string, number>>`SELECT likert_sum(${args}) AS sum, likert_value(${args}) AS value,
-        likert_heat(${args}) AS heat, likert_consensus(${args}) AS consensus, likert_polarisation(${args}) AS polarisation`.execute(
-        t.database.db,
-      )
-      const expected = likertFigures(counts)
-      for (const name of ['sum', 'value', 'heat', 'consensus', 'polarisation'] as const) {
-        const got = Number(rows[0][name])
-        assert.ok(Math.abs(got - expected[name]) < 1e-9, `${name} of ${counts}: ${got} in SQL, ${expected[name]} in likert.ts`)
-      }
     }
   })
 })
