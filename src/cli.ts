@@ -32,10 +32,14 @@ Commands:
                                            CSV); replaces the records of that date
   import-areas FILE                        create or update areas from a GeoJSON FeatureCollection
   import-politicians FILE                  create or update politicians from a CSV file
-  import-polis DIR                         import a Pol.is open-data export as a collection of likert questions,
-                                           an account per participant and their answers
-  opinion-groups --collection ID           recompute the opinion groups of those questions (or --tag ID, --group ID)
-                                           and print every participant's group and place as CSV
+  import-polis DIR [--meta ID,...]         import a Pol.is open-data export as a collection of likert questions,
+                                           an account per participant and their answers; comments moderated out
+                                           and meta ones (is-meta, or listed by --meta) are kept unpublished
+  opinion-groups --collection ID [--groups K] [--polis-code YYYY-MM-DD]
+                                           recompute the opinion groups of those questions (or --tag ID, --group ID)
+                                           and print every participant's group and place as CSV; --groups K: the
+                                           groups at that k, --polis-code: a collection imported from Pol.is drawn
+                                           as Pol.is's code of that date drew it (either: computed, not kept)
   serve [--workers N]                      migrate, then serve the API on HOST:PORT; --workers runs N
                                            processes on the port (PostgreSQL server only)
   demo                                     migrate, seed the demo data if empty, create a key and serve
@@ -120,17 +124,21 @@ const importPoliticiansCommand = (config: Config, args: string[]) =>
 
 /** A directory rather than a file: the Pol.is export's CSV files. */
 async function importPolisCommand(config: Config, args: string[]): Promise<void> {
-  let positionals
+  let parsed
   try {
-    positionals = parseArgs({ args, options: {}, allowPositionals: true }).positionals
+    parsed = parseArgs({ args, options: { meta: { type: 'string' } }, allowPositionals: true })
   } catch (error) {
     throw new UsageError(`import-polis: ${(error as Error).message}`)
   }
+  const { positionals, values } = parsed
   if (positionals.length !== 1) throw new UsageError('import-polis needs one DIR')
+  const meta = values.meta === undefined ? [] : values.meta.split(',').map((id) => id.trim())
+  if (meta.some((id) => !/^\d{1,9}$/.test(id)))
+    throw new UsageError(`import-polis: --meta takes comment ids separated by commas, not "${values.meta}"`)
   const { readPolisExport, importPolis, describePolisImport } = await import('./modules/polis-import/polis.import.ts')
   // The export is read and checked before the database is opened: a bad file never touches it.
   const started = performance.now()
-  const plan = await readPolisExport(positionals[0])
+  const plan = await readPolisExport(positionals[0], { meta: meta.map(Number) })
   const reading = performance.now() - started
   await withMigratedDatabase(config, async ({ db }) => {
     // The time reported is reading and writing, without opening and migrating the database.
@@ -144,7 +152,16 @@ async function importPolisCommand(config: Config, args: string[]): Promise<void>
 async function opinionGroupsCommand(config: Config, args: string[]): Promise<void> {
   let values
   try {
-    values = parseArgs({ args, options: { collection: { type: 'string' }, tag: { type: 'string' }, group: { type: 'string' } } }).values
+    values = parseArgs({
+      args,
+      options: {
+        collection: { type: 'string' },
+        tag: { type: 'string' },
+        group: { type: 'string' },
+        groups: { type: 'string' },
+        'polis-code': { type: 'string' },
+      },
+    }).values
   } catch (error) {
     throw new UsageError(`opinion-groups: ${(error as Error).message}`)
   }
@@ -154,16 +171,30 @@ async function opinionGroupsCommand(config: Config, args: string[]): Promise<voi
   const id = Number(values[scope])
   if (!Number.isInteger(id) || id < 1 || id > 2_147_483_647)
     throw new UsageError(`opinion-groups: --${scope} must be an id, not "${values[scope]}"`)
+  const research = researchOptions(values.groups, values['polis-code'])
   await withMigratedDatabase(config, async ({ db }) => {
     const { opinionGroupPlacesCsv } = await import('./modules/opinion-groups/opinion-groups.command.ts')
-    const csv = await opinionGroupPlacesCsv(db, scope, id, {
-      minCellSize: config.minCellSize,
-      weightCap: config.weightCap,
-      answersPerRead: config.opinionGroupsAnswersPerRead,
-    })
+    const csv = await opinionGroupPlacesCsv(
+      db,
+      scope,
+      id,
+      { minCellSize: config.minCellSize, weightCap: config.weightCap, answersPerRead: config.opinionGroupsAnswersPerRead },
+      research,
+    )
     if (csv === null) throw new UsageError(`opinion-groups: there is no ${scope} ${id}`)
     process.stdout.write(csv)
   })
+}
+
+/** `--groups K` (2 to 20) and `--polis-code YYYY-MM-DD`, checked; null when neither is given. */
+function researchOptions(groups: string | undefined, polisCode: string | undefined) {
+  if (groups === undefined && polisCode === undefined) return null
+  const k = groups === undefined ? undefined : Number(groups)
+  if (k !== undefined && !(Number.isInteger(k) && k >= 2 && k <= 20))
+    throw new UsageError(`opinion-groups: --groups must be a number of groups from 2 to 20, not "${groups}"`)
+  const date = polisCode === undefined ? undefined : parseIsoDate(polisCode)
+  if (date === null) throw new UsageError(`opinion-groups: --polis-code must be a date YYYY-MM-DD, not "${polisCode}"`)
+  return { groupCount: k, polisCode: date === undefined ? undefined : new Date(`${date}T00:00:00Z`) }
 }
 
 /**
