@@ -115,18 +115,22 @@ export const importPolis: Command = {
   name: 'import-polis',
   usage: [
     [
-      'import-polis DIR',
+      'import-polis DIR [--meta ID,...]',
       'import a Pol.is open-data export as a collection of likert questions,',
-      'an account per participant and their answers',
+      'an account per participant and their answers; comments moderated out',
+      'and meta ones (is-meta, or listed by --meta) are kept unpublished',
     ],
   ],
   async run(config, args) {
-    const { positionals } = parseCommandArgs('import-polis', args, {}, true)
+    const { positionals, values } = parseCommandArgs('import-polis', args, { meta: { type: 'string' } }, true)
     if (positionals.length !== 1) throw new UsageError('import-polis needs one DIR')
+    const meta = values.meta === undefined ? [] : values.meta.split(',').map((id) => id.trim())
+    if (meta.some((id) => !/^\d{1,9}$/.test(id)))
+      throw new UsageError(`import-polis: --meta takes comment ids separated by commas, not "${values.meta}"`)
     const { readPolisExport, importPolis, describePolisImport } = await import('../modules/polis-import/polis.import.ts')
     // The export is read and checked before the database is opened: a bad file never touches it.
     const started = performance.now()
-    const plan = await readPolisExport(positionals[0])
+    const plan = await readPolisExport(positionals[0], { meta: meta.map(Number) })
     const reading = performance.now() - started
     await withMigratedDatabase(config, async ({ db }) => {
       // The time reported is reading and writing, without opening and migrating the database.

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util'
 import { parseCommandArgs, UsageError, type Command } from './command.ts'
 import { withMigratedDatabase } from './database.ts'
+import { parseIsoDate } from '../import/values.ts'
 
 export const recompute: Command = {
   name: 'recompute',
@@ -58,9 +59,11 @@ export const opinionGroups: Command = {
   name: 'opinion-groups',
   usage: [
     [
-      'opinion-groups --collection ID',
+      'opinion-groups --collection ID [--groups K] [--polis-code YYYY-MM-DD]',
       'recompute the opinion groups of those questions (or --tag ID, --group ID)',
-      "and print every participant's group and place as CSV",
+      "and print every participant's group and place as CSV; --groups K: the",
+      'groups at that k, --polis-code: a collection imported from Pol.is drawn',
+      "as Pol.is's code of that date drew it (either: computed, not kept)",
     ],
   ],
   async run(config, args) {
@@ -68,6 +71,8 @@ export const opinionGroups: Command = {
       collection: { type: 'string' },
       tag: { type: 'string' },
       group: { type: 'string' },
+      groups: { type: 'string' },
+      'polis-code': { type: 'string' },
     })
     const given = (['collection', 'tag', 'group'] as const).filter((scope) => values[scope] !== undefined)
     if (given.length !== 1) throw new UsageError('opinion-groups needs one of --collection ID, --tag ID, --group ID')
@@ -75,15 +80,29 @@ export const opinionGroups: Command = {
     const id = Number(values[scope])
     if (!Number.isInteger(id) || id < 1 || id > 2_147_483_647)
       throw new UsageError(`opinion-groups: --${scope} must be an id, not "${values[scope]}"`)
+    const research = researchOptions(values.groups, values['polis-code'])
     await withMigratedDatabase(config, async ({ db }) => {
       const { opinionGroupPlacesCsv } = await import('../modules/opinion-groups/opinion-groups.command.ts')
-      const csv = await opinionGroupPlacesCsv(db, scope, id, {
-        minCellSize: config.minCellSize,
-        weightCap: config.weightCap,
-        answersPerRead: config.opinionGroupsAnswersPerRead,
-      })
+      const csv = await opinionGroupPlacesCsv(
+        db,
+        scope,
+        id,
+        { minCellSize: config.minCellSize, weightCap: config.weightCap, answersPerRead: config.opinionGroupsAnswersPerRead },
+        research,
+      )
       if (csv === null) throw new UsageError(`opinion-groups: there is no ${scope} ${id}`)
       process.stdout.write(csv)
     })
   },
+}
+
+/** `--groups K` (2 to 20) and `--polis-code YYYY-MM-DD`, checked; null when neither is given. */
+function researchOptions(groups: string | undefined, polisCode: string | undefined) {
+  if (groups === undefined && polisCode === undefined) return null
+  const k = groups === undefined ? undefined : Number(groups)
+  if (k !== undefined && !(Number.isInteger(k) && k >= 2 && k <= 20))
+    throw new UsageError(`opinion-groups: --groups must be a number of groups from 2 to 20, not "${groups}"`)
+  const date = polisCode === undefined ? undefined : parseIsoDate(polisCode)
+  if (date === null) throw new UsageError(`opinion-groups: --polis-code must be a date YYYY-MM-DD, not "${polisCode}"`)
+  return { groupCount: k, polisCode: date === undefined ? undefined : new Date(`${date}T00:00:00Z`) }
 }

@@ -9,6 +9,7 @@ import { readCsv } from '../../src/import/csv.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { commandDatabase, type CommandDatabase } from '../helpers/databases.ts'
 import { runCommand } from './run-command.ts'
+import { insertUser } from '../helpers/fixtures.ts'
 
 const POLIS = path.resolve('test/fixtures/polis')
 const SEATTLE = path.join(POLIS, '15-per-hour-seattle')
@@ -148,7 +149,8 @@ test('votes.csv: the comments kept as likert questions in comment order, an acco
   const keptIds = new Set(kept.map((comment) => String(comment.id)))
   const answers = new Map([...latest].filter(([key]) => keptIds.has(key.split(':')[0])))
   const line = result.stderr.trim()
-  const pattern = `^imported 31 comments \\(23 moderated out skipped\\), 339 participants, ${answers.size.toLocaleString('en-US')} answers from votes\\.csv into collection (\\d+) "\\$15/hour" in \\d+\\.\\d s$`
+  const all = latest.size.toLocaleString('en-US')
+  const pattern = `^imported 31 comments as questions, 23 moderated out and 0 meta kept unpublished, 339 participants, ${all} answers from votes\\.csv into collection (\\d+) "\\$15/hour" in \\d+\\.\\d s$`
   assert.match(line, new RegExp(pattern))
   seattle = Number(new RegExp(pattern).exec(line)![1])
 
@@ -175,8 +177,9 @@ test('votes.csv: the comments kept as likert questions in comment order, an acco
       assert.deepEqual(seen.get(id), [text, ...(counts.get(id) ?? [0, 0, 0]), `polis-2demo-${authors.get(id)}`], `comment ${id}`)
 
     const stored = await storedAnswers(t, seattle)
-    assert.equal(stored.size, answers.size)
-    for (const [key, { value, at }] of answers) {
+    // Every vote is kept, those on comments moderated out too (their questions are unpublished).
+    assert.equal(stored.size, latest.size)
+    for (const [key, { value, at }] of latest) {
       const answer = stored.get(key)
       assert.deepEqual(
         [answer?.value, answer?.private, answer?.collection_id, answer?.modified_at.getTime()],
@@ -192,14 +195,14 @@ test("participants-votes.csv gives the same answers as votes.csv's latest votes,
   const result = await run('import-polis', dir)
   assert.equal(result.code, 0, result.stderr)
   const match =
-    /^imported 31 comments \(23 moderated out skipped\), 339 participants, ([\d,]+) answers from participants-votes\.csv into collection (\d+) "seattle-matrix" in/.exec(
+    /^imported 31 comments as questions, 23 moderated out and 0 meta kept unpublished, 339 participants, ([\d,]+) answers from participants-votes\.csv into collection (\d+) "seattle-matrix" in/.exec(
       result.stderr,
     )
   assert.ok(match, result.stderr)
   const collection = Number(match[2])
 
   const kept = new Set((await keptComments()).map((comment) => String(comment.id)))
-  const matrix = new Map([...(await matrixVotes())].filter(([key]) => kept.has(key.split(':')[0])))
+  const matrix = await matrixVotes()
   const values = (answers: Map<string, { value: number | null }>) => new Map([...answers].map(([key, answer]) => [key, answer.value]))
   await throughHttp(async (t) => {
     const fromMatrix = await storedAnswers(t, collection)
@@ -208,7 +211,7 @@ test("participants-votes.csv gives the same answers as votes.csv's latest votes,
     // No time in the file: every answer is as old as the import.
     assert.equal(new Set([...fromMatrix.values()].map((answer) => answer.modified_at.getTime())).size, 1)
 
-    const counts = countsOf(matrix)
+    const counts = countsOf(new Map([...matrix].filter(([key]) => kept.has(key.split(':')[0]))))
     for (const [id, seen] of await questionsSeen(t, collection))
       assert.deepEqual(seen.slice(1, 4), counts.get(id) ?? [0, 0, 0], `comment ${id}`)
     assert.equal((await t.json(`/api/question_collections/${collection}/`)).desc, null)
@@ -303,6 +306,99 @@ test('a bad file rejects the whole import with its name and line, exit status 2,
   assert.equal(missing.code, 2)
   assert.match(missing.stderr, /nowhere: no such directory; nothing was imported/)
   assert.deepEqual(await tableSizes(), before)
+})
+
+test('comments moderated out and meta statements are kept unpublished, with their answers: shown to staff alone', async () => {
+  const hidden = (await rows(path.join(SEATTLE, 'comments.csv')))
+    .filter((row) => row.moderated === '-1')
+    .map((row) => Number(row['comment-id']))
+  await throughHttp(async (t) => {
+    const ids = await t.database.db
+      .selectFrom('question_collection_items as i')
+      .innerJoin('questions as q', 'q.id', 'i.question_id')
+      .select(['i.order', 'q.id', 'q.publish', 'q.question'])
+      .where('i.parent_id', '=', seattle)
+      .where('q.publish', '=', false)
+      .orderBy('i.order')
+      .execute()
+    assert.deepEqual(
+      ids.map((row) => [row.order, row.question]),
+      hidden.sort((a, b) => a - b).map((id) => [id, `Pol.is comment ${id}, moderated out`]),
+    )
+    const staff = await insertUser(t.database.db, { is_staff: true })
+    const staffToken = await t.tokenFor(staff.id)
+    const someone = await insertUser(t.database.db)
+    const token = await t.tokenFor(someone.id)
+    for (const { id } of ids.slice(0, 3)) {
+      assert.equal((await t.get(`/api/questions/${id}/`)).statusCode, 404)
+      assert.equal((await t.get(`/api/questions/${id}/`, { authorization: `Token ${token}` })).statusCode, 404)
+      assert.equal((await t.json(`/api/questions/${id}/`, { authorization: `Token ${staffToken}` })).publish, false)
+    }
+    // Never asked: every question the collection serves next is one of its published questions.
+    const next = await t.json(`/api/next_question/?in_collections__parent=${seattle}&limit_count=100`, { authorization: `Token ${token}` })
+    const served: { id: number }[] = Array.isArray(next) ? next : (next.results ?? [])
+    assert.equal(served.length, 31)
+    for (const question of served) assert.ok(!ids.some((row) => row.id === question.id), `asked ${question.id}`)
+    assert.deepEqual(
+      [(await t.json(`/api/question_collections/${seattle}/`)).question_count, (await storedAnswers(t, seattle)).size > 0],
+      [31, true],
+    )
+  })
+})
+
+test('every layout of the open data: xid and other columns skipped and named, is-meta and --meta mark meta statements', async () => {
+  const london = await run('import-polis', path.join(POLIS, 'london.youth.policing'))
+  assert.equal(london.code, 0, london.stderr)
+  assert.match(
+    london.stderr,
+    /^imported 36 comments as questions, 3 moderated out and 0 meta kept unpublished, 27 participants, 638 answers from participants-votes\.csv \(columns skipped: xid\) into collection \d+ "What is the best way/,
+  )
+  const bg2050 = await run('import-polis', path.join(POLIS, 'bg2050-volunteers'))
+  assert.equal(bg2050.code, 0, bg2050.stderr)
+  assert.match(
+    bg2050.stderr,
+    /^imported 20 comments as questions, 4 moderated out and 1 meta kept unpublished, .* \(columns skipped: xid\) into collection/,
+  )
+  const metaOf = (conversation: string) =>
+    query(async (db) =>
+      (
+        await db
+          .selectFrom('questions as q')
+          .innerJoin('users as u', 'u.id', 'q.user_id')
+          .innerJoin('question_collection_items as i', 'i.question_id', 'q.id')
+          .select(['i.order', 'q.question'])
+          .where('u.username', 'like', `polis-${conversation}-%`)
+          .where('q.publish', '=', false)
+          .where('q.question', 'not like', 'Pol.is comment %')
+          .orderBy('i.order')
+          .execute()
+      ).map((row) => row.order),
+    )
+  assert.deepEqual(await metaOf('3nemnipcrc'), [12])
+
+  // Meta statements the export does not mark, named by --meta; any other column that is not a number is skipped.
+  const ubi = path.join(POLIS, 'scoop-hivemind.ubi')
+  const matrix = fs.readFileSync(path.join(ubi, 'participants-votes.csv'), 'utf8').split('\n')
+  const noted = [
+    matrix[0].replace('participant,', 'participant,note,'),
+    ...matrix.slice(1).map((line) => (line === '' ? line : line.replace(/^(\d+),/, '$1,x,'))),
+  ]
+  const dir = exportDir('ubi-meta', {
+    'comments.csv': fs.readFileSync(path.join(ubi, 'comments.csv'), 'utf8'),
+    'participants-votes.csv': noted.join('\n'),
+  })
+  const meta = '32,33,34,35,36,37,38,39,40,41,42'
+  const unknown = await run('import-polis', dir, '--meta', '32,999')
+  assert.equal(unknown.code, 2)
+  assert.equal(unknown.stderr.trim(), 'import-polis: --meta names comment 999, which comments.csv does not have; nothing was imported')
+  assert.equal((await run('import-polis', dir, '--meta', '32,x')).code, 2)
+  const marked = await run('import-polis', dir, '--meta', meta)
+  assert.equal(marked.code, 0, marked.stderr)
+  assert.match(
+    marked.stderr,
+    /^imported 59 comments as questions, 1 moderated out and 11 meta kept unpublished, 234 participants, 7,153 answers from participants-votes\.csv \(columns skipped: note\)/,
+  )
+  assert.deepEqual(await metaOf('ubi-meta'), meta.split(',').map(Number))
 })
 
 test('the other conversations import too, and every stored figure then equals a recomputation', async () => {

@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { after, test } from 'node:test'
-import { computeOpinionGroups, type OpinionInput } from '../../src/engines/opinion-groups/index.ts'
+import { computeOpinionGroups, SERVICE_MAP, type OpinionInput, type OpinionMap } from '../../src/engines/opinion-groups/index.ts'
 import { kMeansPlusPlus, lloyd, type Points } from '../../src/engines/opinion-groups/kmeans.ts'
 import { buildOpinionMatrix } from '../../src/engines/opinion-groups/matrix.ts'
 import { principalComponents, scores } from '../../src/engines/opinion-groups/pca.ts'
@@ -49,7 +49,7 @@ function runR(dirs: string[]) {
 }
 
 /** Answers written with 1-based rows in the engine's row order (ascending account id). */
-function writePca(input: OpinionInput): string {
+function writePca(input: OpinionInput, map: OpinionMap): string {
   const folder = newFolder()
   const rowOf = new Map(Array.from(buildOpinionMatrix(input).accountIds, (id, row) => [id, row]))
   const { participant, column, value } = input.answers
@@ -59,7 +59,8 @@ function writePca(input: OpinionInput): string {
     value[a],
   ])
   writeFileSync(path.join(folder, 'answers.csv'), csv('row,column,value', rows))
-  writeFileSync(path.join(folder, 'size.csv'), csv('rows,columns', [[input.accountIds.length, input.columns.length]]))
+  const size = [input.accountIds.length, input.columns.length, map.missing, input.zeroed?.statements ?? 0]
+  writeFileSync(path.join(folder, 'size.csv'), csv('rows,columns,fill,zeroed', [size]))
   return folder
 }
 
@@ -73,25 +74,58 @@ function deviation(ours: ArrayLike<number>, theirs: number[]): number {
   return largest
 }
 
-const pcaSets = (): { label: string; input: OpinionInput }[] => [
-  { label: 'planted 3 groups, 120 × 15 likert + 3 choice', input: plantedConversation(11, 120, 15, [3, 2, 1]).input },
-  { label: 'planted 2 groups, 400 × 40, sparse', input: plantedConversation(12, 400, 40, [1, 1], 0.3).input },
-  { label: 'planted 5 groups, 250 × 25', input: plantedConversation(13, 250, 25, [1, 1, 1, 1, 1]).input },
-  { label: 'Pol.is 15-per-hour-seattle', input: loadPolisConversation('15-per-hour-seattle').input },
-  { label: 'Pol.is scoop-hivemind.ubi', input: loadPolisConversation('scoop-hivemind.ubi').input },
+const polis = (name: string) => {
+  const conversation = loadPolisConversation(name)
+  return {
+    label: `Pol.is ${name}, its map ${JSON.stringify(conversation.code.map)}`,
+    input: conversation.input,
+    map: conversation.code.map,
+  }
+}
+
+const pcaSets = (): { label: string; input: OpinionInput; map: OpinionMap }[] => [
+  { label: 'planted 3 groups, 120 × 15 likert + 3 choice', input: plantedConversation(11, 120, 15, [3, 2, 1]).input, map: SERVICE_MAP },
+  { label: 'planted 2 groups, 400 × 40, sparse', input: plantedConversation(12, 400, 40, [1, 1], 0.3).input, map: SERVICE_MAP },
+  { label: 'planted 5 groups, 250 × 25', input: plantedConversation(13, 250, 25, [1, 1, 1, 1, 1]).input, map: SERVICE_MAP },
+  {
+    label: 'planted 2 groups, 300 × 20, sparse, missing as 0',
+    input: plantedConversation(14, 300, 20, [2, 1], 0.4).input,
+    map: { missing: 'zero', zeroedCountAsAnswered: false },
+  },
+  {
+    label: 'Pol.is 15-per-hour-seattle, the service map',
+    input: loadPolisConversation('15-per-hour-seattle').serviceInput,
+    map: SERVICE_MAP,
+  },
+  polis('15-per-hour-seattle'),
+  polis('scoop-hivemind.ubi'),
 ]
 
+/** prcomp's scores C v: over the answered cells, plus each missing cell's centred value (−centre when missing is 0). */
+function fullScores(matrix: ReturnType<typeof buildOpinionMatrix>, v: Float64Array): Float64Array {
+  const sparse = scores(matrix, v)
+  if (!matrix.missing) return sparse
+  let everyMissing = 0
+  for (let j = 0; j < v.length; j++) everyMissing += matrix.missing[j] * v[j]
+  return sparse.map((s, row) => {
+    let answered = 0
+    for (let k = matrix.rowStart[row]; k < matrix.rowStart[row + 1]; k++)
+      answered += matrix.missing![matrix.column[k]] * v[matrix.column[k]]
+    return s + everyMissing - answered
+  })
+}
+
 test('components, scores and positions equal prcomp on the filled, centred matrix', { skip }, (t) => {
-  const sets = pcaSets().map((set) => ({ ...set, folder: writePca(set.input) }))
+  const sets = pcaSets().map((set) => ({ ...set, folder: writePca(set.input, set.map) }))
   runR(sets.map((s) => s.folder))
-  for (const { label, input, folder } of sets) {
-    const matrix = buildOpinionMatrix(input)
+  for (const { label, input, map, folder } of sets) {
+    const matrix = buildOpinionMatrix(input, map.missing)
     const pca = principalComponents(matrix, { tolerance: 1e-11, maxIterations: 20000, seed: 5 })
     assert.ok(pca.converged, `${label}: power iteration converged`)
     const loadings = readCsv(path.join(folder, 'pca.csv'))
     const rScores = readCsv(path.join(folder, 'scores.csv'))
     const sdev = readCsv(path.join(folder, 'sdev.csv')).map(([s]) => s)
-    const result = computeOpinionGroups(input, { seed: 5, pcaMaxIterations: 20000 })
+    const result = computeOpinionGroups(input, { seed: 5, pcaMaxIterations: 20000, map })
     const worst = { loadings: 0, scores: 0, positions: 0, variance: 0 }
     for (let c = 0; c < 2; c++) {
       worst.loadings = Math.max(
@@ -104,7 +138,7 @@ test('components, scores and positions equal prcomp on the filled, centred matri
       worst.scores = Math.max(
         worst.scores,
         deviation(
-          scores(matrix, pca.components[c]),
+          fullScores(matrix, pca.components[c]),
           rScores.map((r) => r[c]),
         ),
       )

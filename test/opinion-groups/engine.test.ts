@@ -11,6 +11,7 @@ import {
   nearestGroup,
   opinionInput,
   placeAccount,
+  polisCodeAt,
   projectParticipants,
   type OpinionGroupsResult,
 } from '../../src/engines/opinion-groups/index.ts'
@@ -253,4 +254,42 @@ test('bad input is refused', () => {
   refuse([1], [0], [0], [0.5])
   refuse([1], [1], [0], [1])
   refuse([1], [0], [1], [1])
+})
+
+test('zeroed statements count as answered by everyone in the scaling, and toward who is grouped', () => {
+  const { input } = plantedConversation(6, 60, 10, [1, 1], 0.6)
+  const plain = computeOpinionGroups(input)
+  const answered = Array.from(input.accountIds, (_, p) => p % 3)
+  const zeroed = computeOpinionGroups({ ...input, zeroed: { statements: 4, answered } })
+  assert.equal(zeroed.pca.zeroedStatements, 4)
+  assert.deepEqual(zeroed.pca.components, plain.pca.components)
+  const m = buildOpinionMatrix(input)
+  plain.participants.x.forEach((x, row) => {
+    const n = m.rowStart[row + 1] - m.rowStart[row]
+    const expected = n === 0 ? 0 : (x / Math.sqrt(m.activeColumns / n)) * Math.sqrt((m.activeColumns + 4) / (n + 4))
+    assert.ok(Math.abs(zeroed.participants.x[row] - expected) < 1e-12, `row ${row}`)
+  })
+  // Someone who answered one question and a zeroed statement: grouped only when the zeroed ones count for everyone.
+  const columns = Array.from({ length: 8 }, (_, j) => ({ key: `c${j}`, kind: 'likert' as const, question: j }))
+  const people = 20
+  const entries = Array.from({ length: people * 8 }, (_, e) => ({ p: Math.floor(e / 8), j: e % 8 })).filter(({ p, j }) => p > 0 || j === 0)
+  const sparse = {
+    accountIds: Array.from({ length: people }, (_, p) => 100 + p),
+    columns,
+    answers: { participant: entries.map((e) => e.p), column: entries.map((e) => e.j), value: entries.map((e) => ((e.p + e.j) % 5) - 2) },
+    zeroed: { statements: 7, answered: Array.from({ length: people }, (_, p) => (p === 0 ? 1 : 0)) },
+  }
+  const groupOfFirst = (zeroedCountAsAnswered: boolean) =>
+    computeOpinionGroups(sparse, { map: { missing: 'mean', zeroedCountAsAnswered }, minClustered: 1 }).participants.group[0]
+  assert.equal(groupOfFirst(false), -1)
+  assert.ok(groupOfFirst(true) >= 0)
+})
+
+test("Pol.is's code by date: zeroed statements from 2017-02-27, mean fill from 2017-10-22, zeroed counted until 2017-10-31", () => {
+  const at = (date: string) => polisCodeAt(new Date(`${date}T12:00:00Z`))
+  assert.deepEqual(at('2016-12-01'), { hidden: 'columns', map: { missing: 'zero', zeroedCountAsAnswered: false } })
+  assert.deepEqual(at('2017-08-23'), { hidden: 'zeroed', map: { missing: 'zero', zeroedCountAsAnswered: true } })
+  assert.deepEqual(at('2017-10-25'), { hidden: 'zeroed', map: { missing: 'mean', zeroedCountAsAnswered: true } })
+  assert.deepEqual(at('2018-02-13'), { hidden: 'zeroed', map: { missing: 'mean', zeroedCountAsAnswered: false } })
+  assert.throws(() => polisCodeAt(new Date('not a date')), RangeError)
 })

@@ -1,7 +1,9 @@
 /**
- * A Pol.is conversation imported with `civic-survey import-polis`, then grouped: `civic-survey opinion-groups` prints
- * everyone's group and place for the operator, and the API publishes the same groups, each person learning only
- * their own place. The agreement with the groups Pol.is published is reported (test/opinion-groups/polis.test.ts).
+ * Pol.is conversations imported with `civic-survey import-polis`, then grouped on Pol.is's map: `civic-survey
+ * opinion-groups` prints everyone's group and place for the operator, and the API publishes the same groups, each
+ * person learning only their own place. ubi's groups agree with Pol.is's at 0.85 or more, seattle's are reported
+ * (test/opinion-groups/polis.test.ts measures the engine alone). `--groups K`, `--polis-code` and staff's
+ * `?groups=K` compute other groupings without keeping them.
  */
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -16,8 +18,11 @@ import { answer, campsCollection, rating } from './camps.ts'
 import { insertUser } from '../helpers/fixtures.ts'
 
 const SEATTLE = path.resolve('test/fixtures/polis/15-per-hour-seattle')
+const UBI = path.resolve('test/fixtures/polis/scoop-hivemind.ubi')
+const UBI_META = '32,33,34,35,36,37,38,39,40,41,42'
 let database: CommandDatabase
 let collection = 0
+let ubi = 0
 
 const run = (...args: string[]) => runCommand(args, database.env)
 
@@ -26,7 +31,44 @@ before(async () => {
   const imported = await run('import-polis', SEATTLE)
   assert.equal(imported.code, 0, imported.stderr)
   collection = Number(/collection (\d+)/.exec(imported.stderr)![1])
+  const ubiImported = await run('import-polis', UBI, '--meta', UBI_META)
+  assert.equal(ubiImported.code, 0, ubiImported.stderr)
+  ubi = Number(/collection (\d+)/.exec(ubiImported.stderr)![1])
 })
+
+/** The ARI between the printed groups and Pol.is's, over the participants both grouped. */
+async function agreementWithPolis(printed: string, dir: string): Promise<{ ari: number; compared: number; groups: number }> {
+  const rows = parseCsv(printed).slice(1)
+  const usernames = await database.opened(async ({ db }) =>
+    db.selectFrom('users').select(['id', 'username']).where('username', 'like', 'polis-%').execute(),
+  )
+  const byId = new Map(usernames.map((p) => [String(p.id), p.username]))
+  const polisGroup = new Map(
+    parseCsv(fs.readFileSync(path.join(dir, 'participants-votes.csv'), 'utf8'))
+      .slice(1)
+      .map((line) => [line[0], line[1]]),
+  )
+  const ours: number[] = []
+  const theirs: number[] = []
+  for (const [account, group] of rows) {
+    const theirGroup = polisGroup.get(byId.get(account)!.split('-').pop()!)
+    if (group === '' || group === undefined || theirGroup === undefined || theirGroup === '') continue
+    ours.push(Number(group))
+    theirs.push(Number(theirGroup))
+  }
+  return { ari: adjustedRandIndex(ours, theirs), compared: ours.length, groups: new Set(ours).size }
+}
+
+/** The app on the command's database, for `work`. */
+const throughHttp = <T>(work: (t: TestApp) => Promise<T>) =>
+  database.opened(async (handle) => {
+    const t: TestApp = await createTestApp('empty', {}, undefined, { database: handle })
+    try {
+      return await work(t)
+    } finally {
+      await t.close()
+    }
+  })
 after(() => database.cleanup())
 
 test('opinion-groups prints every participant once, and the API publishes the same groups', async () => {
@@ -75,21 +117,76 @@ test('opinion-groups prints every participant once, and the API publishes the sa
   assert.ok(Math.abs(seen.mine.me.x - Number(own[2])) < 1e-9 && Math.abs(seen.mine.me.y - Number(own[3])) < 1e-9)
 
   // The agreement with Pol.is's own groups, over the participants it grouped (docs/opinion-groups.md).
-  const polis = parseCsv(fs.readFileSync(path.join(SEATTLE, 'participants-votes.csv'), 'utf8'))
-  const polisGroup = new Map(polis.slice(1).map((line) => [line[0], line[1]]))
-  const ours: number[] = []
-  const theirs: number[] = []
-  const byId = new Map(participants.map((p) => [String(p.id), p.username]))
-  for (const [account, group] of rows) {
-    const participant = byId.get(account)!.split('-').pop()!
-    const theirGroup = polisGroup.get(participant)
-    if (group === '' || theirGroup === undefined || theirGroup === '') continue
-    ours.push(Number(group))
-    theirs.push(Number(theirGroup))
+  const agreement = await agreementWithPolis(printed.stdout, SEATTLE)
+  console.log(
+    `15-per-hour-seattle through import-polis and opinion-groups: ARI ${agreement.ari.toFixed(3)} over ${agreement.compared} participants`,
+  )
+  assert.match(seen.anonymous.map_rules, /^Pol\.is's, as its code of 2019-02-13 drew it: statements moderated out or meta zeroed/)
+})
+
+test("ubi, its meta statements named at import, through the command: Pol.is's map of 2017 and its groups", async () => {
+  const printed = await run('opinion-groups', '--collection', String(ubi))
+  assert.equal(printed.code, 0, printed.stderr)
+  const agreement = await agreementWithPolis(printed.stdout, UBI)
+  console.log(`scoop-hivemind.ubi through import-polis --meta and opinion-groups: ARI ${agreement.ari.toFixed(3)}, k = ${agreement.groups}`)
+  assert.equal(agreement.compared, 234)
+  assert.ok(agreement.ari >= 0.85, `ARI ${agreement.ari}`)
+  const published = await throughHttp((t) => t.json(`/api/opinion_groups/?collection=${ubi}`))
+  assert.equal(published.groups.length, agreement.groups)
+  assert.match(
+    published.map_rules,
+    /^Pol\.is's, as its code of 2017-08-23 drew it: .* zeroed .*; a missing vote is 0; who is grouped counts/,
+  )
+  // The meta statements are no question of the groups.
+  const texts = published.questions.map((q: { text: string }) => q.text)
+  assert.equal(texts.length, 59)
+  assert.ok(!texts.some((text: string) => /^I am (male|Female|currently working)/.test(text)))
+})
+
+test('--groups K and --polis-code compute other groupings for the operator, and keep nothing', async () => {
+  const kept = await throughHttp((t) => t.json(`/api/opinion_groups/?collection=${ubi}`))
+  const two = await run('opinion-groups', '--collection', String(ubi), '--groups', '2')
+  assert.equal(two.code, 0, two.stderr)
+  assert.equal((await agreementWithPolis(two.stdout, UBI)).groups, 2)
+  const older = await run('opinion-groups', '--collection', String(ubi), '--polis-code', '2016-12-31', '--groups', '4')
+  assert.equal(older.code, 0, older.stderr)
+  const before = await agreementWithPolis(older.stdout, UBI)
+  // Before 2017-02-27 Pol.is's code kept the meta statements as columns: its groups were other ones.
+  assert.ok(before.ari < 0.85, `ARI ${before.ari}`)
+  const after = await throughHttp((t) => t.json(`/api/opinion_groups/?collection=${ubi}`))
+  assert.deepEqual([after.computed_at, after.groups], [kept.computed_at, kept.groups])
+  for (const bad of [
+    ['--groups', '1'],
+    ['--groups', 'x'],
+    ['--polis-code', '2017-13-01'],
+  ]) {
+    const refused = await run('opinion-groups', '--collection', String(ubi), ...bad)
+    assert.equal(refused.code, 2, bad.join(' '))
+    assert.match(refused.stderr, /^opinion-groups: --(groups|polis-code) must be/)
   }
-  const agreement = adjustedRandIndex(ours, theirs)
-  console.log(`15-per-hour-seattle through import-polis and opinion-groups: ARI ${agreement.toFixed(3)} over ${ours.length} participants`)
-  assert.ok(agreement > 0.3, `the groups resemble Pol.is's: ARI ${agreement}`)
+})
+
+test('?groups=K: staff get the groups at that k, computed now and not kept; anyone else is refused', async () => {
+  await throughHttp(async (t) => {
+    const kept = await t.json(`/api/opinion_groups/?collection=${ubi}`)
+    const staff = await insertUser(t.database.db, { is_staff: true })
+    const someone = await insertUser(t.database.db)
+    const asStaff = { authorization: `Token ${await t.tokenFor(staff.id)}` }
+    const three = await t.json(`/api/opinion_groups/?collection=${ubi}&groups=3`, asStaff)
+    assert.equal(three.group_count.found, 3)
+    assert.equal(three.me, null)
+    assert.equal((await t.get(`/api/opinion_groups/?collection=${ubi}&groups=3&format=csv`, asStaff)).statusCode, 200)
+    assert.equal((await t.get(`/api/opinion_groups/?collection=${ubi}&groups=3`)).statusCode, 403)
+    assert.equal(
+      (await t.get(`/api/opinion_groups/?collection=${ubi}&groups=3`, { authorization: `Token ${await t.tokenFor(someone.id)}` }))
+        .statusCode,
+      403,
+    )
+    assert.equal((await t.get(`/api/opinion_groups/?collection=${ubi}&groups=1`, asStaff)).statusCode, 400)
+    assert.equal((await t.get(`/api/opinion_groups/?collection=2147483000&groups=3`, asStaff)).statusCode, 404)
+    const after = await t.json(`/api/opinion_groups/?collection=${ubi}`)
+    assert.deepEqual([after.computed_at, after.groups], [kept.computed_at, kept.groups])
+  })
 })
 
 test('opinion-groups refuses a missing or unknown scope in one line, exit status 2', async () => {

@@ -85,3 +85,28 @@ export function entryFlags(questions: readonly GroupQuestion[], questionId: Arra
   }
   return out
 }
+
+/**
+ * The input with these answers as zeroed statements (OpinionInput.zeroed), as Pol.is's map keeps the statements
+ * moderated out and the meta ones: how many statements have an answer, and how many each participant answered.
+ * Someone who answered only them joins as a participant without answers.
+ */
+export function withZeroedStatements(
+  input: OpinionInput,
+  zeroed: { accountId: ArrayLike<number>; questionId: ArrayLike<number> },
+): OpinionInput {
+  const answered = new Map<number, number>()
+  const statements = new Set<number>()
+  for (let a = 0; a < zeroed.accountId.length; a++) {
+    answered.set(zeroed.accountId[a], (answered.get(zeroed.accountId[a]) ?? 0) + 1)
+    statements.add(zeroed.questionId[a])
+  }
+  const accountIds = Array.from(input.accountIds)
+  const present = new Set(accountIds)
+  for (const account of answered.keys()) if (!present.has(account)) accountIds.push(account)
+  return {
+    ...input,
+    accountIds,
+    zeroed: { statements: statements.size, answered: accountIds.map((account) => answered.get(account) ?? 0) },
+  }
+}

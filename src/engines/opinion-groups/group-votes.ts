@@ -36,7 +36,7 @@ export function groupVotes(m: OpinionMatrix, groupOfRow: Int32Array, groups: num
       sum[j] += m.centred[k]
     }
   }
-  // The members' mean is the column mean plus their mean centred value.
-  const mean = centredSum.map((sum, g) => sum.map((total, j) => (seen[g][j] > 0 ? m.mean[j] + total / seen[g][j] : NaN)))
+  // The members' mean is the column's centre plus their mean centred value.
+  const mean = centredSum.map((sum, g) => sum.map((total, j) => (seen[g][j] > 0 ? m.center[j] + total / seen[g][j] : NaN)))
   return { agree, disagree, seen, mean }
 }

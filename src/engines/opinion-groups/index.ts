@@ -9,7 +9,7 @@
  */
 import { divisiveness, groupInformedConsensus } from './consensus.ts'
 import { groupVotes } from './group-votes.ts'
-import { baseClusters, chooseGroupCount, groupBases, type Grouping } from './groups.ts'
+import { bestGroupings, chooseGroupCount } from './groups.ts'
 import { buildOpinionMatrix } from './matrix.ts'
 import { sparsityAwarePositions, clusteredRows } from './participants.ts'
 import { principalComponents, scores } from './pca.ts'
@@ -22,8 +22,9 @@ import type { OpinionGroup, OpinionGroupOptions, OpinionGroupsResult, OpinionInp
 export type * from './types.ts'
 export { adjustedRandIndex } from './stability.ts'
 export { groupInformedConsensus } from './consensus.ts'
-export { entryFlags, opinionInput, type GroupQuestion, type QuestionAnswers } from './columns.ts'
+export { entryFlags, opinionInput, withZeroedStatements, type GroupQuestion, type QuestionAnswers } from './columns.ts'
 export { nearestGroup, placeAccount, projectParticipants } from './placement.ts'
+export { polisCodeAt, SERVICE_MAP, type PolisCode } from './polis-map.ts'
 
 /** A separate generator per step, so that one step drawing more numbers never changes another's. */
 const streamSeed = (seed: number, step: number) => (Math.imul(seed >>> 0, 0x9e3779b1) ^ Math.imul(step + 1, 0x85ebca6b)) >>> 0
@@ -48,7 +49,7 @@ function warmStart(previous: PreviousOpinionGroups | null | undefined, keys: rea
 export function computeOpinionGroups(input: OpinionInput, options: OpinionGroupOptions = {}): OpinionGroupsResult {
   const settings = settingsOf(options)
   const { seed } = settings
-  const matrix = buildOpinionMatrix(input)
+  const matrix = buildOpinionMatrix(input, settings.map.missing)
   const columnKeys = input.columns.map((c) => c.key)
 
   const start = warmStart(options.previous, columnKeys)
@@ -61,19 +62,22 @@ export function computeOpinionGroups(input: OpinionInput, options: OpinionGroupO
   const x = sparsityAwarePositions(matrix, scores(matrix, pca.components[0]))
   const y = sparsityAwarePositions(matrix, scores(matrix, pca.components[1]))
 
-  const clustered = clusteredRows(matrix, settings.minAnsweredQuestions, settings.minClustered)
+  const clustered = clusteredRows(matrix, settings.minAnsweredQuestions, settings.minClustered, settings.map.zeroedCountAsAnswered)
   const positions = { x: Float64Array.from(clustered, (row) => x[row]), y: Float64Array.from(clustered, (row) => y[row]), weight: null }
-  const base = baseClusters(positions, Math.min(settings.baseClusters, clustered.length), seededRandom(streamSeed(seed, 1)))
-  const baseCount = base.centers.x.length
   const minGroupSize = settings.minGroupSize(clustered.length)
+  const starts = settings.starts(clustered.length)
+  const { first, candidates } = bestGroupings(positions, {
+    baseClusters: Math.min(settings.baseClusters, clustered.length),
+    maxGroups: settings.maxGroups,
+    groupCount: settings.groupCount,
+    groupRestarts: settings.groupRestarts,
+    starts,
+    random: (step) => seededRandom(streamSeed(seed, step)),
+  })
   // Up to one group per base cluster: the size-weighted silhouette is defined there (a base cluster's members sit
   // together), so two camps answering alike within each still make two groups.
-  const kMax = Math.min(settings.maxGroups, baseCount)
-  const groupings: Grouping[] = []
-  for (let k = 2; k <= Math.max(kMax, Math.min(settings.groupCount ?? 0, baseCount)); k++) {
-    const grouping = groupBases(base.centers, k, seededRandom(streamSeed(seed, 100 + k)), settings.groupRestarts)
-    if (grouping) groupings.push(grouping)
-  }
+  const kMax = Math.min(settings.maxGroups, first.centers.x.length)
+  const groupings = candidates.map((c) => c.grouping)
   const choice = chooseGroupCount(
     groupings.filter((g) => g.k <= kMax),
     minGroupSize,
@@ -82,10 +86,15 @@ export function computeOpinionGroups(input: OpinionInput, options: OpinionGroupO
   )
   // A forced k takes the largest grouping up to it; the smoother still runs, so its state carries on.
   const forced = settings.groupCount
-  const chosen = (forced === null ? groupings.find((g) => g.k === choice.k) : [...groupings].reverse().find((g) => g.k <= forced)) ?? null
+  const picked =
+    (forced === null ? candidates.find((c) => c.grouping.k === choice.k) : [...candidates].reverse().find((c) => c.grouping.k <= forced)) ??
+    null
+  const chosen = picked?.grouping ?? null
+  // Without groups, the first start's base clusters.
+  const base = picked?.base ?? first
   // Without a grouping (no k splits into groups of the minimum size): one group of everyone clustered.
-  const ofBase = chosen ? chosen.ofBase : new Int32Array(baseCount)
-  const groupCount = baseCount === 0 ? 0 : chosen ? chosen.k : 1
+  const ofBase = chosen ? chosen.ofBase : new Int32Array(base.centers.x.length)
+  const groupCount = base.centers.x.length === 0 ? 0 : chosen ? chosen.k : 1
 
   const { groupOfRow, indexOfGroup, labels, labelsKept, adjustedRand, compared } = labelGroups(
     matrix,
@@ -128,11 +137,13 @@ export function computeOpinionGroups(input: OpinionInput, options: OpinionGroupO
 
   const columns = Array.from({ length: groupCount > 0 ? matrix.columns : 0 }, (_, j) => j)
   return {
-    rules: rulesOf(settings, start !== undefined && start.some((s) => s !== null), minGroupSize, kMax),
+    rules: rulesOf(settings, start !== undefined && start.some((s) => s !== null), minGroupSize, kMax, starts),
     columnKeys,
     pca: {
-      center: plain(matrix.mean),
+      center: plain(matrix.center),
+      missing: settings.map.missing,
       activeColumns: matrix.activeColumns,
+      zeroedStatements: matrix.zeroedStatements,
       components: pca.components.map(plain),
       variances: pca.eigenvalues.map((e) => (matrix.rows > 1 ? e / (matrix.rows - 1) : 0)),
       iterations: pca.iterations,

@@ -1,12 +1,14 @@
 /**
  * The answers as a sparse, centred matrix. Missing cells are filled with their column's mean (Pol.is's rule since
  * 2017), so after centring every filled cell is exactly 0: the centred matrix has one non-zero per answer and every
- * product below costs O(answers). The dense participants × columns matrix is never built.
+ * product below costs O(answers). The dense participants × columns matrix is never built. With missing cells as 0
+ * (Pol.is before 2017-10-21) a missing cell is −centre after centring: the same for every row of a column, so the
+ * products add it as one rank-one term (pca.ts) and still cost O(answers).
  *
  * Rows are the participants in ascending account id and each row's entries are in ascending column, whatever the
  * input order: every sum then runs in one order, so the same answers give bit-identical figures.
  */
-import type { OpinionInput } from './types.ts'
+import type { OpinionInput, OpinionMap } from './types.ts'
 
 export interface OpinionMatrix {
   rows: number
@@ -16,12 +18,17 @@ export interface OpinionMatrix {
   /** Row i's entries are rowStart[i] .. rowStart[i + 1] − 1. */
   rowStart: Int32Array
   column: Int32Array
-  /** The answer minus its column's mean. */
+  /** The answer minus its column's centre. */
   centred: Float64Array
   /** +1 agree, −1 disagree, 0 seen only (a likert 3, a Pol.is pass). */
   stance: Int8Array
-  /** Each column's mean over its answers (0 for a column nobody answered). */
-  mean: Float64Array
+  /**
+   * Each column's centre: its mean over its answers (0 for a column nobody answered); with missing cells as 0, its
+   * mean over every row.
+   */
+  center: Float64Array
+  /** A missing cell after centring, by column: null when it is 0 (missing cells hold the mean). */
+  missing: Float64Array | null
   /** Answers per column. */
   columnAnswers: Int32Array
   /** Columns with at least one answer: the width the sparsity-aware projection scales to. */
@@ -30,6 +37,10 @@ export interface OpinionMatrix {
   activeQuestions: number
   /** Distinct questions each row answered. */
   answeredQuestions: Int32Array
+  /** Zeroed statements with an answer: answered by every row in the scaling (OpinionInput.zeroed). */
+  zeroedStatements: number
+  /** Zeroed statements each row answered itself. */
+  zeroedAnswered: Int32Array
 }
 
 function checkIndex(value: number, size: number, what: string): number {
@@ -82,7 +93,7 @@ function sortRow(
 }
 
 /** Checks the input and builds the sparse centred matrix: a counting sort by row, then each row by column. */
-export function buildOpinionMatrix(input: OpinionInput): OpinionMatrix {
+export function buildOpinionMatrix(input: OpinionInput, missing: OpinionMap['missing'] = 'mean'): OpinionMatrix {
   const { columns: columnInfo, answers } = input
   const columns = columnInfo.length
   const total = answers.participant.length
@@ -126,16 +137,24 @@ export function buildOpinionMatrix(input: OpinionInput): OpinionMatrix {
       sum[j] += value
       columnAnswers[j]++
     }
-  const mean = new Float64Array(columns)
+  const center = new Float64Array(columns)
   let activeColumns = 0
   for (let j = 0; j < columns; j++)
     if (columnAnswers[j] > 0) {
-      mean[j] = sum[j] / columnAnswers[j]
+      center[j] = sum[j] / (missing === 'zero' ? rows : columnAnswers[j])
       activeColumns++
     }
-  for (let k = 0; k < total; k++) centred[k] -= mean[column[k]]
+  for (let k = 0; k < total; k++) centred[k] -= center[column[k]]
 
   const { answeredQuestions, activeQuestions } = countQuestions(columnInfo, rowStart, column, columnAnswers)
+  const zeroedAnswered = new Int32Array(rows)
+  const zeroed = input.zeroed
+  if (zeroed) {
+    if (!Number.isInteger(zeroed.statements) || zeroed.statements < 0)
+      throw new RangeError(`zeroed.statements is a count, got ${zeroed.statements}`)
+    if (zeroed.answered.length !== rows) throw new RangeError('zeroed.answered needs one count per participant')
+    for (let i = 0; i < rows; i++) zeroedAnswered[rowOf[i]] = zeroed.answered[i]
+  }
   return {
     rows,
     columns,
@@ -144,11 +163,14 @@ export function buildOpinionMatrix(input: OpinionInput): OpinionMatrix {
     column,
     centred,
     stance,
-    mean,
+    center,
+    missing: missing === 'zero' ? center.map((c) => -c + 0) : null,
     columnAnswers,
     activeColumns,
     activeQuestions,
     answeredQuestions,
+    zeroedStatements: zeroed?.statements ?? 0,
+    zeroedAnswered,
   }
 }
 

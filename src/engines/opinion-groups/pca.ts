@@ -30,20 +30,21 @@ export interface PcaResult {
   converged: boolean
 }
 
+/**
+ * With missing cells as 0, row r of the centred matrix is a_r − c (its answers, then every column's centre c taken
+ * off): C v = A v − (c·v) per row, and Cᵀs = Aᵀs − c Σs. `answer` gives a_r at an answered cell from its centred value.
+ */
+const answerOf = (m: OpinionMatrix, k: number) => m.centred[k] - m.missing![m.column[k]]
+
 /** out = CᵀC v, in one pass over the answers. */
 export function gramTimes(m: OpinionMatrix, v: Float64Array, out: Float64Array): void {
-  const { rowStart, column, centred } = m
-  out.fill(0)
-  for (let row = 0; row < m.rows; row++) {
-    const end = rowStart[row + 1]
-    let s = 0
-    for (let k = rowStart[row]; k < end; k++) s += centred[k] * v[column[k]]
-    if (s !== 0) for (let k = rowStart[row]; k < end; k++) out[column[k]] += centred[k] * s
-  }
+  const zero = new Float64Array(v.length)
+  gramTimesPair(m, v, zero, out, new Float64Array(v.length))
 }
 
 /** outA = CᵀC a and outB = CᵀC b in the same pass over the answers. */
 function gramTimesPair(m: OpinionMatrix, a: Float64Array, b: Float64Array, outA: Float64Array, outB: Float64Array): void {
+  if (m.missing) return gramTimesPairFilled(m, m.missing, a, b, outA, outB)
   const { rowStart, column, centred } = m
   outA.fill(0)
   outB.fill(0)
@@ -66,7 +67,52 @@ function gramTimesPair(m: OpinionMatrix, a: Float64Array, b: Float64Array, outA:
   }
 }
 
-/** The scores C v: each row's centred answers times the loadings. */
+/** The same where a missing cell is `missing[j]` after centring (−centre: missing cells held 0). */
+function gramTimesPairFilled(
+  m: OpinionMatrix,
+  missing: Float64Array,
+  a: Float64Array,
+  b: Float64Array,
+  outA: Float64Array,
+  outB: Float64Array,
+) {
+  const { rowStart, column } = m
+  outA.fill(0)
+  outB.fill(0)
+  // Every row is (its answers) + missing, the answers taken as a − missing at their cells.
+  const missingA = dot(missing, a)
+  const missingB = dot(missing, b)
+  let sumA = 0
+  let sumB = 0
+  for (let row = 0; row < m.rows; row++) {
+    const end = rowStart[row + 1]
+    let sa = missingA
+    let sb = missingB
+    for (let k = rowStart[row]; k < end; k++) {
+      const c = answerOf(m, k)
+      const j = column[k]
+      sa += c * a[j]
+      sb += c * b[j]
+    }
+    for (let k = rowStart[row]; k < end; k++) {
+      const c = answerOf(m, k)
+      const j = column[k]
+      outA[j] += c * sa
+      outB[j] += c * sb
+    }
+    sumA += sa
+    sumB += sb
+  }
+  for (let j = 0; j < missing.length; j++) {
+    outA[j] += missing[j] * sumA
+    outB[j] += missing[j] * sumB
+  }
+}
+
+/**
+ * Each row's centred answers times the loadings, over the cells it answered: the scores C v when missing cells hold
+ * the mean (they are 0 after centring), and the sum Pol.is's sparsity-aware projection scales either way.
+ */
 export function scores(m: OpinionMatrix, v: Float64Array): Float64Array {
   const out = new Float64Array(m.rows)
   for (let row = 0; row < m.rows; row++) {

@@ -77,9 +77,10 @@ export function projectParticipants(result: OpinionGroupsResult, input: OpinionI
     sumX[row] += centred * (first?.[j] ?? 0)
     sumY[row] += centred * (second?.[j] ?? 0)
   }
-  // Models kept before activeColumns was recorded scale to every column.
-  const active = result.pca.activeColumns ?? result.columnKeys.length
-  const scale = (sum: number, row: number) => (entries[row] === 0 ? 0 : sum * Math.sqrt(active / entries[row]) + 0)
+  // Models kept before activeColumns was recorded scale to every column; zeroed statements count for everyone.
+  const zeroed = result.pca.zeroedStatements ?? 0
+  const active = (result.pca.activeColumns ?? result.columnKeys.length) + zeroed
+  const scale = (sum: number, row: number) => (entries[row] === 0 ? 0 : sum * Math.sqrt(active / (entries[row] + zeroed)) + 0)
   return {
     accountIds: order.map(([id]) => id),
     x: Array.from(sumX, scale),

@@ -36,11 +36,31 @@ export interface OpinionInput {
   accountIds: ArrayLike<number>
   columns: readonly OpinionColumn[]
   answers: OpinionAnswers
+  /**
+   * Statements kept as columns of zeros, as Pol.is keeps the ones moderated out and the meta ones (age, town, sex):
+   * they carry no opinion, but count as answered by everyone in the sparsity-aware scaling, and a participant's
+   * answers to them count toward being grouped. `statements`: how many have an answer; `answered`: how many of them
+   * each participant index answered. A participant may have answered these alone.
+   */
+  zeroed?: { statements: number; answered: ArrayLike<number> }
+}
+
+/**
+ * How the map is drawn from the answers. The service's own: missing cells hold the column's mean. Pol.is's code
+ * changed over time (polisMapAt in polis-map.ts gives the rules of a date).
+ */
+export interface OpinionMap {
+  /** What a missing cell holds before centring: the column's mean over its answers, or 0. */
+  missing: 'mean' | 'zero'
+  /** Who is grouped counts every zeroed statement as answered by everyone, rather than their own answers to them. */
+  zeroedCountAsAnswered: boolean
 }
 
 export interface OpinionGroupOptions {
   /** The previous result of the same conversation: warm start of the components, group labels, k smoothing. */
   previous?: PreviousOpinionGroups | null
+  /** How the map is drawn (default: missing cells hold the column's mean, zeroed statements count as answered). */
+  map?: OpinionMap
   /** Use this many groups (fewer when the data cannot give them); k's choice and smoother still run and are reported. */
   groupCount?: number
   /** The largest number of groups tried (default 8). */
@@ -61,6 +81,11 @@ export interface OpinionGroupOptions {
   pcaMaxIterations?: number
   /** Restarts of the group-level k-means, each from its own seeded k-means++ start (default 16). */
   groupRestarts?: number
+  /**
+   * Complete starts of the clustering, base clusters and groups; each k keeps the one of least within-group squares
+   * (default: 32, fewer past 3,125 clustered participants, one from 100,000).
+   */
+  starts?: number
   /** Representative columns per group at most (default 5, as Pol.is). */
   representativeLimit?: number
   /** Seed of every random choice (the start vectors, k-means++); default 1. */
@@ -91,7 +116,7 @@ export interface OpinionGroupRules {
   pca: { method: string; components: number; tolerance: number; maxIterations: number; start: 'warm' | 'cold'; sign: string }
   projection: string
   clustered: { minAnsweredQuestions: number; minClustered: number; rule: string }
-  baseClusters: { k: number; method: string }
+  baseClusters: { k: number; method: string; starts?: number }
   groups: { kMin: number; kMax: number; minGroupSize: number; restarts: number; method: string; criterion: string }
   kSmoothing: { runs: number; rule: string }
   labels: string
@@ -108,10 +133,14 @@ export interface OpinionGroupsResult {
   /** The columns' keys, in input order: every per-column array below follows it. */
   columnKeys: string[]
   pca: {
-    /** Each column's mean over its answers (the value missing cells are filled with). */
+    /** Each column's centre: its mean over the answers, or with missing cells as 0 its mean over every participant. */
     center: number[]
-    /** Columns with at least one answer: the width the sparsity-aware projection scales to. */
+    /** What missing cells hold (absent in results kept before it was recorded: the mean). */
+    missing?: 'mean' | 'zero'
+    /** Columns with at least one answer: with the zeroed statements, the width the sparsity-aware projection scales to. */
     activeColumns: number
+    /** Zeroed statements with an answer, counted as answered by everyone (absent in results kept before: 0). */
+    zeroedStatements?: number
     /** Two unit loading vectors over the columns (zero when the data have no variance left). */
     components: number[][]
     /** Variance along each component (eigenvalue / (participants − 1)): prcomp's sdev². */

@@ -60,8 +60,9 @@ function cellCounts(columns: Column[], entries: ModelEntries, groupOf: Map<numbe
   const groupOfParticipant = Array.from(accountIds, (account) => groupOf.get(account) ?? -1)
   for (let e = 0; e < answers.participant.length; e++) {
     const g = groupOfParticipant[answers.participant[e]]
-    if (g < 0) continue
     const j = answers.column[e]
+    // Past the questions: a Pol.is conversation's hidden statements, which the model counts and nothing publishes.
+    if (g < 0 || j >= columns.length) continue
     const cell = (entries.private[e] ? hidden : open)[g][j]
     const value = answers.value[e]
     cell.seen++

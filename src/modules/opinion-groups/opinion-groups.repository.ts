@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import { copyIn } from '../../db/copy-in.ts'
 import type { Db } from '../../db/types.ts'
+import { IMPORT_ACCOUNT as POLIS_IMPORT_ACCOUNT } from '../polis-import/polis-import.repository.ts'
 import { CollectedAnswers, type AnswerArrays, type ReadAnswers, type ScopeAnswers } from './collected-answers.ts'
 
 /** The sets of questions opinion groups are found for: a collection's, a tag's, a group's. */
@@ -63,8 +64,39 @@ function scopeQuestionIds(db: Db, scope: OpinionScope, scopeId: number) {
   return db.selectFrom('questions').select('id as question_id').where('group_id', '=', scopeId)
 }
 
+/**
+ * A collection imported from Pol.is (`civic-survey import-polis`): its statements kept out of the questions
+ * (moderated out or meta: drafts nobody answers or sees but staff), and its last activity in Pol.is.
+ */
+export interface PolisCollection {
+  hidden: number[]
+  /** The latest of its comments and of its answers with a time from the export, before the import. */
+  lastActivity: Date
+}
+
 export function opinionGroupsRepository(db: Kysely<Database>) {
   return {
+    /**
+     * The collection's Pol.is conversation, when the import's own account owns it (no password, no e-mail, as the
+     * import requires); undefined otherwise. Answers written at the import's time, or later, are not Pol.is's.
+     */
+    async polisCollection(collectionId: number): Promise<PolisCollection | undefined> {
+      const { rows } = await sql<{ hidden: number[] | null; last_activity: Date | null }>`
+        SELECT (SELECT array_agg(q.id ORDER BY i."order", q.id) FROM question_collection_items i
+                  JOIN questions q ON q.id = i.question_id
+                  WHERE i.parent_id = c.id AND NOT q.publish AND q.subtype = 'likert') AS hidden,
+               greatest(
+                 (SELECT max(q.created_at) FROM question_collection_items i JOIN questions q ON q.id = i.question_id
+                   WHERE i.parent_id = c.id),
+                 (SELECT max(v.modified_at) FROM question_collection_items i JOIN question_votes v ON v.question_id = i.question_id
+                   WHERE i.parent_id = c.id AND v.modified_at < c.created_at)) AS last_activity
+        FROM question_collections c JOIN users u ON u.id = c.user_id
+        WHERE c.id = ${collectionId} AND u.username = ${POLIS_IMPORT_ACCOUNT} AND u.password_hash IS NULL AND u.email IS NULL`.execute(db)
+      const row = rows[0]
+      if (!row || row.last_activity === null) return undefined
+      return { hidden: row.hidden ?? [], lastActivity: new Date(row.last_activity) }
+    },
+
     /** Whether the collection, tag or group exists. */
     async scopeExists(scope: OpinionScope, scopeId: number): Promise<boolean> {
       const table = scope === 'collection' ? 'question_collections' : scope === 'tag' ? 'tags' : 'groups'

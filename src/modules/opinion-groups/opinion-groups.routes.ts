@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { NotFound, ValidationFailed } from '../../core/errors.ts'
+import { NotAuthenticated, NotFound, PermissionDenied, ValidationFailed } from '../../core/errors.ts'
 import type { App } from '../../http/app-type.ts'
 import { readErrors } from '../../http/schemas.ts'
 import { CSV_TYPE } from '../demographics/demographics.mapper.ts'
@@ -8,7 +8,7 @@ import { opinionGroupsCsv, OPINION_GROUPS_CSV_HEADER } from './opinion-groups.ma
 import { opinionGroupsSvg } from './opinion-groups.svg.ts'
 import type { OpinionScope } from './opinion-groups.repository.ts'
 import { OpinionGroups, OpinionGroupsQuery } from './opinion-groups.schemas.ts'
-import { opinionGroupChecksSettled, opinionGroupsFor } from './opinion-groups.service.ts'
+import { opinionGroupChecksSettled, opinionGroupsAt, opinionGroupsFor } from './opinion-groups.service.ts'
 
 const SCOPES: OpinionScope[] = ['collection', 'tag', 'group']
 const ONE_SCOPE = 'Give exactly one of collection, tag and group.'
@@ -30,7 +30,8 @@ export function opinionGroupsRoutes(app: App): void {
         'of fewer than MIN_CELL_SIZE people is not shown. `me` is the caller’s own place. Kept between requests and checked ' +
         'again in the background; `computed_at` and `answers_counted` say how fresh. `?format=csv` gives the open-data table: ' +
         `${OPINION_GROUPS_CSV_HEADER.join(', ')}. \`?format=svg\` draws the map: the squares, each group at its centre, your own ` +
-        'place, and what sets each group apart. See docs/opinion-groups.md.',
+        'place, and what sets each group apart. Staff may ask for `?groups=K`: the groups at that k, computed now and not kept. ' +
+        'See docs/opinion-groups.md.',
       querystring: OpinionGroupsQuery,
       response: {
         200: withMediaTypes('The groups, in JSON, CSV (`?format=csv`) or as an SVG picture (`?format=svg`).', OpinionGroups, {
@@ -58,7 +59,13 @@ export function opinionGroupsRoutes(app: App): void {
         refreshMs: app.config.opinionGroupsRefreshMs,
         onError: (error: unknown) => app.log.error({ err: error }, `opinion groups of ${scope} ${query[scope]}: background check failed`),
       }
-      const groups = await opinionGroupsFor(settings, scope, query[scope]!, request.caller?.id ?? null)
+      // As the staff-only routes answer: 401 without a caller, 403 for anyone but staff.
+      if (query.groups !== undefined && !request.caller) throw NotAuthenticated()
+      if (query.groups !== undefined && !request.caller!.isStaff) throw PermissionDenied()
+      const groups =
+        query.groups === undefined
+          ? await opinionGroupsFor(settings, scope, query[scope]!, request.caller?.id ?? null)
+          : await opinionGroupsAt(settings, scope, query[scope]!, request.caller!.id, query.groups)
       if (!groups) throw NotFound()
       if (query.format === 'csv') return reply.type(CSV_TYPE).send(opinionGroupsCsv(groups))
       if (query.format === 'svg') return reply.type('image/svg+xml; charset=utf-8').send(opinionGroupsSvg(groups))

@@ -4,12 +4,23 @@ import { Nullable, Timestamp } from '../../http/schemas.ts'
 
 /** Answers of /api/opinion_groups/ (docs/opinion-groups.md). */
 
+/** The most groups `?groups=` asks for. */
+export const MAX_CHOSEN_GROUPS = 20
+
 const ScopeId = (what: string) => Type.Optional(Type.Integer({ minimum: 1, maximum: INT4_MAX, description: `the ${what}'s id` }))
 
 export const OpinionGroupsQuery = Type.Object({
   collection: ScopeId('collection'),
   tag: ScopeId('tag'),
   group: ScopeId('group'),
+  groups: Type.Optional(
+    Type.Integer({
+      minimum: 2,
+      maximum: MAX_CHOSEN_GROUPS,
+      description:
+        'staff only: the groups at this k (fewer when the answers cannot give them), computed now and not kept, for comparison and research',
+    }),
+  ),
   format: Type.Optional(
     Type.Union(
       ['json', 'api', 'csv', 'svg'].map((name) => Type.Literal(name)),
@@ -81,6 +92,12 @@ export const PublishedGroups = Type.Object({
     criterion: Type.String(),
   }),
   groups: Type.Array(PublishedGroup),
+  map_rules: Type.Optional(
+    Type.String({
+      description:
+        "how the map was drawn: the service's rules, or for a collection imported from Pol.is, its code's (docs/opinion-groups.md)",
+    }),
+  ),
   weighting: Type.Object({
     people: Type.Integer({ description: 'grouped people of known age and region the weights cover' }),
     method: Nullable(Type.String({ description: 'post-stratified or raked (docs/statistics.md); null with nobody to weight' })),

@@ -6,9 +6,13 @@ import {
   computeOpinionGroups,
   entryFlags,
   opinionInput,
+  polisCodeAt,
   projectParticipants,
+  withZeroedStatements,
   type GroupQuestion,
+  type OpinionGroupOptions,
   type OpinionGroupsResult,
+  type PolisCode,
 } from '../../engines/opinion-groups/index.ts'
 import { privateAuthors, publishOpinionGroups, type ModelEntries } from './opinion-groups.publish.ts'
 import { weightedGroupShares } from './opinion-groups.weighting.ts'
@@ -89,10 +93,10 @@ function mix(h: number): number {
  * columns, k, and a multiset hash of every entry (account, column, value, private). Equal to the kept run's: the
  * model would be fitted on the same answers, so the kept run stays as it is.
  */
-function fingerprint(entries: ModelEntries, k: number): string {
-  const { accountIds, columns, answers } = entries.input
+function fingerprint(entries: ModelEntries, k: number, map: string): string {
+  const { accountIds, columns, answers, zeroed } = entries.input
   let keys = 0x811c9dc5
-  for (const column of columns) for (let i = 0; i < column.key.length; i++) keys = mix(keys ^ column.key.charCodeAt(i))
+  for (const key of [map, ...columns.map((column) => column.key)]) for (let i = 0; i < key.length; i++) keys = mix(keys ^ key.charCodeAt(i))
   let a = 0
   let b = 0
   let c = 0
@@ -105,8 +109,15 @@ function fingerprint(entries: ModelEntries, k: number): string {
     b = (b + g) >>> 0
     c = (c ^ mix(g + 0x165667b1)) >>> 0
   }
-  return [k, columns.length, keys, accountIds.length, answers.participant.length, a, b, c].map((n) => n.toString(36)).join(':')
+  // Zeroed statements: how many each participant answered.
+  let z = zeroed?.statements ?? 0
+  if (zeroed)
+    for (let p = 0; p < accountIds.length; p++) if (zeroed.answered[p] > 0) z = (z + mix(accountIds[p] ^ mix(zeroed.answered[p]))) >>> 0
+  return [k, columns.length, keys, accountIds.length, answers.participant.length, a, b, c, z].map((n) => n.toString(36)).join(':')
 }
+
+/** Someone's place as kept: their group as shown (or the nearest shown), and where they sit. */
+type PlaceOf = { userId: number } & Place
 
 /** People placed on the model's plane without being in it: those whose private answers it does not take. */
 export type ProjectedPlaces = ReturnType<typeof projectParticipants>
@@ -120,15 +131,33 @@ export async function opinionGroupChecksSettled(db: object): Promise<void> {
   await Promise.all(refreshingOn(db).values())
 }
 
+/**
+ * A collection imported from Pol.is is drawn on Pol.is's map (docs/opinion-groups.md): its statements moderated
+ * out or meta, kept out of the questions, count as its code at the conversation's date counted them, as zeroed
+ * statements or (before 2017-02-27) as ordinary columns after the questions' (which nothing publishes).
+ */
+export interface PolisModel {
+  /** The date of the code whose map is drawn: the conversation's last activity, or the one asked for. */
+  date: Date
+  code: PolisCode
+  questions: GroupQuestion[]
+  answers: ScopeAnswers
+}
+
 /** The model's input from the answers it takes: every public one, and the private ones of `admitted` people. */
-function modelOf(groupQuestions: GroupQuestion[], answers: ScopeAnswers, admitted: Set<number>, k: number) {
+function modelOf(groupQuestions: GroupQuestion[], answers: ScopeAnswers, admitted: Set<number>, k: number, polis: PolisModel | null) {
   const fitted = answersWhere(answers, (a) => answers.private[a] === 0 || admitted.has(answers.accountId[a]))
+  const asColumns = polis?.code.hidden === 'columns'
+  const questions = asColumns ? [...groupQuestions, ...polis.questions] : groupQuestions
+  const taken = asColumns ? joined(fitted, polis.answers) : fitted
+  const input = opinionInput(questions, taken)
   const entries: ModelEntries = {
-    input: opinionInput(groupQuestions, fitted),
-    private: entryFlags(groupQuestions, fitted.questionId, fitted.private),
+    input: polis && !asColumns ? withZeroedStatements(input, polis.answers) : input,
+    private: entryFlags(questions, taken.questionId, taken.private),
   }
   const omitted = answers.accountId.length - fitted.accountId.length
-  return { entries, hasPrivate: privateAuthors(fitted), fingerprint: fingerprint(entries, k), omitted }
+  const map = JSON.stringify(polis?.code ?? null)
+  return { entries, hasPrivate: privateAuthors(fitted), fingerprint: fingerprint(entries, k, map), omitted }
 }
 
 type Model = ReturnType<typeof modelOf>
@@ -150,23 +179,25 @@ const MAX_FITS = 5
  * answers as read can then go: 130 MB for 10 M answers).
  */
 function fitPublished<Settled>(
-  groupQuestions: GroupQuestion[],
-  answers: ScopeAnswers,
-  questions: ScopeQuestion[],
-  choices: ScopeChoice[],
+  scope: ScopeInput,
   kept: KeptModel | undefined,
   k: number,
+  research: ResearchOptions | null,
   settle: (model: Model) => Settled,
 ): { model: Model; settled: Settled; fitted: { result: OpinionGroupsResult; publication: Publication } | null } {
+  const { groupQuestions, answers, questions, choices, polis } = scope
   const authors = privateAuthors(answers)
   const admitted = new Set(authors.size >= k ? authors : [])
   const previous = (kept?.model as OpinionGroupsResult | undefined) ?? null
+  // A view for research is always computed afresh, warm-started from the kept run so that labels match.
+  const keptInput = research ? undefined : kept?.published_input
+  const options: OpinionGroupOptions = { previous, map: polis?.code.map, groupCount: research?.groupCount }
   for (let fit = 1; ; fit++) {
-    const model = modelOf(groupQuestions, answers, admitted, k)
-    const last = admitted.size === 0 || kept?.published_input === model.fingerprint
+    const model = modelOf(groupQuestions, answers, admitted, k, polis)
+    const last = admitted.size === 0 || keptInput === model.fingerprint
     const settled = last ? settle(model) : undefined
-    if (kept?.published_input === model.fingerprint) return { model, settled: settled!, fitted: null }
-    const result = computeOpinionGroups(model.entries.input, { previous })
+    if (keptInput === model.fingerprint) return { model, settled: settled!, fitted: null }
+    const result = computeOpinionGroups(model.entries.input, options)
     const publication = publishOpinionGroups(result, questions, choices, model.entries, model.hasPrivate, k)
     const uncounted = [...model.hasPrivate].filter((account) => !publication.countedPrivate.has(account))
     if (uncounted.length === 0) return { model, settled: last ? settled! : settle(model), fitted: { result, publication } }
@@ -176,20 +207,80 @@ function fitPublished<Settled>(
   }
 }
 
+/** The groups at a chosen k, or a Pol.is conversation on another version's map: computed now, never kept. */
+export interface ResearchOptions {
+  /** The groups at this k (fewer when the data cannot give them) rather than the k chosen. */
+  groupCount?: number
+  /** A collection imported from Pol.is drawn as Pol.is's code of this date drew it, not of its last activity. */
+  polisCode?: Date
+}
+
+/** What a scope's model is fitted from. */
+interface ScopeInput {
+  questions: ScopeQuestion[]
+  choices: ScopeChoice[]
+  groupQuestions: GroupQuestion[]
+  answers: ScopeAnswers
+  polis: PolisModel | null
+}
+
+/** How the map was drawn, in words (the published `map_rules`). */
+function mapRules(polis: PolisModel | null): string {
+  if (!polis) return "the service's: a missing answer holds the question's mean"
+  const { hidden, map } = polis.code
+  return (
+    `Pol.is's, as its code of ${polis.date.toISOString().slice(0, 10)} drew it: statements moderated out or meta ` +
+    (hidden === 'zeroed' ? 'zeroed and counted as answered by everyone' : 'kept as ordinary columns') +
+    `; a missing vote ${map.missing === 'zero' ? 'is 0' : "holds the statement's mean"}` +
+    (map.zeroedCountAsAnswered ? '; who is grouped counts the zeroed statements as answered by everyone' : '')
+  )
+}
+
+/** A collection imported from Pol.is: its hidden statements' public answers, and its code's map. */
+async function polisModel(db: Kysely<Database>, scope: OpinionScope, scopeId: number, codeDate?: Date): Promise<PolisModel | null> {
+  if (scope !== 'collection') return null
+  const repository = opinionGroupsRepository(db)
+  const conversation = await repository.polisCollection(scopeId)
+  if (!conversation) return null
+  const read = await repository.answers(conversation.hidden, [], 0)
+  // Imported answers are public; the hidden statements take no others.
+  const answers = answersWhere(read, (a) => read.private[a] === 0)
+  const date = codeDate ?? conversation.lastActivity
+  return {
+    date,
+    code: polisCodeAt(date),
+    questions: conversation.hidden.map((id) => ({ id, kind: 'likert' })),
+    answers,
+  }
+}
+
 /**
  * Computes the scope's groups from the answers they may count (fitPublished), warm-started from the kept result,
  * and keeps the new run with everyone's place; when those answers are the kept run's, keeps it as it is and places
- * anew only the people the model leaves out. Answers the kept run and the engine's whole result.
+ * anew only the people the model leaves out. Answers the kept run and the engine's whole result. With `research`
+ * (a chosen k, another Pol.is code), the groups are computed afresh and nothing is kept: `kept` is null.
  */
 export async function recomputeOpinionGroups(
   db: Kysely<Database>,
   scope: OpinionScope,
   scopeId: number,
   options: PublishingOptions,
-): Promise<{ kept: KeptRun; published: PublishedGroups; result: OpinionGroupsResult; projected: ProjectedPlaces }> {
+  research: ResearchOptions | null = null,
+): Promise<{
+  kept: KeptRun | null
+  published: PublishedGroups
+  result: OpinionGroupsResult
+  projected: ProjectedPlaces
+  places: PlaceOf[]
+  answersCounted: number
+}> {
   const k = options.minCellSize
   const repository = opinionGroupsRepository(db)
-  const [{ questions, choices }, kept] = await Promise.all([repository.questions(scope, scopeId), repository.keptModel(scope, scopeId)])
+  const [{ questions, choices }, kept, polis] = await Promise.all([
+    repository.questions(scope, scopeId),
+    repository.keptModel(scope, scopeId),
+    polisModel(db, scope, scopeId, research?.polisCode),
+  ])
   const { likert, mcq } = byKind(questions)
   // The signatures first: an answer arriving during the computation then makes the next check recompute.
   const signature = await repository.signature(likert, mcq, k)
@@ -206,7 +297,7 @@ export async function recomputeOpinionGroups(
   )
   // Counters follow public answers (docs/privacy.md): a private answer arriving must not move a published number.
   const publicAnswers = answers.private.reduce((n, p) => n + (p ? 0 : 1), 0)
-  const fit = fitPublished(groupQuestions, answers, questions, choices, kept, k, (final) => {
+  const fit = fitPublished({ questions, choices, groupQuestions, answers, polis }, kept, k, research, (final) => {
     let outsiders = null
     if (final.omitted > 0 || waiting.size > 0) {
       const inModel = new Set(Array.from(final.entries.input.accountIds))
@@ -224,6 +315,7 @@ export async function recomputeOpinionGroups(
 
   const result = fitted?.result ?? (kept!.model as OpinionGroupsResult)
   const published = fitted?.publication.published ?? (kept!.published as PublishedGroups)
+  if (fitted) published.map_rules = mapRules(polis)
   const projected = outsiders ? projectParticipants(result, outsiders) : { accountIds: [], x: [], y: [] }
   const outsiderPlaces = projected.accountIds.map((userId, i) => ({
     userId,
@@ -238,7 +330,7 @@ export async function recomputeOpinionGroups(
     await db
       .transaction()
       .execute((trx) => keepOutsiders(trx, { ...stored, publishedInput: model.fingerprint, modelAccounts, outsiders: outsiderPlaces }))
-    return { kept: (await repository.kept(scope, scopeId))!, published, result, projected }
+    return { kept: (await repository.kept(scope, scopeId))!, published, result, projected, places: [], answersCounted: publicAnswers }
   }
 
   const weighting = await weightedGroupShares(db, fitted.publication.counted, options)
@@ -246,7 +338,7 @@ export async function recomputeOpinionGroups(
   for (const group of published.groups) group.weighted_share = weighting.weighted > 0 ? (weighting.shares.get(group.label) ?? 0) : null
   const shownLabels = new Set(published.groups.map((g) => g.label))
   const { participants } = result
-  const places: ({ userId: number } & Place)[] = participants.accountIds.map((userId, i) => {
+  const places: PlaceOf[] = participants.accountIds.map((userId, i) => {
     const clustered = participants.group[i] >= 0
     const label = clustered ? participants.group[i] : nearestShown(published, participants.x[i], participants.y[i])
     return {
@@ -258,6 +350,7 @@ export async function recomputeOpinionGroups(
     }
   })
   places.push(...outsiderPlaces)
+  if (research) return { kept: null, published, result, projected, places, answersCounted: publicAnswers }
   await db.transaction().execute((trx) =>
     keepRun(trx, {
       scope,
@@ -274,7 +367,7 @@ export async function recomputeOpinionGroups(
   const now = (await repository.kept(scope, scopeId))!
   if (scope === 'collection' && groupsMoved(kept?.published as PublishedGroups | undefined, published))
     noticesAfterCommit(db).send([{ channel: OPINION_GROUPS_CHANNEL, payload: groupsNotice(scopeId, now.computed_at, published) }])
-  return { kept: now, published, result, projected }
+  return { kept: now, published, result, projected, places, answersCounted: publicAnswers }
 }
 
 const groupSizes = (published: PublishedGroups) => JSON.stringify(published.groups.map((g) => [g.label, g.size]))
@@ -368,7 +461,7 @@ export async function opinionGroupsFor(
   let kept = await repository.kept(scope, scopeId)
   if (!kept) {
     const computed = await recomputeOpinionGroups(settings.db, scope, scopeId, settings)
-    kept = computed.kept
+    kept = computed.kept!
     remember(settings.db, key, { computedAt: kept.computed_at, answersCounted: kept.answers_counted, published: computed.published })
   }
   const refreshing = refreshingOn(settings.db)
@@ -389,5 +482,30 @@ export async function opinionGroupsFor(
     answers_counted: run.answersCounted,
     ...run.published,
     me: place ? { group: place.group_label, clustered: place.clustered, x: place.x, y: place.y } : null,
+  }
+}
+
+/**
+ * The groups at `groupCount` (staff's `?groups=K`), for comparison and research: computed now from the answers the
+ * published groups may count, under the same disclosure rules, and never kept; the caller's own place among them.
+ * Undefined: no such scope.
+ */
+export async function opinionGroupsAt(
+  settings: PublishingOptions & { db: Kysely<Database> },
+  scope: OpinionScope,
+  scopeId: number,
+  callerId: number | null,
+  groupCount: number,
+): Promise<OpinionGroups | undefined> {
+  if (!(await opinionGroupsRepository(settings.db).scopeExists(scope, scopeId))) return undefined
+  const { published, places, answersCounted } = await recomputeOpinionGroups(settings.db, scope, scopeId, settings, { groupCount })
+  const own = callerId === null ? undefined : places.find((place) => place.userId === callerId)
+  return {
+    scope,
+    scope_id: scopeId,
+    computed_at: new Date().toISOString(),
+    answers_counted: answersCounted,
+    ...published,
+    me: own ? { group: own.group_label, clustered: own.clustered, x: own.x, y: own.y } : null,
   }
 }

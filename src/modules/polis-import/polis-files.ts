@@ -15,8 +15,10 @@ export interface PolisComment {
   id: number
   authorId: number
   text: string
-  /** -1: moderated out (Pol.is leaves it out of its analysis), 0: not moderated yet, 1: accepted. */
+  /** -1: moderated out (Pol.is zeroes it in its map), 0: not moderated yet, 1: accepted. */
   moderated: number
+  /** A meta statement (`is-meta`): a question about the participant (age, town), zeroed in Pol.is's map. */
+  meta: boolean
   /** Milliseconds since 1970. */
   createdAt: number
 }
@@ -40,6 +42,8 @@ export interface PolisVotes {
   vote: number[]
   /** When each vote was cast (milliseconds), where the file says (votes.csv). */
   at: number[] | null
+  /** Columns of participants-votes.csv that are neither a comment nor read (`xid`, …), skipped, by name. */
+  skippedColumns: string[]
 }
 
 /** The longest collection name and description the API takes (collections.schemas.ts). */
@@ -53,6 +57,16 @@ const VOTES = new Map([
 ])
 /** The columns of participants-votes.csv before its one column per comment. */
 const PARTICIPANT_COLUMNS = ['participant', 'group-id', 'n-comments', 'n-votes', 'n-agree', 'n-disagree']
+/** `is-meta` as the exports write it (`true`, `false`), and as a spreadsheet may. */
+const FLAGS = new Map([
+  ['true', true],
+  ['false', false],
+  ['t', true],
+  ['f', false],
+  ['1', true],
+  ['0', false],
+  ['', false],
+])
 
 export const exists = (dir: string, name: string) => fs.existsSync(path.join(dir, name))
 
@@ -68,14 +82,18 @@ async function* records(dir: string, name: string): AsyncGenerator<CsvRecord> {
 /** Where a file went wrong: `file.csv line N: what`. */
 const fault = (name: string, record: CsvRecord, what: string) => new ImportError(`${name} line ${record.line}: ${what}`)
 
-/** The position of each required column in a header line (names compared case-insensitively, in any order). */
-function columnsOf(name: string, record: CsvRecord, required: readonly string[]): Record<string, number> {
+/**
+ * The position of each required column in a header line (names compared case-insensitively, in any order), and of
+ * each optional one the header has (−1 when it has not).
+ */
+function columnsOf(name: string, record: CsvRecord, required: readonly string[], optional: readonly string[] = []): Record<string, number> {
   const cells = record.fields.map((cell) => cell.trim().toLowerCase())
   const at: Record<string, number> = {}
   for (const column of required) {
     at[column] = cells.indexOf(column)
     if (at[column] < 0) throw fault(name, record, `the header has no ${column} column`)
   }
+  for (const column of optional) at[column] = cells.indexOf(column)
   return at
 }
 
@@ -120,7 +138,7 @@ export async function readComments(dir: string): Promise<PolisComment[]> {
   await readTable(
     dir,
     name,
-    (record) => (at = columnsOf(name, record, ['timestamp', 'comment-id', 'author-id', 'moderated', 'comment-body'])),
+    (record) => (at = columnsOf(name, record, ['timestamp', 'comment-id', 'author-id', 'moderated', 'comment-body'], ['is-meta'])),
     (record) => {
       const field = (column: string) => record.fields[at[column]]
       const id = idOf(name, record, 'comment-id', field('comment-id'))
@@ -129,14 +147,16 @@ export async function readComments(dir: string): Promise<PolisComment[]> {
       lineOf.set(id, record.line)
       const moderated = VOTES.get(field('moderated').trim())
       if (moderated === undefined) throw fault(name, record, `moderated ${quoted(field('moderated'))} is not -1, 0 or 1`)
+      const meta = at['is-meta'] < 0 ? false : FLAGS.get(field('is-meta').trim().toLowerCase())
+      if (meta === undefined) throw fault(name, record, `is-meta ${quoted(field('is-meta'))} is not true or false`)
       const text = field('comment-body').trim()
-      // A comment moderated out is not imported: its text may be anything, even empty.
+      // A comment moderated out keeps its answers but not its text, which may be anything, even empty.
       if (moderated !== -1 && text === '') throw fault(name, record, `comment ${id} has no text`)
       const length = [...text].length
       if (moderated !== -1 && length > TITLE_LENGTH)
         throw fault(name, record, `comment ${id} has ${length} characters, more than a question's ${TITLE_LENGTH}`)
       const authorId = idOf(name, record, 'author-id', field('author-id'))
-      comments.push({ id, authorId, text, moderated, createdAt: timestampOf(name, record, field('timestamp')) })
+      comments.push({ id, authorId, text, moderated, meta, createdAt: timestampOf(name, record, field('timestamp')) })
     },
   )
   if (comments.length === 0) throw new ImportError(`${name} has a header but no comments`)
@@ -168,7 +188,7 @@ export async function readSummary(dir: string): Promise<PolisSummary> {
 /** participants-votes.csv: a line per participant, a column per comment (1 agree, -1 disagree, 0 pass, empty unseen). */
 export async function readParticipantsVotes(dir: string, comments: ReadonlySet<number>): Promise<PolisVotes> {
   const name = 'participants-votes.csv'
-  const votes: PolisVotes = { file: name, participants: new Set(), comment: [], participant: [], vote: [], at: null }
+  const votes: PolisVotes = { file: name, participants: new Set(), comment: [], participant: [], vote: [], at: null, skippedColumns: [] }
   let participantAt = -1
   let commentOf: (number | null)[] = []
   const lineOf = new Map<number, number>()
@@ -177,7 +197,7 @@ export async function readParticipantsVotes(dir: string, comments: ReadonlySet<n
     name,
     (record) => {
       participantAt = columnsOf(name, record, ['participant']).participant
-      commentOf = commentColumns(name, record, comments)
+      commentOf = commentColumns(name, record, comments, votes.skippedColumns)
     },
     (record) => {
       const participant = idOf(name, record, 'participant', record.fields[participantAt])
@@ -199,14 +219,21 @@ export async function readParticipantsVotes(dir: string, comments: ReadonlySet<n
   return votes
 }
 
-/** The comment id of each column of participants-votes.csv's header (null for the participant's own columns). */
-function commentColumns(name: string, record: CsvRecord, comments: ReadonlySet<number>): (number | null)[] {
+/**
+ * The comment id of each column of participants-votes.csv's header: null for the participant's own columns, and
+ * for any other column that is not a number (`xid`, the participant's id elsewhere, in some exports), whose name
+ * goes to `skipped`. A number that is no comment of comments.csv is a fault.
+ */
+function commentColumns(name: string, record: CsvRecord, comments: ReadonlySet<number>, skipped: string[]): (number | null)[] {
   const seen = new Set<number>()
   return record.fields.map((cell, i) => {
     if (PARTICIPANT_COLUMNS.includes(cell.trim().toLowerCase())) return null
+    if (!/^\s*\d+\s*$/.test(cell)) {
+      skipped.push(cell.trim() === '' ? `column ${i + 1}` : cell.trim())
+      return null
+    }
     const comment = parseCount(cell)
-    if (comment === null)
-      throw fault(name, record, `column ${i + 1} ${quoted(cell)} is neither a comment id nor one of ${PARTICIPANT_COLUMNS.join(', ')}`)
+    if (comment === null) throw fault(name, record, `column ${i + 1} ${quoted(cell)} is not a comment id`)
     if (!comments.has(comment)) throw fault(name, record, `column ${i + 1} is comment ${comment}, which comments.csv does not have`)
     if (seen.has(comment)) throw fault(name, record, `comment ${comment} has two columns`)
     seen.add(comment)
@@ -218,7 +245,7 @@ function commentColumns(name: string, record: CsvRecord, comments: ReadonlySet<n
 export async function readVotes(dir: string, comments: ReadonlySet<number>): Promise<PolisVotes> {
   const name = 'votes.csv'
   const at: number[] = []
-  const votes: PolisVotes = { file: name, participants: new Set(), comment: [], participant: [], vote: [], at }
+  const votes: PolisVotes = { file: name, participants: new Set(), comment: [], participant: [], vote: [], at, skippedColumns: [] }
   let column: Record<string, number> = {}
   // comment → voter → the index of the vote that counts
   const counted = new Map<number, Map<number, number>>()

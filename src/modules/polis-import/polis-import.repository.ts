@@ -8,8 +8,13 @@ export interface ImportedQuestion {
   text: string
   slug: string
   createdAt: Date
+  /** False: a draft, kept for its answers, never asked or shown but to staff. */
+  publish: boolean
   figures: Record<string, number>
 }
+
+/** The account that owns every imported collection: Pol.is exports do not name a conversation's owner. */
+export const IMPORT_ACCOUNT = 'polis-import'
 
 /** The SQL of `civic-survey import-polis` (polis.import.ts), run inside its one transaction. */
 export function polisImportRepository(trx: Db) {
@@ -70,8 +75,8 @@ export function polisImportRepository(trx: Db) {
     },
 
     /**
-     * Published likert questions with their figures, one statement. A slug taken meanwhile by another writer skips its
-     * row (the caller tries again with another): the ids of the rows written, by slug.
+     * Likert questions with their figures, published or not, one statement. A slug taken meanwhile by another writer
+     * skips its row (the caller tries again with another): the ids of the rows written, by slug.
      */
     async insertQuestions(questions: ImportedQuestion[], figureColumns: string[]): Promise<Map<string, number>> {
       const figures = sql.raw(figureColumns.join(', '))
@@ -80,10 +85,11 @@ export function polisImportRepository(trx: Db) {
       const figureParams = figureColumns.map((column) => sql`${questions.map((q) => q.figures[column])}::float8[]`)
       const { rows } = await sql<{ id: number; slug: string }>`
         INSERT INTO questions (user_id, question, slug, subtype, publish, created_at, modified_at, ${figures})
-        SELECT u.user_id, u.question, u.slug, 'likert', true, u.created_at, u.created_at, ${fromRow}
+        SELECT u.user_id, u.question, u.slug, 'likert', u.publish, u.created_at, u.created_at, ${fromRow}
         FROM unnest(${questions.map((q) => q.userId)}::int4[], ${questions.map((q) => q.text)}::text[],
-          ${questions.map((q) => q.slug)}::text[], ${questions.map((q) => q.createdAt.toISOString())}::timestamptz[],
-          ${sql.join(figureParams)}) AS u(user_id, question, slug, created_at, ${figures})
+          ${questions.map((q) => q.slug)}::text[], ${questions.map((q) => q.publish)}::bool[],
+          ${questions.map((q) => q.createdAt.toISOString())}::timestamptz[],
+          ${sql.join(figureParams)}) AS u(user_id, question, slug, publish, created_at, ${figures})
         ON CONFLICT (slug) DO NOTHING
         RETURNING id, slug`.execute(trx)
       return new Map(rows.map((row) => [row.slug, row.id]))

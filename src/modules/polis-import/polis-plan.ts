@@ -11,10 +11,17 @@ export interface PolisPlan {
   conversation: string
   name: string
   description: string | null
-  /** The comments kept, by comment id: each becomes a likert question. */
-  questions: PolisComment[]
-  /** How many comments were moderated out: left out, with their votes, as Pol.is leaves them out of its analysis. */
-  skipped: number
+  /**
+   * Every comment, by comment id: each becomes a likert question, published unless it is hidden. A hidden one (moderated
+   * out, or meta) is kept unpublished with its answers, which Pol.is's map counts (docs/opinion-groups.md); one
+   * moderated out keeps no text.
+   */
+  questions: PolisQuestion[]
+  /** How many comments are hidden, moderated out or meta (and not moderated out). */
+  moderatedOut: number
+  meta: number
+  /** Columns of participants-votes.csv skipped (`xid`, …), by name. */
+  skippedColumns: string[]
   /** Every participant of the votes file, and the authors of the comments kept, in id order. */
   participants: number[]
   votesFile: VotesFile
@@ -22,6 +29,15 @@ export interface PolisPlan {
   answers: { question: number[]; participant: number[]; value: number[]; at: number[] | null }
   /** Each question's stored counts, as every answer write stores them (the figures are generated from them). */
   figures: Record<string, number>[]
+}
+
+export interface PolisQuestion extends PolisComment {
+  hidden: 'moderated' | 'meta' | null
+}
+
+export interface PolisImportOptions {
+  /** Comment ids of meta statements the export does not mark (`--meta`). */
+  meta?: readonly number[]
 }
 
 /** Agree, pass, disagree (1, 0, -1) on the likert scale: 5, 3, 1. */
@@ -52,17 +68,26 @@ function checkDirectory(dir: string): void {
  * cast, which becomes the answer's time; participants-votes.csv (the latest vote of each participant on each
  * comment, without times) otherwise.
  */
-export async function readPolisExport(dir: string): Promise<PolisPlan> {
+export async function readPolisExport(dir: string, options: PolisImportOptions = {}): Promise<PolisPlan> {
   checkDirectory(dir)
   const comments = await readComments(dir)
   const summary = await readSummary(dir)
   const known = new Set(comments.map((comment) => comment.id))
+  const unknown = (options.meta ?? []).filter((id) => !known.has(id))
+  if (unknown.length > 0) throw new ImportError(`--meta names comment ${unknown.join(', ')}, which comments.csv does not have`)
+  const meta = new Set(options.meta)
   let votes
   if (exists(dir, 'votes.csv')) votes = await readVotes(dir, known)
   else if (exists(dir, 'participants-votes.csv')) votes = await readParticipantsVotes(dir, known)
   else throw new ImportError(`${dir}: neither votes.csv nor participants-votes.csv`)
 
-  const questions = comments.filter((comment) => comment.moderated !== -1).sort((a, b) => a.id - b.id)
+  const questions: PolisQuestion[] = comments
+    .map((comment) => ({
+      ...comment,
+      meta: comment.meta || meta.has(comment.id),
+      hidden: comment.moderated === -1 ? ('moderated' as const) : comment.meta || meta.has(comment.id) ? ('meta' as const) : null,
+    }))
+    .sort((a, b) => a.id - b.id)
   const indexOf = new Map(questions.map((comment, i) => [comment.id, i]))
   const answers: PolisPlan['answers'] = { question: [], participant: [], value: [], at: votes.at && [] }
   const tallies: FamilyTally[] = questions.map(() => ({ counts: [0, 0, 0, 0, 0], skipped: 0 }))
@@ -82,7 +107,9 @@ export async function readPolisExport(dir: string): Promise<PolisPlan> {
     name: summary.topic || path.basename(path.resolve(dir)),
     description: summary.description || null,
     questions,
-    skipped: comments.length - questions.length,
+    moderatedOut: questions.filter((q) => q.hidden === 'moderated').length,
+    meta: questions.filter((q) => q.hidden === 'meta').length,
+    skippedColumns: votes.skippedColumns,
     participants: [...participants].sort((a, b) => a - b),
     votesFile: votes.file,
     answers,

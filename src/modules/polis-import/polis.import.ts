@@ -3,41 +3,50 @@ import type { Database } from '../../db/database.ts'
 import { ImportError } from '../../import/errors.ts'
 import { quoted } from '../../import/values.ts'
 import { nextFreeSlug, slugify } from '../questions/slug.ts'
-import { polisImportRepository } from './polis-import.repository.ts'
-import { usernameOf, type PolisPlan } from './polis-plan.ts'
+import { IMPORT_ACCOUNT, polisImportRepository } from './polis-import.repository.ts'
+import { usernameOf, type PolisPlan, type PolisQuestion } from './polis-plan.ts'
 
 export { readPolisExport } from './polis-plan.ts'
 
 /**
- * `civic-survey import-polis DIR`: a Pol.is open-data export (comments.csv, votes.csv or participants-votes.csv,
- * summary.csv when there is one) as one collection of likert questions, one a comment, answered by one account a
- * participant (agree 5, pass 3, disagree 1, public). Each question's author is the account of the comment's author,
- * as Pol.is publishes who wrote each comment. The export is read and checked whole first, then written in one
- * transaction: a bad file, or a conversation imported before, changes nothing.
+ * `civic-survey import-polis DIR [--meta ID,…]`: a Pol.is open-data export (comments.csv, votes.csv or
+ * participants-votes.csv, summary.csv when there is one) as one collection of likert questions, one a comment,
+ * answered by one account a participant (agree 5, pass 3, disagree 1, public). Each question's author is the
+ * account of the comment's author, as Pol.is publishes who wrote each comment. Comments moderated out and meta
+ * statements (`is-meta`, or `--meta`) are kept unpublished with their answers: never asked or shown, but counted
+ * by the opinion groups as Pol.is's map counts them (docs/opinion-groups.md); one moderated out keeps no text. The
+ * export is read and checked whole first, then written in one transaction: a bad file, or a conversation imported
+ * before, changes nothing.
  */
 
 export interface PolisImportResult {
+  /** Comments published as questions. */
   comments: number
-  skipped: number
+  moderatedOut: number
+  meta: number
   participants: number
   answers: number
   votesFile: string
+  skippedColumns: string[]
   collection: { id: number; name: string }
 }
 
-/** The account that owns every imported collection: Pol.is exports do not name a conversation's owner. */
-export const IMPORT_ACCOUNT = 'polis-import'
 const SLUG_ATTEMPTS = 5
 const COPY_LINES = 20_000
 
 /** The import's one line on stderr (the command adds the time). */
 export function describePolisImport(result: PolisImportResult): string {
   const n = (count: number) => count.toLocaleString('en-US')
+  const skipped = result.skippedColumns.length > 0 ? ` (columns skipped: ${result.skippedColumns.join(', ')})` : ''
   return (
-    `imported ${n(result.comments)} comments (${n(result.skipped)} moderated out skipped), ${n(result.participants)} participants, ` +
-    `${n(result.answers)} answers from ${result.votesFile} into collection ${result.collection.id} ${quoted(result.collection.name, 60)}`
+    `imported ${n(result.comments)} comments as questions, ${n(result.moderatedOut)} moderated out and ${n(result.meta)} meta kept unpublished, ` +
+    `${n(result.participants)} participants, ${n(result.answers)} answers from ${result.votesFile}${skipped} ` +
+    `into collection ${result.collection.id} ${quoted(result.collection.name, 60)}`
   )
 }
+
+/** The text of a question kept for a comment moderated out: its own text is not kept. */
+export const moderatedOutText = (commentId: number) => `Pol.is comment ${commentId}, moderated out`
 
 /** Writes what `readPolisExport` read, in one transaction. */
 export async function importPolis(db: Kysely<Database>, plan: PolisPlan): Promise<PolisImportResult> {
@@ -61,11 +70,13 @@ export async function importPolis(db: Kysely<Database>, plan: PolisPlan): Promis
     await repository.copyAnswers(answerLines(plan, questionIds, accountOf, collection), plan.answers.at !== null)
     await repository.countNewAccounts([...accountOf.values()])
     return {
-      comments: plan.questions.length,
-      skipped: plan.skipped,
+      comments: plan.questions.length - plan.moderatedOut - plan.meta,
+      moderatedOut: plan.moderatedOut,
+      meta: plan.meta,
       participants: plan.participants.length,
       answers: plan.answers.value.length,
       votesFile: plan.votesFile,
+      skippedColumns: plan.skippedColumns,
       collection: { id: collection, name: plan.name },
     }
   })
@@ -89,6 +100,8 @@ async function refuseImportedBefore(repository: Repository, plan: PolisPlan, use
   )
 }
 
+const textOf = (comment: PolisQuestion) => (comment.hidden === 'moderated' ? moderatedOutText(comment.id) : comment.text)
+
 /** The questions in comment order, each under the first slug its text leaves free: their ids. */
 async function insertQuestions(repository: Repository, plan: PolisPlan, accountOf: Map<number, number>): Promise<number[]> {
   const ids: number[] = []
@@ -96,12 +109,20 @@ async function insertQuestions(repository: Repository, plan: PolisPlan, accountO
   let pending = plan.questions.map((_, i) => i)
   for (let attempt = 1; pending.length > 0; attempt++) {
     if (attempt > SLUG_ATTEMPTS) throw new Error(`no free slugs for ${pending.length} questions: other writers keep taking them`)
-    const bases = pending.map((i) => slugify(plan.questions[i].text))
+    const bases = pending.map((i) => slugify(textOf(plan.questions[i])))
     const slugs = freeSlugs(bases, await repository.slugsTaken([...new Set(bases)]))
     const questions = pending.map((i, k) => {
       const comment = plan.questions[i]
       const createdAt = new Date(comment.createdAt)
-      return { userId: accountOf.get(comment.authorId)!, text: comment.text, slug: slugs[k], createdAt, figures: plan.figures[i] }
+      const publish = comment.hidden === null
+      return {
+        userId: accountOf.get(comment.authorId)!,
+        text: textOf(comment),
+        slug: slugs[k],
+        createdAt,
+        publish,
+        figures: plan.figures[i],
+      }
     })
     const inserted = await repository.insertQuestions(questions, columns)
     pending = pending.filter((i, k) => {
