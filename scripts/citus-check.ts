@@ -59,6 +59,8 @@ export const PLAN: Record<string, Role> = {
   vote_comments: byQuestion(),
   unreleased_answers: byQuestion(),
   unreleased_comment_votes: byQuestion(),
+  question_figure_deltas: byQuestion(),
+  tag_vote_deltas: { role: 'distributed', column: 'tag_id', group: 'tag' },
 
   areas: reference,
   census_data: reference,

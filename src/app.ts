@@ -4,6 +4,7 @@ import cors from '@fastify/cors'
 import cookie from '@fastify/cookie'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Kysely } from 'kysely'
+import { figureFolder } from './engines/figures/figure-folding.ts'
 import type { Config } from './config.ts'
 import type { DatabaseHandle } from './db/connect.ts'
 import { registerResponseCache, ResponseCache } from './http/response-cache.ts'
@@ -223,6 +224,11 @@ export async function buildApp({
   const afterCommit = noticesAfterCommit(db)
   afterCommit.onError = (error) => app.log.error({ err: error }, 'change notices after commit were not sent')
   app.addHook('onClose', async () => afterCommit.settled())
+  // Answers' count deltas join the stored counts soon after (src/engines/figures/figure-folding.ts).
+  const folder = figureFolder(db, config.figureFold.delayMs)
+  folder.onError = (error) => app.log.error({ err: error }, "folding the answers' count deltas failed; the next fold tries again")
+  if (database) folder.sweepEvery(config.figureFold.sweepMs)
+  app.addHook('onClose', async () => folder.close())
   const responseCache = new ResponseCache(config.responseCache)
   registerResponseCache(app, responseCache)
   if (database && config.responseCache.maxBytes > 0) {

@@ -15,7 +15,8 @@ export interface FunctionGroup {
 /** Why these live in the database, and what stays in TypeScript: the head of the generated file and of the list. */
 export const DATABASE_CODE_RULES = {
   inTheDatabase: [
-    "Answers are cast in one database call (`cast_likert`, `cast_pick`, `edit_answer`, `withdraw_answer`): the question row is locked only while the call runs in the server, never across a round trip, so answers to one question follow each other at the server's pace.",
+    "Answers are cast in one database call (`cast_likert`, `cast_pick`, `edit_answer`, `withdraw_answer`), never holding a lock across a round trip. Answers to one question run side by side: each holds the question's answering gate shared, and whatever changes what they are checked against holds it exclusively (`lock_question_answers`); only answers that reach others' rows (private ones, liquid blocks) follow each other.",
+    "Counts as deltas: an answer appends its count changes (`question_figure_deltas`, `tag_vote_deltas`) instead of updating the question's row and its tags', and `fold_figure_deltas` adds them to the stored counts in batches; every reader adds the deltas not yet folded (`pending_figure_counts`, `pending_tag_votes`), so no figure read is behind.",
     "Counters kept by triggers, whatever path writes (the service, `recompute`, the seed, an import, an operator's SQL): kept liquid block sizes, the tags' unreleased and published counts, the question set's version; the stored figures are generated columns over the counts.",
     'Disclosure batches enforced where every write passes: triggers on the answer and comment-vote tables record what the published figures still count of each person and release k changes together, so no path can publish a private answer on its own.',
     'Notices on commit: triggers `NOTIFY` every process of what changed (delivered at commit only), so what processes keep in memory is dropped exactly; the answer calls leave theirs to their process, which sends them after the commit.',
@@ -34,7 +35,7 @@ export const FUNCTION_GROUPS: FunctionGroup[] = [
   {
     title: 'Answering',
     about:
-      "Every answer write, a likert answer or a pick, first or replacing the voter's own, an edit and a withdrawal, is one call, which locks the question, checks the rules once (lock_answerable_question, window_refusal) and writes everything, going private and carrying others' votes included (docs/votes.md; README, Architecture).",
+      "Every answer write, a likert answer or a pick, first or replacing the voter's own, an edit and a withdrawal, is one call, which takes the question's answering gate, checks the rules once (lock_answerable_question, window_refusal) and writes everything, going private and carrying others' votes included (docs/votes.md; docs/statistics.md, Read exactly while answers arrive).",
     members: {
       cast_likert:
         "a likert answer, first or replacing the voter's own: the rules, the answer and its history, its counts, the block, the voter's counters and the tags'; returns how many votes a first public answer carries",
@@ -43,23 +44,31 @@ export const FUNCTION_GROUPS: FunctionGroup[] = [
       edit_answer: "a change of an answer's value, importance, privacy or collection, with its history and counts, in one call",
       withdraw_answer: "withdraws an answer: its history, its counts, the voter's block back where it counts, counters and tags",
       lock_answerable_question:
-        'locks a question and checks the whole ladder of answering rules (visible, kind, window, collection) under the lock: the one definition',
+        "takes a question's answering gate shared (and the voter's own answer to it) and checks the whole ladder of answering rules (visible, kind, window, collection): the one definition",
+      lock_question_answers:
+        'closes the answering gate of questions (all of them when NULL or many) until the transaction ends: every change of what an answer is checked against takes it first',
+      answer_reaches_others:
+        "whether an answer reaches rows beyond the voter's own (a batch, a liquid block, others' weight), so that it waits for the question's other such answers",
       window_refusal: "the voting window's rule: NULL when open at a moment, else 'not_open' or 'closed' (casts, edits, withdrawals)",
-      lock_held_answer: "locks an answer's question and then the answer, for an edit or a withdrawal; returns it with the clock",
+      lock_held_answer: "closes an answer's question's gate and locks the answer, for an edit or a withdrawal; returns it with the clock",
       replaced_answer_weight: 'the liquid weight an answer carries after a change of privacy (its block when public, 1 when private)',
       count_user_answer:
         "the user's answer counters after any change of one of their answers (new, replaced, edited, withdrawn, privacy), finding the latest public time again when one stops being public",
-      move_tag_votes: 'adds a delta to the likert answer counts of the tags a question counts in, locked in id order',
+      move_tag_votes: 'appends a delta to the likert answer counts of the tags a question counts in (tag_vote_deltas)',
     },
   },
   {
     title: 'Counts and figures',
     about:
-      'Answers move the stored counts of questions and choices by exact deltas; every stored figure is a generated column over the counts, computed by these functions as src/engines/statistics/likert.ts computes it from counts corrected per read: two texts of one rule on purpose, kept equal on every small count vector by test/statistics/likert-parity.test.ts (docs/statistics.md, Stored, and always equal to a recount).',
+      'Answers append exact deltas to the counts of questions and choices, folded into the stored counts in batches and added by every reader until then; every stored figure is a generated column over the counts, computed by these functions as src/engines/statistics/likert.ts computes it from counts corrected per read: two texts of one rule on purpose, kept equal on every small count vector by test/statistics/likert-parity.test.ts (docs/statistics.md, Stored, and always equal to a recount).',
     members: {
       likert_count_deltas: 'an amount at one level (or skipped) as deltas to the five level counts and the skips',
-      move_likert_counts: "adds two levels' deltas (the old answer off, the new on) to a question's direct and liquid counts",
-      move_choice_counts: "adds one level's deltas to a choice's direct and liquid counts",
+      move_likert_counts: "appends two levels' deltas (the old answer off, the new on) to a question's direct and liquid counts",
+      move_choice_counts: "appends one level's deltas to a choice's direct and liquid counts",
+      fold_figure_deltas:
+        "adds the answers' deltas to the stored counts of questions, choices and tags in one transaction, one fold at a time; rows others hold wait for the next",
+      pending_figure_counts: 'view: the deltas not yet folded, summed per question and choice, which every reader adds',
+      pending_tag_votes: "view: the tags' deltas not yet folded, summed per tag",
       likert_sum: 'the sum of the levels over five level counts',
       likert_unanimous: 'the one level every count is at, or 0',
       likert_value: 'the mean level of five level counts (the `value` figure)',

@@ -278,6 +278,28 @@ export interface PaymentWebhookEvents {
   type: string;
 }
 
+export interface PendingFigureCounts {
+  choice_id: number | null;
+  direct_high: number | null;
+  direct_low: number | null;
+  direct_maximum: number | null;
+  direct_medium: number | null;
+  direct_minimum: number | null;
+  direct_skipped: number | null;
+  liquid_high: number | null;
+  liquid_low: number | null;
+  liquid_maximum: number | null;
+  liquid_medium: number | null;
+  liquid_minimum: number | null;
+  liquid_skipped: number | null;
+  question_id: number | null;
+}
+
+export interface PendingTagVotes {
+  delta: number | null;
+  tag_id: number | null;
+}
+
 export interface Politicians {
   area_id: number | null;
   area_name: Generated<string>;
@@ -433,6 +455,23 @@ export interface QuestionDelegations {
   revoked_at: Timestamp | null;
   trustee_id: number | null;
   user_id: number;
+}
+
+export interface QuestionFigureDeltas {
+  choice_id: number | null;
+  direct_high: Generated<number>;
+  direct_low: Generated<number>;
+  direct_maximum: Generated<number>;
+  direct_medium: Generated<number>;
+  direct_minimum: Generated<number>;
+  direct_skipped: Generated<number>;
+  liquid_high: Generated<number>;
+  liquid_low: Generated<number>;
+  liquid_maximum: Generated<number>;
+  liquid_medium: Generated<number>;
+  liquid_minimum: Generated<number>;
+  liquid_skipped: Generated<number>;
+  question_id: number;
 }
 
 export interface QuestionLinks {
@@ -705,6 +744,11 @@ export interface Tags {
   votes_count: Generated<number>;
 }
 
+export interface TagVoteDeltas {
+  delta: number;
+  tag_id: number;
+}
+
 export interface TeamMessages {
   body: string;
   created_at: Generated<Timestamp>;
@@ -841,6 +885,8 @@ export interface DB {
   opinion_group_runs: OpinionGroupRuns;
   payment_subscriptions: PaymentSubscriptions;
   payment_webhook_events: PaymentWebhookEvents;
+  pending_figure_counts: PendingFigureCounts;
+  pending_tag_votes: PendingTagVotes;
   politicians: Politicians;
   private_answer_reads: PrivateAnswerReads;
   push_devices: PushDevices;
@@ -851,6 +897,7 @@ export interface DB {
   question_collection_tags: QuestionCollectionTags;
   question_collections: QuestionCollections;
   question_delegations: QuestionDelegations;
+  question_figure_deltas: QuestionFigureDeltas;
   question_link_votes: QuestionLinkVotes;
   question_links: QuestionLinks;
   question_question_connection_votes: QuestionQuestionConnectionVotes;
@@ -869,6 +916,7 @@ export interface DB {
   social_accounts: SocialAccounts;
   social_login_states: SocialLoginStates;
   tag_delegations: TagDelegations;
+  tag_vote_deltas: TagVoteDeltas;
   tags: Tags;
   team_messages: TeamMessages;
   unreleased_answers: UnreleasedAnswers;

@@ -7,6 +7,7 @@ import { TABLES_WITHOUT_NOTICE } from '../../src/db/migrations/2026-11-23-011-da
 import { DERIVED_TABLES_WITHOUT_NOTICE } from '../../src/db/migrations/2026-11-26-025-opinion-groups.ts'
 import { VERSION_TABLES_WITHOUT_NOTICE } from '../../src/db/migrations/2026-11-26-026-question-set-version.ts'
 import { KEPT_TABLES_WITHOUT_NOTICE } from '../../src/db/migrations/2026-11-27-031-liquid-blocks.ts'
+import { DELTA_TABLES_WITHOUT_NOTICE } from '../../src/db/migrations/2026-11-28-046-answers-without-queue.ts'
 
 const queries = (response: { headers: Record<string, unknown> }) => Number(response.headers['x-query-count'])
 
@@ -153,7 +154,13 @@ describe('anonymous answers kept in memory', () => {
       order by 1`.execute(t.database.db)
     assert.deepEqual(
       rows.map((row) => row.table),
-      [...TABLES_WITHOUT_NOTICE, ...DERIVED_TABLES_WITHOUT_NOTICE, ...VERSION_TABLES_WITHOUT_NOTICE, ...KEPT_TABLES_WITHOUT_NOTICE].sort(),
+      [
+        ...TABLES_WITHOUT_NOTICE,
+        ...DERIVED_TABLES_WITHOUT_NOTICE,
+        ...VERSION_TABLES_WITHOUT_NOTICE,
+        ...KEPT_TABLES_WITHOUT_NOTICE,
+        ...DELTA_TABLES_WITHOUT_NOTICE,
+      ].sort(),
     )
   })
 })

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import type { LightMyRequestResponse } from 'fastify'
 import type { Insertable, Kysely } from 'kysely'
+import { foldFigureDeltas } from '../../src/db/answer-gate.ts'
 import type { Database, Questions } from '../../src/db/database.ts'
 import { storedFigureDifferences } from '../../src/engines/figures/check.ts'
 import { insertQuestion } from '../helpers/fixtures.ts'
@@ -59,8 +60,12 @@ export async function assertStoredEqualsRecomputed(db: Kysely<Database>, label =
   assert.deepEqual(lines.slice(0, 20), [], `${label} stored figures differ from a recomputation (${lines.length} differences)`)
 }
 
-/** Everything a vote can change, to show that a refused one changed nothing. */
+/**
+ * Everything a vote can change, to show that a refused one changed nothing: the stored counts read once the answers'
+ * deltas are folded into them (a fold changes no figure a reader sees, only where it is kept).
+ */
 export async function voteState(db: Kysely<Database>): Promise<string> {
+  await foldFigureDeltas(db, true)
   const tables = ['question_votes', 'question_vote_history', 'question_choice_votes', 'question_choice_vote_history', 'question_tag_votes']
   const rows: Record<string, unknown> = {}
   for (const table of tables) rows[table] = await (db as Kysely<any>).selectFrom(table).selectAll().orderBy('id').execute()

@@ -41,6 +41,7 @@ import * as commentVoteBatches from './2026-11-28-042-comment-vote-batches.ts'
 import * as releasedTagCounts from './2026-11-28-043-released-tag-counts.ts'
 import * as oneAnswerPath from './2026-11-28-044-one-answer-path.ts'
 import * as liquidDelegationOrder from './2026-11-28-045-liquid-delegation-order.ts'
+import * as answersWithoutQueue from './2026-11-28-046-answers-without-queue.ts'
 
 /** Every migration in the order it applies; names never change once released. */
 export const migrations: Record<string, Migration> = {
@@ -86,4 +87,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-28-043-released-tag-counts': releasedTagCounts,
   '2026-11-28-044-one-answer-path': oneAnswerPath,
   '2026-11-28-045-liquid-delegation-order': liquidDelegationOrder,
+  '2026-11-28-046-answers-without-queue': answersWithoutQueue,
 }

@@ -4,6 +4,7 @@ import type { Db } from '../../db/types.ts'
 import { storedFigureRows } from './figures.repository.ts'
 import { statisticsColumns } from '../statistics/statistics-fields.ts'
 import { recomputeStatistics } from './recompute.ts'
+import { foldFigureDeltas } from '../../db/answer-gate.ts'
 import { USER_COUNTERS } from './recompute.repository.ts'
 
 /**
@@ -64,19 +65,26 @@ export async function storedFigureDifferences(
 ): Promise<FigureDifference[]> {
   let stored: Snapshot | null = null
   let recomputed: Snapshot | null = null
-  try {
-    // One snapshot for both readings, so that concurrent writes cannot show up as differences.
-    await db
-      .transaction()
-      .setIsolationLevel('repeatable read')
-      .execute(async (trx) => {
-        stored = await snapshot(trx, figures)
-        await recomputeStatistics(trx)
-        recomputed = await snapshot(trx, figures)
-        throw new RolledBack()
-      })
-  } catch (error) {
-    if (!(error instanceof RolledBack)) throw error
+  for (let attempt = 1; ; attempt++) {
+    try {
+      // One snapshot for both readings, so that concurrent writes cannot show up as differences. The deltas that
+      // snapshot holds are folded first (and rolled back with the rest); a fold committed elsewhere since the
+      // snapshot makes that fail, and the check starts again.
+      await db
+        .transaction()
+        .setIsolationLevel('repeatable read')
+        .execute(async (trx) => {
+          await foldFigureDeltas(trx, true)
+          stored = await snapshot(trx, figures)
+          await recomputeStatistics(trx, { closeAnswers: false })
+          recomputed = await snapshot(trx, figures)
+          throw new RolledBack()
+        })
+    } catch (error) {
+      if (error instanceof RolledBack) break
+      if ((error as { code?: string }).code === '40001' && attempt < 5) continue
+      throw error
+    }
   }
   const differences: FigureDifference[] = []
   for (const [table, rows] of recomputed! as Snapshot) {

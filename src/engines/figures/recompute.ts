@@ -8,6 +8,7 @@ import {
   type LikertSource,
 } from './recompute.repository.ts'
 import type { Database } from '../../db/database.ts'
+import { foldFigureDeltas, lockQuestionAnswers } from '../../db/answer-gate.ts'
 import { emptyFamily, storedCounts, type FamilyTally } from '../statistics/tally.ts'
 
 /**
@@ -29,9 +30,15 @@ export async function recomputeStatistics(db: Kysely<Database>, options: Recompu
 export interface RecomputeOptions {
   /** Called after each of the steps (one per table and family of figures). */
   onStep?: (done: number, total: number) => void
+  /** false: answers go on (a check, in one snapshot, that rolls back). */
+  closeAnswers?: boolean
 }
 
 async function recomputeAll(db: Kysely<Database>, options: RecomputeOptions): Promise<void> {
+  // Answers wait while the counts are rebuilt (a recount and a delta of one answer would both count it), and the
+  // deltas not yet folded join the stored counts first.
+  if (options.closeAnswers !== false) await lockQuestionAnswers(db, null)
+  await foldFigureDeltas(db, true)
   const steps = [
     ...likertSources().map((target) => () => recomputeLikert(db, target)),
     ...counterRefreshes().map((refresh) => () => refresh(db)),

@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import { countColumns } from '../statistics/tally.ts'
 import type { Slot } from './liquid.repository.ts'
-import { untyped, type Db } from '../../db/types.ts'
+import type { Db } from '../../db/types.ts'
 
 /** The reads of a full resolution (liquid.rebuild.ts): every answer and delegation of a batch of questions at once. */
 export interface AnswerRow {
@@ -77,21 +77,21 @@ export function liquidRebuildRepository(db: Db) {
       return rows.map((row) => row.tag_id)
     },
 
-    /** The stored liquid counts of these questions and of their choices. */
+    /** The stored liquid counts of these questions and of their choices, with the answers' deltas not yet folded. */
     async storedLiquid(questionIds: number[]) {
+      const counts = (table: string) =>
+        countColumns('liquid')
+          .map((c) => `${table}.${c} + coalesce(p.${c}, 0) AS ${c}`)
+          .join(', ')
       const [questions, choices] = await Promise.all([
-        untyped(db)
-          .selectFrom('questions')
-          .select(['id', ...countColumns('liquid')])
-          .where('id', 'in', questionIds)
-          .execute(),
-        untyped(db)
-          .selectFrom('question_choices')
-          .select(['id', 'question_id', ...countColumns('liquid')])
-          .where('question_id', 'in', questionIds)
-          .execute(),
+        sql<Record<string, unknown>>`SELECT questions.id, ${sql.raw(counts('questions'))} FROM questions
+          LEFT JOIN pending_figure_counts p ON p.question_id = questions.id AND p.choice_id IS NULL
+          WHERE questions.id = ANY(${questionIds}::integer[])`.execute(db),
+        sql<Record<string, unknown>>`SELECT c.id, c.question_id, ${sql.raw(counts('c'))} FROM question_choices c
+          LEFT JOIN pending_figure_counts p ON p.question_id = c.question_id AND p.choice_id = c.id
+          WHERE c.question_id = ANY(${questionIds}::integer[])`.execute(db),
       ])
-      return { questions, choices }
+      return { questions: questions.rows, choices: choices.rows }
     },
 
     /** The kept block sizes of these questions (migration 031). */

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import { foldFigureDeltas } from '../../db/answer-gate.ts'
 import type { Database } from '../../db/database.ts'
 import { countColumns, emptyFamily, familyFromRow, withAnswer, type FamilyTally } from '../statistics/tally.ts'
 import { CompactResolver, EMPTY_LIST, type DelegationList } from './compact.ts'
@@ -104,6 +105,8 @@ export async function resolveQuestions(
   const differences: LiquidDifference[] = []
   for (let start = 0; start < ids.length; start += BATCH) {
     const batch = ids.slice(start, start + BATCH)
+    // A repair sets counts outright: the answers' deltas join the stored counts first (the gate is held).
+    if (write) await foldFigureDeltas(db, true, batch)
     const loaded = await loadBatch(db, batch)
     const changed = { question_votes: new Map<number, number>(), question_choice_votes: new Map<number, number>() }
     const toStore: [Slot['target'], number, FamilyTally][] = []

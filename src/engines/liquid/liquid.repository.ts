@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely'
 import { countColumns, familyCounts, familyFromRow, type FamilyTally } from '../statistics/tally.ts'
 import { untyped, type Db } from '../../db/types.ts'
+import { lockQuestionAnswers } from '../../db/answer-gate.ts'
 
 /** A user's block on a question, read before their own answer changes (see liquid.answers.ts). */
 export interface Block {
@@ -168,10 +169,17 @@ export function liquidRepository(db: Db) {
         FROM (VALUES ${values}) AS d(id, weight) WHERE v.id = d.id AND v.liquid_weight <> d.weight`.execute(db)
     },
 
-    /** The liquid counts of rows carrying figures, locked in id order. */
+    /** The liquid counts of rows carrying figures, with their answers' deltas folded in, locked in id order. */
     async lockLiquid(target: Slot['target'], ids: number[]): Promise<Map<number, FamilyTally>> {
       const unique = [...new Set(ids)].sort((a, b) => a - b)
       if (unique.length === 0) return new Map()
+      // The counts are moved from what they hold: the answers' deltas of their questions join them first (the
+      // questions' gate is held, so no new delta comes).
+      const questions =
+        target === 'questions'
+          ? sql`${unique}::integer[]`
+          : sql`ARRAY(SELECT DISTINCT question_id FROM question_choices WHERE id = ANY(${unique}::integer[]))`
+      await sql`SELECT fold_figure_deltas(true, ${questions})`.execute(db)
       const rows = await untyped(db)
         .selectFrom(target)
         .select(['id', ...countColumns('liquid')])
@@ -190,6 +198,7 @@ export function liquidRepository(db: Db) {
     /** Locks these questions (every question when null) in id order, as every writer of a question's answers does. */
     async lockQuestions(questionIds: number[] | null): Promise<void> {
       if (questionIds !== null && questionIds.length === 0) return
+      await lockQuestionAnswers(db, questionIds)
       let query = db.selectFrom('questions').select('id')
       if (questionIds !== null) query = query.where('id', 'in', questionIds)
       await query.orderBy('id').forUpdate().execute()

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import { shownTagVotes } from '../tags/tag-votes-count.ts'
 import type { Database } from '../../db/database.ts'
 import { column, orderingFieldsOf, orderingTerms } from '../../db/ordering.ts'
 import { pageOfRows, type ListRequest, type RowsPage } from '../../db/paging.ts'
@@ -16,7 +17,7 @@ const COLUMNS = [
   'tags.text',
   'tags.followers_count',
   'tags.questions_count',
-  'tags.published_votes_count as votes_count',
+  shownTagVotes().as('votes_count'),
 ] as const
 
 export type CollectionTagRow = {

@@ -1,4 +1,5 @@
 import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely'
+import { shownTagVotes } from '../tags/tag-votes-count.ts'
 import type { Database, QuestionCollections } from '../../db/database.ts'
 import { column, orderingFieldsOf, orderingTerms, type OrderingFields } from '../../db/ordering.ts'
 import { pageOfRows, type AnySelect, type ListRequest, type RowsPage } from '../../db/paging.ts'
@@ -198,7 +199,7 @@ export function collectionsRepository(db: Kysely<Database>) {
           'tags.text',
           'tags.followers_count',
           'tags.questions_count',
-          'tags.published_votes_count as votes_count',
+          shownTagVotes().as('votes_count'),
         ])
         .where('ct.collection_id', 'in', [...new Set(collectionIds)])
         .orderBy('ct.collection_id')

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely'
+import { pendingDirectAnswers } from '../../db/answer-gate.ts'
 import type { Database } from '../../db/database.ts'
 import { copyIn } from '../../db/copy-in.ts'
 import type { Db } from '../../db/types.ts'
@@ -111,7 +112,9 @@ export function opinionGroupsRepository(db: Kysely<Database>) {
         .select(
           sql<number>`questions.direct_vote_count + COALESCE((
             SELECT sum(question_choices.direct_vote_count) FROM question_choices
-            WHERE question_choices.question_id = questions.id), 0)::int`.as('answers'),
+            WHERE question_choices.question_id = questions.id), 0)::int + ${pendingDirectAnswers(sql`questions.id`, false)}::int`.as(
+            'answers',
+          ),
         )
         .where('id', 'in', scopeQuestionIds(db, scope, scopeId))
         .where('publish', '=', true)

@@ -10,7 +10,7 @@ const COUNT_NAMES = [...DIRECT, ...LIQUID].map((_, i) => `c${i}`)
 const counts = (columns: string[]) => columns.map((column, i) => `${column} AS c${i}`).join(', ')
 
 interface Row {
-  kind: 'question' | 'choice' | 'tag' | 'correction' | 'tag_vote'
+  kind: 'question' | 'choice' | 'tag' | 'pending' | 'correction' | 'tag_vote'
   question_id: number
   id: number | null
   value: number | null
@@ -42,7 +42,7 @@ function family(row: Row, from: number): FamilyTally {
 
 /**
  * The published figures of these questions, their choices and question-tags, in one statement (one snapshot, so
- * the counts and what is taken off them agree): the stored counts, the corrections of each question's unreleased
+ * the counts and what is taken off them agree): the stored counts with the deltas not yet folded, the corrections of each question's unreleased
  * private answers (migration 038, at most k−1 people each), and k private tag votes of each question-tag, through
  * the partial index on private tag votes.
  */
@@ -89,6 +89,9 @@ export function figureSources(ids: number[], k: number): RawBuilder<Row> {
     SELECT 'choice', question_id, id, ${sql.raw(counts([...DIRECT, ...LIQUID]))}, NULL, NULL, ${sql.raw(CHOICE)}
       FROM question_choices WHERE question_id = ANY(${list})
     UNION ALL
+    SELECT 'pending', question_id, choice_id, ${sql.raw(counts([...DIRECT, ...LIQUID]))}, NULL, NULL, ${sql.raw(NO_CHOICE)}
+      FROM pending_figure_counts WHERE question_id = ANY(${list})
+    UNION ALL
     SELECT 'tag', question_id, id, ${sql.raw(counts(DIRECT))}, ${sql.raw(NONE(6))}, NULL, NULL, ${sql.raw(NO_CHOICE)}
       FROM question_tags WHERE question_id = ANY(${list})
     UNION ALL
@@ -111,10 +114,30 @@ export function figureSourcesFromJson(json: unknown, k: number): { figures: Publ
   return fromSources(rows, k)
 }
 
+/** The stored counts plus the answers' deltas not yet folded into them (pending_figure_counts, migration 046). */
+function withPending(rows: Row[]): Row[] {
+  const pending = new Map<string, Row>()
+  for (const row of rows) if (row.kind === 'pending') pending.set(`${row.question_id}:${row.id}`, row)
+  if (pending.size === 0) return rows
+  return rows.map((row) => {
+    const delta =
+      row.kind === 'question'
+        ? pending.get(`${row.id}:null`)
+        : row.kind === 'choice'
+          ? pending.get(`${row.question_id}:${row.id}`)
+          : undefined
+    if (!delta) return row
+    const sum = { ...row }
+    for (const name of COUNT_NAMES) sum[name as `c${number}`] = Number(row[name as `c${number}`]) + Number(delta[name as `c${number}`])
+    return sum
+  })
+}
+
 function fromSources(rows: Row[], k: number): { figures: PublishedFigures; choices: PublishedChoice[] } {
   const sources: FigureSources = { questions: [], choices: [], questionTags: [], corrections: [], tagVotes: [] }
   const choiceRows: Row[] = []
-  for (const row of rows) {
+  for (const row of withPending(rows)) {
+    if (row.kind === 'pending') continue
     const value = row.value === null ? null : Number(row.value)
     if (row.kind === 'correction') {
       sources.corrections.push({ question_id: row.question_id, choice_id: row.id, value, direct: Number(row.c0), liquid: Number(row.c1) })

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
+import { lockQuestionAnswers } from '../../db/answer-gate.ts'
 
 /**
  * The counters recomputeStatistics derives from questions, kept in step by each write in its own
@@ -7,22 +8,24 @@ import type { Database } from '../../db/database.ts'
  * questions carrying it as a question-tag or as their topic, and their likert answers), areas'
  * question_count and collections' question_count and item_count. Every change is an increment, so
  * concurrent writers never lose one another's updates. Locks are taken in the order answering
- * transactions take them: the question row, then user rows, then tag rows in id order (lockTags).
+ * transactions take them: the answers' gate, the question row, then user rows, then tag rows in id order (lockTags).
  */
 const QUESTION_LOCKED = ['id', 'user_id', 'topic_id', 'geo_id', 'group_id', 'subtype', 'question', 'start_at', 'end_at', 'publish'] as const
 
 export function questionCounters(trx: Kysely<Database>) {
   return {
     /**
-     * The question row, locked until the transaction ends: answers (which lock their question first) and
-     * other edits of it wait. NO KEY UPDATE lets comments and collection items referencing it go on.
+     * The question row, locked until the transaction ends, after the answers to it (lock_question_answers): answers
+     * and other edits of it wait. NO KEY UPDATE lets comments and collection items referencing it go on.
      */
     async lockQuestion(questionId: number) {
+      await lockQuestionAnswers(trx, [questionId])
       return trx.selectFrom('questions').select(QUESTION_LOCKED).where('id', '=', questionId).forNoKeyUpdate().executeTakeFirst()
     },
 
     /** Locked for deletion: nothing can reference the question any more until the transaction ends. */
     async lockQuestionForRemoval(questionId: number) {
+      await lockQuestionAnswers(trx, [questionId])
       return trx.selectFrom('questions').select(QUESTION_LOCKED).where('id', '=', questionId).forUpdate().executeTakeFirst()
     },
 

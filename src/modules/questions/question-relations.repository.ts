@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely'
+import { SHOWN_TAG_VOTES_SQL } from '../tags/tag-votes-count.ts'
 import type { Database } from '../../db/database.ts'
 import type { TagRow } from '../tags/tags.repository.ts'
 import {
@@ -87,11 +88,12 @@ export function questionRelationsRepository(db: Kysely<Database>) {
         SELECT (SELECT json_agg(authors) FROM authors) AS authors, ${embeds},
           (SELECT json_agg(qt ORDER BY qt.question_id, qt.position, qt.id) FROM (
             SELECT question_tags.id, question_tags.question_id, question_tags.tag_id, question_tags.position,
-                question_tags.created_at, question_tags.modified_at, tags.text, tags.followers_count, tags.questions_count, tags.published_votes_count AS votes_count
+                question_tags.created_at, question_tags.modified_at, tags.text, tags.followers_count, tags.questions_count, ${sql.raw(SHOWN_TAG_VOTES_SQL)} AS votes_count
               FROM question_tags JOIN tags ON tags.id = question_tags.tag_id WHERE question_tags.question_id = ANY(${ids})) AS qt) AS question_tags,
           (SELECT json_agg(json_build_array(l.id, l.question_id, l.link, l.title) ORDER BY l.id)
             FROM question_links l WHERE l.question_id = ANY(${ids})) AS links,
-          (SELECT json_agg(t) FROM tags t WHERE t.id = ANY(${topicIds}::int[])) AS topics,
+          (SELECT json_agg(t) FROM (SELECT tags.*, ${sql.raw(SHOWN_TAG_VOTES_SQL)} AS votes_count FROM tags
+            WHERE tags.id = ANY(${topicIds}::int[])) AS t) AS topics,
           (SELECT json_agg(json_build_array(g.id, g.name)) FROM groups g WHERE g.id = ANY(${groupIds}::int[])) AS groups,
           (SELECT json_agg(f) FROM (${figureSources([...new Set(questionIds)], k)}) AS f) AS figures,
           ${theirs} AS theirs`.execute(db)

@@ -1,4 +1,5 @@
 import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely'
+import { shownTagVotes } from '../tags/tag-votes-count.ts'
 import type { Database, Questions } from '../../db/database.ts'
 import { column, orderingFieldsOf, orderingTerms, type OrderingFields, type OrderTerm } from '../../db/ordering.ts'
 import { pageOfRows, type AnySelect, type ListRequest, type RowsPage } from '../../db/paging.ts'
@@ -256,7 +257,7 @@ export function questionsRepository(db: Kysely<Database>) {
         .selectFrom('question_tags')
         .innerJoin('tags', 'tags.id', 'question_tags.tag_id')
         .selectAll('question_tags')
-        .select(['tags.text', 'tags.followers_count', 'tags.questions_count', 'tags.published_votes_count as votes_count'])
+        .select(['tags.text', 'tags.followers_count', 'tags.questions_count', shownTagVotes().as('votes_count')])
         .where('question_tags.question_id', 'in', questionIds)
         .orderBy('question_tags.question_id')
         .orderBy('question_tags.position')

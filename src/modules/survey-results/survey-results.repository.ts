@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely'
+import { pendingDirectAnswers } from '../../db/answer-gate.ts'
 import type { Database } from '../../db/database.ts'
 import type { Caller } from '../../core/caller.ts'
 import { column, orderingTerms, type OrderingFields } from '../../db/ordering.ts'
@@ -25,12 +26,13 @@ export interface ChoiceCountRow {
 
 /**
  * Current answers of a question, likert and choice, skips included: "most answered". From the stored figures the
- * write path keeps exact (the question's own family for likert answers, its choices' families for picks), so that
+ * write path keeps exact (the question's own family for likert answers, its choices' families for picks, with the
+ * deltas not yet folded), so that
  * ordering every question costs no scan of the answers.
  */
 const ANSWER_COUNT = sql<number>`(questions.direct_vote_count + questions.direct_skipped + COALESCE((
   SELECT sum(question_choices.direct_vote_count + question_choices.direct_skipped) FROM question_choices
-  WHERE question_choices.question_id = questions.id), 0))`
+  WHERE question_choices.question_id = questions.id), 0) + ${pendingDirectAnswers(sql`questions.id`, true)})`
 
 /** The ordering fields; answer_count counts what survey results publish (private answers from the k-th). */
 const surveyOrdering = (k: number): OrderingFields => ({

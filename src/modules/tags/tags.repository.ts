@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely'
+import { shownTagVotes } from './tag-votes-count.ts'
 import type { Database, Tags } from '../../db/database.ts'
 import { column, orderingFieldsOf, orderingTerms } from '../../db/ordering.ts'
 import { pageOfRows, type ListRequest, type RowsPage } from '../../db/paging.ts'
@@ -7,12 +8,13 @@ import type { UrlBuilder } from '../../core/urls.ts'
 import { matchingEveryTerm } from '../../db/text-search.ts'
 import type { Tag, TagInfo, TagListQuery } from './tags.schemas.ts'
 
-export type TagRow = Selectable<Tags>
+/** A tag with the votes_count everyone sees (tag-votes-count.ts). */
+export type TagRow = Selectable<Tags> & { votes_count: number }
 
 /** votes_count sorts on the published count, the one shown. */
 const TAG_ORDERING = {
   ...orderingFieldsOf(['id', 'text', 'followers_count', 'questions_count', 'created_at', 'modified_at'], 'tags'),
-  votes_count: column('tags.published_votes_count'),
+  votes_count: shownTagVotes(),
 }
 
 export function tagsRepository(db: Kysely<Database>) {
@@ -32,11 +34,16 @@ export function tagsRepository(db: Kysely<Database>) {
       const fallback = filters.quick ? ['quick_order'] : ['text']
       const fields = filters.quick ? { ...TAG_ORDERING, quick_order: column('tags.quick_order') } : TAG_ORDERING
       const ordering = orderingTerms(list.ordering, fields, fallback, column('tags.id'))
-      return pageOfRows<TagRow>(list, this.filtered(filters), (q) => q.selectAll('tags'), ordering)
+      return pageOfRows<TagRow>(
+        list,
+        this.filtered(filters),
+        (q) => q.selectAll('tags').select(shownTagVotes().as('votes_count')),
+        ordering,
+      )
     },
 
     async find(id: number, quick: boolean): Promise<TagRow | undefined> {
-      const [row] = await this.filtered({ id, quick }).selectAll('tags').execute()
+      const [row] = await this.filtered({ id, quick }).selectAll('tags').select(shownTagVotes().as('votes_count')).execute()
       return row
     },
 
@@ -47,7 +54,12 @@ export function tagsRepository(db: Kysely<Database>) {
     async findByIds(ids: number[]): Promise<Map<number, TagRow>> {
       const unique = [...new Set(ids)]
       if (unique.length === 0) return new Map()
-      const rows = await db.selectFrom('tags').selectAll().where('id', 'in', unique).execute()
+      const rows = await db
+        .selectFrom('tags')
+        .selectAll('tags')
+        .select(shownTagVotes().as('votes_count'))
+        .where('id', 'in', unique)
+        .execute()
       return new Map(rows.map((row) => [row.id, row]))
     },
 
@@ -66,15 +78,15 @@ export function tagsRepository(db: Kysely<Database>) {
 
 /**
  * A tag as anyone sees it: votes_count is the published count (migration 041), whose private answers count only
- * once the tag holds MIN_CELL_SIZE of them. Wherever a tag is embedded, select tags.published_votes_count as it.
+ * once the tag holds MIN_CELL_SIZE of them. Wherever a tag is embedded, select shownTagVotes() as it.
  */
-export function toTagInfo(row: Pick<TagRow, 'id' | 'text' | 'followers_count' | 'questions_count' | 'published_votes_count'>): TagInfo {
+export function toTagInfo(row: Pick<TagRow, 'id' | 'text' | 'followers_count' | 'questions_count' | 'votes_count'>): TagInfo {
   return {
     id: row.id,
     text: row.text,
     followers_count: row.followers_count,
     questions_count: row.questions_count,
-    votes_count: row.published_votes_count,
+    votes_count: row.votes_count,
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import { figureFolder } from '../../engines/figures/figure-folding.ts'
 import type { Database } from '../../db/database.ts'
 import type { Caller } from '../../core/caller.ts'
 import { refusingViolations } from '../../core/constraint-errors.ts'
@@ -65,6 +66,7 @@ function announce(db: Kysely<Database>, questionId: number, notified: number): v
   const notices: Notice[] = [DATA_CHANGED, { channel: QUESTION_FIGURES_CHANNEL, payload: String(questionId) }]
   if (notified > 0) notices.push({ channel: NOTIFICATIONS_CREATED_CHANNEL, payload: '' })
   noticesAfterCommit(db).send(notices)
+  figureFolder(db).answered()
 }
 
 /** A new answer, or one replacing the caller's current answer (which moves to the history). */

@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Selectable } from 'kysely'
+import { shownTagVotes } from '../../tags/tag-votes-count.ts'
 import type { Database, QuestionTags, Tags } from '../../../db/database.ts'
 import type { Caller } from '../../../core/caller.ts'
 import { column, orderingFieldsOf, orderingTerms } from '../../../db/ordering.ts'
@@ -16,7 +17,7 @@ const QUESTION_TAG_ORDERING = orderingFieldsOf(['id', 'position', 'created_at', 
 /** QUESTION_TAG_ORDERING with the figure fields, which sort on the published figures (k = MIN_CELL_SIZE). */
 const questionTagOrdering = (k: number) => ({ ...QUESTION_TAG_ORDERING, ...publishedFigureOrdering('question_tag', k) })
 
-const TAG_COLUMNS = ['tags.text', 'tags.followers_count', 'tags.questions_count', 'tags.published_votes_count as votes_count'] as const
+const TAG_COLUMNS = ['tags.text', 'tags.followers_count', 'tags.questions_count', shownTagVotes().as('votes_count')] as const
 
 export function questionTagsRepository(db: Kysely<Database>) {
   return {

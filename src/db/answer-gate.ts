@@ -1,0 +1,34 @@
+import { sql, type RawBuilder } from 'kysely'
+import type { Db } from './types.ts'
+
+/**
+ * Answers to a question run side by side, each holding the question's answering gate shared (migration 046). A
+ * change of anything an answer is checked against (the question, its choices, tags or delegations, a recount) holds it
+ * exclusively until its transaction ends, taken before any row lock: lock_question_answers is its one definition.
+ * null or a long list closes every question's gate at once.
+ */
+export async function lockQuestionAnswers(db: Db, questionIds: readonly number[] | null): Promise<void> {
+  if (questionIds !== null && questionIds.length === 0) return
+  await sql`SELECT lock_question_answers(${questionIds === null ? null : [...questionIds]}::integer[])`.execute(db)
+}
+
+/**
+ * Adds the answers' count deltas to the stored counts (fold_figure_deltas). Without `wait`, rows another
+ * transaction holds are left for the next fold, and a fold under way elsewhere makes this one a no-op. With
+ * questionIds, only theirs: for a writer holding their gate that then sets their counts outright.
+ */
+export async function foldFigureDeltas(db: Db, wait = false, questionIds: readonly number[] | null = null): Promise<number> {
+  const questions = questionIds === null ? null : [...questionIds]
+  const { rows } = await sql<{ folded: number }>`SELECT fold_figure_deltas(${wait}, ${questions}::integer[]) AS folded`.execute(db)
+  return Number(rows[0].folded)
+}
+
+/**
+ * The direct answers (skips too, with `skips`) a question's deltas not yet folded add, over the question and its
+ * choices: for expressions that count answers from the stored counts.
+ */
+export function pendingDirectAnswers(questionId: RawBuilder<unknown>, skips: boolean): RawBuilder<number> {
+  const levels = ['minimum', 'low', 'medium', 'high', 'maximum', ...(skips ? ['skipped'] : [])].map((l) => `d.direct_${l}`)
+  return sql<number>`COALESCE((SELECT sum(${sql.raw(levels.join(' + '))}) FROM question_figure_deltas d
+    WHERE d.question_id = ${questionId}), 0)`
+}
