@@ -2,6 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises'
 import fc from 'fast-check'
 import type { LightMyRequestResponse } from 'fastify'
 import type { App } from '../../src/http/app-type.ts'
+import { foldFigureDeltas } from '../../src/db/answer-gate.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { injectEventStream } from '../helpers/inject-event-stream.ts'
 import { prepareFixtures } from './fixtures.ts'
@@ -33,7 +34,12 @@ export async function createFuzzTarget(extraRoutes?: (app: App) => void) {
   const probe = instrumentNextApp()
   let t: TestApp
   try {
-    t = await createTestApp('tiny', { LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' }, extraRoutes)
+    // The answers' count deltas are folded between cases, never by a timer during one: a fold is no case's doing.
+    t = await createTestApp(
+      'tiny',
+      { LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', FIGURE_FOLD_DELAY_MS: '3600000', FIGURE_FOLD_SWEEP_MS: '3600000' },
+      extraRoutes,
+    )
   } finally {
     probe.stop()
   }
@@ -59,6 +65,7 @@ export async function createFuzzTarget(extraRoutes?: (app: App) => void) {
   /** Sends one case (and its concurrent copies) and throws a CaseFailure when an answer breaks a rule. */
   async function runCase(route: RouteSpec, spec: CaseSpec): Promise<void> {
     const request = render(route, spec, fixtures.tokens())
+    await foldFigureDeltas(t.database.db, true)
     await changes.since() // whatever the previous case's bookkeeping left is not this case's doing
     const ids = Array.from({ length: spec.copies }, () => String(++caseNumber))
     const options = (id: string) => ({
