@@ -31,7 +31,7 @@ export interface ScenarioResult {
   service_cores?: number | null
   database_cores?: number
   /** write scenarios: answer calls waiting on another answer's lock, sampled during the service's run (lock-waits.ts) */
-  lock_waits?: { samples: number; share: number; waiting: number; active: number }
+  lock_waits?: { samples: number; share: number; same_question?: number; waiting: number; active: number; events?: Record<string, number> }
   /** write scenarios: `civic-survey check` afterwards */
   check?: { clean: boolean; summary: string; seconds: number }
 }
@@ -41,7 +41,7 @@ const number = (value: number, digits = 0) =>
 
 export function markdownTable(results: ScenarioResult[]): string {
   const lines = [
-    '| scenario | key | signed in | service req/s | limit req/s | ratio | target | p50 ms | p99 ms | errors / non-2xx | peak RSS MiB | CPU cores: service / database | answers waiting on another answer: share of samples, mean | check |',
+    '| scenario | key | signed in | service req/s | limit req/s | ratio | target | p50 ms | p99 ms | errors / non-2xx | peak RSS MiB | CPU cores: service / database | answers waiting on another answer: share of samples (on the same question), mean | check |',
     '| --- | --- | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
   ]
   for (const r of results) {
@@ -51,7 +51,7 @@ export function markdownTable(results: ScenarioResult[]): string {
     ]
     const target = targets.join('; ')
     lines.push(
-      `| ${r.scenario} | ${r.app_key ? 'keyed' : 'no key'} | ${r.signed_in ? 'yes' : 'no'} | ${number(r.service.requests_per_s, 1)} | ${number(r.limit.requests_per_s)} | ${number(r.ratio, 4)}× | ${target} | ${r.service.p50_ms} | ${r.service.p99_ms} | ${r.service.errors} / ${r.service.non_2xx} | ${r.service_peak_rss_mib ?? '–'} | ${r.service_cores ?? '–'} / ${r.database_cores ?? '–'} | ${r.lock_waits ? `${r.lock_waits.share} / ${r.lock_waits.waiting} of ${r.lock_waits.active}` : ''} | ${r.check ? (r.check.clean ? 'clean' : 'NOT clean') : ''} |`,
+      `| ${r.scenario} | ${r.app_key ? 'keyed' : 'no key'} | ${r.signed_in ? 'yes' : 'no'} | ${number(r.service.requests_per_s, 1)} | ${number(r.limit.requests_per_s)} | ${number(r.ratio, 4)}× | ${target} | ${r.service.p50_ms} | ${r.service.p99_ms} | ${r.service.errors} / ${r.service.non_2xx} | ${r.service_peak_rss_mib ?? '–'} | ${r.service_cores ?? '–'} / ${r.database_cores ?? '–'} | ${r.lock_waits ? `${r.lock_waits.share} (same question ${r.lock_waits.same_question ?? '–'}) / ${r.lock_waits.waiting} of ${r.lock_waits.active}` : ''} | ${r.check ? (r.check.clean ? 'clean' : 'NOT clean') : ''} |`,
     )
   }
   return lines.join('\n')

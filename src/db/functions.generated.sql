@@ -523,6 +523,7 @@ END $function$;
 CREATE OR REPLACE FUNCTION public.fold_figure_deltas(p_wait boolean DEFAULT false, p_questions integer[] DEFAULT NULL::integer[])
  RETURNS integer
  LANGUAGE plpgsql
+ SET jit TO 'off'
 AS $function$
 DECLARE
   qs integer[];
@@ -578,10 +579,15 @@ BEGIN
     SELECT coalesce(sum(n), 0) INTO moved FROM sums;
     folded := folded + moved;
   END IF;
-  -- Deltas of questions, choices and tags deleted since.
-  DELETE FROM question_figure_deltas d WHERE NOT EXISTS (SELECT FROM questions q WHERE q.id = d.question_id)
-    OR (d.choice_id IS NOT NULL AND NOT EXISTS (SELECT FROM question_choices c WHERE c.id = d.choice_id));
-  DELETE FROM tag_vote_deltas d WHERE NOT EXISTS (SELECT FROM tags t WHERE t.id = d.tag_id);
+  -- Deltas of questions, choices and tags deleted since: a probe per distinct id left, not a scan of their tables.
+  DELETE FROM question_figure_deltas d
+  WHERE d.question_id IN (SELECT g.id FROM (SELECT DISTINCT question_id AS id FROM question_figure_deltas) AS g
+                          WHERE NOT EXISTS (SELECT FROM questions q WHERE q.id = g.id))
+     OR d.choice_id IN (SELECT g.id FROM (SELECT DISTINCT choice_id AS id FROM question_figure_deltas WHERE choice_id IS NOT NULL) AS g
+                        WHERE NOT EXISTS (SELECT FROM question_choices c WHERE c.id = g.id));
+  DELETE FROM tag_vote_deltas d
+  WHERE d.tag_id IN (SELECT g.id FROM (SELECT DISTINCT tag_id AS id FROM tag_vote_deltas) AS g
+                     WHERE NOT EXISTS (SELECT FROM tags t WHERE t.id = g.id));
   PERFORM set_config('civic.notices_after_commit', coalesce(announcing, ''), true);
   RETURN folded;
 END $function$;
