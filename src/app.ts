@@ -229,6 +229,11 @@ export async function buildApp({
   folder.onError = (error) => app.log.error({ err: error }, "folding the answers' count deltas failed; the next fold tries again")
   if (database) folder.sweepEvery(config.figureFold.sweepMs)
   app.addHook('onClose', async () => folder.close())
+  // Once draining, every answer asks its client to reconnect (elsewhere, behind a balancer) for the next request.
+  app.decorate('draining', { since: null as number | null })
+  app.addHook('onSend', async (_request, reply) => {
+    if (app.draining.since !== null) reply.header('connection', 'close')
+  })
   const responseCache = new ResponseCache(config.responseCache)
   registerResponseCache(app, responseCache)
   if (database && config.responseCache.maxBytes > 0) {

@@ -59,6 +59,8 @@ export interface Config {
   ownRecordsBytes: number
   /** How soon the answers' count deltas are folded after an answer, and the sweep for others' (FIGURE_FOLD_*_MS). */
   figureFold: { delayMs: number; sweepMs: number }
+  /** How long a stopping process keeps serving after /readyz fails, for a balancer to notice (SHUTDOWN_DRAIN_MS). */
+  shutdownDrainMs: number
   /** Live results streams (src/modules/live/): subscribers a process admits, coalescing interval, keep-alive. */
   live: { maxSubscribers: number; intervalMs: number; heartbeatMs: number }
   /** Push delivery (src/engines/notifications/push-delivery.ts) and its providers; a provider is off until configured. */
@@ -257,6 +259,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     tokenCacheEntries: integer(env, 'TOKEN_CACHE_ENTRIES', 50_000, 0, 10_000_000),
     ownRecordsBytes: integer(env, 'OWN_RECORDS_MB', 96, 0, 65_536) * 1024 * 1024,
+    shutdownDrainMs: integer(env, 'SHUTDOWN_DRAIN_MS', 0, 0, 600_000),
     figureFold: {
       delayMs: integer(env, 'FIGURE_FOLD_DELAY_MS', 50, 0, 3_600_000),
       sweepMs: integer(env, 'FIGURE_FOLD_SWEEP_MS', 1_000, 10, 3_600_000),

@@ -68,6 +68,10 @@ export async function startServer(config: Config, database?: DatabaseHandle): Pr
   let stopping: Promise<void> | null = null
   const stop = () =>
     (stopping ??= (async () => {
+      // Out of the balancer's rotation first (/readyz fails), still serving while its checks notice; then the
+      // requests in flight finish, live streams end with a reconnect hint, and the database closes.
+      app.draining.since = Date.now()
+      if (config.shutdownDrainMs > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs))
       await app.close()
       await handle.close()
     })())

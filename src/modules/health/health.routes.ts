@@ -4,6 +4,10 @@ import { readiness } from './readiness.ts'
 import { readRouterOf } from '../../db/read-routing.ts'
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** Set when the process was told to stop: /readyz fails at once while requests in flight finish. */
+    draining: { since: number | null }
+  }
   interface FastifyContextConfig {
     /** A health probe for load balancers and orchestrators: answered without credentials and never rate limited. */
     probe?: boolean
@@ -41,6 +45,9 @@ export function healthRoutes(app: App): void {
     config: { access: 'anyone', probe: true },
     handler: async (request, reply) => {
       reply.header('cache-control', 'no-store')
+      // A stopping process leaves the balancer's rotation before it stops taking requests (docs/operations.md).
+      if (app.draining.since !== null)
+        return reply.code(503).header('retry-after', RETRY_AFTER_SECONDS).send({ detail: 'The server is shutting down.' })
       const state = await readiness(app.db)
       // Replicas only ever take reads the primary can take: ready as long as the primary is.
       const router = readRouterOf(app.db)

@@ -15,6 +15,8 @@ import type { Viewer } from '../../core/caller.ts'
 export const LIVE_CHANNELS = [QUESTION_FIGURES_CHANNEL, COLLECTION_ITEMS_CHANNEL, OPINION_GROUPS_CHANNEL] as const
 
 const RETRY_AFTER_FAILURE_MS = 1_000
+/** What a stream hears as its process stops: a comment saying why, and a short reconnection delay (SSE's retry). */
+export const SHUTDOWN_HINT = ': the server is restarting; reconnect\nretry: 500\n\n'
 /** However busy, a change goes out within this long; otherwise writing waits twice as long as it last took. */
 const LONGEST_INTERVAL_MS = 1_000
 const KEEP_ALIVE = Buffer.from(': keep-alive\n\n')
@@ -165,7 +167,7 @@ export class LiveHub implements DataChangeListener {
     if (this.timer) clearTimeout(this.timer)
     await this.flushing
     for (const channel of [...this.questions.values(), ...this.collections.values()])
-      for (const subscriber of channel.subscribers) subscriber.response.end()
+      for (const subscriber of channel.subscribers) subscriber.response.end(SHUTDOWN_HINT)
   }
 
   private schedule(): void {
