@@ -75,8 +75,9 @@ export async function startServer(config: Config, database?: DatabaseHandle): Pr
       await app.close()
       await handle.close()
     })())
+  // Every signal is handled (stop runs once): a second SIGTERM during the drain must not end the process abruptly.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () => {
+    process.on(signal, () => {
       app.log.info(`${signal} received, closing`)
       stop().then(
         () => process.exit(0),
