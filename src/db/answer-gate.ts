@@ -28,7 +28,7 @@ export async function foldFigureDeltas(db: Db, wait = false, questionIds: readon
  * choices: for expressions that count answers from the stored counts.
  */
 export function pendingDirectAnswers(questionId: RawBuilder<unknown>, skips: boolean): RawBuilder<number> {
-  const levels = ['minimum', 'low', 'medium', 'high', 'maximum', ...(skips ? ['skipped'] : [])].map((l) => `d.direct_${l}`)
-  return sql<number>`COALESCE((SELECT sum(${sql.raw(levels.join(' + '))}) FROM question_figure_deltas d
-    WHERE d.question_id = ${questionId}), 0)`
+  const levels = ['minimum', 'low', 'medium', 'high', 'maximum', ...(skips ? ['skipped'] : [])].map((l) => `p.direct_${l}`)
+  return sql<number>`COALESCE((SELECT sum(${sql.raw(levels.join(' + '))}) FROM pending_figure_counts p
+    WHERE p.question_id = ${questionId}), 0)`
 }

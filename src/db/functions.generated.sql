@@ -145,12 +145,6 @@ BEGIN
   IF held.id IS NULL THEN
     weight := CASE WHEN NOT is_private AND blk.eligible THEN 1 + blk.intree ELSE 1 END;
     rep_choice := CASE WHEN blk.vote_table = 'question_choice_votes' THEN blk.target_id END;
-  ELSE
-    weight := replaced_answer_weight(qid, p_user, held.private, held.liquid_weight, is_private);
-    rep_choice := held.choice_id;
-  END IF;
-
-  IF held.id IS NULL THEN
     INSERT INTO question_choice_votes (question_id, choice_id, user_id, value, skipped, private, liquid_weight, collection_id,
       analytics_interface, analytics_os, analytics_browser, analytics_parent_url, analytics_location, created_at, modified_at)
     VALUES (qid, p_choice, p_user, p_value, p_value IS NULL, is_private, weight, p_collection,
@@ -167,6 +161,7 @@ BEGIN
     RETURN;
   END IF;
 
+  weight := replaced_answer_weight(qid, p_user, held.private, held.liquid_weight, is_private);
   INSERT INTO question_choice_vote_history (choice_id, question_id, user_id, value, skipped, private, answered_at, replaced_at)
   VALUES (held.choice_id, held.question_id, held.user_id, held.value, held.skipped, held.private, held.modified_at, rules.at);
   UPDATE question_choice_votes SET choice_id = p_choice, value = p_value, skipped = p_value IS NULL, private = is_private,
