@@ -68,3 +68,47 @@ db_password() {
 url() { # url PORT
   printf 'postgres://%s:%s@127.0.0.1:%s/%s' "$DB_USER" "$(db_password)" "$1" "$DB_NAME"
 }
+
+# The environment each serve process runs with is kept at start (NUL-separated, passwords included), so a
+# restart runs it with the very settings it was started with.
+serve_env() { # serve_env N
+  printf '%s/etc/serve-%s.env' "$STATE" "$1"
+}
+
+# Starts serve process N in the background from its kept environment, in a session of its own (a Ctrl-C in
+# this terminal later does not reach it).
+launch_serve() { # launch_serve N
+  local vars
+  mapfile -d '' vars <"$(serve_env "$1")"
+  (
+    cd "$ROOT"
+    # $! is the node process itself (env, setsid and nohup each exec the next): its pid file names what to stop.
+    env -i "${vars[@]}" setsid nohup node bin/civic-survey.js serve >>"$LOG/serve-$1.log" 2>&1 &
+    echo $! >"$RUN/serve-$1.pid"
+  )
+}
+
+# Each process's state as HAProxy's checks see it (UP, DOWN, ...), from the stats page's CSV: "serve-1 UP".
+server_states() {
+  curl -s "http://$HTTP_HOST:$STATS_PORT/;csv" | awk -F, '
+    NR == 1 { sub(/^# /, ""); for (i = 1; i <= NF; i++) if ($i == "status") s = i; next }
+    $1 == "serve" && $2 ~ /^serve-/ { print $2 " " $s }'
+}
+
+# Waits up to $2 seconds until HAProxy sees every process named in $1 (space-separated) UP; dies naming those
+# that are not, or at once when one of them has exited.
+wait_up() { # wait_up "serve-1 serve-2" SECONDS
+  local names=$1 limit=$2 t name down
+  for ((t = 0; t <= limit; t++)); do
+    down=""
+    for name in $names; do
+      server_states | grep -qx "$name UP" || down+=" $name"
+    done
+    [ -z "$down" ] && return 0
+    for name in $down; do
+      alive "$RUN/$name.pid" || die "$name exited; see $LOG/$name.log (deploy/stop stops the rest)"
+    done
+    sleep 1
+  done
+  die "after $limit s HAProxy still sees$(for name in $down; do printf ' %s (%s)' "$name" "$(server_states | awk -v n="$name" '$1 == n { print $2 }')"; done) not up; see $LOG/ and $STATE/etc/haproxy.cfg"
+}

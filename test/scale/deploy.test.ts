@@ -1,6 +1,6 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import net from 'node:net'
@@ -81,6 +81,10 @@ before(async () => {
     // The test's requests, not abuse: the default limits would slow its sign-up.
     RATE_LIMIT_SIGN_UP: '1000',
     RATE_LIMIT_SENSITIVE: '1000',
+    // The rolling restart's steady load reads and answers from one address.
+    RATE_LIMIT_ANONYMOUS: '100000',
+    RATE_LIMIT_IP: '100000',
+    RATE_LIMIT_USER: '100000',
   }
   for (const name of ['DATABASE_URL', 'DATABASE_DIRECT_URL', 'DATABASE_REPLICA_URLS', 'DATA_DIR', 'PORT', 'HOST']) delete env[name]
   api = `http://127.0.0.1:${http}`
@@ -165,6 +169,128 @@ test('deploy/start serves the API through HAProxy, two processes, PgBouncer and 
   const statuses = await Promise.all(Array.from({ length: 12 }, () => call('GET', `/api/questions/${question}/`).then((r) => r.status)))
   assert.deepEqual(statuses, Array(12).fill(200))
 })
+
+/** deploy/restart, run without blocking the test's own requests; resolves with its status and output. */
+function restartDeployment(): Promise<{ status: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(path.resolve('deploy', 'restart'), [], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+    let output = ''
+    child.stdout.on('data', (chunk) => (output += chunk))
+    child.stderr.on('data', (chunk) => (output += chunk))
+    child.on('close', (status) => resolve({ status, output }))
+  })
+}
+
+const servePid = (n: number) => Number(fs.readFileSync(path.join(state, 'run', `serve-${n}.pid`), 'utf8').trim())
+
+test(
+  'deploy/restart rolls every process behind HAProxy under load: no failed request, no lost answer, check clean',
+  { skip, timeout: 400_000 },
+  async () => {
+    // The test above stopped serve-1: a restart starts it again, with the settings deploy/start gave it.
+    const revived = await restartDeployment()
+    assert.equal(revived.status, 0, revived.output)
+    assert.ok(isAlive(servePid(1)) && isAlive(servePid(2)), revived.output)
+
+    // Questions to answer, and people to answer them, made before the load.
+    const people: { token: string }[] = []
+    for (let i = 0; i < 4; i++) {
+      const username = `roller${i}${randomBytes(3).toString('hex')}`
+      const made = await call('POST', '/auth/register/', { username, email: `${username}@example.org`, password: 'harbour-lantern-77' })
+      assert.equal(made.status, 201, JSON.stringify(made.json))
+      people.push({ token: made.json.auth_token })
+    }
+    const questions: number[] = []
+    for (let i = 0; i < 300; i++) {
+      const asked = await call(
+        'POST',
+        '/api/questions/',
+        { question: `Should the harbour light stay on after midnight, night ${i}?` },
+        people[0].token,
+      )
+      assert.equal(asked.status, 201, JSON.stringify(asked.json))
+      questions.push(asked.json.id)
+    }
+
+    // The steady load: each person answers the questions in turn; anonymous readers read a page and a question.
+    const failures: string[] = []
+    const answered: { question: number; value: number; id: number }[] = []
+    let stopping = false
+    const attempt = async (what: string, request: () => Promise<{ status: number; json: any }>, expected: number) => {
+      try {
+        const response = await request()
+        if (response.status !== expected) failures.push(`${what}: ${response.status} ${JSON.stringify(response.json)}`)
+        return response
+      } catch (error) {
+        failures.push(`${what}: ${(error as Error).message}`)
+        return null
+      }
+    }
+    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+    const answerers = people.map(async ({ token }, p) => {
+      for (const question of questions) {
+        if (stopping) return
+        const value = ((question + p) % 5) + 1
+        const vote = await attempt(
+          `answer ${question}`,
+          () => call('POST', '/api/question_votes/', { value, object_id: question, private: false }, token),
+          201,
+        )
+        if (vote) answered.push({ question, value, id: vote.json.id })
+        await pause(200)
+      }
+    })
+    const readers = [0, 1].map(async () => {
+      while (!stopping) {
+        await attempt('questions page', () => call('GET', '/api/questions/?page_size=10'), 200)
+        await attempt('question', () => call('GET', `/api/questions/${questions[answered.length % questions.length]}/`), 200)
+        await pause(50)
+      }
+    })
+
+    await until(() => answered.length >= 8, 'answers arrive before the restart', 60_000)
+    const before = [servePid(1), servePid(2)]
+    const answersBefore = answered.length
+    const rolled = await restartDeployment()
+    const answersDuring = answered.length - answersBefore
+    await pause(1000)
+    stopping = true
+    await Promise.all([...answerers, ...readers])
+
+    assert.equal(rolled.status, 0, rolled.output)
+    const after = [servePid(1), servePid(2)]
+    assert.ok(
+      after.every((pid, i) => pid !== before[i] && isAlive(pid)),
+      `every process is new: ${before} -> ${after}`,
+    )
+    assert.ok(!before.some(isAlive), 'the old processes have ended')
+    assert.deepEqual(failures, [], `no request failed during the restart (${answersDuring} answers during it)`)
+    assert.ok(answersDuring > 10, `answers kept arriving during the restart: ${answersDuring}`)
+    assert.ok(answered.length < people.length * questions.length, 'the load lasted the whole restart')
+
+    // No lost answer, and none made twice: each question's public answers are exactly those acknowledged.
+    const acknowledged = new Map<number, [number, number][]>()
+    for (const { question, value, id } of answered) acknowledged.set(question, [...(acknowledged.get(question) ?? []), [id, value]])
+    for (const [question, expected] of acknowledged) {
+      const listed = await call('GET', `/api/question_votes/?question=${question}&page_size=100`)
+      assert.equal(listed.status, 200)
+      assert.deepEqual(
+        listed.json.results.map((v: { id: number; value: number }) => [v.id, v.value]).sort(([a]: number[], [b]: number[]) => a - b),
+        expected.sort(([a], [b]) => a - b),
+        `the answers to question ${question}`,
+      )
+    }
+    // Every figure equals a recomputation from the answers (check reads the primary directly).
+    const password = fs.readFileSync(path.join(state, 'pg', 'password'), 'utf8').trim()
+    const check = spawnSync('node', ['bin/civic-survey.js', 'check'], {
+      env: { ...env, DATABASE_URL: `postgres://civic:${password}@127.0.0.1:${ports[0]}/civic`, LOG_LEVEL: 'warn' },
+      encoding: 'utf8',
+      timeout: 120_000,
+    })
+    assert.equal(check.status, 0, `civic-survey check:\n${check.stdout}\n${check.stderr}`)
+    console.error(`# rolling restart: ${answered.length} answers, ${answersDuring} during the restart, none failed`)
+  },
+)
 
 test('deploy/stop --purge stops every part and frees every port', { skip, timeout: 120_000 }, async () => {
   const result = deploy('stop', ['--purge'])
