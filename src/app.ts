@@ -42,6 +42,7 @@ import { redisOwnMarks, unsharedOwnMarks } from './access/own-marks.ts'
 import { registerOwnRecords } from './http/own-records.ts'
 import { KEPT_QUESTIONS_CHANNELS, KeptQuestions } from './modules/next-question/kept-questions.ts'
 import { OWN_CHANGED_CHANNEL } from './db/data-changes.ts'
+import { lightHook, lightSendHook } from './http/hooks.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -151,10 +152,12 @@ export async function buildApp({
     app.addHook('onRequest', (request, reply, done) => {
       queryCounter.run({ queries: 0 }, done)
     })
-    app.addHook('onSend', async (request, reply, payload) => {
-      reply.header('x-query-count', String(queryCounter.getStore()?.queries ?? 0))
-      return payload
-    })
+    app.addHook(
+      'onSend',
+      lightSendHook((request, reply) => {
+        reply.header('x-query-count', String(queryCounter.getStore()?.queries ?? 0))
+      }),
+    )
   }
   // Read replicas (src/db/read-routing.ts): each request carries what decides where its statements go.
   const router = readRouterOf(db)
@@ -163,35 +166,45 @@ export async function buildApp({
       readRouting.run(newReadContext(), done)
     })
     // Before the kept-answer hooks: the position of a request's writes is recorded before anything is dropped.
-    app.addHook('onSend', async (request, reply, payload) => {
-      const context = readRouting.getStore()
-      if (!context) return payload
-      if (exposeQueryCount)
-        reply.header('x-database-statements', `primary=${context.primaryStatements}, replica=${context.replicaStatements}`)
-      if (context.wrote) {
+    app.addHook(
+      'onSend',
+      lightSendHook((request, reply) => {
+        const context = readRouting.getStore()
+        if (!context) return
+        if (exposeQueryCount)
+          reply.header('x-database-statements', `primary=${context.primaryStatements}, replica=${context.replicaStatements}`)
+        if (!context.wrote) return
         context.wrote = false
         const keys = request.caller ? [`user:${request.caller.id}`] : [`ip:${request.ip}`]
         // Before the answer leaves, so the caller's next request, whichever process takes it, knows the position.
-        await queryCounter
+        return queryCounter
           .exit(() => router.recordWrite(keys))
-          .catch((error: Error) => request.log.warn({ err: error }, 'the position of a write was not recorded'))
-      }
-      return payload
-    })
-    app.addHook('onResponse', async () => {
-      const context = readRouting.getStore()
-      if (context) context.ended = true
-    })
+          .then(
+            () => undefined,
+            (error: Error) => request.log.warn({ err: error }, 'the position of a write was not recorded'),
+          )
+      }),
+    )
+    app.addHook(
+      'onResponse',
+      lightHook(() => {
+        const context = readRouting.getStore()
+        if (context) context.ended = true
+      }),
+    )
   }
   // The line is built only where it is written.
   const logsRequests = ['trace', 'debug', 'info'].includes(config.logLevel)
-  app.addHook('onResponse', async (request, reply) => {
-    if (!logsRequests) return
-    request.log.info(
-      { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
-      `${request.method} ${request.url} ${reply.statusCode}`,
+  if (logsRequests)
+    app.addHook(
+      'onResponse',
+      lightHook((request, reply) => {
+        request.log.info(
+          { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+          `${request.method} ${request.url} ${reply.statusCode}`,
+        )
+      }),
     )
-  })
 
   // Cookies only carry the browsable pages' sign-in and CSRF value (src/http/browsable/session.ts).
   await app.register(cookie)
@@ -210,13 +223,16 @@ export async function buildApp({
   if (router) {
     // Identifying the caller read the primary (a token revoked a moment ago is refused); from here a GET may read a
     // replica, at or past the caller's last write.
-    app.addHook('onRequest', async (request) => {
-      const context = readRouting.getStore()
-      if (!context) return
-      context.identified = true
-      context.readOnly = (request.method === 'GET' || request.method === 'HEAD') && !request.routeOptions.config.probe
-      context.keys = request.caller ? [`user:${request.caller.id}`, `ip:${request.ip}`] : [`ip:${request.ip}`]
-    })
+    app.addHook(
+      'onRequest',
+      lightHook((request) => {
+        const context = readRouting.getStore()
+        if (!context) return
+        context.identified = true
+        context.readOnly = (request.method === 'GET' || request.method === 'HEAD') && !request.routeOptions.config.probe
+        context.keys = request.caller ? [`user:${request.caller.id}`, `ip:${request.ip}`] : [`ip:${request.ip}`]
+      }),
+    )
   }
   registerPermissions(app)
   registerBodyParsers(app)
@@ -231,9 +247,12 @@ export async function buildApp({
   app.addHook('onClose', async () => folder.close())
   // Once draining, every answer asks its client to reconnect (elsewhere, behind a balancer) for the next request.
   app.decorate('draining', { since: null as number | null })
-  app.addHook('onSend', async (_request, reply) => {
-    if (app.draining.since !== null) reply.header('connection', 'close')
-  })
+  app.addHook(
+    'onSend',
+    lightSendHook((_request, reply) => {
+      if (app.draining.since !== null) reply.header('connection', 'close')
+    }),
+  )
   const responseCache = new ResponseCache(config.responseCache)
   registerResponseCache(app, responseCache)
   if (database && config.responseCache.maxBytes > 0) {

@@ -5,6 +5,7 @@ import { credentialsRepository } from '../access/credentials.repository.ts'
 import type { AppKeyStanding, CredentialsCache } from '../access/credentials-cache.ts'
 import { hashSecret } from '../core/secrets.ts'
 import { browsableCookieToken } from './browsable/session.ts'
+import { lightHook } from './hooks.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -28,9 +29,7 @@ function appKeyOf(request: FastifyRequest): string | null {
 }
 
 /** The application key's standing, kept in memory once looked up (CredentialsCache); undefined when unknown. */
-async function knownAppKey(app: FastifyInstance, key: string): Promise<AppKeyStanding | undefined> {
-  const kept = app.credentialsCache.appKey(key)
-  if (kept) return kept
+async function lookUpAppKey(app: FastifyInstance, key: string): Promise<AppKeyStanding | undefined> {
   const changes = app.credentialsCache.changes
   const row = await credentialsRepository(app.db).appKey(hashSecret(key))
   if (!row) return undefined
@@ -58,41 +57,69 @@ function tokenOf(request: FastifyRequest): string | null {
 export function registerAuthentication(app: FastifyInstance): void {
   app.decorateRequest('caller', null)
   app.decorateRequest('appKeyId', null)
-  app.addHook('onRequest', async (request) => {
-    if (request.routeOptions.config.probe) return // health probes need no key, and must not touch the database
-    const credentials = credentialsRepository(app.db)
-    const appKey = appKeyOf(request)
-    if (appKey) {
-      const key = await knownAppKey(app, appKey)
-      if (!key || key.revoked_at) throw new ApiError(401, { detail: 'Invalid or revoked application key.' })
-      request.appKeyId = key.id
-      // A use is recorded at most once a minute per key and process (audits, not accounting).
-      const now = performance.now()
-      if (key.markedAt === 0 || now - key.markedAt > 60_000) {
-        key.markedAt = now
-        await credentials.markAppKeyUsed(key.id)
-      }
-    } else if (app.config.requireAppKey) {
-      throw new ApiError(401, { detail: `An application key is required: send it as the ${APP_KEY_PARAMETER} query parameter or header.` })
-    }
+  // Synchronous while the key and the token are kept: no promise on the path of most requests.
+  app.addHook(
+    'onRequest',
+    lightHook((request) => identify(app, request)),
+  )
+}
 
-    const header = tokenOf(request)
-    // The browsable pages' cookie, honoured only where browsableCookieToken says; a stale one reads as signed out.
-    const fromCookie = header ? null : browsableCookieToken(request)
-    const token = header ?? fromCookie
-    if (token) {
-      const kept = app.credentialsCache.get(token)
-      const changes = app.credentialsCache.changes
-      const row = kept ?? (await credentials.signIn(hashSecret(token)))
-      if (row && !kept) app.credentialsCache.keep(token, row, changes)
-      if (fromCookie && (!row || row.revoked_at || !row.is_active || row.is_deleted)) return
-      if (!row || row.revoked_at) throw AuthenticationFailed('Invalid token.')
-      if (!row.is_active || row.is_deleted) throw AuthenticationFailed('User inactive or deleted.')
-      request.caller = { id: row.id, isStaff: row.is_staff, tokenId: row.token_id }
-      if (!row.last_used_at || Date.now() - new Date(row.last_used_at).getTime() > 60_000) {
-        await credentials.markTokenUsed(row.token_id)
+function identify(app: FastifyInstance, request: FastifyRequest): void | Promise<void> {
+  if (request.routeOptions.config.probe) return // health probes need no key, and must not touch the database
+  const appKey = appKeyOf(request)
+  if (appKey) {
+    const kept = app.credentialsCache.appKey(appKey)
+    if (kept) return admitApplication(app, request, kept)
+    return lookUpAppKey(app, appKey).then((key) => admitApplication(app, request, key))
+  }
+  if (app.config.requireAppKey)
+    throw new ApiError(401, { detail: `An application key is required: send it as the ${APP_KEY_PARAMETER} query parameter or header.` })
+  return identifyPerson(app, request)
+}
+
+function admitApplication(app: FastifyInstance, request: FastifyRequest, key: AppKeyStanding | undefined): void | Promise<void> {
+  if (!key || key.revoked_at) throw new ApiError(401, { detail: 'Invalid or revoked application key.' })
+  request.appKeyId = key.id
+  // A use is recorded at most once a minute per key and process (audits, not accounting).
+  const now = performance.now()
+  if (key.markedAt === 0 || now - key.markedAt > 60_000) {
+    key.markedAt = now
+    return credentialsRepository(app.db)
+      .markAppKeyUsed(key.id)
+      .then(() => identifyPerson(app, request))
+  }
+  return identifyPerson(app, request)
+}
+
+function identifyPerson(app: FastifyInstance, request: FastifyRequest): void | Promise<void> {
+  const header = tokenOf(request)
+  // The browsable pages' cookie, honoured only where browsableCookieToken says; a stale one reads as signed out.
+  const fromCookie = header ? null : browsableCookieToken(request)
+  const token = header ?? fromCookie
+  if (!token) return
+  const kept = app.credentialsCache.get(token)
+  if (kept) return admitPerson(app, request, kept, fromCookie !== null)
+  const changes = app.credentialsCache.changes
+  return credentialsRepository(app.db)
+    .signIn(hashSecret(token))
+    .then((row) => {
+      if (row) app.credentialsCache.keep(token, row, changes)
+      return admitPerson(app, request, row, fromCookie !== null)
+    })
+}
+
+type SignedIn = NonNullable<ReturnType<CredentialsCache['get']>>
+
+function admitPerson(app: FastifyInstance, request: FastifyRequest, row: SignedIn | undefined, fromCookie: boolean): void | Promise<void> {
+  if (fromCookie && (!row || row.revoked_at || !row.is_active || row.is_deleted)) return
+  if (!row || row.revoked_at) throw AuthenticationFailed('Invalid token.')
+  if (!row.is_active || row.is_deleted) throw AuthenticationFailed('User inactive or deleted.')
+  request.caller = { id: row.id, isStaff: row.is_staff, tokenId: row.token_id }
+  if (!row.last_used_at || Date.now() - new Date(row.last_used_at).getTime() > 60_000) {
+    return credentialsRepository(app.db)
+      .markTokenUsed(row.token_id)
+      .then(() => {
         row.last_used_at = new Date()
-      }
-    }
-  })
+      })
+  }
 }

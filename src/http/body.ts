@@ -3,6 +3,7 @@ import { decodeBody, parseForm, refuseDeepNesting } from './body-text.ts'
 import { ApiError, ParseError, ValidationFailed } from '../core/errors.ts'
 import { readNumberFields } from './number-fields.ts'
 import { keepLastValues } from './repeated-fields.ts'
+import { lightHook, lightParsingHook } from './hooks.ts'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -59,16 +60,22 @@ export function registerBodyParsers(app: FastifyInstance): void {
     }
   })
   // Before the access check, whose owner lookups read the path's values.
-  app.addHook('preParsing', async (request) => refuseNullCharacters(request.params))
-  app.addHook('preValidation', async (request) => {
-    if (request.body === undefined && ['POST', 'PUT', 'PATCH'].includes(request.method)) request.body = {}
-    if (isForm(request) && request.body && typeof request.body === 'object')
-      keepLastValues(request.body as Record<string, unknown>, request.routeOptions.schema?.body as never, true)
-    refuseNullCharacters(request.query)
-    refuseNullCharacters(request.body)
-    refuseWrongJsonTypes(request)
-    coerceBooleans(request)
-  })
+  app.addHook(
+    'preParsing',
+    lightParsingHook((request) => refuseNullCharacters(request.params)),
+  )
+  app.addHook(
+    'preValidation',
+    lightHook((request) => {
+      if (request.body === undefined && ['POST', 'PUT', 'PATCH'].includes(request.method)) request.body = {}
+      if (isForm(request) && request.body && typeof request.body === 'object')
+        keepLastValues(request.body as Record<string, unknown>, request.routeOptions.schema?.body as never, true)
+      refuseNullCharacters(request.query)
+      refuseNullCharacters(request.body)
+      refuseWrongJsonTypes(request)
+      coerceBooleans(request)
+    }),
+  )
 }
 
 const isForm = (request: FastifyRequest) =>

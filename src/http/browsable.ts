@@ -4,6 +4,7 @@ import type { RouteForms } from './browsable/page.ts'
 import { renderPage } from './browsable/page.ts'
 import { CONTENT_SECURITY_POLICY } from './browsable/style.ts'
 import { CSRF_FIELD, clearTokenCookie, csrfValid, csrfValue, setTokenCookie, signedInCookie } from './browsable/session.ts'
+import { lightHook, lightSendHook } from './hooks.ts'
 
 const FORMATS = new Set(['json', 'api'])
 const FORM_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
@@ -42,13 +43,15 @@ export function registerBrowsableRendering(app: FastifyInstance): void {
   })
 
   app.decorateRequest('renderHtml', false)
-  app.addHook('onRequest', async (request) => {
-    const format = (request.query as Record<string, unknown> | undefined)?.format
-    if (typeof format === 'string' && !FORMATS.has(format) && !request.routeOptions.config.formats?.includes(format)) throw NotFound()
-    request.renderHtml = wantsHtml(request)
-  })
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (!request.renderHtml) return payload
+  app.addHook(
+    'onRequest',
+    lightHook((request) => {
+      const format = (request.query as Record<string, unknown> | undefined)?.format
+      if (typeof format === 'string' && !FORMATS.has(format) && !request.routeOptions.config.formats?.includes(format)) throw NotFound()
+      request.renderHtml = wantsHtml(request)
+    }),
+  )
+  const render = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const type = String(reply.getHeader('content-type') ?? '')
     const empty = reply.statusCode === 204 // its body, if any, is never sent
     if (!empty && (!type.startsWith('application/json') || typeof payload !== 'string')) return payload
@@ -71,7 +74,11 @@ export function registerBrowsableRendering(app: FastifyInstance): void {
     // A browser shows nothing for a 204, so a form's DELETE answers its page (which says 204) as 200.
     if (empty && request.headers[FORM_HEADER] === '1') reply.code(200)
     return html
-  })
+  }
+  app.addHook(
+    'onSend',
+    lightSendHook((request, reply, payload) => (request.renderHtml ? render(request, reply, payload) : undefined)),
+  )
   registerFormEndpoints(app)
 }
 

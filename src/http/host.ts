@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { ApiError } from '../core/errors.ts'
+import { lightHook } from './hooks.ts'
 
 /** Django's host check (underscores allowed too, for container names): a name of letters, digits, dots and hyphens, or a bracketed IPv6 address; a port. */
 const VALID_HOST = /^([a-z0-9._-]+|\[[a-f0-9]*:[a-f0-9.:]+\])(:\d+)?$/i
@@ -11,8 +12,11 @@ const VALID_HOST = /^([a-z0-9._-]+|\[[a-f0-9]*:[a-f0-9.:]+\])(:\d+)?$/i
  */
 export function registerHostCheck(app: FastifyInstance): void {
   if (app.config.publicUrl) return
-  app.addHook('onRequest', async (request) => {
-    const host = request.host
-    if (!host || !VALID_HOST.test(host)) throw new ApiError(400, { detail: `Invalid Host header "${host ?? ''}".` })
-  })
+  app.addHook(
+    'onRequest',
+    lightHook((request) => {
+      const host = request.host
+      if (!host || !VALID_HOST.test(host)) throw new ApiError(400, { detail: `Invalid Host header "${host ?? ''}".` })
+    }),
+  )
 }

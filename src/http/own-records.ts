@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { OwnRecords } from '../access/own-records.ts'
 import { noticesAfterCommit } from '../db/notices-after-commit.ts'
 import { OWN_CHANGED_CHANNEL } from '../db/data-changes.ts'
+import { lightSendHook } from './hooks.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -18,11 +19,14 @@ const SAFE = new Set(['GET', 'HEAD', 'OPTIONS'])
  */
 export function registerOwnRecords(app: FastifyInstance, records: OwnRecords): void {
   app.decorate('ownRecords', records)
-  app.addHook('onSend', async (request, reply, payload) => {
-    const caller = request.caller
-    if (caller === null || SAFE.has(request.method)) return payload
-    await records.changed(caller.id)
-    noticesAfterCommit(app.db).send([{ channel: OWN_CHANGED_CHANNEL, payload: String(caller.id) }])
-    return payload
-  })
+  app.addHook(
+    'onSend',
+    lightSendHook((request) => {
+      const caller = request.caller
+      if (caller === null || SAFE.has(request.method)) return
+      return records.changed(caller.id).then(() => {
+        noticesAfterCommit(app.db).send([{ channel: OWN_CHANGED_CHANNEL, payload: String(caller.id) }])
+      })
+    }),
+  )
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { NotAuthenticated, NotFound, PermissionDenied } from '../core/errors.ts'
 import { readInteger } from '../core/integers.ts'
+import { lightHook } from './hooks.ts'
 
 /**
  * Who may call a route, the single rule every route declares (docs/permissions.md is the table):
@@ -39,18 +40,22 @@ export function registerPermissions(app: FastifyInstance): void {
     if (!route.config?.access) throw new Error(`route ${String(route.method)} ${route.url} declares no access`)
     if (route.config.access === 'owner' && !route.config.owner) throw new Error(`route ${route.url} needs an owner lookup`)
   })
-  app.addHook('preValidation', async (request) => {
-    const { access, owner } = request.routeOptions.config
-    if (access === 'anyone' || access === undefined) return
-    const caller = request.caller
-    if (!caller) throw NotAuthenticated()
-    if (access === 'signed-in') return
-    if (access === 'staff') {
-      if (!caller.isStaff) throw PermissionDenied()
-      return
-    }
-    const ownerId = await owner!(request)
-    if (ownerId === undefined) throw NotFound()
-    if (ownerId !== caller.id && !caller.isStaff) throw PermissionDenied()
-  })
+  app.addHook(
+    'preValidation',
+    lightHook((request) => {
+      const { access, owner } = request.routeOptions.config
+      if (access === 'anyone' || access === undefined) return
+      const caller = request.caller
+      if (!caller) throw NotAuthenticated()
+      if (access === 'signed-in') return
+      if (access === 'staff') {
+        if (!caller.isStaff) throw PermissionDenied()
+        return
+      }
+      return Promise.resolve(owner!(request)).then((ownerId) => {
+        if (ownerId === undefined) throw NotFound()
+        if (ownerId !== caller.id && !caller.isStaff) throw PermissionDenied()
+      })
+    }),
+  )
 }

@@ -28,7 +28,7 @@ const REDIS_RETRY_MS = 5_000
 /** In-memory counters kept at most; beyond it the oldest windows are dropped. */
 const MEMORY_MAX_KEYS = 100_000
 
-interface Count {
+export interface Count {
   current: number
   ttl: number
 }
@@ -95,19 +95,23 @@ export class CounterStore {
     options.redis?.defineCommand('civicRateLimitIncr', { numberOfKeys: 1, lua: INCREMENT })
   }
 
-  async incr(key: string, windowMs: number): Promise<Count> {
-    const { redis, namespace } = this.options
-    if (redis && Date.now() >= this.redisRetryAt) {
-      try {
-        const [current, ttl] = await redis.civicRateLimitIncr(namespace + key, windowMs)
-        if (this.redisFailing) {
-          this.redisFailing = false
-          this.options.log.info('rate limits: Redis answers again, counts are shared again')
-        }
-        return { current: Number(current), ttl: Number(ttl) }
-      } catch (error) {
-        this.redisFailed(error)
+  /** A count in memory is answered at once; only Redis's is a promise. */
+  incr(key: string, windowMs: number): Count | Promise<Count> {
+    const { redis } = this.options
+    if (redis && Date.now() >= this.redisRetryAt) return this.incrShared(redis, key, windowMs)
+    return this.memory.incr(key, windowMs)
+  }
+
+  private async incrShared(redis: Redis, key: string, windowMs: number): Promise<Count> {
+    try {
+      const [current, ttl] = await redis.civicRateLimitIncr(this.options.namespace + key, windowMs)
+      if (this.redisFailing) {
+        this.redisFailing = false
+        this.options.log.info('rate limits: Redis answers again, counts are shared again')
       }
+      return { current: Number(current), ttl: Number(ttl) }
+    } catch (error) {
+      this.redisFailed(error)
     }
     return this.memory.incr(key, windowMs)
   }
@@ -123,7 +127,7 @@ export class CounterStore {
   /** The store as @fastify/rate-limit expects one: every limiter it creates shares these counters. */
   pluginStore(): FastifyRateLimitStoreCtor {
     // The plugin calls these as methods of its own objects: the arrow keeps this store.
-    const count = (key: string, timeWindow: number) => this.incr(key, timeWindow)
+    const count = (key: string, timeWindow: number) => Promise.resolve(this.incr(key, timeWindow))
     const view = (prefix: string): FastifyRateLimitStore => ({
       incr(key, callback, timeWindow) {
         count(prefix + key, timeWindow).then(

@@ -3,7 +3,8 @@ import rateLimit, { normalizeIP } from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Redis } from 'ioredis'
 import { PermissionDenied, Throttled } from '../core/errors.ts'
-import { CounterStore, type Clock } from './rate-limits.store.ts'
+import { CounterStore, type Clock, type Count } from './rate-limits.store.ts'
+import { lightHook, lightParsingHook } from './hooks.ts'
 
 /** Every allowance is per minute, in fixed windows that start with a client's first request. */
 const WINDOW_MS = 60_000
@@ -101,7 +102,17 @@ interface Outcome {
   ttlInSeconds: number
   isExceeded: boolean
 }
-type Limiter = (request: FastifyRequest) => Promise<Outcome>
+type Limiter = (request: FastifyRequest) => Outcome | Promise<Outcome>
+
+/** `use` applied at once to a value, or once a promise of it settles. */
+function then<T, R>(value: T | Promise<T>, use: (value: T) => R | Promise<R>): R | Promise<R> {
+  return value instanceof Promise ? value.then(use) : use(value)
+}
+
+/** Every value, at once when none is a promise. */
+function allOf<T>(values: (T | Promise<T>)[]): T[] | Promise<T[]> {
+  return values.some((value) => value instanceof Promise) ? Promise.all(values) : (values as T[])
+}
 
 /** Shares counters between processes; tuned to fail fast, so a slow or absent Redis never holds requests up. */
 function redisClient(url: string): Redis {
@@ -165,11 +176,18 @@ export async function registerRateLimits(app: FastifyInstance, options: RateLimi
     return known
   }
   // Counted straight in the store, under the keys the plugin would use: its wrapper cost more than the count.
+  const outcomeOf = (max: number, { current, ttl }: Count): Outcome => ({
+    max,
+    remaining: Math.max(0, max - current),
+    ttl,
+    ttlInSeconds: Math.ceil(ttl / 1000),
+    isExceeded: current > max,
+  })
   const limiter =
     (tier: string, max: number, key: (request: FastifyRequest) => string | number): Limiter =>
-    async (request) => {
-      const { current, ttl } = await store.incr(`${tier}:${key(request)}`, WINDOW_MS)
-      return { max, remaining: Math.max(0, max - current), ttl, ttlInSeconds: Math.ceil(ttl / 1000), isExceeded: current > max }
+    (request) => {
+      const count = store.incr(`${tier}:${key(request)}`, WINDOW_MS)
+      return count instanceof Promise ? count.then((known) => outcomeOf(max, known)) : outcomeOf(max, count)
     }
   const perIp = limiter('ip', rateLimits.ip, ipOf)
   const anonymous = limiter('anonymous', rateLimits.anonymous, ipOf)
@@ -190,42 +208,54 @@ export async function registerRateLimits(app: FastifyInstance, options: RateLimi
   // What each counted request has used so far, so every answer describes the limit closest to refusing.
   const counted = new WeakMap<FastifyRequest, Outcome[]>()
   // Per address before authentication, so floods of bad tokens or keys are counted (and refused) too.
-  app.addHook('onRequest', async (request, reply) => {
-    if (isPreflight(request) || isExempt(request)) return
-    const outcome = await perIp(request)
-    counted.set(request, [outcome])
-    answer(reply, [outcome])
-  })
+  app.addHook(
+    'onRequest',
+    lightHook((request, reply) => {
+      if (isPreflight(request) || isExempt(request)) return
+      return then(perIp(request), (outcome) => {
+        counted.set(request, [outcome])
+        answer(reply, [outcome])
+      })
+    }),
+  )
   // The caller's counters once authentication (an onRequest hook registered after this one) knows them.
-  app.addHook('preParsing', async (request, reply) => {
-    const earlier = counted.get(request)
-    if (!earlier) return
-    const own: Limiter[] = []
-    // Signed-in people count per user instead: a crowd behind one address is many users, not one anonymous client.
-    if (request.appKeyId === null && !request.caller) own.push(anonymous)
-    if (request.caller) own.push(perUser)
-    const operation = operationOf(request)
-    const tier = operation ? tiers.get(operation) : undefined
-    if (tier) own.push(perTier[tier])
-    if (tier === 'sensitive' && request.caller) own.push(sensitiveUser)
-    const outcomes = own.length === 1 ? [await own[0]!(request)] : await Promise.all(own.map((limit) => limit(request)))
-    // The application key's last, which many callers share: a request refused already does not use it up.
-    if (request.appKeyId !== null && !outcomes.some((outcome) => outcome.isExceeded)) {
-      outcomes.push(await perAppKey(request))
-    }
-    const all = [...earlier, ...outcomes]
-    counted.set(request, all)
-    answer(reply, all)
-  })
+  app.addHook(
+    'preParsing',
+    lightParsingHook((request, reply) => {
+      const earlier = counted.get(request)
+      if (!earlier) return
+      const own: Limiter[] = []
+      // Signed-in people count per user instead: a crowd behind one address is many users, not one anonymous client.
+      if (request.appKeyId === null && !request.caller) own.push(anonymous)
+      if (request.caller) own.push(perUser)
+      const operation = operationOf(request)
+      const tier = operation ? tiers.get(operation) : undefined
+      if (tier) own.push(perTier[tier])
+      if (tier === 'sensitive' && request.caller) own.push(sensitiveUser)
+      const finish = (outcomes: Outcome[]) => {
+        const all = [...earlier, ...outcomes]
+        counted.set(request, all)
+        answer(reply, all)
+      }
+      return then(allOf(own.map((limit) => limit(request))), (outcomes) => {
+        // The application key's last, which many callers share: a request refused already does not use it up.
+        if (request.appKeyId === null || outcomes.some((outcome) => outcome.isExceeded)) return finish(outcomes)
+        return then(perAppKey(request), (keyed) => finish([...outcomes, keyed]))
+      })
+    }),
+  )
   // Guessing one account's password: counted once the validated input names the account.
-  app.addHook('preHandler', async (request, reply) => {
-    const earlier = counted.get(request)
-    const operation = operationOf(request)
-    const account = earlier && operation ? ACCOUNT_OF[operation]?.(request) : null
-    if (!account) return
-    accountKeys.set(request, account)
-    answer(reply, [...earlier!, await perAccount(request)])
-  })
+  app.addHook(
+    'preHandler',
+    lightHook((request, reply) => {
+      const earlier = counted.get(request)
+      const operation = operationOf(request)
+      const account = earlier && operation ? ACCOUNT_OF[operation]?.(request) : null
+      if (!account) return
+      accountKeys.set(request, account)
+      return then(perAccount(request), (outcome) => answer(reply, [...earlier!, outcome]))
+    }),
+  )
 }
 
 /**

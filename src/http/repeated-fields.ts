@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { lightHook } from './hooks.ts'
 
 type Schema = { type?: unknown; anyOf?: Schema[]; oneOf?: Schema[]; properties?: Record<string, Schema> }
 
@@ -28,9 +29,12 @@ export function keepLastValues(fields: Record<string, unknown>, schema: Schema |
  * rate limits, the filters): `?page_size=100&page_size=20` is a page of 20, not a 400.
  */
 export function registerQueryStrings(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request) => {
-    const query = request.query
-    if (query && typeof query === 'object')
-      keepLastValues(query as Record<string, unknown>, request.routeOptions.schema?.querystring as Schema)
-  })
+  app.addHook(
+    'onRequest',
+    lightHook((request) => {
+      const query = request.query
+      if (query && typeof query === 'object')
+        keepLastValues(query as Record<string, unknown>, request.routeOptions.schema?.querystring as Schema)
+    }),
+  )
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify'
 import { MethodNotAllowed, NotFound } from '../core/errors.ts'
 import { describeFields } from './metadata.ts'
 import type { Access } from './permissions.ts'
+import { lightSendHook } from './hooks.ts'
 
 const METHOD_ORDER = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']
 const WRITE_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE']
@@ -65,12 +66,14 @@ export class ResourceRegistry {
       }
       if (route.config?.resource && !entry.info) entry.info = route.config.resource
     })
-    app.addHook('onSend', async (request, reply, payload) => {
-      const url = request.routeOptions.url
-      const entry = url ? this.entries.get(url) : undefined
-      if (entry) reply.header('allow', (entry.allow ??= this.allow(entry)))
-      return payload
-    })
+    app.addHook(
+      'onSend',
+      lightSendHook((request, reply) => {
+        const url = request.routeOptions.url
+        const entry = url ? this.entries.get(url) : undefined
+        if (entry) reply.header('allow', (entry.allow ??= this.allow(entry)))
+      }),
+    )
   }
 
   /** Call after every module has added its routes. */

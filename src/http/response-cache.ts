@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { DataChangeListener } from '../db/data-changes.ts'
+import { lightHook, lightParsingHook, lightSendHook } from './hooks.ts'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -230,8 +231,11 @@ export class ResponseCache implements DataChangeListener {
     return Math.min(changed, expiry)
   }
 
-  /** A kept answer this request may have, or the fill it must make (null: answer without the cache). */
-  async lookup(key: string, fresh = false): Promise<Entry | Fill | null> {
+  /**
+   * A kept answer this request may have, or the fill it must make (null: answer without the cache); a promise only
+   * when another request is building the answer.
+   */
+  lookup(key: string, fresh = false): Entry | Fill | null | Promise<Entry | null> {
     const arrival = this.generation
     const entry = fresh ? undefined : this.entries.get(key)
     const pending = fresh ? undefined : this.fills.get(key)
@@ -247,9 +251,10 @@ export class ResponseCache implements DataChangeListener {
     if (pending) {
       let timer: NodeJS.Timeout | undefined
       const timeout = new Promise<null>((resolve) => (timer = setTimeout(resolve, LONGEST_WAIT_MS, null)))
-      const built = await Promise.race([pending, timeout])
-      clearTimeout(timer)
-      return built && built.generation >= arrival ? built : null
+      return Promise.race([pending, timeout]).then((built) => {
+        clearTimeout(timer)
+        return built && built.generation >= arrival ? built : null
+      })
     }
     const fill: Fill = { key, generation: arrival, promise: Promise.resolve(null), done: null }
     fill.promise = new Promise<Entry | null>((resolve) => (fill.done = resolve))
@@ -318,34 +323,42 @@ export function registerResponseCache(app: FastifyInstance, cache: ResponseCache
   app.decorateRequest(FILL, null)
   // Before parsing, once the rate limits and authentication have run (their hooks come first): a kept answer was
   // validated and allowed when it was built from the same URL for the same anonymous caller.
-  app.addHook('preParsing', async (request, reply, payload) => {
-    if (!cache.enabled || !cacheable(request)) return payload
-    const found = await cache.lookup(cacheKeyOf(request), wantsFresh(request))
-    if (!found) return payload
-    if (!isFill(found)) return send(reply, found)
+  const use = (request: FastifyRequest, reply: FastifyReply, found: Entry | Fill | null) => {
+    if (!found) return
+    if (!isFill(found)) return void send(reply, found)
     ;(request as unknown as Record<symbol, Fill | null>)[FILL] = found
     reply.header('x-cache', 'MISS')
-    return payload
-  })
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (request.method !== 'GET' && request.method !== 'HEAD' && request.method !== 'OPTIONS') cache.changed()
-    const fill = (request as unknown as Record<symbol, Fill | null>)[FILL]
-    if (!fill) return payload
-    ;(request as unknown as Record<symbol, Fill | null>)[FILL] = null
-    const contentType = String(reply.getHeader('content-type') ?? '')
-    const keep =
-      reply.statusCode === 200 &&
-      contentType.includes('json') &&
-      reply.getHeader('set-cookie') === undefined &&
-      (typeof payload === 'string' || Buffer.isBuffer(payload))
-    cache.complete(fill, keep ? { body: Buffer.from(payload as string | Buffer), contentType } : null)
-    return payload
-  })
+  }
+  app.addHook(
+    'preParsing',
+    lightParsingHook((request, reply) => {
+      if (!cache.enabled || !cacheable(request)) return
+      const found = cache.lookup(cacheKeyOf(request), wantsFresh(request))
+      if (found instanceof Promise) return found.then((built) => use(request, reply, built))
+      use(request, reply, found)
+    }),
+  )
+  app.addHook(
+    'onSend',
+    lightSendHook((request, reply, payload) => {
+      if (request.method !== 'GET' && request.method !== 'HEAD' && request.method !== 'OPTIONS') cache.changed()
+      const fill = (request as unknown as Record<symbol, Fill | null>)[FILL]
+      if (!fill) return
+      ;(request as unknown as Record<symbol, Fill | null>)[FILL] = null
+      const contentType = String(reply.getHeader('content-type') ?? '')
+      const keep =
+        reply.statusCode === 200 &&
+        contentType.includes('json') &&
+        reply.getHeader('set-cookie') === undefined &&
+        (typeof payload === 'string' || Buffer.isBuffer(payload))
+      cache.complete(fill, keep ? { body: Buffer.from(payload as string | Buffer), contentType } : null)
+    }),
+  )
   // A fill whose request failed before onSend, or whose client went away, still lets its waiters go.
-  const abandon = async (request: FastifyRequest) => {
+  const abandon = (request: FastifyRequest) => {
     const fill = (request as unknown as Record<symbol, Fill | null>)[FILL]
     if (fill) cache.complete(fill, null)
   }
-  app.addHook('onResponse', abandon)
-  app.addHook('onRequestAbort', abandon)
+  app.addHook('onResponse', lightHook(abandon))
+  app.addHook('onRequestAbort', async (request) => abandon(request))
 }
