@@ -8,8 +8,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 type Step = (request: FastifyRequest, reply: FastifyReply) => void | Promise<unknown>
 type Done = (error?: Error) => void
 
-const settle = (pending: Promise<unknown>, done: Done) =>
-  pending.then(
+const settle = (pending: Promise<unknown>, done: Done): void =>
+  void pending.then(
     () => done(),
     (error: unknown) => done(error instanceof Error ? error : new Error(String(error))),
   )
