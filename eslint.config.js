@@ -3,9 +3,14 @@ import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', '.tmp/', 'src/db/schema.generated.ts', 'test/browser/screenshots/'] },
+  { ignores: ['node_modules/', 'data/', '.tmp/', 'dist/', 'src/db/schema.generated.ts', 'test/browser/screenshots/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  {
+    // The plain JavaScript that node runs before any build: the command line's entry and the build itself.
+    files: ['bin/**/*.js', 'scripts/**/*.js'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
+  },
   {
     rules: {
       // Refused outside the tests: the few deliberate ones (Kysely's Migrator and Dialect signatures, pageOfRows's

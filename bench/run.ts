@@ -18,6 +18,7 @@ const SUITES: Record<string, () => Promise<(argv: string[]) => Promise<void>>> =
   'groups-http': async () => (await import('./opinion-groups/groups-http.bench.ts')).runGroupsHttpBench,
   'groups-read': async () => (await import('./opinion-groups/groups-read.bench.ts')).runGroupsReadBench,
   scale: async () => (await import('./scale/scale.bench.ts')).runScaleBench,
+  startup: async () => (await import('./startup/startup.bench.ts')).runStartupBench,
   // The engine alone, each scale in a process of its own so that its peak memory is its own.
   groups: async () => async (argv) => {
     const run = spawnSync(process.execPath, [...process.execArgv, 'bench/opinion-groups-engine.ts', ...argv], { stdio: 'inherit' })

@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process'
+import fs from 'node:fs'
 import { sql } from 'kysely'
 import pg from 'pg'
 import { connectDatabase, type DatabaseHandle } from '../src/db/connect.ts'
@@ -77,4 +79,17 @@ export async function openLargeSeed(regenerate: boolean): Promise<{ handle: Data
   await seedDatabase(handle.db, { scale: 'large', seed: 1, force: false })
   await sql`CREATE TABLE bench_complete ()`.execute(handle.db)
   return { handle, seedSeconds: round((performance.now() - started) / 1000, 1) }
+}
+
+/**
+ * The benches measure what production runs: the compiled code. Builds dist/ (npm run build) unless it is newer than
+ * every file under src/, the rule by which bin/civic-survey.js runs it.
+ */
+export function ensureBuilt(): void {
+  const stale =
+    !fs.existsSync('dist/BUILT') ||
+    spawnSync('find', ['src', '-newer', 'dist/BUILT', '-print', '-quit'], { encoding: 'utf8' }).stdout !== ''
+  if (!stale) return
+  const build = spawnSync(process.execPath, ['scripts/build.js'], { stdio: 'inherit' })
+  if (build.status !== 0) throw new Error('npm run build failed')
 }

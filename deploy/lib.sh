@@ -75,6 +75,15 @@ serve_env() { # serve_env N
   printf '%s/etc/serve-%s.env' "$STATE" "$1"
 }
 
+# Which code bin/civic-survey.js runs: the compiled code when dist/ is newer than every source file.
+say_code() {
+  if [ -e "$ROOT/dist/BUILT" ] && [ -z "$(find "$ROOT/src" -newer "$ROOT/dist/BUILT" -print -quit 2>/dev/null)" ]; then
+    say "the processes run the compiled code in dist/"
+  else
+    say "the processes run the TypeScript sources through tsx: npm run build first for the compiled code (docs/operations.md, Running)"
+  fi
+}
+
 # Starts serve process N in the background from its kept environment, in a session of its own (a Ctrl-C in
 # this terminal later does not reach it).
 launch_serve() { # launch_serve N

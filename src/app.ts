@@ -26,7 +26,7 @@ import { ResourceRegistry } from './http/resources.ts'
 import { registerModules } from './modules/index.ts'
 import { registerOpenApi } from './modules/api-docs/openapi.ts'
 import type { App } from './http/app-type.ts'
-import { compilersOnFirstUse, sharedCompilers } from './http/schema-compilers.ts'
+import { compileInBackground, compilersOnFirstUse, sharedCompilers } from './http/schema-compilers.ts'
 import { createMailer, type Mailer } from './mail/mailer.ts'
 import type { PushSender } from './push/push-sender.ts'
 import { createPushSender } from './push/providers.ts'
@@ -69,6 +69,8 @@ export interface AppOptions {
   database?: Pick<DatabaseHandle, 'listenForChanges'>
   /** Compile each route's schemas when a request first needs them, not on start (tests serve few routes per app). */
   compileSchemasOnFirstUse?: boolean
+  /** Compile them once the app listens, a few at a time between requests (and on first use before that): `serve`. */
+  compileSchemasInBackground?: boolean
 }
 
 /**
@@ -89,7 +91,10 @@ export async function buildApp({
   rateLimitClock,
   database,
   compileSchemasOnFirstUse = false,
+  compileSchemasInBackground = false,
 }: AppOptions): Promise<FastifyInstance> {
+  const unwarmed = compileSchemasInBackground ? new Set<() => void>() : undefined
+  const compilers = unwarmed ? compilersOnFirstUse(unwarmed) : compileSchemasOnFirstUse ? compilersOnFirstUse() : sharedCompilers
   const app = Fastify({
     // Every line passes through redactSecrets as written: URLs carry application keys, codes and tokens.
     logger: { level: config.logLevel, hooks: { streamWrite: redactSecrets }, ...(logStream ? { stream: logStream } : {}) },
@@ -111,10 +116,16 @@ export async function buildApp({
     },
     // A path the router cannot decode (`%FF`) or a parameter past its length names nothing: DRF's 404.
     frameworkErrors: routerErrorHandler,
-    schemaController: { compilersFactory: compileSchemasOnFirstUse ? compilersOnFirstUse : sharedCompilers },
+    schemaController: { compilersFactory: compilers },
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   app.decorate('config', config)
+  if (unwarmed) {
+    app.addHook('onListen', async () => {
+      void compileInBackground(unwarmed, (error) => app.log.error({ err: error }, 'a route schema does not compile'))
+    })
+    app.addHook('onClose', async () => unwarmed.clear())
+  }
   app.decorate('db', db)
   // A database not reachable yet must not stop the start (requests then answer 503); k then stays as last stored.
   await applyMinCellSize(db, config.minCellSize).catch((error: Error) =>

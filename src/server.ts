@@ -62,7 +62,8 @@ export async function startServer(config: Config, database?: DatabaseHandle): Pr
   } else {
     handle = await openServingDatabase(config, onConnectionError)
   }
-  const app = await buildApp({ config, db: handle.db, database: handle })
+  // Ready before the routes' schemas are compiled: they compile between the first requests (src/http/schema-compilers.ts).
+  const app = await buildApp({ config, db: handle.db, database: handle, compileSchemasInBackground: true })
   logger.current = app.log
   const address = await app.listen({ port: config.port, host: config.host })
   let stopping: Promise<void> | null = null

@@ -3,6 +3,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import readline from 'node:readline'
+import { ensureBuilt } from '../shared.ts'
 
 /** The child processes a load run talks to: the service itself and the limit servers. */
 export interface Running {
@@ -31,6 +32,8 @@ export async function startService(env: Record<string, string>, port: number, he
     () => false,
   )
   if (taken) throw new Error(`port ${port} is already served (another load run?): choose another with --port`)
+  // The compiled code, as production runs it.
+  ensureBuilt()
   const limit = '10000000'
   // A heap sized to what the process keeps, as docs/operations.md advises (Memory); V8's own default otherwise.
   const heap = heapMiB === null ? [] : [`--max-old-space-size=${heapMiB}`]

@@ -63,28 +63,67 @@ export const sharedCompilers: CompilersFactory = {
 /**
  * The same, compiling each schema when a request first needs it: an app that serves few of its routes (a test's)
  * starts in a fraction of the time. A schema that cannot compile then fails its first request instead of the start.
+ * Given `unwarmed`, each route's compilation waits there too, for `compileInBackground` once the app serves.
  */
-export const compilersOnFirstUse: CompilersFactory = {
-  buildValidator: ((externalSchemas: unknown, options: unknown) => {
-    const compile = (validatorPool as unknown as (...args: unknown[]) => (route: unknown) => Validator)(externalSchemas, options)
-    return (route: unknown) => {
-      let validator: Validator | undefined
-      const onFirstUse: Validator = (data, context) => {
-        validator ??= compile(route)
-        const valid = validator(data, context)
-        onFirstUse.errors = validator.errors
-        return valid
+export function compilersOnFirstUse(unwarmed?: Set<() => void>): CompilersFactory {
+  return {
+    buildValidator: ((externalSchemas: unknown, options: unknown) => {
+      const compile = (validatorPool as unknown as (...args: unknown[]) => (route: unknown) => Validator)(externalSchemas, options)
+      return (route: unknown) => {
+        let validator: Validator | undefined
+        const warm = () => {
+          validator ??= compile(route)
+          unwarmed?.delete(warm)
+          return validator
+        }
+        unwarmed?.add(warm)
+        const onFirstUse: Validator = (data, context) => {
+          const compiled = warm()
+          const valid = compiled(data, context)
+          onFirstUse.errors = compiled.errors
+          return valid
+        }
+        // Fastify passes Ajv's validators the request as parent, so that a coerced root value is kept.
+        onFirstUse.schemaEnv = true
+        return onFirstUse
       }
-      // Fastify passes Ajv's validators the request as parent, so that a coerced root value is kept.
-      onFirstUse.schemaEnv = true
-      return onFirstUse
+    }) as unknown as CompilersFactory['buildValidator'],
+    buildSerializer: (externalSchemas, options) => {
+      const compile = buildSerializer(externalSchemas, options)
+      return (route) => {
+        let serializer: Serializer | undefined
+        const warm = () => {
+          serializer ??= compile(route)
+          unwarmed?.delete(warm)
+          return serializer
+        }
+        unwarmed?.add(warm)
+        return (data: unknown) => warm()(data)
+      }
+    },
+  }
+}
+
+/**
+ * Compiles what `unwarmed` holds a few schemas at a time, yielding to requests between slices, so a process is
+ * ready before its routes' schemas are compiled and they are compiled before most requests need them. Answers how
+ * many were compiled; a schema that fails is reported and left to fail its first request.
+ */
+export async function compileInBackground(unwarmed: Set<() => void>, onError: (error: unknown) => void, sliceMs = 10): Promise<number> {
+  let compiled = 0
+  while (unwarmed.size > 0) {
+    const started = performance.now()
+    for (const warm of unwarmed) {
+      try {
+        warm()
+      } catch (error) {
+        unwarmed.delete(warm)
+        onError(error)
+      }
+      compiled++
+      if (performance.now() - started > sliceMs) break
     }
-  }) as unknown as CompilersFactory['buildValidator'],
-  buildSerializer: (externalSchemas, options) => {
-    const compile = buildSerializer(externalSchemas, options)
-    return (route) => {
-      let serializer: Serializer | undefined
-      return (data: unknown) => (serializer ??= compile(route))(data)
-    }
-  },
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+  return compiled
 }
