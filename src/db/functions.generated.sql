@@ -640,11 +640,11 @@ CREATE OR REPLACE FUNCTION public.likert_value(c1 double precision, c2 double pr
 AS $function$
 DECLARE
   n double precision := c1 + c2 + c3 + c4 + c5;
-  lone integer := likert_unanimous(c1, c2, c3, c4, c5);
+  lone integer := public.likert_unanimous(c1, c2, c3, c4, c5);
 BEGIN
   IF n = 0 THEN RETURN 0; END IF;
   IF lone > 0 THEN RETURN lone; END IF;
-  RETURN least(5, greatest(1, likert_sum(c1, c2, c3, c4, c5) / n));
+  RETURN least(5, greatest(1, public.likert_sum(c1, c2, c3, c4, c5) / n));
 END
 $function$;
 
@@ -656,7 +656,7 @@ CREATE OR REPLACE FUNCTION public.likert_heat(c1 double precision, c2 double pre
 AS $function$
 DECLARE
   n double precision := c1 + c2 + c3 + c4 + c5;
-  lone integer := likert_unanimous(c1, c2, c3, c4, c5);
+  lone integer := public.likert_unanimous(c1, c2, c3, c4, c5);
   total double precision;
 BEGIN
   IF n = 0 THEN RETURN 0; END IF;
@@ -680,7 +680,7 @@ DECLARE
   i integer;
 BEGIN
   IF n = 0 THEN RETURN 0; END IF;
-  IF likert_unanimous(c1, c2, c3, c4, c5) > 0 THEN RETURN 1; END IF;
+  IF public.likert_unanimous(c1, c2, c3, c4, c5) > 0 THEN RETURN 1; END IF;
   p := ARRAY[c1 / n, c2 / n, c3 / n, c4 / n, c5 / n];
   FOR i IN 1..5 LOOP mu := mu + p[i] * i; END LOOP;
   mu := least(5, greatest(1, mu));

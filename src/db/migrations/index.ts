@@ -1,3 +1,5 @@
+// A migration only expands what the running release uses; contracting waits for a later release (docs/operations.md,
+// Upgrading a running deployment; test/db/expand-contract.test.ts).
 import type { Migration } from 'kysely'
 import * as initialSchema from './2026-11-22-001-initial-schema.ts'
 import * as accounts from './2026-11-22-002-accounts.ts'
@@ -42,6 +44,7 @@ import * as releasedTagCounts from './2026-11-28-043-released-tag-counts.ts'
 import * as oneAnswerPath from './2026-11-28-044-one-answer-path.ts'
 import * as liquidDelegationOrder from './2026-11-28-045-liquid-delegation-order.ts'
 import * as answersWithoutQueue from './2026-11-28-046-answers-without-queue.ts'
+import * as restorableFigureFunctions from './2026-11-28-047-restorable-figure-functions.ts'
 
 /** Every migration in the order it applies; names never change once released. */
 export const migrations: Record<string, Migration> = {
@@ -88,4 +91,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-28-044-one-answer-path': oneAnswerPath,
   '2026-11-28-045-liquid-delegation-order': liquidDelegationOrder,
   '2026-11-28-046-answers-without-queue': answersWithoutQueue,
+  '2026-11-28-047-restorable-figure-functions': restorableFigureFunctions,
 }
