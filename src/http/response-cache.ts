@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { DataChangeListener } from '../db/data-changes.ts'
+import { keptAnswerLookedUp, keptAnswersInvalidated } from '../core/metrics.ts'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -87,6 +88,7 @@ export class ResponseCache implements DataChangeListener {
 
   /** A change made by this process (its own notice comes later). */
   changed(): void {
+    keptAnswersInvalidated()
     this.generation++
     this.changeTimes[this.generation % CHANGE_TIMES] = performance.now()
   }
@@ -321,8 +323,15 @@ export function registerResponseCache(app: FastifyInstance, cache: ResponseCache
   app.addHook('preParsing', async (request, reply, payload) => {
     if (!cache.enabled || !cacheable(request)) return payload
     const found = await cache.lookup(cacheKeyOf(request), wantsFresh(request))
-    if (!found) return payload
-    if (!isFill(found)) return send(reply, found)
+    if (!found) {
+      keptAnswerLookedUp('bypass')
+      return payload
+    }
+    if (!isFill(found)) {
+      keptAnswerLookedUp('hit')
+      return send(reply, found)
+    }
+    keptAnswerLookedUp('miss')
     ;(request as unknown as Record<symbol, Fill | null>)[FILL] = found
     reply.header('x-cache', 'MISS')
     return payload
