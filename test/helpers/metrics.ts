@@ -99,6 +99,8 @@ export interface AnsweringDatabase {
   voters: Voter[]
   likert: number[]
   mcq: number
+  /** a collection, whose opinion groups no one has asked for yet */
+  collection: number
   /** `voter:question` already answered in the seed */
   answered: Set<string>
 }
@@ -145,7 +147,8 @@ export async function answeringDatabase(voterCount: number, questionCount: numbe
       .where('question_id', 'in', likert)
       .execute()
     const answered = new Set(seeded.map((vote) => `${vote.user_id}:${vote.question_id}`))
-    return { database, voters, likert, mcq, answered }
+    const collection = (await db.selectFrom('question_collections').select('id').orderBy('id').limit(1).executeTakeFirstOrThrow()).id
+    return { database, voters, likert, mcq, collection, answered }
   })
 }
 

@@ -64,6 +64,11 @@ test('METRICS_PORT: /metrics on its own port counts exactly the requests, answer
     const answers = first + replaced
     assert.equal(answers, VOTERS * (QUESTIONS + 2))
 
+    // A collection's opinion groups, asked for the first time: computed once, and timed.
+    const groups = await fetch(`${base}/api/opinion_groups/?collection=${fixture.collection}`)
+    made++
+    assert.equal(groups.status, 200, await groups.text())
+
     // Refusals: a value out of range, no sign-in, a likert answer to a multiple-choice question, a question that is not there.
     const token = voters[0].token
     assert.equal(await answer(base, likert[0], 9, token), 400)
@@ -132,6 +137,12 @@ test('METRICS_PORT: /metrics on its own port counts exactly the requests, answer
     assert.deepEqual(refusals, { invalid: 1, unauthenticated: 1, mcq: 1, missing: 1 })
     // Every reason is there from the start, at 0.
     assert.equal(before.matching('civic_answer_refusals_total', { kind: 'likert' }).length, 12)
+
+    // The opinion groups' recompute.
+    assert.equal(delta('civic_opinion_group_recomputes_total', { result: 'computed' }), 1)
+    assert.equal(delta('civic_opinion_group_recomputes_total'), 1)
+    assert.equal(delta('civic_opinion_group_recompute_duration_seconds_count'), 1)
+    assert.ok(delta('civic_opinion_group_recompute_duration_seconds_sum') > 0)
 
     // Kept answers: every anonymous read counted by what its X-Cache said.
     const headerCount = (value: string) => cacheHeaders.filter((h) => h === value).length
