@@ -41,7 +41,7 @@ export const serve: Command = {
     const { port: metricsPort } = config.metrics
     if (metricsPort > 0 && (metricsPort + workers - 1 > 65535 || (config.port >= metricsPort && config.port < metricsPort + workers)))
       throw new UsageError(
-        `serve --workers ${workers} serves metrics on ports ${metricsPort} to ${metricsPort + workers - 1}: they must be ports, and not include PORT (${config.port})`,
+        `serve --workers ${workers} serves metrics on ports ${metricsPort} to ${metricsPort + workers - 1}, one per worker: they must end by 65535 and leave out PORT (${config.port})`,
       )
     const start = async (slot: number) => (await serverModule()).startServer(config, undefined, { workerSlot: slot })
     // Each worker waits for the database and migrates as a single serve does; the migrator's lock makes one of
