@@ -43,6 +43,8 @@ import { registerOwnRecords } from './http/own-records.ts'
 import { KEPT_QUESTIONS_CHANNELS, KeptQuestions } from './modules/next-question/kept-questions.ts'
 import { OWN_CHANGED_CHANNEL } from './db/data-changes.ts'
 import { lightHook, lightSendHook } from './http/hooks.ts'
+import { addMetricSource, enableMetrics, readStatementsRouted } from './core/metrics.ts'
+import { registerHttpMetrics } from './http/metrics.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -65,8 +67,8 @@ export interface AppOptions {
   logStream?: { write(line: string): void }
   /** The clock of in-memory rate-limit windows; tests move it instead of waiting minutes. */
   rateLimitClock?: Clock
-  /** Announces committed changes of the data: without it no answer is kept in memory. */
-  database?: Pick<DatabaseHandle, 'listenForChanges'>
+  /** Announces committed changes of the data: without it no answer is kept in memory. Its pools are measured. */
+  database?: Pick<DatabaseHandle, 'listenForChanges' | 'pools'>
   /** Compile each route's schemas when a request first needs them, not on start (tests serve few routes per app). */
   compileSchemasOnFirstUse?: boolean
   /** Compile them once the app listens, a few at a time between requests (and on first use before that): `serve`. */
@@ -158,15 +160,27 @@ export async function buildApp({
     )
   }
 
-  // Counting statements keeps a context through every promise of the request (async hooks): only where it is read.
-  if (exposeQueryCount) {
+  // Metrics (METRICS_PORT, src/core/metrics.ts): every answer by route and status, with its latency.
+  const measured = config.metrics.port > 0
+  if (measured) {
+    enableMetrics()
+    registerHttpMetrics(app)
+  }
+  // Counting statements keeps a context through every promise of the request (async hooks): only where it is read,
+  // by the metrics or by the X-Query-Count header.
+  app.decorateRequest('statementCount', null)
+  if (exposeQueryCount || measured) {
     app.addHook('onRequest', (request, reply, done) => {
-      queryCounter.run({ queries: 0 }, done)
+      const count = { queries: 0 }
+      request.statementCount = count
+      queryCounter.run(count, done)
     })
+  }
+  if (exposeQueryCount) {
     app.addHook(
       'onSend',
       lightSendHook((request, reply) => {
-        reply.header('x-query-count', String(queryCounter.getStore()?.queries ?? 0))
+        reply.header('x-query-count', String(request.statementCount?.queries ?? 0))
       }),
     )
   }
@@ -200,7 +214,9 @@ export async function buildApp({
       'onResponse',
       lightHook(() => {
         const context = readRouting.getStore()
-        if (context) context.ended = true
+        if (!context) return
+        context.ended = true
+        if (measured && context.readOnly) readStatementsRouted(context.replicaStatements, context.primaryStatements)
       }),
     )
   }
@@ -309,6 +325,18 @@ export async function buildApp({
   registerModules(app)
   extraRoutes?.(app)
   registry.complete(app)
+  if (measured) {
+    const forget = addMetricSource({
+      responseCache: () => responseCache.size,
+      credentials: () => credentialsCache.size,
+      pools: database?.pools,
+      replicas: router
+        ? () => router.status().map((replica) => ({ replica: replica.url, state: replica.state, lagMs: replica.lag_ms }))
+        : undefined,
+      liveStreams: () => live.subscribers,
+    })
+    app.addHook('onClose', async () => forget())
+  }
   if (database && config.push.deliver) {
     const delivery = await startPushDelivery(db, database, app.push, app.log)
     app.addHook('onClose', async () => delivery.close())

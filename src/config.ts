@@ -18,6 +18,8 @@ export interface Config {
   dbStartupTimeoutS: number
   port: number
   host: string
+  /** Prometheus metrics on an address of their own (METRICS_PORT, METRICS_HOST); port 0: none served, none recorded. */
+  metrics: { port: number; host: string }
   publicUrl: string | null
   requireAppKey: boolean
   corsOrigins: string[]
@@ -189,6 +191,16 @@ function secret(env: Env, name: string): string | null {
   return raw
 }
 
+/** METRICS_PORT (0 or unset: off) and METRICS_HOST; never the API's own port, which answers /metrics with 404. */
+function metricsAddress(env: Env, apiPort: number): { port: number; host: string } {
+  const port = integer(env, 'METRICS_PORT', 0, 0, 65535)
+  if (port !== 0 && port === apiPort)
+    throw new ConfigError('METRICS_PORT', `must differ from PORT (${apiPort}): metrics are never served on the API's port`)
+  const host = env.METRICS_HOST || '127.0.0.1'
+  if (/\s|\//.test(host)) throw new ConfigError('METRICS_HOST', `expected a host name or address, got "${host}"`)
+  return { port, host }
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const logLevel = (env.LOG_LEVEL || 'info') as Config['logLevel']
   if (!LOG_LEVELS.includes(logLevel)) {
@@ -215,6 +227,7 @@ export function loadConfig(env: Env = process.env): Config {
     dbStartupTimeoutS: integer(env, 'DB_STARTUP_TIMEOUT_S', 60, 0, 86_400),
     port: integer(env, 'PORT', 8000, 0, 65535),
     host: env.HOST || '127.0.0.1',
+    metrics: metricsAddress(env, integer(env, 'PORT', 8000, 0, 65535)),
     publicUrl: url(env, 'PUBLIC_URL', ['http:', 'https:']),
     requireAppKey: boolean(env, 'REQUIRE_APP_KEY', false),
     corsOrigins,

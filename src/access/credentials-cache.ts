@@ -1,4 +1,5 @@
 import type { DataChangeListener, DataChanges } from '../db/data-changes.ts'
+import { credentialLookedUp } from '../core/metrics.ts'
 
 /** What a sign-in token decides, as its row and its user's say (credentialsRepository.signIn). */
 export interface TokenStanding {
@@ -56,7 +57,14 @@ export class CredentialsCache implements DataChangeListener {
   }
 
   get(credential: string): TokenStanding | undefined {
-    return this.#listening ? this.#entries.get(credential) : undefined
+    const kept = this.#listening ? this.#entries.get(credential) : undefined
+    credentialLookedUp('token', kept !== undefined)
+    return kept
+  }
+
+  /** Tokens and application keys kept now. */
+  get size(): { tokens: number; appKeys: number } {
+    return { tokens: this.#entries.size, appKeys: this.#appKeys.size }
   }
 
   /** Keeps a lookup made when the change count was `changesBefore`, unless a notice came since. */
@@ -68,7 +76,9 @@ export class CredentialsCache implements DataChangeListener {
   }
 
   appKey(credential: string): AppKeyStanding | undefined {
-    return this.#listening ? this.#appKeys.get(credential) : undefined
+    const kept = this.#listening ? this.#appKeys.get(credential) : undefined
+    credentialLookedUp('app_key', kept !== undefined)
+    return kept
   }
 
   /** Keeps an application key looked up when the change count was `changesBefore`, unless a notice came since. */

@@ -30,14 +30,20 @@ export const serve: Command = {
         throw new UsageError(`--workers must be a whole number from 1 to 64, not "${values.workers}"`)
       workers = Number(values.workers)
     }
-    const start = async () => (await serverModule()).startServer(config)
     if (workers === 1) {
-      await start()
+      await (await serverModule()).startServer(config)
       return -1
     }
     // The embedded database is one process's: only a server is shared.
     if (!config.databaseUrl)
       throw new UsageError('serve --workers needs a PostgreSQL server (DATABASE_URL): the embedded database has one process')
+    // Each worker serves its metrics on a port of its own: METRICS_PORT to METRICS_PORT + N - 1.
+    const { port: metricsPort } = config.metrics
+    if (metricsPort > 0 && (metricsPort + workers - 1 > 65535 || (config.port >= metricsPort && config.port < metricsPort + workers)))
+      throw new UsageError(
+        `serve --workers ${workers} serves metrics on ports ${metricsPort} to ${metricsPort + workers - 1}, one per worker: they must end by 65535 and leave out PORT (${config.port})`,
+      )
+    const start = async (slot: number) => (await serverModule()).startServer(config, undefined, { workerSlot: slot })
     // Each worker waits for the database and migrates as a single serve does; the migrator's lock makes one of
     // them apply what is pending and the others find it done.
     const { serveWorkers } = await import('../workers.ts')

@@ -37,6 +37,22 @@ export interface DatabaseHandle {
    * returned handle is closed. A PostgreSQL server's notices come on one connection shared by every listener.
    */
   listenForChanges(listener: DataChangeListener, channels?: readonly string[]): Promise<DataChanges>
+  /** A PostgreSQL server's connection pools as they are now (the primary's, then each replica's); none for PGlite. */
+  pools?(): PoolStats[]
+}
+
+/** What `pg.Pool` counts of its connections: all it holds, the idle ones, the requests waiting for one, its limit. */
+export interface PoolStats {
+  /** `primary`, or a replica's host:port */
+  database: string
+  total: number
+  idle: number
+  waiting: number
+  max: number
+}
+
+function poolStats(database: string, pool: pg.Pool): PoolStats {
+  return { database, total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 10 }
 }
 
 export interface ConnectOptions {
@@ -82,6 +98,7 @@ export async function connectDatabase(options: ConnectOptions): Promise<Database
       kind: 'postgres',
       close: () => db.destroy(),
       listenForChanges: (listener, channels) => notices.listen(listener, channels),
+      pools: () => [poolStats('primary', pool)],
     }
   }
   const dir = options.inMemory ? undefined : path.join(options.dataDir, 'pglite')
@@ -157,6 +174,7 @@ function withReplicas(pool: pg.Pool, replicaUrls: readonly string[], options: Co
       }
     },
     listenForChanges: (listener, channels) => notices.listen(listener, channels),
+    pools: () => [poolStats('primary', pool), ...replicas.replicas.map((replica) => poolStats(replica.label, replica.pool))],
   }
 }
 

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { DataChangeListener } from '../db/data-changes.ts'
+import { keptAnswerLookedUp, keptAnswersInvalidated } from '../core/metrics.ts'
 import { lightHook, lightParsingHook, lightSendHook } from './hooks.ts'
 
 declare module 'fastify' {
@@ -88,6 +89,7 @@ export class ResponseCache implements DataChangeListener {
 
   /** A change made by this process (its own notice comes later). */
   changed(): void {
+    keptAnswersInvalidated()
     this.generation++
     this.changeTimes[this.generation % CHANGE_TIMES] = performance.now()
   }
@@ -324,8 +326,12 @@ export function registerResponseCache(app: FastifyInstance, cache: ResponseCache
   // Before parsing, once the rate limits and authentication have run (their hooks come first): a kept answer was
   // validated and allowed when it was built from the same URL for the same anonymous caller.
   const use = (request: FastifyRequest, reply: FastifyReply, found: Entry | Fill | null) => {
-    if (!found) return
-    if (!isFill(found)) return void send(reply, found)
+    if (!found) return keptAnswerLookedUp('bypass')
+    if (!isFill(found)) {
+      keptAnswerLookedUp('hit')
+      return void send(reply, found)
+    }
+    keptAnswerLookedUp('miss')
     ;(request as unknown as Record<symbol, Fill | null>)[FILL] = found
     reply.header('x-cache', 'MISS')
   }

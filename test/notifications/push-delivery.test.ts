@@ -10,6 +10,8 @@ import { startFcmStandIn } from '../helpers/fcm-standin.ts'
 import { NOTIFICATION_KINDS } from '../../src/engines/notifications/notification-kinds.ts'
 import { deliverDuePushes } from '../../src/engines/notifications/push-delivery.ts'
 import type { PushSender } from '../../src/push/push-sender.ts'
+import { renderMetrics } from '../../src/core/metrics.ts'
+import { parseMetrics } from '../helpers/metrics.ts'
 
 let t: TestApp
 let fcm: Awaited<ReturnType<typeof startFcmStandIn>>
@@ -77,6 +79,8 @@ before(async () => {
     APNS_TEAM_ID: apns.teamId,
     APNS_TOPIC: apns.topic,
     APNS_CA_FILE: apns.caFile,
+    // Metrics recorded (the app never binds their port: serve does), so the deliveries' count can be read.
+    METRICS_PORT: '9464',
   })
 })
 after(async () => {
@@ -232,5 +236,32 @@ describe('devices that are gone, providers that fail, deliverers that race', () 
     fcm.state.failing = false
     const ours = sent.filter((message) => message.startsWith('race '))
     assert.deepEqual([...ours].sort(), [...messages].sort(), 'each once')
+  })
+})
+
+describe('the deliveries in the metrics', () => {
+  test('each push is counted by channel and outcome (civic_notification_deliveries_total)', async () => {
+    const read = async () => parseMetrics((await renderMetrics()).body)
+    const [actor, recipient] = [await person('counted'), await person('counting')]
+    const { android, iphone } = await phones(recipient)
+    fcm.gone.add(android)
+    const before = await read()
+    await t.send('POST', '/api/friends/', { friend: recipient.id }, actor.token)
+    await eventually(() => apns.received.find((push) => push.token === iphone), 'the APNs push')
+    await settled(recipient.id)
+    const after = await read()
+    const delta = (channel: string, outcome: string) =>
+      after.sum('civic_notification_deliveries_total', { channel, outcome }) -
+      before.sum('civic_notification_deliveries_total', { channel, outcome })
+    assert.deepEqual(
+      {
+        fcmGone: delta('fcm', 'gone'),
+        fcmSent: delta('fcm', 'sent'),
+        apnsSent: delta('apns', 'sent'),
+        retries: delta('fcm', 'retry') + delta('apns', 'retry'),
+      },
+      { fcmGone: 1, fcmSent: 0, apnsSent: 1, retries: 0 },
+    )
+    fcm.gone.delete(android)
   })
 })

@@ -29,6 +29,7 @@ import {
   type ScopeQuestion,
 } from './opinion-groups.repository.ts'
 import type { OpinionGroups, PublishedGroups } from './opinion-groups.schemas.ts'
+import { opinionGroupsRecomputed } from '../../core/metrics.ts'
 
 /** MIN_CELL_SIZE and WEIGHT_CAP: what may be published, and how far census weights may go. */
 export interface PublishingOptions {
@@ -266,14 +267,37 @@ export async function recomputeOpinionGroups(
   scopeId: number,
   options: PublishingOptions,
   research: ResearchOptions | null = null,
-): Promise<{
+): Promise<Recomputed> {
+  // Counted with its time (civic_opinion_group_recomputes_total, civic_opinion_group_recompute_duration_seconds).
+  const started = performance.now()
+  const run = { engineRan: false }
+  try {
+    const recomputed = await recompute(db, scope, scopeId, options, research, run)
+    opinionGroupsRecomputed(run.engineRan ? 'computed' : 'unchanged', (performance.now() - started) / 1000)
+    return recomputed
+  } catch (error) {
+    opinionGroupsRecomputed('failed', (performance.now() - started) / 1000)
+    throw error
+  }
+}
+
+interface Recomputed {
   kept: KeptRun | null
   published: PublishedGroups
   result: OpinionGroupsResult
   projected: ProjectedPlaces
   places: PlaceOf[]
   answersCounted: number
-}> {
+}
+
+async function recompute(
+  db: Kysely<Database>,
+  scope: OpinionScope,
+  scopeId: number,
+  options: PublishingOptions,
+  research: ResearchOptions | null,
+  run: { engineRan: boolean },
+): Promise<Recomputed> {
   const k = options.minCellSize
   const repository = opinionGroupsRepository(db)
   const [{ questions, choices }, kept, polis] = await Promise.all([
@@ -312,6 +336,7 @@ export async function recomputeOpinionGroups(
     return outsiders
   })
   const { model, fitted, settled: outsiders } = fit
+  run.engineRan = fitted !== null
 
   const result = fitted?.result ?? (kept!.model as OpinionGroupsResult)
   const published = fitted?.publication.published ?? (kept!.published as PublishedGroups)

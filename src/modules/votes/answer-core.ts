@@ -3,6 +3,7 @@ import { figureFolder } from '../../engines/figures/figure-folding.ts'
 import type { Database } from '../../db/database.ts'
 import type { Caller } from '../../core/caller.ts'
 import { refusingViolations } from '../../core/constraint-errors.ts'
+import { ApiError } from '../../core/errors.ts'
 import { notificationEvents } from '../../engines/notifications/notification-events.ts'
 import { NOTIFICATIONS_CREATED_CHANNEL, QUESTION_FIGURES_CHANNEL } from '../../db/data-changes.ts'
 import { DATA_CHANGED, noticesAfterCommit, type Notice } from '../../db/notices-after-commit.ts'
@@ -10,6 +11,7 @@ import { raceRefusals } from './vote-checks.ts'
 import { analyticsOf, answerOf, existingIdShape, isIdShaped, type AnalyticsField } from './vote-input.ts'
 import { refusalError } from './vote-rules.ts'
 import { castAnswerCall, editAnswerCall, withdrawAnswerCall, type AnswerCall } from './answer-call.repository.ts'
+import { answerChanged, answerRecorded, withRefusalReason, type AnswerKindLabel } from '../../core/metrics.ts'
 
 /**
  * Answers of both kinds, likert (counted on the question) and multiple choice (counted on the chosen choice): every
@@ -61,6 +63,19 @@ export interface AnswerKind {
   answerCall: AnswerCall
 }
 
+/** The kind an answer is counted under (civic_answers_total). */
+const kindLabel = (kind: AnswerKind): AnswerKindLabel => (kind.kind === 'question' ? 'likert' : 'choice')
+
+/** A refusal the database call named, marked with its name for the count of refusals (civic_answer_refusals_total). */
+function namedRefusal(refusal: Parameters<typeof refusalError>[0], place: Parameters<typeof refusalError>[1]) {
+  return withRefusalReason(refusalError(refusal, place), refusal)
+}
+
+/** A write that lost a race with another (refusingViolations answered a constraint's 400) is marked so; anything else passes. */
+function racedOrFailed(error: unknown): never {
+  throw error instanceof ApiError ? withRefusalReason(error, 'conflict') : error
+}
+
 /** The notices an answer's triggers would have sent: served data, its question's figures, new notifications. */
 function announce(db: Kysely<Database>, questionId: number, notified: number): void {
   const notices: Notice[] = [DATA_CHANGED, { channel: QUESTION_FIGURES_CHANNEL, payload: String(questionId) }]
@@ -92,10 +107,11 @@ export async function castAnswer<Row extends AnswerRow>(
   const called = await refusingViolations(
     () => castAnswerCall<Row>(db, kind.answerCall, input),
     raceRefusals(kind.uniqueSet, objectId, body.collection),
-  )
+  ).catch(racedOrFailed)
   if (called.outcome !== 'written' && called.outcome !== 'replaced') {
-    throw refusalError(called.outcome, { objectId, collection, windowField: 'object_id' })
+    throw namedRefusal(called.outcome, { objectId, collection, windowField: 'object_id' })
   }
+  answerRecorded(kindLabel(kind), called.outcome === 'written' ? 'first' : 'replaced')
   // The people whose votes a public first answer now casts hear of it (docs/notifications.md).
   const notified = called.carried > 0 ? await notificationEvents.delegateAnswered(db, caller.id, called.vote.question_id) : 0
   announce(db, called.vote.question_id, notified)
@@ -125,9 +141,10 @@ export async function editAnswerById<Row extends AnswerRow>(
         collection: patch.collection,
       }),
     raceRefusals(kind.uniqueSet, null, patch.collection),
-  )
+  ).catch(racedOrFailed)
   if (called.outcome !== 'edited')
-    throw refusalError(called.outcome, { objectId: null, collection: patch.collection, windowField: 'value' })
+    throw namedRefusal(called.outcome, { objectId: null, collection: patch.collection, windowField: 'value' })
+  answerChanged(kindLabel(kind), 'edited')
   announce(db, called.vote!.question_id, 0)
   return called.vote!
 }
@@ -135,7 +152,8 @@ export async function editAnswerById<Row extends AnswerRow>(
 /** Withdraws an answer: it moves to the history and stops counting, inside the voting window only. */
 export async function withdrawAnswer(db: Kysely<Database>, kind: AnswerKind, voteId: number): Promise<void> {
   const called = await withdrawAnswerCall(db, kind.kind === 'choice', voteId)
-  if (called.outcome !== 'withdrawn') throw refusalError(called.outcome, { objectId: null, windowField: 'non_field_errors' })
+  if (called.outcome !== 'withdrawn') throw namedRefusal(called.outcome, { objectId: null, windowField: 'non_field_errors' })
+  answerChanged(kindLabel(kind), 'withdrawn')
   // Those whose vote a public answer cast hear that it now goes further along their delegation.
   const notified = called.carried > 0 ? await notificationEvents.delegateWithdrew(db, called.voter, called.question) : 0
   announce(db, called.question, notified)

@@ -21,6 +21,7 @@ export function choiceVoteRoutes(app: App): void {
     cast: (caller, body) => castChoiceVote(app.db, caller, body),
     edit: (id, patch) => editChoiceVote(app.db, id, patch),
     audited: 'choice',
+    answerKind: 'choice',
     withdraw: (id) => withdrawChoiceVote(app.db, id),
   })
 }

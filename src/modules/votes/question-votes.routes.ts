@@ -24,6 +24,7 @@ export function questionVoteRoutes(app: App): void {
     cast: (caller, body) => castQuestionVote(app.db, caller, body),
     edit: (id, patch) => editQuestionVote(app.db, id, patch),
     audited: 'question',
+    answerKind: 'likert',
     withdraw: (id) => withdrawQuestionVote(app.db, id),
   })
 }

@@ -7,7 +7,8 @@ import { listRoute } from '../../http/list-route.ts'
 import type { ListRequest, RowsPage } from '../../db/paging.ts'
 import { readErrors } from '../../http/schemas.ts'
 import { UrlBuilder } from '../../core/urls.ts'
-import { nullBooleansAbsent, voteIdOf } from './votes.http.ts'
+import { answerRefusalHooks, nullBooleansAbsent, voteIdOf } from './votes.http.ts'
+import type { AnswerKindLabel } from '../../core/metrics.ts'
 import { IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
 import { signedIn } from '../../http/permissions.ts'
 import { recordPrivateReads, type AuditedVotes, type VoteShown } from '../private-reads/private-reads.repository.ts'
@@ -37,6 +38,8 @@ export interface VoteResource<Row, Item, Query extends { ordering?: string }, Bo
   withdraw: (id: number) => Promise<void>
   /** Where staff reads of others' private votes of this kind go in the audit log (rows carry id, user_id, private). */
   audited: AuditedVotes
+  /** Answers to questions (not tag votes): their refusals are counted under this kind (civic_answer_refusals_total). */
+  answerKind?: AnswerKindLabel
 }
 
 export function voteResourceRoutes<Row, Item, Query extends { ordering?: string }, Body, Patch>(
@@ -74,6 +77,7 @@ export function voteResourceRoutes<Row, Item, Query extends { ordering?: string 
         response: { 200: resource.item, 201: resource.item, ...writeErrors },
       },
       config: { access: 'signed-in' },
+      ...(resource.answerKind ? answerRefusalHooks(resource.answerKind) : {}),
       preValidation: nullBooleansAbsent,
       handler: async (request, reply) => {
         const { vote, created } = await resource.cast(signedIn(request), request.body as Body)

@@ -1,5 +1,6 @@
-import type { FastifyRequest } from 'fastify'
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { idParam } from '../../http/permissions.ts'
+import { answerRefused, refusalReasonOf, type AnswerKindLabel, type AnswerRefusalReason } from '../../core/metrics.ts'
 
 /** What the vote routes share: parameters, error bodies and body clean-up. */
 
@@ -17,4 +18,31 @@ export async function nullBooleansAbsent(request: FastifyRequest): Promise<void>
 /** The vote a detail URL names, by its id; null when the id cannot be one (404). */
 export function voteIdOf(request: FastifyRequest): number | null {
   return idParam(request)
+}
+
+/** The reason of a refusal whose error said nothing of it, by its status code. */
+function reasonOfStatus(statusCode: number): AnswerRefusalReason {
+  if (statusCode === 400 || statusCode === 413 || statusCode === 415) return 'invalid'
+  if (statusCode === 401 || statusCode === 403) return 'unauthenticated'
+  if (statusCode === 429) return 'throttled'
+  return 'other'
+}
+
+/**
+ * The hooks of a route that casts answers, counting its refusals (every 4xx) by reason
+ * (civic_answer_refusals_total): what the code that refused named (a rule of the database, a lost race), a body the
+ * schema refused, else what the status code says. The answers taken are counted where they are written.
+ */
+export function answerRefusalHooks(kind: AnswerKindLabel) {
+  const reasons = new WeakMap<FastifyRequest, AnswerRefusalReason>()
+  return {
+    onError: async (request: FastifyRequest, _reply: FastifyReply, error: FastifyError) => {
+      const reason = refusalReasonOf(error) ?? (error.validation ? 'invalid' : undefined)
+      if (reason) reasons.set(request, reason)
+    },
+    onResponse: async (request: FastifyRequest, reply: FastifyReply) => {
+      const status = reply.statusCode
+      if (status >= 400 && status < 500) answerRefused(kind, reasons.get(request) ?? reasonOfStatus(status))
+    },
+  }
 }
