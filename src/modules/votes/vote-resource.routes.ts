@@ -77,7 +77,8 @@ export function voteResourceRoutes<Row, Item, Query extends { ordering?: string 
         response: { 200: resource.item, 201: resource.item, ...writeErrors },
       },
       config: { access: 'signed-in' },
-      ...(resource.answerKind ? answerRefusalHooks(resource.answerKind) : {}),
+      // Only while metrics are recorded (METRICS_PORT): otherwise an answer pays for no hook of theirs.
+      ...(resource.answerKind && app.config.metrics.port > 0 ? answerRefusalHooks(resource.answerKind) : {}),
       preValidation: nullBooleansAbsent,
       handler: async (request, reply) => {
         const { vote, created } = await resource.cast(signedIn(request), request.body as Body)

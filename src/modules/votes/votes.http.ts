@@ -31,18 +31,21 @@ function reasonOfStatus(statusCode: number): AnswerRefusalReason {
 /**
  * The hooks of a route that casts answers, counting its refusals (every 4xx) by reason
  * (civic_answer_refusals_total): what the code that refused named (a rule of the database, a lost race), a body the
- * schema refused, else what the status code says. The answers taken are counted where they are written.
+ * schema refused, else what the status code says. The answers taken are counted where they are written. Registered
+ * only while metrics are recorded; synchronous, so they add no promise to the request.
  */
 export function answerRefusalHooks(kind: AnswerKindLabel) {
   const reasons = new WeakMap<FastifyRequest, AnswerRefusalReason>()
   return {
-    onError: async (request: FastifyRequest, _reply: FastifyReply, error: FastifyError) => {
+    onError: function noteAnswerRefusal(request: FastifyRequest, _reply: FastifyReply, error: FastifyError, done: () => void): void {
       const reason = refusalReasonOf(error) ?? (error.validation ? 'invalid' : undefined)
       if (reason) reasons.set(request, reason)
+      done()
     },
-    onResponse: async (request: FastifyRequest, reply: FastifyReply) => {
+    onResponse: function countAnswerRefusal(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
       const status = reply.statusCode
       if (status >= 400 && status < 500) answerRefused(kind, reasons.get(request) ?? reasonOfStatus(status))
+      done()
     },
   }
 }
