@@ -6,6 +6,7 @@ import { demo, migrate, serve } from './cli/serving.ts'
 import { importAreas, importCensus, importPolis, importPoliticians, seed } from './cli/data.ts'
 import { check, opinionGroups, recompute } from './cli/figures.ts'
 import { appKey, sendDigests, user } from './cli/operations.ts'
+import { backup, restore } from './cli/backup.ts'
 
 /** Every command, in the order the usage text lists them. */
 const COMMANDS: Command[] = [
@@ -15,6 +16,8 @@ const COMMANDS: Command[] = [
   user,
   recompute,
   check,
+  backup,
+  restore,
   importCensus,
   importAreas,
   importPoliticians,

@@ -83,6 +83,10 @@ export interface ConnectOptions {
 }
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000
+
+/** Where the embedded database keeps its files inside DATA_DIR (beside the lock and the mail spool). */
+export const pgliteDirectory = (dataDir: string) => path.join(dataDir, 'pglite')
+
 /** The client-side guard waits this much longer than the server's statement timeout, which should answer first. */
 const QUERY_TIMEOUT_MARGIN_MS = 2_000
 
@@ -101,7 +105,7 @@ export async function connectDatabase(options: ConnectOptions): Promise<Database
       pools: () => [poolStats('primary', pool)],
     }
   }
-  const dir = options.inMemory ? undefined : path.join(options.dataDir, 'pglite')
+  const dir = options.inMemory ? undefined : pgliteDirectory(options.dataDir)
   // Two processes on one directory diverge and can corrupt it: the second is refused (DataDirInUse).
   const lock = dir ? lockDataDir(options.dataDir) : null
   let pglite: PGlite

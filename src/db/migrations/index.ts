@@ -1,5 +1,6 @@
-// A migration only expands what the running release uses; contracting waits for a later release (docs/operations.md,
-// Upgrading a running deployment; test/db/expand-contract.test.ts).
+// The previous release runs on the migrated database while the processes roll: a migration only expands what it
+// uses (adds, backfills); dropping or changing it waits for a later release (docs/operations.md, Upgrading a running
+// deployment). test/db/expand-contract.test.ts checks every new migration.
 import type { Migration } from 'kysely'
 import * as initialSchema from './2026-11-22-001-initial-schema.ts'
 import * as accounts from './2026-11-22-002-accounts.ts'
