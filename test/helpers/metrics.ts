@@ -1,5 +1,5 @@
 import fs from 'node:fs'
-import { hashSecret, newToken } from '../../src/core/secrets.ts'
+import { votersWithTokens, type Voter } from './voters.ts'
 import { commandDatabase, type CommandDatabase } from './databases.ts'
 
 /** One sample of Prometheus's text format: `name{label="value",…} value`. */
@@ -83,11 +83,7 @@ export function listeningPorts(pid: number): number[] {
   return [...ports].sort((a, b) => a - b)
 }
 
-/** Someone who answers, with a sign-in token. */
-export interface Voter {
-  id: number
-  token: string
-}
+export type { Voter } from './voters.ts'
 
 /**
  * A database of its own copied from the tiny seed, with voters holding tokens, likert questions open to answers, the
@@ -108,23 +104,7 @@ export interface AnsweringDatabase {
 export async function answeringDatabase(voterCount: number, questionCount: number): Promise<AnsweringDatabase> {
   const database = await commandDatabase('tiny')
   return database.opened(async ({ db }) => {
-    const users = await db
-      .selectFrom('users')
-      .select('id')
-      .where('is_active', '=', true)
-      .where('is_deleted', '=', false)
-      .orderBy('id')
-      .limit(voterCount)
-      .execute()
-    const voters: Voter[] = []
-    for (const { id } of users) {
-      const token = newToken()
-      await db
-        .insertInto('auth_tokens')
-        .values({ user_id: id, key_hash: hashSecret(token), name: 'metrics test' })
-        .execute()
-      voters.push({ id, token })
-    }
+    const voters = await votersWithTokens(db, voterCount, 'metrics test')
     const open = (subtype: 'likert' | 'mcq') =>
       db
         .selectFrom('questions')

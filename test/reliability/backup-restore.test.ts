@@ -6,7 +6,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { sql } from 'kysely'
 import { connectDatabase, type DatabaseHandle } from '../../src/db/connect.ts'
-import { hashSecret, newToken } from '../../src/core/secrets.ts'
+import { votersWithTokens, type Voter } from '../helpers/voters.ts'
 import { dataDirFromTemplate, databaseUrlFor, serverUrl, serviceDatabaseEnv } from '../helpers/databases.ts'
 import { runCommand, spawnCommand } from '../cli/run-command.ts'
 import { freshDatabase, onServer, serveUntilReady, until, type ServeProcess } from './support.ts'
@@ -22,10 +22,6 @@ const onPostgres = Boolean(serverUrl())
 const VOTERS = 6
 
 type Answer = number | 'skip'
-interface Voter {
-  id: number
-  token: string
-}
 interface Sent {
   answer: Answer
   sentAt: number
@@ -54,23 +50,7 @@ async function withDatabase<T>(env: Record<string, string>, work: (handle: Datab
 /** Voters with sign-in tokens, and the likert questions open to them for the next hour. */
 async function prepare(env: Record<string, string>): Promise<void> {
   await withDatabase(env, async ({ db }) => {
-    const users = await db
-      .selectFrom('users')
-      .select('id')
-      .where('is_active', '=', true)
-      .where('is_deleted', '=', false)
-      .orderBy('id')
-      .limit(VOTERS)
-      .execute()
-    voters = []
-    for (const { id } of users) {
-      const token = newToken()
-      await db
-        .insertInto('auth_tokens')
-        .values({ user_id: id, key_hash: hashSecret(token), name: 'backup test' })
-        .execute()
-      voters.push({ id, token })
-    }
+    voters = await votersWithTokens(db, VOTERS, 'backup test')
     const rows = await db
       .selectFrom('questions')
       .select('id')

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import type pg from 'pg'
 import { connectDatabase } from '../../src/db/connect.ts'
-import { hashSecret, newToken } from '../../src/core/secrets.ts'
+import { votersWithTokens, type Voter } from '../helpers/voters.ts'
 import { dataDirFromTemplate, serverUrl, serviceDatabaseEnv, templateDatabaseName } from '../helpers/databases.ts'
 import { runCommand } from '../cli/run-command.ts'
 import { onServer, until, serveUntilReady } from './support.ts'
@@ -19,10 +19,6 @@ const KILLS = 3
 const ACKS_BEFORE_KILL = 40
 
 type Answer = number | 'skip'
-interface Voter {
-  id: number
-  token: string
-}
 
 let env: Record<string, string>
 let cleanup: () => Promise<void>
@@ -53,23 +49,7 @@ before(async () => {
   // Voters with tokens, and the likert questions open to them with what they have already answered.
   const handle = await connectDatabase({ databaseUrl: env.DATABASE_URL || null, dataDir: env.DATA_DIR ?? '' })
   try {
-    const users = await handle.db
-      .selectFrom('users')
-      .select('id')
-      .where('is_active', '=', true)
-      .where('is_deleted', '=', false)
-      .orderBy('id')
-      .limit(VOTERS)
-      .execute()
-    voters = []
-    for (const { id } of users) {
-      const token = newToken()
-      await handle.db
-        .insertInto('auth_tokens')
-        .values({ user_id: id, key_hash: hashSecret(token), name: 'crash test' })
-        .execute()
-      voters.push({ id, token })
-    }
+    voters = await votersWithTokens(handle.db, VOTERS, 'crash test')
     const open = await handle.db
       .selectFrom('questions')
       .select('id')
