@@ -201,6 +201,23 @@ function metricsAddress(env: Env, apiPort: number): { port: number; host: string
   return { port, host }
 }
 
+/** What a process holds beside the memory its settings bound: compiled routes and schemas, pools, room to collect. */
+const OWN_HEAP_MIB = 160
+
+/**
+ * The V8 heap a serving process is given (`--max-old-space-size`): what its settings let it keep, kept answers and
+ * people's records, plus its own. V8's default follows the machine's memory and collects lazily far below it, so
+ * without a bound a crowd of new people grows the process well past what is alive (docs/operations.md, Memory).
+ */
+export function heapMiBFor(config: Config): number {
+  return Math.ceil((config.responseCache.maxBytes + config.ownRecordsBytes) / (1024 * 1024)) + OWN_HEAP_MIB
+}
+
+/** Whether node was started with a heap size of its own (a flag, or NODE_OPTIONS). */
+export function heapSizeGiven(execArgv: readonly string[] = process.execArgv, env: Env = process.env): boolean {
+  return [...execArgv, env.NODE_OPTIONS ?? ''].some((flag) => flag.includes('max-old-space-size'))
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const logLevel = (env.LOG_LEVEL || 'info') as Config['logLevel']
   if (!LOG_LEVELS.includes(logLevel)) {

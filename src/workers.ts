@@ -1,5 +1,5 @@
 import cluster, { type Worker } from 'node:cluster'
-import type { Config } from './config.ts'
+import { heapMiBFor, heapSizeGiven, type Config } from './config.ts'
 
 /**
  * `serve --workers N`: N processes share the port (node's cluster module hands each connection to one of them).
@@ -57,6 +57,8 @@ export async function serveWorkers(config: Config, workers: number, start: (slot
       for (const worker of startedAt.keys()) worker.process.kill('SIGTERM')
     })
   }
+  // Each worker gets a heap sized to what it keeps, unless the operator gave one.
+  if (!heapSizeGiven()) cluster.setupPrimary({ execArgv: [...process.execArgv, `--max-old-space-size=${heapMiBFor(config)}`] })
   for (let slot = 0; slot < workers; slot++) fork(slot)
   line(`serving on ${config.host}:${config.port} with ${workers} workers (primary ${process.pid})`)
   if (config.metrics.port > 0)

@@ -4,6 +4,7 @@ import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { sql } from 'kysely'
 import pg from 'pg'
+import { heapMiBFor, loadConfig } from '../../src/config.ts'
 import { connectDatabase } from '../../src/db/connect.ts'
 import { migrateToLatest } from '../../src/db/migrate.ts'
 import { seedDatabase } from '../../src/seed/seed.ts'
@@ -18,6 +19,7 @@ import { measureWrite, pickWriters, writeScenarios, type WriteScenario } from '.
 /**
  * npm run bench -- load [--duration S] [--connections N] [--scenario NAME] [--seed demo|large] [--generator
  * autocannon|wrk] [--crowd N] [--heap-mb N] [--embedded] [--port P]
+ * (--heap-mb: the service's V8 heap, by default the one production gives it; 0 for V8's own default)
  * Each read scenario under load (autocannon, or wrk where installed, in a process of its own) for a fixed time
  * against `civic-survey serve` (its own process) on the large or demo seed on PostgreSQL (civic_bench_population or
  * civic_bench_demo, seeded when absent), or on the demo seed on PGlite with --embedded; and, under the same load,
@@ -45,9 +47,9 @@ export async function runLoadBench(argv: string[]): Promise<void> {
   const duration = Number(values.duration)
   const connections = Number(values.connections)
   if (!(duration > 0) || !(connections > 0)) throw new Error('--duration and --connections must be positive numbers')
-  const heapMiB = values['heap-mb'] === undefined ? null : Number(values['heap-mb'])
-  if (heapMiB !== null && !(Number.isInteger(heapMiB) && heapMiB >= 64))
-    throw new Error('--heap-mb must be a whole number of MiB, 64 or more')
+  const heapOption = values['heap-mb'] === undefined ? null : Number(values['heap-mb'])
+  if (heapOption !== null && !(Number.isInteger(heapOption) && (heapOption === 0 || heapOption >= 64)))
+    throw new Error("--heap-mb must be a whole number of MiB, 64 or more, or 0 for V8's own default")
   if (!Number.isInteger(Number(values.crowd)) || Number(values.crowd) < 0) throw new Error('--crowd must be a whole number')
   if (values.seed !== 'demo' && values.seed !== 'large') throw new Error('--seed must be demo or large')
   if (values.generator !== 'autocannon' && values.generator !== 'wrk') throw new Error('--generator must be autocannon or wrk')
@@ -101,6 +103,8 @@ export async function runLoadBench(argv: string[]): Promise<void> {
     if (chosen.length + chosenWrites.length === 0)
       throw new Error(`no scenario matches ${values.scenario}; they are: ${[...scenarios, ...writes].map((s) => s.name).join(', ')}`)
 
+    // As production runs it (deploy/start, docs/operations.md: Memory): a heap sized to what the process keeps.
+    const heapMiB = heapOption ?? heapMiBFor(loadConfig({ ...process.env, ...database.serviceEnv }))
     const report: Record<string, unknown> = {
       date: new Date().toISOString(),
       node: process.version,
@@ -114,7 +118,7 @@ export async function runLoadBench(argv: string[]): Promise<void> {
       load_average_start: os.loadavg().map((l) => round(l, 2)),
       picks,
     }
-    const service = await startService(database.serviceEnv, Number(values.port), heapMiB)
+    const service = await startService(database.serviceEnv, Number(values.port), heapMiB === 0 ? null : heapMiB)
     const results: ScenarioResult[] = []
     try {
       for (const scenario of chosen) {

@@ -1,4 +1,4 @@
-import type { Config } from '../config.ts'
+import { heapMiBFor, heapSizeGiven, type Config } from '../config.ts'
 import { connectWhenReachable } from '../db/connect.ts'
 import { migrateToLatest } from '../db/migrate.ts'
 import { appKeysRepository } from '../modules/app-keys/app-keys.repository.ts'
@@ -31,6 +31,11 @@ export const serve: Command = {
       workers = Number(values.workers)
     }
     if (workers === 1) {
+      // V8 sizes its heap from the machine's memory and collects lazily far below it (docs/operations.md, Memory).
+      if (!heapSizeGiven())
+        console.error(
+          `serve: no heap size given; NODE_OPTIONS=--max-old-space-size=${heapMiBFor(config)} bounds this process to what it keeps`,
+        )
       await (await serverModule()).startServer(config)
       return -1
     }

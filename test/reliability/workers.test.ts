@@ -1,6 +1,8 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
+import fs from 'node:fs'
+import { heapMiBFor, loadConfig } from '../../src/config.ts'
 import { CLI_SCRIPT } from '../helpers/cli/command.ts'
 import { serverUrl } from '../helpers/databases.ts'
 import { scratchDataDir } from '../helpers/scratch.ts'
@@ -53,6 +55,10 @@ test(
       await until(() => (seen = childrenOf(child.pid!)).length === 2, 'two workers', 60_000).catch((error: Error) => {
         throw new Error(`${error.message}: saw ${seen.join(', ') || 'none'}\n${output}`)
       })
+      // Each worker's heap is sized to what it keeps (docs/operations.md, Memory), as deploy/start sizes its processes.
+      const heap = `--max-old-space-size=${heapMiBFor(loadConfig({ ...process.env, ...database.service }))}`
+      for (const pid of seen)
+        assert.ok(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(heap), `worker ${pid}: ${heap}`)
       const statuses = await Promise.all(
         Array.from({ length: 20 }, () => fetch(`${base}/api/questions/?page_size=1`).then((r) => r.status)),
       )
@@ -77,3 +83,10 @@ test(
     }
   },
 )
+
+test("deploy/start gives each process the heap the service's defaults call for", () => {
+  const start = fs.readFileSync(new URL('../../deploy/start', import.meta.url), 'utf8')
+  const given = /--max-old-space-size=(\d+)/.exec(start)
+  assert.ok(given, 'deploy/start sets a heap size')
+  assert.equal(Number(given[1]), heapMiBFor(loadConfig({})))
+})
