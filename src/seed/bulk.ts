@@ -46,6 +46,13 @@ export interface InsertOptions {
   onChunk?: (done: number) => void
   /** Called as the keys and indexes of a large load are put back (see `withoutKeysAndIndexes`). */
   onRebuild?: (done: number, total: number) => void
+  /** Keys and indexes a large load keeps up: those the table's triggers look rows up by while it loads. */
+  keep?: readonly string[]
+  /**
+   * Tables the table's triggers read, analyzed after each chunk: the triggers' plans are kept for the transaction
+   * and would otherwise stay those made while the tables were empty (sequential scans of what has since grown).
+   */
+  analyze?: readonly string[]
 }
 
 /** Builds the column arrays of rows [start, end); lets large tables be produced one chunk at a time. */
@@ -83,10 +90,11 @@ export async function insertChunks(
       })
       await sql`INSERT INTO ${sql.raw(`"${table}"`)} (${sql.raw(columnList)})
         SELECT ${sql.raw(selectList)} FROM unnest(${sql.join(params)}) AS u(${sql.raw(columnList)})`.execute(db)
+      if (options.analyze?.length) await sql.raw(`ANALYZE ${options.analyze.join(', ')}`).execute(db)
       options.onChunk?.(end)
     }
   }
-  if (count >= BULK_LOAD_ROWS && db.isTransaction) await withoutKeysAndIndexes(db, table, load, options.onRebuild)
+  if (count >= BULK_LOAD_ROWS && db.isTransaction) await withoutKeysAndIndexes(db, table, load, options.onRebuild, options.keep)
   else await load()
 }
 
@@ -152,13 +160,15 @@ interface Definition {
  * Loads a large table without its keys and indexes, then puts them back exactly as they were
  * (same names and definitions): building an index once from sorted rows and checking each foreign
  * key with one join is much faster than maintaining them row by row. Foreign keys of other tables
- * that point at this one are taken off and put back too. Call it inside a transaction.
+ * that point at this one are taken off and put back too. Call it inside a transaction. `keep`: keys and indexes left in
+ * place, for triggers that probe the table as it loads (without them each probe is a scan of the rows loaded so far).
  */
 export async function withoutKeysAndIndexes<T>(
   db: Kysely<Database>,
   table: string,
   load: () => Promise<T>,
   onRebuild?: (done: number, total: number) => void,
+  keep: readonly string[] = [],
 ): Promise<T> {
   const { rows: constraints } = await sql<{ table: string; name: string; def: string; kind: string; own: boolean }>`
     SELECT c.conrelid::regclass::text AS table, c.conname AS name, pg_get_constraintdef(c.oid) AS def,
@@ -174,7 +184,10 @@ export async function withoutKeysAndIndexes<T>(
       SELECT 1 FROM pg_constraint c WHERE c.conrelid = i.indrelid AND c.conindid = i.indexrelid AND c.contype IN ('p', 'u', 'x'))
     ORDER BY 1`.execute(db)
 
-  const keys: Definition[] = constraints.filter((c) => c.kind !== 'f').map((c) => ({ table: c.table, name: c.name, sql: c.def }))
+  const kept = new Set(keep)
+  const keys: Definition[] = constraints
+    .filter((c) => c.kind !== 'f' && !kept.has(c.name))
+    .map((c) => ({ table: c.table, name: c.name, sql: c.def }))
   const foreign: Definition[] = constraints
     .filter((c) => c.kind === 'f')
     .sort((a, b) => Number(b.own) - Number(a.own))
@@ -186,18 +199,31 @@ export async function withoutKeysAndIndexes<T>(
   await sql`SET CONSTRAINTS ALL IMMEDIATE`.execute(db)
   for (const fk of foreign) await sql.raw(`ALTER TABLE ${fk.table} DROP CONSTRAINT ${quote(fk.name)}`).execute(db)
   for (const key of keys) await sql.raw(`ALTER TABLE ${key.table} DROP CONSTRAINT ${quote(key.name)}`).execute(db)
-  for (const index of indexes) await sql.raw(`DROP INDEX ${index.name}`).execute(db)
+  const dropped = indexes.filter((index) => !kept.has(index.name))
+  for (const index of dropped) await sql.raw(`DROP INDEX ${index.name}`).execute(db)
 
   const result = await load()
 
   const rebuild = [
     ...keys.map((key) => `ALTER TABLE ${key.table} ADD CONSTRAINT ${quote(key.name)} ${key.sql}`),
-    ...indexes.map((index) => index.def),
+    ...dropped.map((index) => index.def),
     ...foreign.map((fk) => `ALTER TABLE ${fk.table} ADD CONSTRAINT ${quote(fk.name)} ${fk.sql}`),
   ]
   for (let i = 0; i < rebuild.length; i++) {
     await sql.raw(rebuild[i]).execute(db)
     onRebuild?.(i + 1, rebuild.length)
   }
+  return result
+}
+
+/** Runs `load` with the given triggers off (inside the caller's transaction: nobody else sees them off). */
+export async function withTriggersDisabled<T>(
+  db: Kysely<Database>,
+  triggers: readonly { table: string; trigger: string }[],
+  load: () => Promise<T>,
+): Promise<T> {
+  for (const { table, trigger } of triggers) await sql.raw(`ALTER TABLE "${table}" DISABLE TRIGGER "${trigger}"`).execute(db)
+  const result = await load()
+  for (const { table, trigger } of triggers) await sql.raw(`ALTER TABLE "${table}" ENABLE TRIGGER "${trigger}"`).execute(db)
   return result
 }

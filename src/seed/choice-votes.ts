@@ -148,7 +148,12 @@ export async function seedChoiceVotes(
       }
       return columns
     },
-    loadOptions(ctx, 'choice votes', n),
+    // As the likert answers' load (votes.ts): the disclosure triggers probe (question, person) and the waiting answers.
+    {
+      ...loadOptions(ctx, 'choice votes', n),
+      keep: ['question_choice_votes_one_per_question'],
+      analyze: ['unreleased_answers'],
+    },
   )
 
   history.sort((a, b) => (a.replaced_at as number) - (b.replaced_at as number))

@@ -3,7 +3,7 @@ import type { Database } from '../db/database.ts'
 import { rebuildAllLiquid } from '../engines/liquid/liquid.rebuild.ts'
 import { recomputeStatistics } from '../engines/figures/recompute.ts'
 import { seedAreas } from './areas.ts'
-import { syncIdentitySequences } from './bulk.ts'
+import { syncIdentitySequences, withTriggersDisabled } from './bulk.ts'
 import { seedCensus } from './census.ts'
 import { seedChoiceVotes } from './choice-votes.ts'
 import { seedCollections } from './collections.ts'
@@ -16,6 +16,12 @@ import { seedQuestions, seedTags } from './questions.ts'
 import { Random } from './random.ts'
 import { seedSocial } from './social.ts'
 import { seedQuestionVotes } from './votes.ts'
+
+/** The triggers that settle questions' and tags' unreleased counts per private answer (migration 043). */
+const UNRELEASED_COUNT_TRIGGERS = [
+  { table: 'unreleased_answers', trigger: 'unreleased_answers_tag_votes' },
+  { table: 'question_votes', trigger: 'question_votes_unreleased_tag_votes' },
+]
 
 export type { SeedScale } from './context.ts'
 export { SCALES } from './context.ts'
@@ -154,8 +160,14 @@ async function seedInTransaction(db: Kysely<Database>, options: SeedOptions): Pr
   const questions = await seedQuestions(ctx, users, areas, groups)
   await seedGroupConnections(ctx, groups, questions)
   const collections = await seedCollections(ctx, users, areas, questions)
-  const votes = await seedQuestionVotes(ctx, users, questions, collections)
-  const choiceVotes = await seedChoiceVotes(ctx, users, questions, collections)
+  // Each private answer settles its question's and tags' unreleased counts by triggers that update those rows; in
+  // one transaction this long every update leaves a version the next must read past (nothing can prune them before
+  // the commit), so the load would grow quadratic. The counts are set once below, by the recomputation; the
+  // answers waiting for their batch (unreleased_answers) are still kept by their own trigger, the one rule.
+  const { votes, choiceVotes } = await withTriggersDisabled(db, UNRELEASED_COUNT_TRIGGERS, async () => ({
+    votes: await seedQuestionVotes(ctx, users, questions, collections),
+    choiceVotes: await seedChoiceVotes(ctx, users, questions, collections),
+  }))
   await seedQuestionExtras(ctx, questions, votes.pool)
   const comments = await seedComments(ctx, users, questions, votes.pool)
   await seedSocial(ctx, users)
