@@ -213,6 +213,14 @@ export function heapMiBFor(config: Config): number {
   return Math.ceil((config.responseCache.maxBytes + config.ownRecordsBytes) / (1024 * 1024)) + OWN_HEAP_MIB
 }
 
+/**
+ * How much V8 lets the heap grow between full collections, set for serving processes. V8 grows it up to fourfold
+ * for heaps of 2 GB or more, but only 1.3 to 2-fold below that: bounded to what it keeps, a process under load ran
+ * a full collection every 70 ms for every 10 MB of garbage, at half the signed-in throughput (docs/operations.md,
+ * Memory). Fourfold, within the bound, as large heaps have it.
+ */
+export const HEAP_GROWING_PERCENT = 300
+
 /** Whether node was started with a heap size of its own (a flag, or NODE_OPTIONS). */
 export function heapSizeGiven(execArgv: readonly string[] = process.execArgv, env: Env = process.env): boolean {
   return [...execArgv, env.NODE_OPTIONS ?? ''].some((flag) => flag.includes('max-old-space-size'))

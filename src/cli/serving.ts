@@ -1,4 +1,5 @@
-import { heapMiBFor, heapSizeGiven, type Config } from '../config.ts'
+import v8 from 'node:v8'
+import { HEAP_GROWING_PERCENT, heapMiBFor, heapSizeGiven, type Config } from '../config.ts'
 import { connectWhenReachable } from '../db/connect.ts'
 import { migrateToLatest } from '../db/migrate.ts'
 import { appKeysRepository } from '../modules/app-keys/app-keys.repository.ts'
@@ -24,6 +25,9 @@ export const serve: Command = {
   ],
   async run(config, args) {
     const { values } = parseCommandArgs('serve', args, { workers: { type: 'string' } })
+    // Read by V8 at each collection, so it takes effect after start (unlike the heap's size).
+    if (!process.execArgv.some((flag) => flag.includes('heap-growing-percent')))
+      v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`)
     let workers = 1
     if (values.workers !== undefined) {
       if (!/^\d+$/.test(values.workers) || Number(values.workers) < 1 || Number(values.workers) > 64)
