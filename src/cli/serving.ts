@@ -35,12 +35,12 @@ export const serve: Command = {
       workers = Number(values.workers)
     }
     if (workers === 1) {
+      await (await serverModule()).startServer(config)
       // V8 sizes its heap from the machine's memory and collects lazily far below it (docs/operations.md, Memory).
       if (!heapSizeGiven())
         console.error(
           `serve: no heap size given; NODE_OPTIONS=--max-old-space-size=${heapMiBFor(config)} bounds this process to what it keeps`,
         )
-      await (await serverModule()).startServer(config)
       return -1
     }
     // The embedded database is one process's: only a server is shared.
