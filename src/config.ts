@@ -221,9 +221,9 @@ export function heapMiBFor(config: Config): number {
  */
 export const HEAP_GROWING_PERCENT = 300
 
-/** Whether node was started with a heap size of its own (a flag, or NODE_OPTIONS). */
-export function heapSizeGiven(execArgv: readonly string[] = process.execArgv, env: Env = process.env): boolean {
-  return [...execArgv, env.NODE_OPTIONS ?? ''].some((flag) => flag.includes('max-old-space-size'))
+/** Whether node was started with a flag of its own (on its command line, or in NODE_OPTIONS), such as `max-old-space-size`. */
+export function nodeFlagGiven(name: string, execArgv: readonly string[] = process.execArgv, env: Env = process.env): boolean {
+  return [...execArgv, env.NODE_OPTIONS ?? ''].some((flag) => flag.includes(name))
 }
 
 export function loadConfig(env: Env = process.env): Config {

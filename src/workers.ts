@@ -1,5 +1,5 @@
 import cluster, { type Worker } from 'node:cluster'
-import { heapMiBFor, heapSizeGiven, type Config } from './config.ts'
+import { heapMiBFor, nodeFlagGiven, type Config } from './config.ts'
 
 /**
  * `serve --workers N`: N processes share the port (node's cluster module hands each connection to one of them).
@@ -58,7 +58,8 @@ export async function serveWorkers(config: Config, workers: number, start: (slot
     })
   }
   // Each worker gets a heap sized to what it keeps, unless the operator gave one.
-  if (!heapSizeGiven()) cluster.setupPrimary({ execArgv: [...process.execArgv, `--max-old-space-size=${heapMiBFor(config)}`] })
+  if (!nodeFlagGiven('max-old-space-size'))
+    cluster.setupPrimary({ execArgv: [...process.execArgv, `--max-old-space-size=${heapMiBFor(config)}`] })
   for (let slot = 0; slot < workers; slot++) fork(slot)
   line(`serving on ${config.host}:${config.port} with ${workers} workers (primary ${process.pid})`)
   if (config.metrics.port > 0)

@@ -1,5 +1,5 @@
 import v8 from 'node:v8'
-import { HEAP_GROWING_PERCENT, heapMiBFor, heapSizeGiven, type Config } from '../config.ts'
+import { HEAP_GROWING_PERCENT, heapMiBFor, nodeFlagGiven, type Config } from '../config.ts'
 import { connectWhenReachable } from '../db/connect.ts'
 import { migrateToLatest } from '../db/migrate.ts'
 import { appKeysRepository } from '../modules/app-keys/app-keys.repository.ts'
@@ -26,8 +26,7 @@ export const serve: Command = {
   async run(config, args) {
     const { values } = parseCommandArgs('serve', args, { workers: { type: 'string' } })
     // Read by V8 at each collection, so it takes effect after start (unlike the heap's size).
-    if (!process.execArgv.some((flag) => flag.includes('heap-growing-percent')))
-      v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`)
+    if (!nodeFlagGiven('heap-growing-percent')) v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`)
     let workers = 1
     if (values.workers !== undefined) {
       if (!/^\d+$/.test(values.workers) || Number(values.workers) < 1 || Number(values.workers) > 64)
@@ -37,7 +36,7 @@ export const serve: Command = {
     if (workers === 1) {
       await (await serverModule()).startServer(config)
       // V8 sizes its heap from the machine's memory and collects lazily far below it (docs/operations.md, Memory).
-      if (!heapSizeGiven())
+      if (!nodeFlagGiven('max-old-space-size'))
         console.error(
           `serve: no heap size given; NODE_OPTIONS=--max-old-space-size=${heapMiBFor(config)} bounds this process to what it keeps`,
         )
