@@ -139,6 +139,26 @@ export function keptLayout(questions: KeptQuestion[], head: string, tail: string
   }
 }
 
+// Answers are carved out of slabs, as Node carves small buffers out of its pool: a page's body is tens of kB, and a
+// fresh allocation of each (its own backing store, freed by the collector) cost more than copying into it.
+const SLAB_BYTES = 1 << 20
+let slab = Buffer.allocUnsafeSlow(SLAB_BYTES)
+let slabUsed = 0
+
+function bodyBuffer(length: number): Buffer {
+  let body: Buffer
+  if (length > SLAB_BYTES / 8) body = Buffer.allocUnsafe(length)
+  else {
+    if (slabUsed + length > SLAB_BYTES) {
+      slab = Buffer.allocUnsafeSlow(SLAB_BYTES)
+      slabUsed = 0
+    }
+    body = slab.subarray(slabUsed, slabUsed + length)
+    slabUsed += (length + 7) & ~7
+  }
+  return body
+}
+
 const NO_OWN_FIELDS = (theirVote: string) => `"my_vote":[],"their_vote":${theirVote},"my_importance":[]`
 
 /**
@@ -167,8 +187,14 @@ export function withOwnFields(layout: KeptLayout, own: OwnPart, serializer: (sch
     parts.push(fields, between, author, after)
     length += fields.length + between.length + author.length + after.length
   })
-  const body = Buffer.allocUnsafe(length)
+  const body = bodyBuffer(length)
   let at = 0
-  for (const part of parts) at += typeof part === 'string' ? body.write(part, at, 'latin1') : part.copy(body, at)
+  for (const part of parts) {
+    if (typeof part === 'string') at += body.write(part, at, 'latin1')
+    else {
+      body.set(part, at)
+      at += part.length
+    }
+  }
   return body
 }
