@@ -14,6 +14,8 @@ export interface Config {
   /** PostgreSQL server only: how long to wait for a connection, and the longest statement a request may run (0: no limit). */
   dbConnectTimeoutMs: number
   dbStatementTimeoutMs: number
+  /** Repeated statements sent as named prepared statements (off by default behind a transaction pooler). */
+  dbPreparedStatements: boolean
   /** How long `serve` and `demo` keep trying to reach the database at start-up before giving up. */
   dbStartupTimeoutS: number
   port: number
@@ -126,6 +128,13 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   if (value < min || value > max) throw new ConfigError(name, `expected a number from ${min} to ${max}, got ${value}`)
   return value
 }
+
+/**
+ * Whether named prepared statements are sent by default: a separate direct URL means the serving URL is a
+ * transaction pooler, where they do not survive from one transaction to the next.
+ */
+export const preparesStatementsBehind = (databaseUrl: string | null, directUrl: string | null | undefined): boolean =>
+  !directUrl || directUrl === databaseUrl
 
 function boolean(env: Env, name: string, fallback: boolean): boolean {
   const raw = env[name]
@@ -249,6 +258,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: path.resolve(env.DATA_DIR || './data'),
     dbConnectTimeoutMs: integer(env, 'DB_CONNECT_TIMEOUT_MS', 5_000, 100, 600_000),
     dbStatementTimeoutMs: integer(env, 'DB_STATEMENT_TIMEOUT_MS', 30_000, 0, 3_600_000),
+    dbPreparedStatements: boolean(env, 'DB_PREPARED_STATEMENTS', preparesStatementsBehind(databaseUrl, databaseDirectUrl)),
     dbStartupTimeoutS: integer(env, 'DB_STARTUP_TIMEOUT_S', 60, 0, 86_400),
     port: integer(env, 'PORT', 8000, 0, 65535),
     host: env.HOST || '127.0.0.1',

@@ -49,6 +49,7 @@ export async function openServingDatabase(config: Config, onConnectionError: (er
   return connectDatabase({
     ...base,
     statementTimeoutMs: config.dbStatementTimeoutMs,
+    preparedStatements: config.dbPreparedStatements,
     onConnectionError,
     directUrl: config.databaseDirectUrl,
     replicaUrls: config.databaseReplicaUrls,

@@ -9,6 +9,7 @@ import type { Database } from './database.ts'
 import { countQuery } from './query-counter.ts'
 import { isConnectionBroken, isDatabaseUnavailable } from './availability.ts'
 import { copyThroughPg, isCopy } from './copy-in.ts'
+import { isStalePreparedStatement, PreparedStatements } from './prepared-statements.ts'
 import { listenOnPglite, ServerNotices, type DataChangeListener, type DataChanges } from './data-changes.ts'
 import { parseLsn, ReplicaSet } from './replicas.ts'
 import { ReadRouter, registerReadRouter, routingPool } from './read-routing.ts'
@@ -69,6 +70,8 @@ export interface ConnectOptions {
   connectTimeoutMs?: number
   /** PostgreSQL server: the longest a statement may run (unset or 0: no limit). */
   statementTimeoutMs?: number
+  /** PostgreSQL server: send repeated statements as named prepared statements (not through a transaction pooler). */
+  preparedStatements?: boolean
   /** Told of every connection that breaks (terminated, reset, timed out); the pool replaces it by itself. */
   onConnectionError?: (error: Error) => void
   /** The primary itself, for LISTEN, when databaseUrl is a transaction pooler (default: databaseUrl). */
@@ -95,7 +98,7 @@ export async function connectDatabase(options: ConnectOptions): Promise<Database
   if (options.databaseUrl) {
     const pool = serverPool(options.databaseUrl, options)
     if (options.replicaUrls && options.replicaUrls.length > 0) return withReplicas(pool, options.replicaUrls, options)
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: droppingBrokenClients(pool) }), log })
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: droppingBrokenClients(pool, preparedFor(options)) }), log })
     const notices = new ServerNotices(options.directUrl ?? options.databaseUrl, options.onConnectionError)
     return {
       db,
@@ -162,7 +165,7 @@ function withReplicas(pool: pg.Pool, replicaUrls: readonly string[], options: Co
     ? redisWritePositions(options.redisUrl, options.redisPrefix ?? 'civic-survey:', ttlMs)
     : memoryWritePositions(ttlMs)
   const router = new ReadRouter({ primary: pool, replicas, positions, waitMs: Math.min(LONGEST_REPLICA_WAIT_MS, maxLagMs) })
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: routingPool(droppingBrokenClients(pool), router) }), log })
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: routingPool(droppingBrokenClients(pool, preparedFor(options)), router) }), log })
   registerReadRouter(db, router)
   const notices = new ServerNotices(options.directUrl ?? options.databaseUrl!, options.onConnectionError, (position) =>
     router.noticeAt(position),
@@ -208,9 +211,20 @@ function serverPool(connectionString: string, options: ConnectOptions): pg.Pool 
  * it unusable (a read timeout leaves a statement hanging on it) so the pool closes the client instead of lending it
  * again.
  */
-function droppingBrokenClients(pool: pg.Pool): PostgresPool {
+function droppingBrokenClients(pool: pg.Pool, prepared: PreparedStatements | null): PostgresPool {
   // One wrapper per pg client, so Kysely keeps seeing the same connection object for the same connection.
   const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient & { broken?: Error }>()
+  const send = async (client: pg.PoolClient, text: string, values: unknown[]) => {
+    const name = prepared?.nameOf(text)
+    if (name === undefined) return client.query(text, values)
+    try {
+      return await client.query({ name, text, values })
+    } catch (error) {
+      if (!isStalePreparedStatement(error)) throw error
+      prepared!.forget(text)
+      return client.query(text, values)
+    }
+  }
   return {
     async connect(): Promise<PostgresPoolClient> {
       const client = await pool.connect()
@@ -218,7 +232,7 @@ function droppingBrokenClients(pool: pg.Pool): PostgresPool {
       if (!wrapper) {
         const query = async (text: string, parameters: ReadonlyArray<unknown>) => {
           try {
-            return isCopy(parameters) ? await copyThroughPg(client, text, parameters[0]) : await client.query(text, [...parameters])
+            return isCopy(parameters) ? await copyThroughPg(client, text, parameters[0]) : await send(client, text, [...parameters])
           } catch (error) {
             if (isConnectionBroken(error)) wrapper!.broken = error as Error
             throw error
@@ -232,6 +246,8 @@ function droppingBrokenClients(pool: pg.Pool): PostgresPool {
     end: () => pool.end(),
   }
 }
+
+const preparedFor = (options: ConnectOptions) => (options.preparedStatements ? new PreparedStatements() : null)
 
 /** The URL with its password masked, for logs and messages. */
 export function redactedUrl(databaseUrl: string): string {

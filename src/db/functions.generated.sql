@@ -347,12 +347,14 @@ END $function$;
 -- weight), so that it waits for the question's other such answers
 CREATE OR REPLACE FUNCTION public.answer_reaches_others(p_question integer, p_user integer, p_private boolean, p_was_private boolean, p_weight integer)
  RETURNS boolean
- LANGUAGE sql
+ LANGUAGE plpgsql
  STABLE
 AS $function$
-  SELECT p_private OR coalesce(p_was_private, false) OR coalesce(p_weight, 1) <> 1
+BEGIN
+  RETURN p_private OR coalesce(p_was_private, false) OR coalesce(p_weight, 1) <> 1
     OR EXISTS (SELECT FROM unreleased_answers u WHERE u.question_id = p_question AND u.user_id = p_user)
-    OR (p_weight IS NULL AND (liquid_parent(p_question, p_user) IS NOT NULL OR liquid_intree(p_question, p_user) > 0))
+    OR (p_weight IS NULL AND (liquid_parent(p_question, p_user) IS NOT NULL OR liquid_intree(p_question, p_user) > 0));
+END
 $function$;
 
 -- window_refusal: the voting window's rule: NULL when open at a moment, else 'not_open' or 'closed' (casts, edits,
@@ -874,11 +876,13 @@ $function$;
 -- liquid_intree: how many unanswered people's chains pass through a person: the kept size, else a walk
 CREATE OR REPLACE FUNCTION public.liquid_intree(p_question integer, p_user integer)
  RETURNS integer
- LANGUAGE sql
+ LANGUAGE plpgsql
  STABLE
 AS $function$
-  SELECT coalesce((SELECT b.intree FROM liquid_blocks b WHERE b.question_id = p_question AND b.user_id = p_user),
-                  liquid_intree_walk(p_question, p_user))
+BEGIN
+  RETURN coalesce((SELECT b.intree FROM liquid_blocks b WHERE b.question_id = p_question AND b.user_id = p_user),
+                  liquid_intree_walk(p_question, p_user));
+END
 $function$;
 
 -- liquid_intree_walk: the same by walking the delegations breadth first

@@ -34,6 +34,9 @@ const CARRIED_044 =
   "going private and carrying others' votes moved into the call, which never answers 'general' now: the previous " +
   'release reads its columns by name (the new ones pass) but tells delegators only on its general path, so answers ' +
   'through it notify nobody; an upgrade across 044 stops every process'
+const PLPGSQL_048 =
+  'the same expression in PL/pgSQL instead of SQL, so its plans are kept per connection: the same answer for every ' +
+  'argument, whoever calls it (the previous release through the answer calls, and liquid_intree in its liquid reads)'
 const GATE_046 =
   "answers take the question's answering gate instead of locking its row, and append their counts as deltas: the " +
   "previous release's writers of the rules lock only the row, it reads the stored counts without the deltas, and its " +
@@ -105,6 +108,10 @@ const ALLOWED: Record<string, Record<string, string>> = {
     'function move_choice_counts(integer,smallint,integer,integer) changed its body': GATE_046,
     'function move_likert_counts(integer,smallint,integer,integer,smallint,integer,integer) changed its body': GATE_046,
     'function move_tag_votes(integer,integer) changed its body': GATE_046,
+  },
+  '2026-11-29-048-answer-checks-planned-once': {
+    'function answer_reaches_others(integer,integer,boolean,boolean,integer) changed its body': PLPGSQL_048,
+    'function liquid_intree(integer,integer) changed its body': PLPGSQL_048,
   },
 }
 

@@ -4,6 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
 import { connectDatabase, type DatabaseHandle } from '../../src/db/connect.ts'
+import { preparesStatementsBehind } from '../../src/config.ts'
 
 /**
  * Test databases: the runner migrates (and seeds) one template per kind of data before the files run;
@@ -125,7 +126,14 @@ export async function databaseFromTemplate(name: TemplateName): Promise<Database
     await admin.end()
   }
   const urls = serviceDatabaseEnv(database)
-  const handle = await connectDatabase({ databaseUrl: urls.DATABASE_URL, directUrl: urls.DATABASE_DIRECT_URL, dataDir: '', poolSize: 8 })
+  // Prepared statements as the service sends them (not through the pooler of TEST_POOLER=1).
+  const handle = await connectDatabase({
+    databaseUrl: urls.DATABASE_URL,
+    directUrl: urls.DATABASE_DIRECT_URL,
+    dataDir: '',
+    poolSize: 8,
+    preparedStatements: preparesStatementsBehind(urls.DATABASE_URL, urls.DATABASE_DIRECT_URL),
+  })
   return {
     ...handle,
     close: async () => {

@@ -46,6 +46,7 @@ import * as oneAnswerPath from './2026-11-28-044-one-answer-path.ts'
 import * as liquidDelegationOrder from './2026-11-28-045-liquid-delegation-order.ts'
 import * as answersWithoutQueue from './2026-11-28-046-answers-without-queue.ts'
 import * as restorableFigureFunctions from './2026-11-28-047-restorable-figure-functions.ts'
+import * as answerChecksPlannedOnce from './2026-11-29-048-answer-checks-planned-once.ts'
 
 /** Every migration in the order it applies; names never change once released. */
 export const migrations: Record<string, Migration> = {
@@ -93,4 +94,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-28-045-liquid-delegation-order': liquidDelegationOrder,
   '2026-11-28-046-answers-without-queue': answersWithoutQueue,
   '2026-11-28-047-restorable-figure-functions': restorableFigureFunctions,
+  '2026-11-29-048-answer-checks-planned-once': answerChecksPlannedOnce,
 }
