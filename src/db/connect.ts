@@ -165,7 +165,10 @@ function withReplicas(pool: pg.Pool, replicaUrls: readonly string[], options: Co
     ? redisWritePositions(options.redisUrl, options.redisPrefix ?? 'civic-survey:', ttlMs)
     : memoryWritePositions(ttlMs)
   const router = new ReadRouter({ primary: pool, replicas, positions, waitMs: Math.min(LONGEST_REPLICA_WAIT_MS, maxLagMs) })
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: routingPool(droppingBrokenClients(pool, preparedFor(options)), router) }), log })
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: routingPool(droppingBrokenClients(pool, preparedFor(options)), router) }),
+    log,
+  })
   registerReadRouter(db, router)
   const notices = new ServerNotices(options.directUrl ?? options.databaseUrl!, options.onConnectionError, (position) =>
     router.noticeAt(position),

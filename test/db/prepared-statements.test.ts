@@ -47,7 +47,12 @@ describe('prepared statements on a PostgreSQL server', { skip: server ? false : 
     await admin.connect()
     await admin.query(`DROP DATABASE IF EXISTS ${database}`)
     await admin.query(`CREATE DATABASE ${database}`)
-    const handle = await connectDatabase({ databaseUrl: databaseUrlFor(server!, database), dataDir: '', poolSize: 1, preparedStatements: true })
+    const handle = await connectDatabase({
+      databaseUrl: databaseUrlFor(server!, database),
+      dataDir: '',
+      poolSize: 1,
+      preparedStatements: true,
+    })
     try {
       const { db } = handle
       for (let i = 1; i <= 4; i++) {
