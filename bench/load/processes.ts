@@ -37,7 +37,10 @@ export async function startService(env: Record<string, string>, port: number, he
   const limit = '10000000'
   // A heap sized to what the process keeps, as docs/operations.md advises (Memory); V8's own default otherwise.
   const heap = heapMiB === null ? [] : [`--max-old-space-size=${heapMiB}`]
-  if (process.env.SERVICE_CPU_PROF) heap.push('--cpu-prof', `--cpu-prof-dir=${process.env.SERVICE_CPU_PROF}`)
+  // BENCH_SERVICE_CPU_PROF=<dir>: the service writes a V8 CPU profile there when it stops (node refuses the flag in
+  // NODE_OPTIONS).
+  const profile = process.env.BENCH_SERVICE_CPU_PROF
+  if (profile) heap.push('--cpu-prof', `--cpu-prof-dir=${profile}`)
   const child = spawn(process.execPath, [...heap, 'bin/civic-survey.js', 'serve'], {
     env: {
       ...process.env,
