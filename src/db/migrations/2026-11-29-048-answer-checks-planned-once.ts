@@ -31,3 +31,25 @@ $$;
 `,
   )
 }
+
+/** The SQL bodies back, as migrations 031 and 046 left them. */
+export async function down(db: Kysely<unknown>): Promise<void> {
+  await runScript(
+    db,
+    `
+CREATE OR REPLACE FUNCTION liquid_intree(p_question integer, p_user integer) RETURNS integer
+LANGUAGE sql STABLE AS $$
+  SELECT coalesce((SELECT b.intree FROM liquid_blocks b WHERE b.question_id = p_question AND b.user_id = p_user),
+                  liquid_intree_walk(p_question, p_user))
+$$;
+
+CREATE OR REPLACE FUNCTION answer_reaches_others(p_question integer, p_user integer, p_private boolean, p_was_private boolean,
+  p_weight integer) RETURNS boolean
+LANGUAGE sql STABLE AS $$
+  SELECT p_private OR coalesce(p_was_private, false) OR coalesce(p_weight, 1) <> 1
+    OR EXISTS (SELECT FROM unreleased_answers u WHERE u.question_id = p_question AND u.user_id = p_user)
+    OR (p_weight IS NULL AND (liquid_parent(p_question, p_user) IS NOT NULL OR liquid_intree(p_question, p_user) > 0))
+$$;
+`,
+  )
+}
