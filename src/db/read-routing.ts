@@ -51,6 +51,14 @@ export function newReadContext(): ReadContext {
   }
 }
 
+/** A write run on this request's behalf by a statement shared with others (a group of answers): counted as its own. */
+export function wroteOnPrimary(): void {
+  const context = readRouting.getStore()
+  if (!context || !context.identified || context.ended) return
+  context.primaryStatements++
+  context.wrote = true
+}
+
 const TRANSACTION_CONTROL = /^\s*(begin|start\s+transaction|commit|end|rollback|abort|savepoint|release)\b/i
 
 /** How often a process that could not read the list of writing functions tries again (meanwhile: the primary). */

@@ -1,4 +1,7 @@
-import { sql } from 'kysely'
+import { sql, type Kysely, type RawBuilder } from 'kysely'
+import type { Database } from '../../db/database.ts'
+import { countQuery, queryCounter } from '../../db/query-counter.ts'
+import { readRouting, wroteOnPrimary } from '../../db/read-routing.ts'
 import type { Db } from '../../db/types.ts'
 import type { Analytics } from './vote-input.ts'
 import type { EditRefusal, NamedRefusal, WithdrawalRefusal } from './vote-rules.ts'
@@ -31,24 +34,158 @@ export type AnswerCall = 'cast_likert' | 'cast_pick'
 export type AnswerCallResult<Row> =
   { outcome: 'written' | 'replaced'; vote: Row; carried: number } | { outcome: NamedRefusal; vote: null; carried: 0 }
 
+type CastRow = { outcome: AnswerCallOutcome; carried: number } & Record<string, unknown>
+
+/**
+ * Casts an answer. Answers that arrive while another group of the same call is in the database wait for it and go
+ * together in the next, as one statement: one transaction and one commit for all of them, the calls run one after
+ * another in it (in the order of their voters, so two groups lock people's rows in the same order). Each still gets
+ * its own outcome, refusals included; should the group fail as a whole (a unique race, a deadlock), each answer is
+ * cast again alone and fails or not on its own. In a transaction of the caller's, the call runs there, alone.
+ */
 export async function castAnswerCall<Row>(db: Db, call: AnswerCall, a: AnswerCallInput): Promise<AnswerCallResult<Row>> {
-  const importance = call === 'cast_likert' ? [sql`${a.importance ?? null}::smallint`, sql`${a.importance === undefined}::boolean`] : []
-  const args = [
-    sql`${a.object}::integer`,
-    sql`${a.user}::integer`,
-    sql`${a.staff}::boolean`,
-    sql`${a.value}::smallint`,
-    sql`${a.private}::boolean`,
-    sql`${a.collection}::integer`,
-    ...importance,
-    ...[a.analytics_interface, a.analytics_os, a.analytics_browser, a.analytics_parent_url, a.analytics_location].map(
-      (v) => sql`${v}::text`,
-    ),
-  ]
-  const { rows } = await sql<Row & { outcome: AnswerCallOutcome; carried: number }>`
-    SELECT r.outcome, r.carried, (r.vote).* FROM ${sql.raw(call)}(${sql.join(args)}) AS r`.execute(db)
-  const { outcome, carried, ...vote } = rows[0]
+  const row = db.isTransaction ? await castOne(db, call, a) : await groupsOf(db as Kysely<Database>, call).cast(a)
+  if (!db.isTransaction) {
+    // The statement ran outside this request's context (it may carry others' answers): it is this request's write.
+    countQuery()
+    wroteOnPrimary()
+  }
+  const { outcome, carried, ...vote } = row
   return outcome === 'written' || outcome === 'replaced' ? { outcome, vote: vote as Row, carried } : { outcome, vote: null, carried: 0 }
+}
+
+const LIKERT_ONLY = (call: AnswerCall) => call === 'cast_likert'
+
+function callArguments(call: AnswerCall, columns: Record<string, RawBuilder<unknown>>) {
+  const importance = LIKERT_ONLY(call) ? [columns.importance, columns.keep] : []
+  return [
+    columns.object,
+    columns.user,
+    columns.staff,
+    columns.value,
+    columns.private,
+    columns.collection,
+    ...importance,
+    columns.i1,
+    columns.i2,
+    columns.i3,
+    columns.i4,
+    columns.i5,
+  ]
+}
+
+const analyticsOf = (a: AnswerCallInput) => [
+  a.analytics_interface,
+  a.analytics_os,
+  a.analytics_browser,
+  a.analytics_parent_url,
+  a.analytics_location,
+]
+
+async function castOne(db: Db, call: AnswerCall, a: AnswerCallInput): Promise<CastRow> {
+  const [i1, i2, i3, i4, i5] = analyticsOf(a).map((v) => sql`${v}::text`)
+  const args = callArguments(call, {
+    object: sql`${a.object}::integer`,
+    user: sql`${a.user}::integer`,
+    staff: sql`${a.staff}::boolean`,
+    value: sql`${a.value}::smallint`,
+    private: sql`${a.private}::boolean`,
+    collection: sql`${a.collection}::integer`,
+    importance: sql`${a.importance ?? null}::smallint`,
+    keep: sql`${a.importance === undefined}::boolean`,
+    i1: i1!,
+    i2: i2!,
+    i3: i3!,
+    i4: i4!,
+    i5: i5!,
+  })
+  const { rows } = await sql<CastRow>`SELECT r.outcome, r.carried, (r.vote).* FROM ${sql.raw(call)}(${sql.join(args)}) AS r`.execute(db)
+  return rows[0]!
+}
+
+/** The answers in one statement, each call in turn in one transaction; the rows in the answers' order. */
+async function castMany(db: Db, call: AnswerCall, answers: AnswerCallInput[]): Promise<CastRow[]> {
+  const column = <T>(pick: (a: AnswerCallInput) => T, type: string) => sql`${answers.map(pick)}::${sql.raw(type)}[]`
+  const analytics = [0, 1, 2, 3, 4].map((i) => column((a) => analyticsOf(a)[i] ?? null, 'text'))
+  const names = ['object', 'user', 'staff', 'value', 'private', 'collection', 'importance', 'keep', 'i1', 'i2', 'i3', 'i4', 'i5']
+  const args = callArguments(call, Object.fromEntries(names.map((name) => [name, sql.ref(`a.${name}`)])))
+  const { rows } = await sql<CastRow & { n: number }>`
+    SELECT a.n, r.outcome, r.carried, (r.vote).*
+    FROM unnest(${column((a) => a.object, 'integer')}, ${column((a) => a.user, 'integer')}, ${column((a) => a.staff, 'boolean')},
+      ${column((a) => a.value, 'smallint')}, ${column((a) => a.private, 'boolean')}, ${column((a) => a.collection, 'integer')},
+      ${column((a) => a.importance ?? null, 'smallint')}, ${column((a) => a.importance === undefined, 'boolean')},
+      ${sql.join(analytics)}) WITH ORDINALITY AS a(${sql.raw(names.map((name) => `"${name}"`).join(', '))}, n)
+    CROSS JOIN LATERAL ${sql.raw(call)}(${sql.join(args)}) AS r
+    ORDER BY a.n`.execute(db)
+  return rows.map(({ n: _n, ...row }) => row as CastRow)
+}
+
+/** At most this many answers go in one statement. */
+const GROUP_MOST = 64
+
+interface Waiting {
+  answer: AnswerCallInput
+  resolve: (row: CastRow) => void
+  reject: (error: unknown) => void
+}
+
+/** One call's answers waiting for the group in the database to commit, in one process, for one database. */
+class AnswerGroups {
+  #waiting: Waiting[] = []
+  #running = false
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly call: AnswerCall,
+  ) {}
+
+  cast(answer: AnswerCallInput): Promise<CastRow> {
+    return new Promise<CastRow>((resolve, reject) => {
+      this.#waiting.push({ answer, resolve, reject })
+      // Outside every request's context: the statement may carry other requests' answers (each counts its own).
+      if (!this.#running) queryCounter.exit(() => readRouting.exit(() => void this.#run()))
+    })
+  }
+
+  async #run(): Promise<void> {
+    this.#running = true
+    try {
+      while (this.#waiting.length > 0) {
+        const group = this.#waiting.splice(0, GROUP_MOST)
+        group.sort((x, y) => x.answer.user - y.answer.user || x.answer.object - y.answer.object)
+        await this.#castGroup(group)
+      }
+    } finally {
+      this.#running = false
+    }
+  }
+
+  async #castGroup(group: Waiting[]): Promise<void> {
+    if (group.length > 1) {
+      try {
+        const rows = await castMany(
+          this.db,
+          this.call,
+          group.map((w) => w.answer),
+        )
+        group.forEach((w, i) => w.resolve(rows[i]!))
+        return
+      } catch {
+        // Cast again one by one below: each answer meets its own refusal or race.
+      }
+    }
+    await Promise.all(group.map((w) => castOne(this.db, this.call, w.answer).then(w.resolve, w.reject)))
+  }
+}
+
+const groups = new WeakMap<Kysely<Database>, Map<AnswerCall, AnswerGroups>>()
+
+function groupsOf(db: Kysely<Database>, call: AnswerCall): AnswerGroups {
+  let byCall = groups.get(db)
+  if (!byCall) groups.set(db, (byCall = new Map()))
+  let found = byCall.get(call)
+  if (!found) byCall.set(call, (found = new AnswerGroups(db, call)))
+  return found
 }
 
 /** How a withdrawal ended; only 'withdrawn' wrote anything. */

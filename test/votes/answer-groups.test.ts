@@ -1,0 +1,79 @@
+import { after, before, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { sql } from 'kysely'
+import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { insertUser } from '../helpers/fixtures.ts'
+import { assertStoredEqualsRecomputed, likertQuestion } from './support.ts'
+
+/**
+ * Answers that arrive together are cast together (src/modules/votes/answer-call.repository.ts): one statement and
+ * one commit for the group, each answer with its own outcome. Seen through HTTP: the statuses, bodies and statement
+ * counts a lone answer gets, refusals in the middle of a group, each person's own answer at once, exact figures.
+ */
+
+let t: TestApp
+before(async () => {
+  t = await createTestApp('tiny', { MIN_CELL_SIZE: '1' })
+})
+after(() => t.close())
+
+const statements = (response: { headers: Record<string, unknown> }) => Number(response.headers['x-query-count'])
+
+test('answers sent at once are cast in fewer transactions, each answered as if alone', async () => {
+  const db = t.database.db
+  const author = await insertUser(db)
+  const open = (await likertQuestion(db, author.id)).id
+  const closed = (await likertQuestion(db, author.id, { end_at: new Date('2001-01-01T00:00:00Z') })).id
+  const people = await Promise.all(Array.from({ length: 16 }, () => insertUser(db)))
+  const tokens = await Promise.all(people.map((person) => t.tokenFor(person.id)))
+  // Tokens known, so a POST's statements are its answer's alone.
+  await Promise.all(tokens.map((token) => t.get('/api/users/me/', { authorization: `Token ${token}` })))
+  const lone = await t.send('POST', '/api/question_votes/', { object_id: open, value: 3 }, tokens[15]!)
+  assert.equal(lone.statusCode, 201, lone.body)
+
+  const sent = people
+    .slice(0, 15)
+    .map((_, i) =>
+      t.send(
+        'POST',
+        '/api/question_votes/',
+        { object_id: i % 5 === 4 ? closed : open, value: (i % 5) + 1, private: i % 3 === 0 },
+        tokens[i]!,
+      ),
+    )
+  const answered = await Promise.all(sent)
+  answered.forEach((response, i) => {
+    if (i % 5 === 4) {
+      assert.deepEqual([response.statusCode, response.json()], [400, { object_id: ['Voting on this question is closed.'] }])
+    } else {
+      assert.equal(response.statusCode, 201, response.body)
+      const vote = response.json()
+      assert.deepEqual([vote.object_id, vote.value, vote.private], [open, (i % 5) + 1, i % 3 === 0])
+      assert.equal(statements(response), statements(lone), 'one answer, one statement, grouped or not')
+    }
+  })
+
+  // Twelve answers to the open question, in fewer transactions than answers. PGlite runs one statement at a time, so
+  // there the requests reach the answer call one after another and each goes alone.
+  const { rows } = await sql<{ answers: number; transactions: number }>`
+    SELECT count(*)::int AS answers, count(DISTINCT xmin::text)::int AS transactions FROM question_votes WHERE question_id = ${open}`.execute(
+    db,
+  )
+  assert.equal(rows[0]!.answers, 13)
+  if (t.database.kind === 'postgres')
+    assert.ok(rows[0]!.transactions < 12, `grouped: ${rows[0]!.transactions} transactions for 12 answers sent at once`)
+  const refused = await db.selectFrom('question_votes').select('id').where('question_id', '=', closed).execute()
+  assert.deepEqual(refused, [])
+
+  // Each person reads their own answer at once.
+  for (const i of [0, 1, 2, 3]) {
+    const question = await t.get(`/api/questions/${open}/`, { authorization: `Token ${tokens[i]!}` })
+    assert.deepEqual(
+      question.json().my_vote.map((vote: { value: number }) => vote.value),
+      [(i % 5) + 1],
+    )
+  }
+  const figures = (await t.get(`/api/questions/${open}/`)).json()
+  assert.equal(figures.direct_vote_count, 13)
+  await assertStoredEqualsRecomputed(db, 'after a group of answers')
+})
