@@ -3,6 +3,7 @@ import assert from 'node:assert/strict'
 import { sql } from 'kysely'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { insertUser } from '../helpers/fixtures.ts'
+import { castAnswerCall } from '../../src/modules/votes/answer-call.repository.ts'
 import { assertStoredEqualsRecomputed, likertQuestion } from './support.ts'
 
 /**
@@ -76,4 +77,39 @@ test('answers sent at once are cast in fewer transactions, each answered as if a
   const figures = (await t.get(`/api/questions/${open}/`)).json()
   assert.equal(figures.direct_vote_count, 13)
   await assertStoredEqualsRecomputed(db, 'after a group of answers')
+})
+
+test('a group keeps each answer as sent: values, skips, privacy and analytics text with commas and quotes', async () => {
+  const db = t.database.db
+  const author = await insertUser(db)
+  const question = (await likertQuestion(db, author.id)).id
+  const people = await Promise.all(Array.from({ length: 6 }, () => insertUser(db)))
+  const odd = 'web, "beta" {1}\\'
+  // Called together, the first goes alone and the other five wait and go as one group, on either database.
+  const cast = await Promise.all(
+    people.map((person, i) =>
+      castAnswerCall<{ value: number | null; skipped: boolean; private: boolean; analytics_interface: string | null }>(db, 'cast_likert', {
+        object: question,
+        user: person.id,
+        staff: false,
+        value: i === 5 ? null : i + 1,
+        private: i % 2 === 0,
+        collection: null,
+        importance: undefined,
+        analytics_interface: odd,
+        analytics_os: null,
+        analytics_browser: null,
+        analytics_parent_url: null,
+        analytics_location: null,
+      }),
+    ),
+  )
+  assert.deepEqual(
+    cast.map((r) => [r.outcome, r.vote?.value, r.vote?.skipped, r.vote?.private, r.vote?.analytics_interface]),
+    people.map((_, i) => ['written', i === 5 ? null : i + 1, i === 5, i % 2 === 0, odd]),
+  )
+  const { rows } = await sql<{ transactions: number }>`
+    SELECT count(DISTINCT xmin::text)::int AS transactions FROM question_votes WHERE question_id = ${question}`.execute(db)
+  assert.equal(rows[0]!.transactions, 2, 'the first answer alone, the five that waited in one group')
+  await assertStoredEqualsRecomputed(db, 'after a direct group')
 })
