@@ -1,4 +1,4 @@
-import { sql, type Kysely, type RawBuilder } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import { countQuery, queryCounter } from '../../db/query-counter.ts'
 import { readRouting, wroteOnPrimary } from '../../db/read-routing.ts'
@@ -44,7 +44,7 @@ type CastRow = { outcome: AnswerCallOutcome; carried: number } & Record<string, 
  * cast again alone and fails or not on its own. In a transaction of the caller's, the call runs there, alone.
  */
 export async function castAnswerCall<Row>(db: Db, call: AnswerCall, a: AnswerCallInput): Promise<AnswerCallResult<Row>> {
-  const row = db.isTransaction ? await castOne(db, call, a) : await groupsOf(db as Kysely<Database>, call).cast(a)
+  const row = db.isTransaction ? (await castMany(db, call, [a]))[0]! : await groupsOf(db as Kysely<Database>, call).cast(a)
   if (!db.isTransaction) {
     // The statement ran outside this request's context (it may carry others' answers): it is this request's write.
     countQuery()
@@ -52,26 +52,6 @@ export async function castAnswerCall<Row>(db: Db, call: AnswerCall, a: AnswerCal
   }
   const { outcome, carried, ...vote } = row
   return outcome === 'written' || outcome === 'replaced' ? { outcome, vote: vote as Row, carried } : { outcome, vote: null, carried: 0 }
-}
-
-const LIKERT_ONLY = (call: AnswerCall) => call === 'cast_likert'
-
-function callArguments(call: AnswerCall, columns: Record<string, RawBuilder<unknown>>) {
-  const importance = LIKERT_ONLY(call) ? [columns.importance, columns.keep] : []
-  return [
-    columns.object,
-    columns.user,
-    columns.staff,
-    columns.value,
-    columns.private,
-    columns.collection,
-    ...importance,
-    columns.i1,
-    columns.i2,
-    columns.i3,
-    columns.i4,
-    columns.i5,
-  ]
 }
 
 const analyticsOf = (a: AnswerCallInput) => [
@@ -82,33 +62,15 @@ const analyticsOf = (a: AnswerCallInput) => [
   a.analytics_location,
 ]
 
-async function castOne(db: Db, call: AnswerCall, a: AnswerCallInput): Promise<CastRow> {
-  const [i1, i2, i3, i4, i5] = analyticsOf(a).map((v) => sql`${v}::text`)
-  const args = callArguments(call, {
-    object: sql`${a.object}::integer`,
-    user: sql`${a.user}::integer`,
-    staff: sql`${a.staff}::boolean`,
-    value: sql`${a.value}::smallint`,
-    private: sql`${a.private}::boolean`,
-    collection: sql`${a.collection}::integer`,
-    importance: sql`${a.importance ?? null}::smallint`,
-    keep: sql`${a.importance === undefined}::boolean`,
-    i1: i1!,
-    i2: i2!,
-    i3: i3!,
-    i4: i4!,
-    i5: i5!,
-  })
-  const { rows } = await sql<CastRow>`SELECT r.outcome, r.carried, (r.vote).* FROM ${sql.raw(call)}(${sql.join(args)}) AS r`.execute(db)
-  return rows[0]!
-}
-
-/** The answers in one statement, each call in turn in one transaction; the rows in the answers' order. */
+/** The answers in one statement (one or many), each call in turn in one transaction; the rows in the answers' order. */
 async function castMany(db: Db, call: AnswerCall, answers: AnswerCallInput[]): Promise<CastRow[]> {
   const column = <T>(pick: (a: AnswerCallInput) => T, type: string) => sql`${answers.map(pick)}::${sql.raw(type)}[]`
   const analytics = [0, 1, 2, 3, 4].map((i) => column((a) => analyticsOf(a)[i] ?? null, 'text'))
   const names = ['object', 'user', 'staff', 'value', 'private', 'collection', 'importance', 'keep', 'i1', 'i2', 'i3', 'i4', 'i5']
-  const args = callArguments(call, Object.fromEntries(names.map((name) => [name, sql.ref(`a.${name}`)])))
+  // A pick has no importance to set or keep.
+  const args = (call === 'cast_likert' ? names : names.filter((name) => name !== 'importance' && name !== 'keep')).map((name) =>
+    sql.ref(`a.${name}`),
+  )
   const { rows } = await sql<CastRow & { n: number }>`
     SELECT a.n, r.outcome, r.carried, (r.vote).*
     FROM unnest(${column((a) => a.object, 'integer')}, ${column((a) => a.user, 'integer')}, ${column((a) => a.staff, 'boolean')},
@@ -174,7 +136,7 @@ class AnswerGroups {
         // Cast again one by one below: each answer meets its own refusal or race.
       }
     }
-    await Promise.all(group.map((w) => castOne(this.db, this.call, w.answer).then(w.resolve, w.reject)))
+    await Promise.all(group.map((w) => castMany(this.db, this.call, [w.answer]).then(([row]) => w.resolve(row!), w.reject)))
   }
 }
 
