@@ -33,6 +33,7 @@ import { createPushSender } from './push/providers.ts'
 import { startPushDelivery } from './engines/notifications/push-delivery.ts'
 import { LIVE_CHANNELS, LiveHub } from './modules/live/live-hub.ts'
 import { noticesAfterCommit } from './db/notices-after-commit.ts'
+import { UseMarks } from './access/use-marks.ts'
 import { CREDENTIALS_CHANGED_CHANNEL, CredentialsCache } from './access/credentials-cache.ts'
 import { liveFiguresRepository } from './modules/live/live-figures.repository.ts'
 import { createSmsSender, type SmsSender } from './sms/sms-sender.ts'
@@ -242,6 +243,10 @@ export async function buildApp({
   await registerRateLimits(app, { now: rateLimitClock })
   const credentialsCache = new CredentialsCache(config.tokenCacheEntries)
   app.decorate('credentialsCache', credentialsCache)
+  const useMarks = new UseMarks(db)
+  useMarks.onError = (error) => app.log.warn({ err: error }, 'the last use of tokens and application keys was not recorded')
+  app.decorate('useMarks', useMarks)
+  app.addHook('onClose', async () => useMarks.settled())
   if (database) {
     credentialsCache.notices = await database.listenForChanges(credentialsCache, [CREDENTIALS_CHANGED_CHANNEL])
     app.addHook('onClose', async () => credentialsCache.notices?.close())

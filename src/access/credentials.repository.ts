@@ -8,14 +8,17 @@ export function credentialsRepository(db: Kysely<Database>) {
       return db.selectFrom('app_keys').select(['id', 'revoked_at']).where('key_hash', '=', keyHash).executeTakeFirst()
     },
 
-    /** At most one write a minute per key: last use is for audits, not accounting. */
-    async markAppKeyUsed(id: number): Promise<void> {
-      await db
-        .updateTable('app_keys')
-        .set({ last_used_at: sql`now()` })
-        .where('id', '=', id)
-        .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', sql<Date>`now() - interval '1 minute'`)]))
-        .execute()
+    /**
+     * Keys used since the last write, at most one write a minute per key. Rows are taken in id order and a row being
+     * changed (revoked) is skipped: two processes writing marks never wait on each other or on a revocation.
+     */
+    async markAppKeysUsed(ids: number[]): Promise<void> {
+      await sql`
+        UPDATE app_keys k SET last_used_at = now()
+        FROM (SELECT id FROM app_keys WHERE id = ANY(${ids}::int[])
+                AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')
+              ORDER BY id FOR UPDATE SKIP LOCKED) used
+        WHERE k.id = used.id`.execute(db)
     },
 
     /** The token (by its hash) with what decides whether it may act: its own state and its user's. */
@@ -36,12 +39,12 @@ export function credentialsRepository(db: Kysely<Database>) {
         .executeTakeFirst()
     },
 
-    async markTokenUsed(tokenId: number): Promise<void> {
-      await db
-        .updateTable('auth_tokens')
-        .set({ last_used_at: sql`now()` })
-        .where('id', '=', tokenId)
-        .execute()
+    /** Tokens used since the last write, as markAppKeysUsed. */
+    async markTokensUsed(ids: number[]): Promise<void> {
+      await sql`
+        UPDATE auth_tokens t SET last_used_at = now()
+        FROM (SELECT id FROM auth_tokens WHERE id = ANY(${ids}::int[]) ORDER BY id FOR UPDATE SKIP LOCKED) used
+        WHERE t.id = used.id`.execute(db)
     },
   }
 }

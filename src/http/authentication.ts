@@ -3,6 +3,7 @@ import type { Caller } from '../core/caller.ts'
 import { ApiError, AuthenticationFailed } from '../core/errors.ts'
 import { credentialsRepository } from '../access/credentials.repository.ts'
 import type { AppKeyStanding, CredentialsCache } from '../access/credentials-cache.ts'
+import type { UseMarks } from '../access/use-marks.ts'
 import { hashSecret } from '../core/secrets.ts'
 import { browsableCookieToken } from './browsable/session.ts'
 import { lightHook } from './hooks.ts'
@@ -14,6 +15,7 @@ declare module 'fastify' {
   }
   interface FastifyInstance {
     credentialsCache: CredentialsCache
+    useMarks: UseMarks
   }
 }
 
@@ -80,13 +82,11 @@ function identify(app: FastifyInstance, request: FastifyRequest): void | Promise
 function admitApplication(app: FastifyInstance, request: FastifyRequest, key: AppKeyStanding | undefined): void | Promise<void> {
   if (!key || key.revoked_at) throw new ApiError(401, { detail: 'Invalid or revoked application key.' })
   request.appKeyId = key.id
-  // A use is recorded at most once a minute per key and process (audits, not accounting).
+  // A use is recorded at most once a minute per key and process (audits, not accounting), after the answer.
   const now = performance.now()
   if (key.markedAt === 0 || now - key.markedAt > 60_000) {
     key.markedAt = now
-    return credentialsRepository(app.db)
-      .markAppKeyUsed(key.id)
-      .then(() => identifyPerson(app, request))
+    app.useMarks.appKey(key.id)
   }
   return identifyPerson(app, request)
 }
@@ -110,16 +110,13 @@ function identifyPerson(app: FastifyInstance, request: FastifyRequest): void | P
 
 type SignedIn = NonNullable<ReturnType<CredentialsCache['get']>>
 
-function admitPerson(app: FastifyInstance, request: FastifyRequest, row: SignedIn | undefined, fromCookie: boolean): void | Promise<void> {
+function admitPerson(app: FastifyInstance, request: FastifyRequest, row: SignedIn | undefined, fromCookie: boolean): void {
   if (fromCookie && (!row || row.revoked_at || !row.is_active || row.is_deleted)) return
   if (!row || row.revoked_at) throw AuthenticationFailed('Invalid token.')
   if (!row.is_active || row.is_deleted) throw AuthenticationFailed('User inactive or deleted.')
   request.caller = { id: row.id, isStaff: row.is_staff, tokenId: row.token_id }
   if (!row.last_used_at || Date.now() - new Date(row.last_used_at).getTime() > 60_000) {
-    return credentialsRepository(app.db)
-      .markTokenUsed(row.token_id)
-      .then(() => {
-        row.last_used_at = new Date()
-      })
+    row.last_used_at = new Date()
+    app.useMarks.token(row.token_id)
   }
 }

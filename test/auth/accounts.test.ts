@@ -356,6 +356,29 @@ test('tokens are listed per user without their keys, and one can be revoked by i
   assert.equal((await t.send('DELETE', '/auth/tokens/99999999/', undefined, tokenA)).statusCode, 404)
 })
 
+test("a token's last use is listed within a moment of the request, which does not wait for it", async () => {
+  const a = await register()
+  const token = a.response.json().auth_token
+  const second = (await t.send('POST', '/auth/login/', { username: a.body.username, password: a.body.password })).json().auth_token
+  const usedOf = async () =>
+    (await t.json('/auth/tokens/', { authorization: `Token ${token}` })).map((row: any) => [row.current, row.last_used_at !== null])
+  const deadline = Date.now() + 5_000
+  let listed = await usedOf()
+  while (!listed.some(([current, used]: boolean[]) => current && used) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    listed = await usedOf()
+  }
+  assert.deepEqual(
+    listed.sort(),
+    [
+      [false, false],
+      [true, true],
+    ],
+    'the token in use has a last use; the other, never used, has none',
+  )
+  assert.equal((await t.get('/auth/me/', { authorization: `Token ${second}` })).statusCode, 200)
+})
+
 test('deactivate-account signs out everywhere and hides the user until they sign in again', async () => {
   const { response, body } = await register()
   const { id, auth_token: token } = response.json()
