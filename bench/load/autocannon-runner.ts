@@ -21,7 +21,7 @@ export interface LoadRun {
   write?:
     | { kind: 'answering'; tokens: string[]; tags: number[] }
     | { kind: 'surge'; tokens: string[]; questions: number[] }
-    | { kind: 'survey'; tokens: string[]; collection: number }
+    | { kind: 'survey'; tokens: string[]; collection: number; questions: number }
   /** The application key every write request sends (reads carry theirs in their URL). */
   appKey?: string
   /** A read from many people: each request with the next of these tokens. */

@@ -82,7 +82,7 @@ export async function runLoadBench(argv: string[]): Promise<void> {
       picks = await pick(handle.db)
       const people = [picks.heavyUser.id, picks.sixtyUser.id, picks.newUser.id]
       // The write scenarios need the pg write limit: PostgreSQL only.
-      const writePicks = values.embedded ? null : await pickWriters(handle.db, people, picks.largestCollection.id)
+      const writePicks = values.embedded ? null : await pickWriters(handle.db, people, picks.largestCollection)
       const writerIds = writePicks?.users ?? []
       const crowdIds = await crowdOf(handle.db, Number(values.crowd))
       const tokens = await tokensFor(handle.db, [...people, ...writerIds, ...crowdIds])

@@ -76,6 +76,22 @@ export async function tokensFor(db: Kysely<Database>, userIds: number[]): Promis
   return tokens
 }
 
+/**
+ * People who have answered nothing, made for one run of the survey surge with a token each (one statement each):
+ * every run then walks the whole collection, however often the database was used before. They stay in it.
+ */
+export async function newPeople(db: Kysely<Database>, count: number, label: string): Promise<{ ids: number[]; tokens: string[] }> {
+  const { rows } = await sql<{ id: number }>`
+    INSERT INTO users (username, email)
+    SELECT ${label} || '-' || n, ${label} || '-' || n || '@example.net' FROM generate_series(1, ${count}::int) AS n
+    RETURNING id`.execute(db)
+  const ids = rows.map((row) => row.id)
+  const tokens = ids.map(() => newToken())
+  await sql`INSERT INTO auth_tokens (user_id, key_hash, name)
+    SELECT * FROM unnest(${ids}::int[], ${tokens.map(hashSecret)}::text[], ${ids.map(() => TOKEN_NAME)}::text[])`.execute(db)
+  return { ids, tokens }
+}
+
 /** The application key the scenarios send (earlier runs' removed first). */
 export async function benchAppKey(db: Kysely<Database>): Promise<string> {
   await db.deleteFrom('app_keys').where('name', '=', TOKEN_NAME).execute()

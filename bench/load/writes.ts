@@ -7,6 +7,7 @@ import { runLoad, type LoadRun } from './autocannon-runner.ts'
 import { sampleCpu, sampleResidentPeak, startWriteLimitServer, type Running } from './processes.ts'
 import type { ScenarioResult } from './report.ts'
 import { sampleLockWaits } from './lock-waits.ts'
+import { newPeople } from './scenarios.ts'
 
 /**
  * Who answers and what: many existing people, the tags that spread them over questions, the surge's ten questions,
@@ -17,11 +18,19 @@ export interface WritePicks {
   tags: number[]
   surgeQuestions: number[]
   collection: number
+  /** How many questions the collection holds: how many people a survey surge needs. */
+  collectionQuestions: number
 }
 
 export const WRITERS = 2000
+/** A rate no survey surge reaches here (the limit's was 1,800-2,700 requests a second): people to spare. */
+const SURVEY_REQUESTS_PER_S = 4000
 
-export async function pickWriters(db: Kysely<Database>, leaveOut: number[], collection: number): Promise<WritePicks> {
+export async function pickWriters(
+  db: Kysely<Database>,
+  leaveOut: number[],
+  collection: { id: number; questions: number },
+): Promise<WritePicks> {
   const users = await sql<{ id: number }>`
     SELECT id FROM users WHERE is_active AND NOT is_deleted AND NOT (id = ANY(${leaveOut})) ORDER BY id LIMIT ${WRITERS}`.execute(db)
   const tags = await sql<{ tag_id: number }>`
@@ -35,7 +44,8 @@ export async function pickWriters(db: Kysely<Database>, leaveOut: number[], coll
     users: users.rows.map((r) => r.id),
     tags: tags.rows.map((r) => r.tag_id),
     surgeQuestions: surge.rows.map((r) => r.id),
-    collection,
+    collection: collection.id,
+    collectionQuestions: collection.questions,
   }
 }
 
@@ -47,7 +57,8 @@ export interface WriteScenario {
 }
 
 export function writeScenarios(picks: WritePicks, tokens: string[]): WriteScenario[] {
-  const survey = { kind: 'survey', tokens, collection: picks.collection } as const
+  // The survey surges' people are made for each run (measureWrite): these tokens are replaced.
+  const survey = { kind: 'survey', tokens, collection: picks.collection, questions: picks.collectionQuestions } as const
   return [
     { name: 'answering loop', write: { kind: 'answering', tokens, tags: picks.tags } },
     { name: 'surge (ten questions)', write: { kind: 'surge', tokens, questions: picks.surgeQuestions } },
@@ -95,17 +106,26 @@ export async function measureWrite(
 ): Promise<ScenarioResult & { check: Awaited<ReturnType<typeof check>> }> {
   const connections = scenario.connections ?? runConnections
   await sql`TRUNCATE bench_vote_limit`.execute(db)
+  let write = scenario.write
+  if (write.kind === 'survey') {
+    // People who have answered nothing, so the service walks the whole collection as the limit does (its table is
+    // empty): enough for a generous rate, two requests a question and one more to find the walk done.
+    const needed = Math.ceil((duration * SURVEY_REQUESTS_PER_S) / (2 * write.questions + 1)) + connections
+    const walkers = await newPeople(db, needed, `bench-walker-${Date.now().toString(36)}`)
+    walkers.tokens.forEach((token, i) => (users[token] = walkers.ids[i]))
+    write = { ...write, tokens: walkers.tokens }
+  }
   const limit = await startWriteLimitServer(databaseUrl, users, 10)
   let limitFigures
   try {
-    limitFigures = await runLoad({ url: limit.url, connections, duration, write: scenario.write, appKey })
+    limitFigures = await runLoad({ url: limit.url, connections, duration, write, appKey })
   } finally {
     await limit.stop()
   }
   const peak = sampleResidentPeak(service.process.pid!)
   const cpu = sampleCpu(service.process.pid!)
   const waits = sampleLockWaits(db)
-  const serviceFigures = await runLoad({ url: service.url, connections, duration, write: scenario.write, appKey })
+  const serviceFigures = await runLoad({ url: service.url, connections, duration, write, appKey })
   const peakMiB = peak()
   const cores = cpu()
   const lockWaits = await waits()

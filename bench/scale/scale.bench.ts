@@ -89,7 +89,7 @@ export async function runScaleBench(argv: string[]): Promise<void> {
   try {
     const picks = await pick(handle.db)
     const people = [picks.heavyUser.id, picks.sixtyUser.id, picks.newUser.id]
-    const writePicks = await pickWriters(handle.db, people, picks.largestCollection.id)
+    const writePicks = await pickWriters(handle.db, people, picks.largestCollection)
     const [heavy, sixty, fresh, ...writerTokens] = await tokensFor(handle.db, [...people, ...writePicks.users])
     writerTokens.forEach((token, i) => (writers[token] = writePicks.users[i]))
     reads = readScenarios(picks, await benchAppKey(handle.db), { heavy: heavy!, sixty: sixty!, fresh: fresh!, crowd: [] })
