@@ -234,12 +234,14 @@ export async function buildApp({
       }),
     )
 
-  // Cookies only carry the browsable pages' sign-in and CSRF value (src/http/browsable/session.ts).
-  await app.register(cookie)
   // First of the hooks that read the query: a repeated parameter is its last value everywhere.
   registerQueryStrings(app)
   registerHostCheck(app)
   registerBrowsableRendering(app)
+  // Cookies only carry the browsable pages' sign-in and CSRF value (src/http/browsable/session.ts), which reads them
+  // when a page needs them: no parsing on every API request. Registered after the pages' rendering, so that its
+  // onSend hook writes the cookies a page sets while it is rendered.
+  await app.register(cookie, { hook: false })
   await registerRateLimits(app, { now: rateLimitClock })
   const credentialsCache = new CredentialsCache(config.tokenCacheEntries)
   app.decorate('credentialsCache', credentialsCache)

@@ -63,6 +63,7 @@ class MemoryCounters {
       for (const [key, window] of this.windows) if (window.endsAt <= now) this.windows.delete(key)
     }
     // Maps iterate in insertion order, and a new window is always inserted last.
+    if (this.windows.size < MEMORY_MAX_KEYS) return
     for (const key of this.windows.keys()) {
       if (this.windows.size < MEMORY_MAX_KEYS) break
       this.windows.delete(key)

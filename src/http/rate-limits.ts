@@ -49,11 +49,10 @@ const tiers = new Map<string, Tier>(
     operations.map(([method, url]) => [`${method} ${url}`, tier as Tier] as const),
   ),
 )
-
 /** "METHOD url" of the route, HEAD counted as GET (its Content-Length alone can tell a registered address). */
 function operationOf(request: FastifyRequest): string | null {
   const url = request.routeOptions.url
-  if (!url) return null
+  if (!url || !NAMED_URLS.has(url)) return null
   return `${request.method === 'HEAD' ? 'GET' : request.method} ${url}`
 }
 
@@ -84,6 +83,9 @@ const ACCOUNT_OF: Record<string, (request: FastifyRequest) => string | null> = {
   'DELETE /auth/delete-account/': signedIn,
 }
 
+/** The routes with a tier or an account to count: only their requests need their operation's name. */
+const NAMED_URLS = new Set([...tiers.keys(), ...Object.keys(ACCOUNT_OF)].map((operation) => operation.split(' ')[1]))
+
 /** Health probes (`config: { probe: true }`, src/modules/health/) are polled from one address all day: never counted. */
 function isExempt(request: FastifyRequest): boolean {
   return request.routeOptions.config?.probe === true
@@ -103,6 +105,9 @@ interface Outcome {
   isExceeded: boolean
 }
 type Limiter = (request: FastifyRequest) => Outcome | Promise<Outcome>
+
+const COUNTED = Symbol('rate limits counted')
+type Counted = { [COUNTED]: Outcome[] | null }
 
 /** `use` applied at once to a value, or once a promise of it settles. */
 function then<T, R>(value: T | Promise<T>, use: (value: T) => R | Promise<R>): R | Promise<R> {
@@ -183,12 +188,22 @@ export async function registerRateLimits(app: FastifyInstance, options: RateLimi
     ttlInSeconds: Math.ceil(ttl / 1000),
     isExceeded: current > max,
   })
-  const limiter =
-    (tier: string, max: number, key: (request: FastifyRequest) => string | number): Limiter =>
-    (request) => {
-      const count = store.incr(`${tier}:${key(request)}`, WINDOW_MS)
+  const limiter = (tier: string, max: number, key: (request: FastifyRequest) => string | number): Limiter => {
+    // The store's key of each client of this tier, made once while the client keeps coming (not a new string each time).
+    const keys = new Map<string | number, string>()
+    const keyOf = (client: string | number) => {
+      let known = keys.get(client)
+      if (known === undefined) {
+        if (keys.size >= 10_000) keys.clear()
+        keys.set(client, (known = `${tier}:${client}`))
+      }
+      return known
+    }
+    return (request) => {
+      const count = store.incr(keyOf(key(request)), WINDOW_MS)
       return count instanceof Promise ? count.then((known) => outcomeOf(max, known)) : outcomeOf(max, count)
     }
+  }
   const perIp = limiter('ip', rateLimits.ip, ipOf)
   const anonymous = limiter('anonymous', rateLimits.anonymous, ipOf)
   const perAppKey = limiter('app-key', rateLimits.appKey, (request) => request.appKeyId!)
@@ -205,8 +220,13 @@ export async function registerRateLimits(app: FastifyInstance, options: RateLimi
     return account.startsWith('user:') ? account : `${account}:${ipOf(request)}`
   })
 
-  // What each counted request has used so far, so every answer describes the limit closest to refusing.
-  const counted = new WeakMap<FastifyRequest, Outcome[]>()
+  // What each counted request has used so far, so every answer describes the limit closest to refusing. Kept on
+  // the request itself: a WeakMap entry per request was work for every garbage collection.
+  app.decorateRequest(COUNTED, null)
+  const counted = {
+    get: (request: FastifyRequest) => (request as unknown as Counted)[COUNTED],
+    set: (request: FastifyRequest, outcomes: Outcome[]) => void ((request as unknown as Counted)[COUNTED] = outcomes),
+  }
   // Per address before authentication, so floods of bad tokens or keys are counted (and refused) too.
   app.addHook(
     'onRequest',

@@ -16,24 +16,36 @@ const cookieOptions = (request: FastifyRequest) => ({
 })
 
 /**
+ * The request's cookies, read when a page needs them: only the browsable pages do, so the API's requests skip the
+ * cookie plugin's parsing (registered with `hook: false`).
+ */
+function cookiesOf(request: FastifyRequest): Record<string, string | undefined> {
+  if (!request.cookies) {
+    const header = request.headers.cookie
+    request.cookies = header ? request.server.parseCookie(header) : {}
+  }
+  return request.cookies
+}
+
+/**
  * The cookie's token counts only on a GET or HEAD that renders a browsable page: a read the signed-in person
  * asked for in their browser. JSON API calls and writes never see it, so another site cannot use it; writes
  * from the pages go through the form endpoints, which check the CSRF value and send the token themselves.
  */
 export function browsableCookieToken(request: FastifyRequest): string | null {
   if (!request.renderHtml || (request.method !== 'GET' && request.method !== 'HEAD')) return null
-  const token = request.cookies?.[TOKEN_COOKIE]
+  const token = cookiesOf(request)[TOKEN_COOKIE]
   return typeof token === 'string' && /^[0-9a-f]{1,200}$/.test(token) ? token : null
 }
 
 export function signedInCookie(request: FastifyRequest): string | null {
-  const token = request.cookies?.[TOKEN_COOKIE]
+  const token = cookiesOf(request)[TOKEN_COOKIE]
   return typeof token === 'string' && token ? token : null
 }
 
 /** This browser's CSRF value, made (and set as a cookie) on its first page. */
 export function csrfValue(request: FastifyRequest, reply: FastifyReply): string {
-  const existing = request.cookies?.[CSRF_COOKIE]
+  const existing = cookiesOf(request)[CSRF_COOKIE]
   if (typeof existing === 'string' && /^[0-9a-f]{64}$/.test(existing)) return existing
   const value = randomBytes(32).toString('hex')
   reply.setCookie(CSRF_COOKIE, value, cookieOptions(request))
@@ -44,7 +56,7 @@ export function csrfValue(request: FastifyRequest, reply: FastifyReply): string 
 
 /** A form post is from our page only if its hidden field matches the cookie that only our pages set. */
 export function csrfValid(request: FastifyRequest, field: unknown): boolean {
-  const cookie = request.cookies?.[CSRF_COOKIE]
+  const cookie = cookiesOf(request)[CSRF_COOKIE]
   if (typeof cookie !== 'string' || typeof field !== 'string' || cookie.length !== field.length || !cookie) return false
   return timingSafeEqual(Buffer.from(cookie), Buffer.from(field))
 }
