@@ -15,13 +15,14 @@ export interface LoadRun {
   headers?: Record<string, string>
   body?: string
   /**
-   * A write scenario's requests: the answering loop over tags, the surge over ten questions, or the survey surge
-   * (everyone walking one collection in its order).
+   * A write scenario's requests: the answering loop over tags, the surge over ten questions, the survey surge
+   * (everyone walking one collection in its order), or the broadcast (new people answering its first question).
    */
   write?:
     | { kind: 'answering'; tokens: string[]; tags: number[] }
     | { kind: 'surge'; tokens: string[]; questions: number[] }
     | { kind: 'survey'; tokens: string[]; collection: number; questions: number }
+    | { kind: 'broadcast'; tokens: string[]; collection: number; questions: number }
   /** The application key every write request sends (reads carry theirs in their URL). */
   appKey?: string
   /** A read from many people: each request with the next of these tokens. */

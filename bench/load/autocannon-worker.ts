@@ -66,29 +66,35 @@ function answerTo(request: Request, next: Next, token: string): Request {
 
 /**
  * The survey surge: each connection is one person walking the collection in its order (next question, answer,
- * again), so everyone answers the same questions at nearly the same moment; a person who has answered it all
- * hands the connection to the next one.
+ * again), so everyone answers the same questions at nearly the same moment. autocannon starts every pass over the
+ * requests with a fresh context, so one pass is one person's whole walk: a next question and an answer for each
+ * question of the collection, then the next question that finds the walk done (a walk that ends early asks again).
  */
-function surveyWalk(tokens: string[], collection: number): Request[] {
-  return [
-    {
-      method: 'GET',
-      setupRequest: (request, context) => {
-        if (context.token === undefined || context.done) {
-          context.token = tokens[taken++ % tokens.length]
-          context.done = false
-        }
-        const path = `/api/next_question_light/?in_collections__parent=${collection}&order=true&limit_count=1`
-        return { ...request, path, headers: { authorization: `Token ${context.token as string}` } }
-      },
-      onResponse: (status, body, context) => {
-        const next = status === 200 ? ((JSON.parse(body) as { results: NonNullable<Next>[] }).results[0] ?? null) : null
-        context.next = next
-        context.done = next === null
-      },
+function surveyWalk(tokens: string[], collection: number, questions: number): Request[] {
+  const path = `/api/next_question_light/?in_collections__parent=${collection}&order=true&limit_count=1`
+  const next: Request = {
+    method: 'GET',
+    setupRequest: (request, context) => {
+      context.token ??= tokens[taken++ % tokens.length]
+      return { ...request, path, headers: { authorization: `Token ${context.token as string}` } }
     },
-    { method: 'POST', setupRequest: (request, context) => answerTo(request, context.next as Next, context.token as string) },
-  ]
+    onResponse: (status, body, context) => {
+      context.next = status === 200 ? ((JSON.parse(body) as { results: NonNullable<Next>[] }).results[0] ?? null) : null
+    },
+  }
+  const answer: Request = {
+    method: 'POST',
+    setupRequest: (request, context) => answerTo(request, context.next as Next, context.token as string),
+  }
+  return [...Array.from({ length: questions }, () => [next, answer]).flat(), next]
+}
+
+/**
+ * The broadcast moment: every pass a person who has answered nothing opens the collection and answers its first
+ * question, so every answer is a new person's, all on one question.
+ */
+function broadcast(tokens: string[], collection: number): Request[] {
+  return surveyWalk(tokens, collection, 1).slice(0, 2)
 }
 
 /** Every request from the next person of the crowd. */
@@ -117,8 +123,10 @@ const writes =
     : run.write?.kind === 'surge'
       ? surge(run.write.tokens, run.write.questions)
       : run.write?.kind === 'survey'
-        ? surveyWalk(run.write.tokens, run.write.collection)
-        : undefined
+        ? surveyWalk(run.write.tokens, run.write.collection, run.write.questions)
+        : run.write?.kind === 'broadcast'
+          ? broadcast(run.write.tokens, run.write.collection)
+          : undefined
 const requests = run.crowd ? crowd(run.crowd) : keyed(writes, run.appKey)
 const result = await autocannon({
   url: run.url,

@@ -64,6 +64,7 @@ export function writeScenarios(picks: WritePicks, tokens: string[]): WriteScenar
     { name: 'surge (ten questions)', write: { kind: 'surge', tokens, questions: picks.surgeQuestions } },
     { name: 'survey surge 16', write: survey, connections: 16 },
     { name: 'survey surge 64', write: survey, connections: 64 },
+    { name: 'broadcast 64', write: { ...survey, kind: 'broadcast' }, connections: 64 },
   ]
 }
 
@@ -71,6 +72,7 @@ const WRITE_PATHS: Record<WriteScenario['write']['kind'], string> = {
   answering: 'GET next_question_light, POST question_votes',
   surge: 'POST question_votes',
   survey: 'GET next_question_light?in_collections__parent, POST the answer',
+  broadcast: 'GET next_question_light?in_collections__parent, POST the answer (a new person each time)',
 }
 
 /** `civic-survey check` on the database: whether every stored figure equals a recomputation afterwards. */
@@ -107,10 +109,11 @@ export async function measureWrite(
   const connections = scenario.connections ?? runConnections
   await sql`TRUNCATE bench_vote_limit`.execute(db)
   let write = scenario.write
-  if (write.kind === 'survey') {
-    // People who have answered nothing, so the service walks the whole collection as the limit does (its table is
-    // empty): enough for a generous rate, two requests a question and one more to find the walk done.
-    const needed = Math.ceil((duration * SURVEY_REQUESTS_PER_S) / (2 * write.questions + 1)) + connections
+  if (write.kind === 'survey' || write.kind === 'broadcast') {
+    // People who have answered nothing, so the service walks the collection as the limit does (its table is
+    // empty): enough for a generous rate, two requests a question and one more to find a walk done.
+    const perPerson = write.kind === 'survey' ? 2 * write.questions + 1 : 2
+    const needed = Math.ceil((duration * SURVEY_REQUESTS_PER_S) / perPerson) + connections
     const walkers = await newPeople(db, needed, `bench-walker-${Date.now().toString(36)}`)
     walkers.tokens.forEach((token, i) => (users[token] = walkers.ids[i]))
     write = { ...write, tokens: walkers.tokens }
