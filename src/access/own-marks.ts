@@ -12,15 +12,18 @@ export interface OwnMarks {
   readonly shared: boolean
   /** The person's latest mark, or null when they wrote nothing within the marks' lifetime. Throws when unknown. */
   read(userId: number): Promise<string | null>
-  /** Moves the person's mark; resolves with the new one once every process can read it. */
-  touch(userId: number): Promise<string | null>
+  /**
+   * Moves the person's mark; resolves with the new one once every process can read it, and the one it replaced (so
+   * a process knows whether what it kept was current when the person wrote).
+   */
+  touch(userId: number): Promise<{ mark: string | null; previous: string | null }>
   close(): Promise<void>
 }
 
 export const unsharedOwnMarks: OwnMarks = {
   shared: false,
   read: async () => null,
-  touch: async () => null,
+  touch: async () => ({ mark: null, previous: null }),
   close: async () => {},
 }
 
@@ -39,8 +42,8 @@ export function redisOwnMarks(url: string, prefix: string, ttlMs: number): OwnMa
     read: (userId) => redis.get(namespace + userId),
     async touch(userId) {
       const mark = `${process}:${++sequence}`
-      await redis.set(namespace + userId, mark, 'PX', ttlMs)
-      return mark
+      const previous = await redis.set(namespace + userId, mark, 'PX', ttlMs, 'GET')
+      return { mark, previous }
     },
     async close() {
       if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect())

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import type { DataChangeListener, DataChanges } from '../db/data-changes.ts'
 import { CREDENTIALS_CHANGED_CHANNEL } from './credentials-cache.ts'
 import type { OwnMarks } from './own-marks.ts'
@@ -22,6 +23,8 @@ export interface OwnVote {
 const NO_VALUE = -32768
 const SKIPPED = 1
 const PRIVATE = 2
+/** A likert answer (a pick's object is its choice). */
+const LIKERT = 4
 /** An ISO 8601 timestamp as the API writes it (milliseconds, Z): always 24 characters in years 0 to 9999. */
 const ISO_LENGTH = 24
 
@@ -36,6 +39,59 @@ const ANSWER_STRIDE = 6
 const FOLLOWING = 0
 const LINK = 1
 const FOLLOW_STRIDE = 2
+
+/** A likert answer as the answer call wrote it: what the writing process puts in its kept record. */
+export interface OwnLikertAnswer {
+  id: number
+  question_id: number
+  value: number | null
+  skipped: boolean
+  private: boolean
+  importance: number | null
+  created_at: Date
+  modified_at: Date
+}
+
+/** A record's contents, as read or as patched. */
+interface RecordParts {
+  answers: number
+  numbers: Int32Array
+  times: string
+  drafts: number
+  questionSetVersion: number
+}
+
+/** The record's parts from a person's rows (ownRecordsRepository.rows). */
+function partsOf(rows: readonly OwnRow[]): RecordParts {
+  const answers = rows.filter((row) => row.kind <= 1)
+  const follows = rows.filter((row) => row.kind === 2)
+  const numbers = new Int32Array(answers.length * ANSWER_STRIDE + follows.length * FOLLOW_STRIDE)
+  const times: string[] = []
+  answers.forEach((row, i) => {
+    const at = i * ANSWER_STRIDE
+    numbers[at + QUESTION] = row.target
+    numbers[at + ID] = row.id
+    numbers[at + OBJECT] = row.kind === 1 ? row.choice_id! : row.target
+    numbers[at + VALUE] = row.value ?? NO_VALUE
+    numbers[at + FLAGS] = (row.skipped ? SKIPPED : 0) | (row.private ? PRIVATE : 0) | (row.kind === 0 ? LIKERT : 0)
+    numbers[at + IMPORTANCE] = row.importance ?? NO_VALUE
+    times.push(row.created_at!.toISOString(), row.modified_at!.toISOString())
+  })
+  const followsAt = answers.length * ANSWER_STRIDE
+  follows.forEach((row, i) => {
+    numbers[followsAt + i * FOLLOW_STRIDE + FOLLOWING] = row.target
+    numbers[followsAt + i * FOLLOW_STRIDE + LINK] = row.id
+    times.push(row.created_at!.toISOString())
+  })
+  return {
+    answers: answers.length,
+    numbers,
+    // Written once here, not on every read (a page of 100 shows up to 100 of them).
+    times: times.join(''),
+    drafts: rows.find((row) => row.kind === 3)?.target ?? 0,
+    questionSetVersion: rows.find((row) => row.kind === 4)?.target ?? 0,
+  }
+}
 
 /**
  * One person's own fields, as the answers they read show them: their answers (by question, likert before choice,
@@ -64,35 +120,54 @@ export class OwnRecord implements AnsweredQuestions {
     readonly userId: number,
     readonly mark: string | null,
     readonly generation: number,
-    rows: readonly OwnRow[],
+    rows: readonly OwnRow[] | RecordParts,
   ) {
-    const answers = rows.filter((row) => row.kind <= 1)
-    const follows = rows.filter((row) => row.kind === 2)
-    this.drafts = rows.find((row) => row.kind === 3)?.target ?? 0
-    this.questionSetVersion = rows.find((row) => row.kind === 4)?.target ?? 0
-    this.#answers = answers.length
-    const numbers = new Int32Array(answers.length * ANSWER_STRIDE + follows.length * FOLLOW_STRIDE)
-    const times: string[] = []
-    answers.forEach((row, i) => {
-      const at = i * ANSWER_STRIDE
-      numbers[at + QUESTION] = row.target
-      numbers[at + ID] = row.id
-      numbers[at + OBJECT] = row.kind === 1 ? row.choice_id! : row.target
-      numbers[at + VALUE] = row.value ?? NO_VALUE
-      numbers[at + FLAGS] = (row.skipped ? SKIPPED : 0) | (row.private ? PRIVATE : 0)
-      numbers[at + IMPORTANCE] = row.importance ?? NO_VALUE
-      times.push(row.created_at!.toISOString(), row.modified_at!.toISOString())
-    })
-    const followsAt = answers.length * ANSWER_STRIDE
-    follows.forEach((row, i) => {
-      numbers[followsAt + i * FOLLOW_STRIDE + FOLLOWING] = row.target
-      numbers[followsAt + i * FOLLOW_STRIDE + LINK] = row.id
-      times.push(row.created_at!.toISOString())
-    })
-    this.#numbers = numbers
-    // Written once here, not on every read (a page of 100 shows up to 100 of them).
-    this.#times = times.join('')
-    this.size = 400 + numbers.length * 4 + this.#times.length
+    const parts = Array.isArray(rows) ? partsOf(rows) : (rows as RecordParts)
+    this.drafts = parts.drafts
+    this.questionSetVersion = parts.questionSetVersion
+    this.#answers = parts.answers
+    this.#numbers = parts.numbers
+    this.#times = parts.times
+    this.size = 400 + parts.numbers.length * 4 + parts.times.length
+  }
+
+  /**
+   * This record with the person's likert answer as the answer call wrote it, first or replacing the one kept: null
+   * when the question holds anything else of theirs (a pick), or the kept answer is not older.
+   */
+  withLikert(answer: OwnLikertAnswer, mark: string | null, generation: number): OwnRecord | null {
+    const question = answer.question_id
+    const at = this.#first(question)
+    let replaced = 0
+    for (let i = at; i < this.#answers && this.#field(i, QUESTION) === question; i++) {
+      if (this.#field(i, ID) !== answer.id || (this.#field(i, FLAGS) & LIKERT) === 0) return null
+      replaced++
+    }
+    const modified = answer.modified_at.toISOString()
+    if (replaced > 0 && this.#time(2 * at + 1) >= modified) return null
+    const numbers = new Int32Array(this.#numbers.length + (1 - replaced) * ANSWER_STRIDE)
+    numbers.set(this.#numbers.subarray(0, at * ANSWER_STRIDE))
+    numbers.set(this.#numbers.subarray((at + replaced) * ANSWER_STRIDE), (at + 1) * ANSWER_STRIDE)
+    const own = at * ANSWER_STRIDE
+    numbers[own + QUESTION] = question
+    numbers[own + ID] = answer.id
+    numbers[own + OBJECT] = question
+    numbers[own + VALUE] = answer.value ?? NO_VALUE
+    numbers[own + FLAGS] = (answer.skipped ? SKIPPED : 0) | (answer.private ? PRIVATE : 0) | LIKERT
+    numbers[own + IMPORTANCE] = answer.importance ?? NO_VALUE
+    const times =
+      this.#times.slice(0, 2 * at * ISO_LENGTH) +
+      answer.created_at.toISOString() +
+      modified +
+      this.#times.slice(2 * (at + replaced) * ISO_LENGTH)
+    const parts = {
+      answers: this.#answers + 1 - replaced,
+      numbers,
+      times,
+      drafts: this.drafts,
+      questionSetVersion: this.questionSetVersion,
+    }
+    return new OwnRecord(this.userId, mark, generation, parts)
   }
 
   /** The `n`th time of the record's string. */
@@ -204,8 +279,15 @@ export class OwnRecords implements DataChangeListener {
   readonly #loading = new Map<number, Promise<OwnRecord>>()
   #bytes = 0
   #changes = 0
+  /** The people writing through this process now, each with the count of their latest write or change. */
+  readonly #writing = new Map<number, number>()
+  #writes = 0
+  /** Times everything kept was dropped. */
+  #clears = 0
   /** The notices this cache hears (set once listening). */
   notices: DataChanges | null = null
+  /** Marks this process's own `own_changed` notices (`<id>@<sender>`): it has taken its writes in already. */
+  readonly sender = randomBytes(6).toString('hex')
 
   constructor(private readonly options: OwnRecordsOptions) {}
 
@@ -282,15 +364,30 @@ export class OwnRecords implements DataChangeListener {
     }
   }
 
-  /** The person wrote through this process: their record is dropped, and their mark moved, before the answer leaves. */
-  async changed(userId: number): Promise<void> {
+  /**
+   * The person wrote through this process: their record is dropped, and their mark moved, before the answer leaves.
+   * A likert answer the call returned is put in the record instead, when that record was current as the person
+   * wrote: its mark was still theirs, and nothing else of theirs changed here meanwhile.
+   */
+  async changed(userId: number, answer?: OwnLikertAnswer): Promise<void> {
     this.#changes++
+    const seen = this.#kept.get(userId)?.record ?? null
     this.#forget(userId)
-    const mark = await this.options.marks.touch(userId).catch(() => null)
-    if (this.enabled) this.#keep(userId, { mark, record: null })
+    const write = ++this.#writes
+    this.#writing.set(userId, write)
+    const clears = this.#clears
+    const moved = await this.options.marks.touch(userId).catch(() => null)
+    const alone = this.#writing.get(userId) === write && clears === this.#clears
+    if (alone) this.#writing.delete(userId)
+    if (!this.enabled) return
+    const current = alone && moved !== null && seen !== null && seen.mark === moved.previous
+    const record = current && answer ? seen.withLikert(answer, moved.mark, this.options.generation()) : null
+    this.#keep(userId, { mark: moved?.mark ?? null, record })
   }
 
   #forget(userId: number): void {
+    // A write of theirs under way here must not keep what it read before this.
+    if (this.#writing.has(userId)) this.#writing.set(userId, ++this.#writes)
     const kept = this.#kept.get(userId)
     if (!kept?.record) return
     this.#bytes -= kept.record.size
@@ -298,13 +395,18 @@ export class OwnRecords implements DataChangeListener {
   }
 
   /**
-   * `own_changed`: these people (comma-separated ids), or anyone (empty); `credentials_changed`: a person's tokens or
-   * standing (their id), or an application key (ignored). The mark seen stays known.
+   * `own_changed`: these people (comma-separated ids), or anyone (empty), or a person who wrote through a process
+   * (`<id>@<sender>`, ignored by that process); `credentials_changed`: a person's tokens or standing (their id), or an
+   * application key (ignored). The mark seen stays known.
    */
   onChange(channel?: string, payload?: string): void {
+    const at = payload?.indexOf('@') ?? -1
+    if (at >= 0 && payload!.slice(at + 1) === this.sender) return
+    if (at >= 0) payload = payload!.slice(0, at)
     this.#changes++
     if (channel === CREDENTIALS_CHANGED_CHANNEL) return this.#forget(Number(payload))
     if (channel === undefined || !payload) {
+      this.#clears++
       this.#kept.clear()
       this.#bytes = 0
       return
@@ -314,6 +416,7 @@ export class OwnRecords implements DataChangeListener {
 
   onLost(): void {
     this.#changes++
+    this.#clears++
     this.#kept.clear()
     this.#bytes = 0
   }

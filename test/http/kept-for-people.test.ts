@@ -211,6 +211,51 @@ describe('kept and freshly built answers are byte-equal', () => {
     assert.ok(kept.app.ownRecords.holds(people.fresh!.id), "another person's record is not dropped by this one's answer")
   })
 
+  test("a likert answer goes into its writer's kept record: first, replaced, private, a skip, with importance", async () => {
+    const db = kept.database.db
+    const person = await insertUser(db)
+    const token = await kept.tokenFor(person.id)
+    const headers = { authorization: `Token ${token}`, appauthorization: key }
+    const asked = [
+      (await insertQuestion(db, people.author!.id, { publish: true })).id,
+      (await insertQuestion(db, people.author!.id, { publish: true })).id,
+    ]
+    const reads = [
+      '/api/questions/?page_size=50',
+      ...asked.map((id) => `/api/questions/${id}/`),
+      '/api/next_question_light/?limit_count=30',
+      `/api/questions/?answered_by=${person.id}`,
+    ]
+    for (const url of reads) await warm(kept, url, headers)
+    for (const [question, body] of [
+      [asked[1]!, { value: 3 }],
+      [asked[0]!, { value: 4, importance: 2 }],
+      [asked[1]!, { value: 5, private: true }],
+      [asked[0]!, { value: null }],
+      [asked[0]!, { value: 1, importance: 5, private: false }],
+    ] as const) {
+      const cast = await kept.send('POST', '/api/question_votes/', { object_id: question, ...body }, token)
+      assert.ok(cast.statusCode === 201 || cast.statusCode === 200, cast.body)
+      assert.ok(kept.app.ownRecords.holds(person.id), 'the record is kept with the answer in it, not dropped')
+      for (const url of reads) {
+        const response = await kept.get(url, headers)
+        assert.equal(response.body, (await built.get(url, headers)).body, `after ${JSON.stringify(body)}: ${url}`)
+      }
+      const mine = (await kept.json(`/api/questions/${question}/`, headers)).my_vote
+      assert.deepEqual(
+        mine.map((vote: { value: number | null; private: boolean }) => [vote.value, vote.private]),
+        [[body.value, 'private' in body ? body.private : (mine[0]?.private ?? false)]],
+      )
+    }
+    // A choice is put in by reading the record again.
+    const choice = await mcq(db, people.author!.id, { publish: true })
+    const pick = await kept.send('POST', '/api/question_choice_votes/', { object_id: choice.choiceIds[0], value: 5 }, token)
+    assert.equal(pick.statusCode, 201, pick.body)
+    assert.equal(kept.app.ownRecords.holds(person.id), false)
+    const detail = `/api/questions/${choice.id}/`
+    assert.equal((await kept.get(detail, headers)).body, (await built.get(detail, headers)).body)
+  })
+
   test('unknown ids, bad filters and pages past the end answer as a whole build does', async () => {
     const me = headersOf('me', 'query')
     for (const url of [
@@ -316,8 +361,9 @@ describe('two processes', async () => {
         const cast = await through.send('POST', '/api/question_votes/', { object_id: question, value: 2, private: step === 1 }, token)
         assert.equal(cast.statusCode, 201, cast.body)
         for (const url of urls) {
-          const read = await other.get(url, me)
-          assert.equal(read.body, (await built.get(url, me)).body, `step ${step}: ${url} through the other process`)
+          const whole = (await built.get(url, me)).body
+          assert.equal((await other.get(url, me)).body, whole, `step ${step}: ${url} through the other process`)
+          assert.equal((await through.get(url, me)).body, whole, `step ${step}: ${url} through the writing process`)
         }
         const detail = await other.json(`/api/questions/${question}/`, me)
         assert.equal(detail.my_vote[0].value, 2)

@@ -22,6 +22,7 @@ export function questionVoteRoutes(app: App): void {
     visible: (id, caller) => questionVotesRepository(app.db).visible(id, caller),
     toItem: toQuestionVote,
     cast: (caller, body) => castQuestionVote(app.db, caller, body),
+    ownAnswer: (vote) => vote,
     edit: (id, patch) => editQuestionVote(app.db, id, patch),
     audited: 'question',
     answerKind: 'likert',
