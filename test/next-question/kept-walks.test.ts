@@ -132,6 +132,22 @@ test('once kept, with tokens, records and walks in memory, a walk takes no state
     assert.equal(after.json().unanswered, 1)
     assert.equal(after.body, (await whole.get(url, me)).body)
     assert.ok(Number(after.headers['x-query-count']) <= 1, `${after.headers['x-query-count']} statements after the walker's answer`)
+    // Someone else's answer to the question served: its figures are read again, in one statement, its text kept.
+    const other = await insertUser(db)
+    const theirs = await kept.send('POST', '/api/question_votes/', { object_id: tagged_[1], value: 4 }, await kept.tokenFor(other.id))
+    assert.equal(theirs.statusCode, 201, theirs.body)
+    const counted = (response: { json: () => { results: { liquid_vote_count: number }[] } }) =>
+      response.json().results[0]!.liquid_vote_count
+    let seen = await kept.get(url, me)
+    // Its notice arrives a moment after the commit.
+    for (let i = 0; i < 100 && counted(seen) === counted(after); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 5))
+      seen = await kept.get(url, me)
+    }
+    assert.equal(counted(seen), counted(after) + 1)
+    assert.equal(seen.body, (await whole.get(url, me)).body)
+    assert.equal(seen.headers['x-query-count'], '1', 'the figures alone')
+    assert.equal((await kept.get(url, me)).headers['x-query-count'], '0')
   } finally {
     await whole.close()
     await kept.close()

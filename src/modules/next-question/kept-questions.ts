@@ -1,5 +1,6 @@
 import { QUESTION_FIGURES_CHANNEL, QUESTION_SET_CHANNEL, type DataChangeListener, type DataChanges } from '../../db/data-changes.ts'
 import type { LightQuestion } from './next-question.schemas.ts'
+import type { LightRow } from './next-question.repository.ts'
 
 /** The notices that keep what this file keeps exact. */
 export const KEPT_QUESTIONS_CHANNELS = [QUESTION_SET_CHANNEL, QUESTION_FIGURES_CHANNEL] as const
@@ -28,6 +29,11 @@ export class KeptQuestions implements DataChangeListener {
   #setChanges = 0
   /** Each question's light form, or the count of notices when the last one about it came (nothing kept yet). */
   readonly #light = new Map<number, Light | number>()
+  /**
+   * Each question's row (text, subtype), with the question set's version it was read at: its figures are replaced
+   * by the published ones on every build, and its text moves the version, so a figures notice leaves it as it is.
+   */
+  readonly #rows = new Map<number, { row: LightRow; version: number }>()
   #notices = 0
   /** The notices this cache hears (set once listening). */
   notices: DataChanges | null = null
@@ -89,6 +95,30 @@ export class KeptQuestions implements DataChangeListener {
     else this.#remember(question.id, { byOrigin: new Map([[origin, question]]), version })
   }
 
+  /**
+   * The rows of these questions read at `version` or later: kept ones, the others read (`read` takes their ids,
+   * returns them in any order, leaving out any gone) and kept unless the question set moved meanwhile.
+   */
+  async rows(ids: number[], version: number, read: (ids: number[]) => Promise<LightRow[]>): Promise<Map<number, LightRow>> {
+    const found = new Map<number, LightRow>()
+    const missing: number[] = []
+    for (const id of ids) {
+      const kept = this.#enabled ? this.#rows.get(id) : undefined
+      if (kept && kept.version >= version) found.set(id, kept.row)
+      else missing.push(id)
+    }
+    if (missing.length === 0) return found
+    const changes = this.#setChanges
+    for (const row of await read(missing)) {
+      found.set(row.id, row)
+      if (!this.#enabled || changes !== this.#setChanges) continue
+      this.#rows.delete(row.id)
+      this.#rows.set(row.id, { row, version })
+      if (this.#rows.size > LIGHT_KEPT) this.#rows.delete(this.#rows.keys().next().value!)
+    }
+    return found
+  }
+
   #remember(id: number, entry: Light | number): void {
     this.#light.delete(id)
     this.#light.set(id, entry)
@@ -102,7 +132,10 @@ export class KeptQuestions implements DataChangeListener {
     }
     this.#setChanges++
     this.#version = null
-    if (channel === undefined) this.#light.clear()
+    if (channel === undefined) {
+      this.#light.clear()
+      this.#rows.clear()
+    }
   }
 
   onLost(): void {

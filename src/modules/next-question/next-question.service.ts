@@ -150,11 +150,13 @@ export async function nextQuestions(
   }
   if (walk) {
     const next = walk.next
+    const at = next.length === 0 ? 0 : (walk.version ?? (cache.kept.enabled ? await version() : 0))
     const results =
       next.length === 0
         ? []
-        : await cache.kept.light(next, context.urls.base, walk.version ?? (cache.kept.enabled ? await version() : 0), async (ids) => {
-            const byId = new Map((await repository.lightRows(ids)).map((row) => [row.id, row]))
+        : await cache.kept.light(next, context.urls.base, at, async (ids) => {
+            // After a figures notice only the figures are read again: one statement.
+            const byId = await cache.kept.rows(ids, at, (missing) => repository.lightRows(missing))
             return lightQuestions(
               context,
               ids.flatMap((id) => byId.get(id) ?? []),
