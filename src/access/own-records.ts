@@ -40,14 +40,15 @@ const FOLLOWING = 0
 const LINK = 1
 const FOLLOW_STRIDE = 2
 
-/** A likert answer as the answer call wrote it: what the writing process puts in its kept record. */
-export interface OwnLikertAnswer {
+/** An answer as the answer call wrote it (a pick names its choice): what the writing process puts in its record. */
+export interface OwnAnswer {
   id: number
   question_id: number
+  choice_id?: number | null
   value: number | null
   skipped: boolean
   private: boolean
-  importance: number | null
+  importance?: number | null
   created_at: Date
   modified_at: Date
 }
@@ -132,15 +133,16 @@ export class OwnRecord implements AnsweredQuestions {
   }
 
   /**
-   * This record with the person's likert answer as the answer call wrote it, first or replacing the one kept: null
-   * when the question holds anything else of theirs (a pick), or the kept answer is not older.
+   * This record with the person's answer as the answer call wrote it, first or replacing the one kept: null when the
+   * question holds anything else of theirs (the other kind, another pick), or the kept answer is not older.
    */
-  withLikert(answer: OwnLikertAnswer, mark: string | null, generation: number): OwnRecord | null {
+  withAnswer(answer: OwnAnswer, mark: string | null, generation: number): OwnRecord | null {
     const question = answer.question_id
+    const kind = typeof answer.choice_id === 'number' ? 0 : LIKERT
     const at = this.#first(question)
     let replaced = 0
     for (let i = at; i < this.#answers && this.#field(i, QUESTION) === question; i++) {
-      if (this.#field(i, ID) !== answer.id || (this.#field(i, FLAGS) & LIKERT) === 0) return null
+      if (this.#field(i, ID) !== answer.id || (this.#field(i, FLAGS) & LIKERT) !== kind) return null
       replaced++
     }
     const modified = answer.modified_at.toISOString()
@@ -151,9 +153,9 @@ export class OwnRecord implements AnsweredQuestions {
     const own = at * ANSWER_STRIDE
     numbers[own + QUESTION] = question
     numbers[own + ID] = answer.id
-    numbers[own + OBJECT] = question
+    numbers[own + OBJECT] = answer.choice_id ?? question
     numbers[own + VALUE] = answer.value ?? NO_VALUE
-    numbers[own + FLAGS] = (answer.skipped ? SKIPPED : 0) | (answer.private ? PRIVATE : 0) | LIKERT
+    numbers[own + FLAGS] = (answer.skipped ? SKIPPED : 0) | (answer.private ? PRIVATE : 0) | kind
     numbers[own + IMPORTANCE] = answer.importance ?? NO_VALUE
     const times =
       this.#times.slice(0, 2 * at * ISO_LENGTH) +
@@ -278,10 +280,11 @@ export class OwnRecords implements DataChangeListener {
   readonly #kept = new Map<number, Kept>()
   readonly #loading = new Map<number, Promise<OwnRecord>>()
   #bytes = 0
-  #changes = 0
-  /** The people writing through this process now, each with the count of their latest write or change. */
-  readonly #writing = new Map<number, number>()
-  #writes = 0
+  /**
+   * The people whose record is being read or written through this process now: how many such operations, and how
+   * many changes of theirs came meanwhile (an operation that saw one keeps nothing it read before it).
+   */
+  readonly #busy = new Map<number, { operations: number; changes: number }>()
   /** Times everything kept was dropped. */
   #clears = 0
   /** The notices this cache hears (set once listening). */
@@ -341,12 +344,33 @@ export class OwnRecords implements DataChangeListener {
   }
 
   async #read(userId: number, mark: string | null): Promise<OwnRecord> {
-    const changes = this.#changes
+    const operation = this.#begin(userId)
     const generation = this.options.generation()
-    const record = new OwnRecord(userId, mark, generation, await this.options.load(userId))
+    let rows: OwnRow[]
+    try {
+      rows = await this.options.load(userId)
+    } finally {
+      operation.unchanged = this.#end(userId, operation)
+    }
+    const record = new OwnRecord(userId, mark, generation, rows)
     // A notice that came during the read may be newer than it: used for this request, not kept.
-    if (changes === this.#changes && this.enabled) this.#keep(userId, { mark, record })
+    if (operation.unchanged && this.enabled) this.#keep(userId, { mark, record })
     return record
+  }
+
+  /** An operation on the person's record begins: what it must compare when it ends. */
+  #begin(userId: number): { changes: number; clears: number; unchanged: boolean } {
+    let busy = this.#busy.get(userId)
+    if (!busy) this.#busy.set(userId, (busy = { operations: 0, changes: 0 }))
+    busy.operations++
+    return { changes: busy.changes, clears: this.#clears, unchanged: false }
+  }
+
+  /** Whether nothing of the person's changed (nor everything was dropped) since the operation began. */
+  #end(userId: number, operation: { changes: number; clears: number }): boolean {
+    const busy = this.#busy.get(userId)!
+    if (--busy.operations === 0) this.#busy.delete(userId)
+    return busy.changes === operation.changes && operation.clears === this.#clears
   }
 
   #keep(userId: number, kept: Kept): void {
@@ -366,28 +390,30 @@ export class OwnRecords implements DataChangeListener {
 
   /**
    * The person wrote through this process: their record is dropped, and their mark moved, before the answer leaves.
-   * A likert answer the call returned is put in the record instead, when that record was current as the person
+   * An answer the call returned is put in the record instead, when that record was current as the person
    * wrote: its mark was still theirs, and nothing else of theirs changed here meanwhile.
    */
-  async changed(userId: number, answer?: OwnLikertAnswer): Promise<void> {
-    this.#changes++
+  async changed(userId: number, answer?: OwnAnswer): Promise<void> {
     const seen = this.#kept.get(userId)?.record ?? null
     this.#forget(userId)
-    const write = ++this.#writes
-    this.#writing.set(userId, write)
-    const clears = this.#clears
-    const moved = await this.options.marks.touch(userId).catch(() => null)
-    const alone = this.#writing.get(userId) === write && clears === this.#clears
-    if (alone) this.#writing.delete(userId)
+    const operation = this.#begin(userId)
+    let moved: { mark: string | null; previous: string | null } | null = null
+    try {
+      moved = await this.options.marks.touch(userId)
+    } catch {
+      // The mark is unknown: nothing is put in.
+    }
+    const alone = this.#end(userId, operation)
     if (!this.enabled) return
     const current = alone && moved !== null && seen !== null && seen.mark === moved.previous
-    const record = current && answer ? seen.withLikert(answer, moved.mark, this.options.generation()) : null
+    const record = current && answer ? seen.withAnswer(answer, moved!.mark, this.options.generation()) : null
     this.#keep(userId, { mark: moved?.mark ?? null, record })
   }
 
+  /** Something of the person's changed: their record is dropped, and what is being read or written of it not kept. */
   #forget(userId: number): void {
-    // A write of theirs under way here must not keep what it read before this.
-    if (this.#writing.has(userId)) this.#writing.set(userId, ++this.#writes)
+    const busy = this.#busy.get(userId)
+    if (busy) busy.changes++
     const kept = this.#kept.get(userId)
     if (!kept?.record) return
     this.#bytes -= kept.record.size
@@ -403,7 +429,6 @@ export class OwnRecords implements DataChangeListener {
     const at = payload?.indexOf('@') ?? -1
     if (at >= 0 && payload!.slice(at + 1) === this.sender) return
     if (at >= 0) payload = payload!.slice(0, at)
-    this.#changes++
     if (channel === CREDENTIALS_CHANGED_CHANNEL) return this.#forget(Number(payload))
     if (channel === undefined || !payload) {
       this.#clears++
@@ -415,7 +440,6 @@ export class OwnRecords implements DataChangeListener {
   }
 
   onLost(): void {
-    this.#changes++
     this.#clears++
     this.#kept.clear()
     this.#bytes = 0

@@ -211,7 +211,7 @@ describe('kept and freshly built answers are byte-equal', () => {
     assert.ok(kept.app.ownRecords.holds(people.fresh!.id), "another person's record is not dropped by this one's answer")
   })
 
-  test("a likert answer goes into its writer's kept record: first, replaced, private, a skip, with importance", async () => {
+  test("an answer goes into its writer's kept record: first, replaced, private, a skip, with importance, a pick", async () => {
     const db = kept.database.db
     const person = await insertUser(db)
     const token = await kept.tokenFor(person.id)
@@ -247,13 +247,21 @@ describe('kept and freshly built answers are byte-equal', () => {
         [[body.value, 'private' in body ? body.private : (mine[0]?.private ?? false)]],
       )
     }
-    // A choice is put in by reading the record again.
+    // A pick, then another choice of the same question in its place.
     const choice = await mcq(db, people.author!.id, { publish: true })
-    const pick = await kept.send('POST', '/api/question_choice_votes/', { object_id: choice.choiceIds[0], value: 5 }, token)
-    assert.equal(pick.statusCode, 201, pick.body)
-    assert.equal(kept.app.ownRecords.holds(person.id), false)
     const detail = `/api/questions/${choice.id}/`
-    assert.equal((await kept.get(detail, headers)).body, (await built.get(detail, headers)).body)
+    await warm(kept, detail, headers)
+    for (const [n, picked] of [choice.choiceIds[0]!, choice.choiceIds[1]!].entries()) {
+      const pick = await kept.send('POST', '/api/question_choice_votes/', { object_id: picked, value: 5, private: n === 1 }, token)
+      assert.ok(pick.statusCode === 201 || pick.statusCode === 200, pick.body)
+      assert.ok(kept.app.ownRecords.holds(person.id), 'the pick is put in the record')
+      for (const url of [detail, ...reads]) assert.equal((await kept.get(url, headers)).body, (await built.get(url, headers)).body, url)
+      const mine = (await kept.json(detail, headers)).my_vote
+      assert.deepEqual(
+        mine.map((vote: { object_id: number; private: boolean }) => [vote.object_id, vote.private]),
+        [[picked, n === 1]],
+      )
+    }
   })
 
   test('unknown ids, bad filters and pages past the end answer as a whole build does', async () => {

@@ -19,6 +19,7 @@ export function choiceVoteRoutes(app: App): void {
     visible: (id, caller) => choiceVotesRepository(app.db).visible(id, caller),
     toItem: toChoiceVote,
     cast: (caller, body) => castChoiceVote(app.db, caller, body),
+    ownAnswer: (vote) => vote,
     edit: (id, patch) => editChoiceVote(app.db, id, patch),
     audited: 'choice',
     answerKind: 'choice',

@@ -13,8 +13,8 @@ import { IdParams, NoContent, writeErrors } from '../../http/route-schemas.ts'
 import { signedIn } from '../../http/permissions.ts'
 import { recordPrivateReads, type AuditedVotes, type VoteShown } from '../private-reads/private-reads.repository.ts'
 import { urlsFor } from '../../http/urls.ts'
-import { wroteOwnLikert } from '../../http/own-records.ts'
-import type { OwnLikertAnswer } from '../../access/own-records.ts'
+import { wroteOwnAnswer } from '../../http/own-records.ts'
+import type { OwnAnswer } from '../../access/own-records.ts'
 
 /**
  * One kind of vote as a DRF model resource: a listing with filters and ordering, POST to vote (201 new,
@@ -40,8 +40,8 @@ export interface VoteResource<Row, Item, Query extends { ordering?: string }, Bo
   withdraw: (id: number) => Promise<void>
   /** Where staff reads of others' private votes of this kind go in the audit log (rows carry id, user_id, private). */
   audited: AuditedVotes
-  /** A written vote as its voter's kept record holds it (likert answers), so their next read needs no statement. */
-  ownAnswer?: (vote: Row) => OwnLikertAnswer
+  /** A written answer as its voter's kept record holds it, so their next read needs no statement. */
+  ownAnswer?: (vote: Row) => OwnAnswer
   /** Answers to questions (not tag votes): their refusals are counted under this kind (civic_answer_refusals_total). */
   answerKind?: AnswerKindLabel
 }
@@ -86,7 +86,7 @@ export function voteResourceRoutes<Row, Item, Query extends { ordering?: string 
       preValidation: nullBooleansAbsent,
       handler: async (request, reply) => {
         const { vote, created } = await resource.cast(signedIn(request), request.body as Body)
-        if (resource.ownAnswer) wroteOwnLikert(request, resource.ownAnswer(vote))
+        if (resource.ownAnswer) wroteOwnAnswer(request, resource.ownAnswer(vote))
         return reply.code(created ? 201 : 200).send(item(request, vote) as never)
       },
     })
