@@ -346,24 +346,25 @@ export class OwnRecords implements DataChangeListener {
   async #read(userId: number, mark: string | null): Promise<OwnRecord> {
     const operation = this.#begin(userId)
     const generation = this.options.generation()
+    let unchanged: boolean
     let rows: OwnRow[]
     try {
       rows = await this.options.load(userId)
     } finally {
-      operation.unchanged = this.#end(userId, operation)
+      unchanged = this.#end(userId, operation)
     }
     const record = new OwnRecord(userId, mark, generation, rows)
     // A notice that came during the read may be newer than it: used for this request, not kept.
-    if (operation.unchanged && this.enabled) this.#keep(userId, { mark, record })
+    if (unchanged && this.enabled) this.#keep(userId, { mark, record })
     return record
   }
 
   /** An operation on the person's record begins: what it must compare when it ends. */
-  #begin(userId: number): { changes: number; clears: number; unchanged: boolean } {
+  #begin(userId: number): { changes: number; clears: number } {
     let busy = this.#busy.get(userId)
     if (!busy) this.#busy.set(userId, (busy = { operations: 0, changes: 0 }))
     busy.operations++
-    return { changes: busy.changes, clears: this.#clears, unchanged: false }
+    return { changes: busy.changes, clears: this.#clears }
   }
 
   /** Whether nothing of the person's changed (nor everything was dropped) since the operation began. */

@@ -8,6 +8,13 @@ export const KEPT_QUESTIONS_CHANNELS = [QUESTION_SET_CHANNEL, QUESTION_FIGURES_C
 /** Light questions kept per process, the one read longest ago dropped first. */
 const LIGHT_KEPT = 20_000
 
+/** Puts the entry last in line, the one used longest ago dropped past LIGHT_KEPT. */
+function keepLast<V>(map: Map<number, V>, id: number, entry: V): void {
+  map.delete(id)
+  map.set(id, entry)
+  if (map.size > LIGHT_KEPT) map.delete(map.keys().next().value!)
+}
+
 interface Light {
   /** by origin (the choices' URLs are absolute) */
   byOrigin: Map<string, LightQuestion>
@@ -112,17 +119,13 @@ export class KeptQuestions implements DataChangeListener {
     for (const row of await read(missing)) {
       found.set(row.id, row)
       if (!this.#enabled || changes !== this.#setChanges) continue
-      this.#rows.delete(row.id)
-      this.#rows.set(row.id, { row, version })
-      if (this.#rows.size > LIGHT_KEPT) this.#rows.delete(this.#rows.keys().next().value!)
+      keepLast(this.#rows, row.id, { row, version })
     }
     return found
   }
 
   #remember(id: number, entry: Light | number): void {
-    this.#light.delete(id)
-    this.#light.set(id, entry)
-    if (this.#light.size > LIGHT_KEPT) this.#light.delete(this.#light.keys().next().value!)
+    keepLast(this.#light, id, entry)
   }
 
   onChange(channel?: string, payload?: string): void {

@@ -150,18 +150,18 @@ export async function nextQuestions(
   }
   if (walk) {
     const next = walk.next
-    const at = next.length === 0 ? 0 : (walk.version ?? (cache.kept.enabled ? await version() : 0))
-    const results =
-      next.length === 0
-        ? []
-        : await cache.kept.light(next, context.urls.base, at, async (ids) => {
-            // After a figures notice only the figures are read again: one statement.
-            const byId = await cache.kept.rows(ids, at, (missing) => repository.lightRows(missing))
-            return lightQuestions(
-              context,
-              ids.flatMap((id) => byId.get(id) ?? []),
-            )
-          })
+    let results: LightQuestion[] = []
+    if (next.length > 0) {
+      const at = walk.version ?? (cache.kept.enabled ? await version() : 0)
+      results = await cache.kept.light(next, context.urls.base, at, async (ids) => {
+        // After a figures notice only the figures are read again: one statement.
+        const byId = await cache.kept.rows(ids, at, (missing) => repository.lightRows(missing))
+        return lightQuestions(
+          context,
+          ids.flatMap((id) => byId.get(id) ?? []),
+        )
+      })
+    }
     return { returning: results.length, results, count: walk.count, unanswered: walk.unanswered }
   }
   if (countsOnly) return { returning: 0, results: [], ...(await repository.counts(filters, caller)) }
