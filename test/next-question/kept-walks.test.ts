@@ -198,3 +198,38 @@ test('the figures of the question served follow the answers of others at once', 
   const after = (await t.json(url, as('walker'))).results[0]
   assert.equal(after.liquid_vote_count, before.liquid_vote_count + 1)
 })
+
+test("many asking at once after another's answer share one read of the served question's figures", async () => {
+  const kept = await createTestApp('empty', { RESPONSE_CACHE_MB: '8', TOKEN_CACHE_ENTRIES: '100', OWN_RECORDS_MB: '8' })
+  try {
+    const db = kept.database.db
+    const [walker, other, author] = [await insertUser(db), await insertUser(db), await insertUser(db)]
+    const me = { authorization: `Token ${await kept.tokenFor(walker.id)}` }
+    const tag = (await insertTag(db)).id
+    const question = (await insertQuestion(db, author.id)).id
+    await tagged(db, tag, [question])
+    const url = `/api/next_question_light/?tags__tag=${tag}`
+    const before = (await kept.json(url, me)).results[0]
+    // Once the notices of the fixtures' writes have come, it is kept.
+    let again = await kept.get(url, me)
+    for (let i = 0; i < 50 && again.headers['x-query-count'] !== '0'; i++) again = await kept.get(url, me)
+    assert.equal(again.headers['x-query-count'], '0', 'kept')
+    const heard = kept.app.keptQuestions.figuresNotices
+    const cast = await kept.send('POST', '/api/question_votes/', { object_id: question, value: 4 }, await kept.tokenFor(other.id))
+    assert.equal(cast.statusCode, 201, cast.body)
+    for (let i = 0; i < 200 && kept.app.keptQuestions.figuresNotices === heard; i++) await new Promise((resolve) => setTimeout(resolve, 5))
+    const together = await Promise.all(Array.from({ length: 8 }, () => kept.get(url, me)))
+    const statements = together.map((response) => Number(response.headers['x-query-count']))
+    assert.equal(
+      statements.reduce((a, b) => a + b, 0),
+      1,
+      `one read for all: ${statements}`,
+    )
+    for (const response of together) {
+      assert.equal(response.body, together[0]!.body)
+      assert.equal(response.json().results[0].liquid_vote_count, before.liquid_vote_count + 1)
+    }
+  } finally {
+    await kept.close()
+  }
+})

@@ -15,6 +15,15 @@ function keepLast<V>(map: Map<number, V>, id: number, entry: V): void {
   if (map.size > LIGHT_KEPT) map.delete(map.keys().next().value!)
 }
 
+/** A build of light forms under way: requests that need one of its questions meanwhile share it. */
+interface Building {
+  /** the notices heard when it started: a later notice about a question leaves that question out of the sharing */
+  since: number
+  version: number
+  origin: string
+  done: Promise<LightQuestion[]>
+}
+
 interface Light {
   /** by origin (the choices' URLs are absolute) */
   byOrigin: Map<string, LightQuestion>
@@ -41,12 +50,18 @@ export class KeptQuestions implements DataChangeListener {
    * by the published ones on every build, and its text moves the version, so a figures notice leaves it as it is.
    */
   readonly #rows = new Map<number, { row: LightRow; version: number }>()
+  readonly #building = new Map<number, Building>()
   #notices = 0
   /** The notices this cache hears (set once listening). */
   notices: DataChanges | null = null
 
   get #enabled(): boolean {
     return this.notices?.listening ?? false
+  }
+
+  /** How many notices about questions' figures came so far. */
+  get figuresNotices(): number {
+    return this.#notices
   }
 
   /** Whether anything is kept (notices arrive). */
@@ -86,11 +101,34 @@ export class KeptQuestions implements DataChangeListener {
     }
     if (missing.length === 0) return ids.map((id) => found.get(id)!)
     const since = this.#notices
-    if (this.#enabled) for (const id of missing) if (!this.#light.has(id)) this.#remember(id, since)
-    for (const question of await build(missing)) {
-      found.set(question.id, question)
-      this.#keep(question, origin, version, since)
+    // A build already under way that started after the last notice about a question shows it as one now would:
+    // under a surge, the requests waiting for the same question's figures share one read.
+    const shared = new Set<Promise<LightQuestion[]>>()
+    const own: number[] = []
+    for (const id of missing) {
+      const building = this.#enabled ? this.#building.get(id) : undefined
+      // What is kept for the question counts the notices: one later than the build's start, or none known, and not.
+      const noticed = this.#light.get(id)
+      const current = building && typeof noticed === 'number' && noticed <= building.since
+      if (current && building.origin === origin && building.version >= version) shared.add(building.done)
+      else own.push(id)
     }
+    if (this.#enabled) for (const id of own) if (!this.#light.has(id)) this.#remember(id, since)
+    if (own.length > 0) {
+      const done = build(own)
+      if (this.#enabled) {
+        const building: Building = { since, version, origin, done }
+        for (const id of own) this.#building.set(id, building)
+        const settled = () => own.forEach((id) => this.#building.get(id) === building && this.#building.delete(id))
+        done.then(settled, settled)
+      }
+      for (const question of await done) {
+        found.set(question.id, question)
+        this.#keep(question, origin, version, since)
+      }
+    }
+    for (const questions of await Promise.all(shared))
+      for (const question of questions) if (missing.includes(question.id)) found.set(question.id, question)
     return ids.flatMap((id) => found.get(id) ?? [])
   }
 
