@@ -144,33 +144,46 @@ describe('a first likert answer in one call', () => {
 
 describe('the fold', () => {
   test("takes away the deltas of a deleted question and a deleted tag, and folds the others'", async () => {
-    const voter = await w.person()
-    const [kept, dropped] = [await w.tag(), await w.tag()]
-    const staying = await w.question(author.id, [kept, dropped])
-    const leaving = await w.question(author.id, [kept])
-    await foldFigureDeltas(t.database.db, true)
-    for (const question of [staying, leaving]) assert.equal((await answer(voter, question, { value: 5 })).statusCode, 201)
-    // Withdrawn first, so the voter's counters stay true when the question goes: its deltas stay until a fold.
-    const withdrawn = await t.json(`/api/question_votes/?object_id=${leaving}`, { authorization: `Token ${voter.token}` })
-    const id = (withdrawn.results ?? withdrawn)[0].id
-    assert.equal((await t.send('DELETE', `/api/question_votes/${id}/`, undefined, voter.token)).statusCode, 204)
-    const deltas = async () => {
-      const { rows } = await sql<{ questions: number[]; tags: number[] }>`
-        SELECT ARRAY(SELECT DISTINCT question_id FROM question_figure_deltas ORDER BY 1) AS questions,
-               ARRAY(SELECT DISTINCT tag_id FROM tag_vote_deltas ORDER BY 1) AS tags`.execute(t.database.db)
-      return rows[0]
+    // Its own service, folding only when told: the deltas wait as long as the test needs.
+    const t = await createTestApp('tiny', { MIN_CELL_SIZE: '1', FIGURE_FOLD_DELAY_MS: '600000', FIGURE_FOLD_SWEEP_MS: '3600000' })
+    try {
+      await deletedRowsFolded(t)
+    } finally {
+      await t.close()
     }
-    const pending = await deltas()
-    assert.ok(pending.questions.includes(leaving) && pending.tags.includes(dropped), 'the answers wait as deltas')
-    await t.database.db.deleteFrom('questions').where('id', '=', leaving).execute()
-    await t.database.db.deleteFrom('tags').where('id', '=', dropped).execute()
-    await foldFigureDeltas(t.database.db)
-    assert.deepEqual(await deltas(), { questions: [], tags: [] })
-    const q = await t.json(`/api/questions/${staying}/`)
-    assert.equal(q.direct_maximum, 1)
-    await assertStoredEqualsRecomputed(t.database.db, 'after a fold past deleted rows')
   })
 })
+
+async function deletedRowsFolded(t: TestApp): Promise<void> {
+  const w = delegationWorld(t)
+  const author = await w.person()
+  const voter = await w.person()
+  const [kept, dropped] = [await w.tag(), await w.tag()]
+  const staying = await w.question(author.id, [kept, dropped])
+  const leaving = await w.question(author.id, [kept])
+  await foldFigureDeltas(t.database.db, true)
+  for (const question of [staying, leaving])
+    assert.equal((await t.send('POST', '/api/question_votes/', { object_id: question, value: 5 }, voter.token)).statusCode, 201)
+  // Withdrawn first, so the voter's counters stay true when the question goes: its deltas stay until a fold.
+  const withdrawn = await t.json(`/api/question_votes/?object_id=${leaving}`, { authorization: `Token ${voter.token}` })
+  const id = (withdrawn.results ?? withdrawn)[0].id
+  assert.equal((await t.send('DELETE', `/api/question_votes/${id}/`, undefined, voter.token)).statusCode, 204)
+  const deltas = async () => {
+    const { rows } = await sql<{ questions: number[]; tags: number[] }>`
+        SELECT ARRAY(SELECT DISTINCT question_id FROM question_figure_deltas ORDER BY 1) AS questions,
+               ARRAY(SELECT DISTINCT tag_id FROM tag_vote_deltas ORDER BY 1) AS tags`.execute(t.database.db)
+    return rows[0]
+  }
+  const pending = await deltas()
+  assert.ok(pending.questions.includes(leaving) && pending.tags.includes(dropped), 'the answers wait as deltas')
+  await t.database.db.deleteFrom('questions').where('id', '=', leaving).execute()
+  await t.database.db.deleteFrom('tags').where('id', '=', dropped).execute()
+  await foldFigureDeltas(t.database.db)
+  assert.deepEqual(await deltas(), { questions: [], tags: [] })
+  const q = await t.json(`/api/questions/${staying}/`)
+  assert.equal(q.direct_maximum, 1)
+  await assertStoredEqualsRecomputed(t.database.db, 'after a fold past deleted rows')
+}
 
 describe('a withdrawal in one call', () => {
   test("hands the voter's block back to their representative, and the counters and tags follow", async () => {
