@@ -23,8 +23,12 @@ export interface WritePicks {
 }
 
 export const WRITERS = 2000
-/** A rate no survey surge reaches here (the limit's was 1,800-2,700 requests a second): people to spare. */
-const SURVEY_REQUESTS_PER_S = 4000
+/**
+ * A rate no survey surge reaches here (the limit's was 1,800 to 7,400 requests a second on the machines measured so
+ * far): people to spare. A run that uses them all up is refused (walkersLeft), since its last requests find the walk
+ * done and cost next to nothing.
+ */
+const SURVEY_REQUESTS_PER_S = 16_000
 
 export async function pickWriters(
   db: Kysely<Database>,
@@ -118,6 +122,7 @@ export async function measureWrite(
     walkers.tokens.forEach((token, i) => (users[token] = walkers.ids[i]))
     write = { ...write, tokens: walkers.tokens }
   }
+  const walkers = write.kind === 'survey' || write.kind === 'broadcast' ? write.tokens.map((token) => users[token]!) : null
   const limit = await startWriteLimitServer(databaseUrl, users, 10)
   let limitFigures
   try {
@@ -125,6 +130,7 @@ export async function measureWrite(
   } finally {
     await limit.stop()
   }
+  if (walkers) await walkersLeft(db, walkers, 'bench_vote_limit', `${scenario.name}, the limit`)
   const peak = sampleResidentPeak(service.process.pid!)
   const cpu = sampleCpu(service.process.pid!)
   const waits = sampleLockWaits(db)
@@ -132,6 +138,7 @@ export async function measureWrite(
   const peakMiB = peak()
   const cores = cpu()
   const lockWaits = await waits()
+  if (walkers) await walkersLeft(db, walkers, 'question_votes', `${scenario.name}, the service`)
   return {
     scenario: scenario.name,
     path: WRITE_PATHS[scenario.write.kind],
@@ -148,4 +155,16 @@ export async function measureWrite(
     lock_waits: lockWaits,
     check: await check(serviceEnv),
   }
+}
+
+/**
+ * Throws when every walker made for a run has answered something: the load then ran out of people and went on with
+ * walks already done. The run's answers are in `table` (the limit's, or the service's likert ones) or are picks.
+ */
+async function walkersLeft(db: Kysely<Database>, walkers: number[], table: 'bench_vote_limit' | 'question_votes', run: string) {
+  const { rows } = await sql<{ left: number }>`
+    SELECT count(*)::int AS left FROM unnest(${walkers}::int[]) AS w(id)
+    WHERE NOT EXISTS (SELECT FROM ${sql.table(table)} v WHERE v.user_id = w.id)
+      AND NOT EXISTS (SELECT FROM question_choice_votes c WHERE c.user_id = w.id)`.execute(db)
+  if (rows[0]!.left === 0) throw new Error(`${run}: every walker made was used up; raise SURVEY_REQUESTS_PER_S in bench/load/writes.ts`)
 }
