@@ -42,6 +42,8 @@ export class CredentialsCache implements DataChangeListener {
   #entries = new Map<string, TokenStanding>()
   #appKeys = new Map<string, AppKeyStanding>()
   #changes = 0
+  /** Lookups under way, with the change count they started at: requests with the same token meanwhile share them. */
+  #lookups = new Map<string, { changes: number; standing: Promise<TokenStanding | undefined> }>()
   /** The notices this cache hears (set once listening): nothing is kept while they may be missed. */
   notices: DataChanges | null = null
 
@@ -60,6 +62,26 @@ export class CredentialsCache implements DataChangeListener {
     const kept = this.#listening ? this.#entries.get(credential) : undefined
     credentialLookedUp('token', kept !== undefined)
     return kept
+  }
+
+  /**
+   * The token's standing, read by `read` and kept, unless a lookup of the same token is under way and no notice came
+   * since it began: then that one's (a person answering ten questions at once signs in once, not ten times). Nothing
+   * is shared while notices may be missed.
+   */
+  lookUp(credential: string, read: () => Promise<TokenStanding | undefined>): Promise<TokenStanding | undefined> {
+    const under = this.#lookups.get(credential)
+    if (under && under.changes === this.#changes && this.#listening) return under.standing
+    const changes = this.#changes
+    const standing = read().then((row) => {
+      if (row) this.keep(credential, row, changes)
+      return row
+    })
+    const lookup = { changes, standing }
+    this.#lookups.set(credential, lookup)
+    const done = () => void (this.#lookups.get(credential) === lookup && this.#lookups.delete(credential))
+    standing.then(done, done)
+    return standing
   }
 
   /** Tokens and application keys kept now. */

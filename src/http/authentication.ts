@@ -99,13 +99,9 @@ function identifyPerson(app: FastifyInstance, request: FastifyRequest): void | P
   if (!token) return
   const kept = app.credentialsCache.get(token)
   if (kept) return admitPerson(app, request, kept, fromCookie !== null)
-  const changes = app.credentialsCache.changes
-  return credentialsRepository(app.db)
-    .signIn(hashSecret(token))
-    .then((row) => {
-      if (row) app.credentialsCache.keep(token, row, changes)
-      return admitPerson(app, request, row, fromCookie !== null)
-    })
+  return app.credentialsCache
+    .lookUp(token, () => credentialsRepository(app.db).signIn(hashSecret(token)))
+    .then((row) => admitPerson(app, request, row, fromCookie !== null))
 }
 
 type SignedIn = NonNullable<ReturnType<CredentialsCache['get']>>

@@ -43,6 +43,19 @@ test('a kept token costs no statement, and the caller is the same', async () => 
   assert.ok(queries(second) < queries(first), `${queries(second)} statements after ${queries(first)}`)
 })
 
+test('ten requests at once with a token not yet kept look it up once', async () => {
+  const [first, kept] = [await insertUser(t.database.db), await insertUser(t.database.db)]
+  // What a lone first request costs, and one once the token is kept.
+  const alone = await t.tokenFor(first.id)
+  const firstCost = queries(await me(alone))
+  const keptCost = queries(await me(alone))
+  const token = await t.tokenFor(kept.id)
+  const together = await Promise.all(Array.from({ length: 10 }, () => me(token)))
+  for (const response of together) assert.equal(response.json().id, kept.id)
+  const spent = together.reduce((sum, response) => sum + queries(response), 0)
+  assert.equal(spent, firstCost + 9 * keptCost, `${together.map(queries)}: one lookup for all`)
+})
+
 test('signing out refuses the token at once; a wrong token is never kept as good', async () => {
   const user = await insertUser(t.database.db)
   const token = await t.tokenFor(user.id)
