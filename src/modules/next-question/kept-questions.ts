@@ -107,7 +107,7 @@ export class KeptQuestions implements DataChangeListener {
     const own: number[] = []
     for (const id of missing) {
       const building = this.#enabled ? this.#building.get(id) : undefined
-      // What is kept for the question counts the notices: one later than the build's start, or none known, and not.
+      // Shared only while what is kept for the question is a notice count no later than the build's start.
       const noticed = this.#light.get(id)
       const current = building && typeof noticed === 'number' && noticed <= building.since
       if (current && building.origin === origin && building.version >= version) shared.add(building.done)
@@ -127,8 +127,9 @@ export class KeptQuestions implements DataChangeListener {
         this.#keep(question, origin, version, since)
       }
     }
+    const wanted = new Set(missing)
     for (const questions of await Promise.all(shared))
-      for (const question of questions) if (missing.includes(question.id)) found.set(question.id, question)
+      for (const question of questions) if (wanted.has(question.id)) found.set(question.id, question)
     return ids.flatMap((id) => found.get(id) ?? [])
   }
 
