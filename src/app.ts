@@ -275,7 +275,7 @@ export async function buildApp({
   afterCommit.onError = (error) => app.log.error({ err: error }, 'change notices after commit were not sent')
   app.addHook('onClose', async () => afterCommit.settled())
   // Answers' count deltas join the stored counts soon after (src/engines/figures/figure-folding.ts).
-  const folder = figureFolder(db, config.figureFold.delayMs)
+  const folder = figureFolder(db, config.figureFold.delayMs, config.figureFold.vacuumRows)
   folder.onError = (error) => app.log.error({ err: error }, "folding the answers' count deltas failed; the next fold tries again")
   if (database) folder.sweepEvery(config.figureFold.sweepMs)
   app.addHook('onClose', async () => folder.close())

@@ -61,8 +61,11 @@ export interface Config {
   tokenCacheEntries: number
   /** Memory each process gives to signed-in people's own fields (src/access/own-records.ts); 0 keeps none. */
   ownRecordsBytes: number
-  /** How soon the answers' count deltas are folded after an answer, and the sweep for others' (FIGURE_FOLD_*_MS). */
-  figureFold: { delayMs: number; sweepMs: number }
+  /**
+   * How soon the answers' count deltas are folded after an answer, the sweep for others' (FIGURE_FOLD_*_MS), and
+   * after how many folded rows a process vacuums the delta tables (FIGURE_FOLD_VACUUM_ROWS, 0 never).
+   */
+  figureFold: { delayMs: number; sweepMs: number; vacuumRows: number }
   /** How long a stopping process keeps serving after /readyz fails, for a balancer to notice (SHUTDOWN_DRAIN_MS). */
   shutdownDrainMs: number
   /** Live results streams (src/modules/live/): subscribers a process admits, coalescing interval, keep-alive. */
@@ -311,6 +314,7 @@ export function loadConfig(env: Env = process.env): Config {
     figureFold: {
       delayMs: integer(env, 'FIGURE_FOLD_DELAY_MS', 50, 0, 3_600_000),
       sweepMs: integer(env, 'FIGURE_FOLD_SWEEP_MS', 1_000, 10, 3_600_000),
+      vacuumRows: integer(env, 'FIGURE_FOLD_VACUUM_ROWS', 1_000, 0, 100_000_000),
     },
     live: {
       maxSubscribers: integer(env, 'LIVE_MAX_SUBSCRIBERS', 20_000, 0, 1_000_000),

@@ -24,6 +24,15 @@ export async function foldFigureDeltas(db: Db, wait = false, questionIds: readon
 }
 
 /**
+ * Vacuums the two delta tables: every fold deletes what answers appended, and until vacuum comes each read of a
+ * question's deltas walks the index entries of every row deleted since (a minute at least with autovacuum on, for
+ * ever with it off). SKIP_LOCKED: a vacuum under way elsewhere is enough.
+ */
+export async function vacuumFigureDeltas(db: Db): Promise<void> {
+  await sql`VACUUM (SKIP_LOCKED) question_figure_deltas, tag_vote_deltas`.execute(db)
+}
+
+/**
  * The direct answers (skips too, with `skips`) a question's deltas not yet folded add, over the question and its
  * choices: for expressions that count answers from the stored counts.
  */

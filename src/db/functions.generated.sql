@@ -48,6 +48,7 @@
 CREATE OR REPLACE FUNCTION public.cast_likert(p_question integer, p_user integer, p_staff boolean, p_value smallint, p_private boolean, p_collection integer, p_importance smallint, p_keep_importance boolean, p_interface text, p_os text, p_browser text, p_parent_url text, p_location text)
  RETURNS TABLE(outcome text, carried integer, vote question_votes)
  LANGUAGE plpgsql
+ SET plan_cache_mode TO 'force_generic_plan'
 AS $function$
 DECLARE
   rules record;
@@ -112,6 +113,7 @@ END $function$;
 CREATE OR REPLACE FUNCTION public.cast_pick(p_choice integer, p_user integer, p_staff boolean, p_value smallint, p_private boolean, p_collection integer, p_interface text, p_os text, p_browser text, p_parent_url text, p_location text)
  RETURNS TABLE(outcome text, carried integer, vote question_choice_votes)
  LANGUAGE plpgsql
+ SET plan_cache_mode TO 'force_generic_plan'
 AS $function$
 DECLARE
   qid integer;
@@ -181,6 +183,7 @@ END $function$;
 CREATE OR REPLACE FUNCTION public.edit_answer(p_pick boolean, p_vote integer, p_set_value boolean, p_value smallint, p_unskip boolean, p_set_importance boolean, p_importance smallint, p_private boolean, p_set_collection boolean, p_collection integer)
  RETURNS TABLE(outcome text, question integer, likert question_votes, pick question_choice_votes)
  LANGUAGE plpgsql
+ SET plan_cache_mode TO 'force_generic_plan'
 AS $function$
 DECLARE
   held record;
@@ -250,6 +253,7 @@ END $function$;
 CREATE OR REPLACE FUNCTION public.withdraw_answer(p_pick boolean, p_vote integer, OUT outcome text, OUT question integer, OUT voter integer, OUT carried integer)
  RETURNS record
  LANGUAGE plpgsql
+ SET plan_cache_mode TO 'force_generic_plan'
 AS $function$
 DECLARE
   qid integer;
@@ -521,6 +525,7 @@ CREATE OR REPLACE FUNCTION public.fold_figure_deltas(p_wait boolean DEFAULT fals
  RETURNS integer
  LANGUAGE plpgsql
  SET jit TO 'off'
+ SET plan_cache_mode TO 'force_generic_plan'
 AS $function$
 DECLARE
   qs integer[];

@@ -154,6 +154,36 @@ describe('the fold', () => {
   })
 })
 
+describe('the delta tables', () => {
+  test('are vacuumed by the process that folded their rows, and every figure stays a recount', async () => {
+    const t = await createTestApp('tiny', { FIGURE_FOLD_DELAY_MS: '0', FIGURE_FOLD_SWEEP_MS: '3600000', FIGURE_FOLD_VACUUM_ROWS: '3' })
+    try {
+      const vacuums = async () => {
+        const { rows } = await sql<{ n: number }>`
+          SELECT (pg_stat_get_vacuum_count('question_figure_deltas'::regclass) + pg_stat_get_vacuum_count('tag_vote_deltas'::regclass))::int AS n`.execute(
+          t.database.db,
+        )
+        return rows[0]!.n
+      }
+      const before = await vacuums()
+      const w = delegationWorld(t)
+      const [author, voter] = [await w.person(), await w.person()]
+      const topic = await w.tag()
+      const questions = [await w.question(author.id, [topic]), await w.question(author.id, [topic])]
+      for (const question of questions)
+        assert.equal((await t.send('POST', '/api/question_votes/', { object_id: question, value: 4 }, voter.token)).statusCode, 201)
+      // Two answers append four rows (a question's and a tag's each): the fold after the second passes three.
+      const deadline = Date.now() + 10_000
+      while ((await vacuums()) === before && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+      assert.ok((await vacuums()) > before, 'the delta tables were vacuumed')
+      assert.equal((await t.json(`/api/questions/${questions[1]}/`)).direct_high, 1)
+      await assertStoredEqualsRecomputed(t.database.db, 'after folds and a vacuum')
+    } finally {
+      await t.close()
+    }
+  })
+})
+
 async function deletedRowsFolded(t: TestApp): Promise<void> {
   const w = delegationWorld(t)
   const author = await w.person()

@@ -48,6 +48,7 @@ import * as answersWithoutQueue from './2026-11-28-046-answers-without-queue.ts'
 import * as restorableFigureFunctions from './2026-11-28-047-restorable-figure-functions.ts'
 import * as answerChecksPlannedOnce from './2026-11-29-048-answer-checks-planned-once.ts'
 import * as foldByIndex from './2026-11-29-049-fold-by-index.ts'
+import * as answerPlansKept from './2026-11-29-050-answer-plans-kept.ts'
 
 /** Every migration in the order it applies; names never change once released. */
 export const migrations: Record<string, Migration> = {
@@ -97,4 +98,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-28-047-restorable-figure-functions': restorableFigureFunctions,
   '2026-11-29-048-answer-checks-planned-once': answerChecksPlannedOnce,
   '2026-11-29-049-fold-by-index': foldByIndex,
+  '2026-11-29-050-answer-plans-kept': answerPlansKept,
 }

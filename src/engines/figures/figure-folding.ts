@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../../db/database.ts'
-import { foldFigureDeltas } from '../../db/answer-gate.ts'
+import { foldFigureDeltas, vacuumFigureDeltas } from '../../db/answer-gate.ts'
 import { queryCounter } from '../../db/query-counter.ts'
 
 /**
@@ -15,6 +15,7 @@ export class FigureFolder {
   #running: Promise<void> | null = null
   #again = false
   #closed = false
+  #foldedSinceVacuum = 0
 
   /** Told of a fold that failed (the app logs it); the next answer or sweep tries again. */
   onError: (error: Error) => void = () => {}
@@ -22,6 +23,7 @@ export class FigureFolder {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly delayMs: number,
+    private readonly vacuumRows = DEFAULT_VACUUM_ROWS,
   ) {}
 
   get closed(): boolean {
@@ -54,7 +56,11 @@ export class FigureFolder {
       try {
         do {
           this.#again = false
-          await foldFigureDeltas(this.db).catch((error: Error) => this.onError(error))
+          this.#foldedSinceVacuum += await foldFigureDeltas(this.db).catch((error: Error) => (this.onError(error), 0))
+          if (this.vacuumRows > 0 && this.#foldedSinceVacuum >= this.vacuumRows) {
+            this.#foldedSinceVacuum = 0
+            await vacuumFigureDeltas(this.db).catch((error: Error) => this.onError(error))
+          }
         } while (this.#again && !this.#closed)
       } finally {
         this.#running = null
@@ -73,11 +79,17 @@ export class FigureFolder {
   }
 }
 
+/**
+ * Folded rows after which a process vacuums the delta tables: a read then walks at most about this many dead index
+ * entries of a question (some 40 µs), and a vacuum of tables this small takes a few milliseconds.
+ */
+const DEFAULT_VACUUM_ROWS = 1_000
+
 const folders = new WeakMap<Kysely<Database>, FigureFolder>()
 
-/** The folder of a database handle, made on first use (and after one closed) with the delay given then. */
-export function figureFolder(db: Kysely<Database>, delayMs = 50): FigureFolder {
+/** The folder of a database handle, made on first use (and after one closed) with the settings given then. */
+export function figureFolder(db: Kysely<Database>, delayMs = 50, vacuumRows = DEFAULT_VACUUM_ROWS): FigureFolder {
   let folder = folders.get(db)
-  if (!folder || folder.closed) folders.set(db, (folder = new FigureFolder(db, delayMs)))
+  if (!folder || folder.closed) folders.set(db, (folder = new FigureFolder(db, delayMs, vacuumRows)))
   return folder
 }
