@@ -16,11 +16,10 @@ const CALLS = [
  * parameters fold branches away (`CASE WHEN p_pick`, the skipped sub-selects of count_user_answer), so custom
  * plans always looked cheaper and every answer planned its statements again: 0.33 → 0.30 ms of server time per
  * first answer (500 in one statement, the fastest of ten batches, demo seed), the fold 6.2 → 4.5 ms under the survey
- * surge (the same setting database-wide). Every
- * statement in them is a probe by key, whose generic plan is the custom one. The delta tables, emptied by every
- * fold and vacuumed by the serving processes (src/engines/figures/figure-folding.ts), keep their pages: truncating
- * the emptied end takes the table's exclusive lock from the answers appending to it. Signatures, bodies and effects
- * unchanged (expand only).
+ * surge (the same setting database-wide). Every statement in them is a probe by key, whose generic plan is the
+ * custom one. The delta tables, emptied by every fold and vacuumed by the serving processes
+ * (src/engines/figures/figure-folding.ts), keep their pages: truncating the emptied end takes the table's exclusive
+ * lock from the answers appending to it. Signatures, bodies and effects unchanged (expand only).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await runScript(
