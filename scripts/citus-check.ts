@@ -74,6 +74,7 @@ export const PLAN: Record<string, Role> = {
   disclosure_settings: reference,
 
   users: local,
+  user_answer_counts: local,
   user_geos: local,
   user_compares: local,
   auth_tokens: local,

@@ -778,6 +778,18 @@ export interface UnreleasedCommentVotes {
   user_id: number;
 }
 
+export interface UserAnswerCounts {
+  count_choice_votes: Generated<number>;
+  count_question_votes: Generated<number>;
+  count_votes: Generated<number>;
+  id: number;
+  last_answer_time: Timestamp | null;
+  public_count_choice_votes: Generated<number>;
+  public_count_question_votes: Generated<number>;
+  public_count_votes: Generated<number>;
+  public_last_answer_time: Timestamp | null;
+}
+
 export interface UserCompares {
   created_at: Generated<Timestamp>;
   difference_distances: number[];
@@ -800,7 +812,6 @@ export interface Users {
   address: Generated<string>;
   agreed_terms: Generated<boolean>;
   bio: Generated<string>;
-  count_choice_votes: Generated<number>;
   count_comment_votes: Generated<number>;
   count_comments: Generated<number>;
   count_followers: Generated<number>;
@@ -808,9 +819,7 @@ export interface Users {
   count_following_users: Generated<number>;
   count_friends: Generated<number>;
   count_group_memberships: Generated<number>;
-  count_question_votes: Generated<number>;
   count_questions: Generated<number>;
-  count_votes: Generated<number>;
   country_id: number | null;
   created_at: Generated<Timestamp>;
   default_private: Generated<boolean>;
@@ -833,7 +842,6 @@ export interface Users {
   is_social4_verified: Generated<boolean>;
   is_staff: Generated<boolean>;
   karma: Generated<number>;
-  last_answer_time: Timestamp | null;
   last_login: Timestamp | null;
   last_name: Generated<string>;
   latitude: number | null;
@@ -843,11 +851,7 @@ export interface Users {
   phone: string | null;
   photo: string | null;
   politician_id: number | null;
-  public_count_choice_votes: Generated<number>;
   public_count_comment_votes: Generated<number>;
-  public_count_question_votes: Generated<number>;
-  public_count_votes: Generated<number>;
-  public_last_answer_time: Timestamp | null;
   region_id: number | null;
   username: string;
 }
@@ -921,6 +925,7 @@ export interface DB {
   team_messages: TeamMessages;
   unreleased_answers: UnreleasedAnswers;
   unreleased_comment_votes: UnreleasedCommentVotes;
+  user_answer_counts: UserAnswerCounts;
   user_compares: UserCompares;
   user_geos: UserGeos;
   users: Users;

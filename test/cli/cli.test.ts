@@ -102,6 +102,8 @@ test('check finds the seeded figures exact, reports a tampered one, and recomput
     const someone = await handle.db.selectFrom('users').select('id').orderBy('id').limit(1).executeTakeFirstOrThrow()
     kept = { question: vote.question_id, user: someone.id }
     await handle.db.insertInto('liquid_blocks').values({ question_id: kept.question, user_id: kept.user, intree: 77 }).execute()
+    // An answer counter, kept beside the user row (migration 051).
+    await handle.db.updateTable('user_answer_counts').set({ public_count_votes: 4321 }).where('id', '=', someone.id).execute()
   } finally {
     await handle.close()
   }
@@ -109,6 +111,7 @@ test('check finds the seeded figures exact, reports a tampered one, and recomput
   assert.equal(dirty.code, 1)
   assert.match(dirty.stdout, new RegExp(`liquid\tquestion \\d+\tquestion_votes ${voteId} liquid_weight`))
   assert.match(dirty.stdout, /figure\ttags 1\tvotes_count\tstored 999999/)
+  assert.match(dirty.stdout, new RegExp(`figure\tuser_answer_counts ${kept.user}\tpublic_count_votes\tstored 4321`))
   assert.match(dirty.stdout, new RegExp(`liquid\tquestion ${kept.question}\tliquid_blocks user ${kept.user}\tstored 77\tresolved \\d+`))
   const repaired = await run(['recompute', '--liquid'])
   assert.equal(repaired.code, 0, repaired.stderr)

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict'
 import { Migrator, sql, type Kysely } from 'kysely'
 import { migrations } from '../../src/db/migrations/index.ts'
 import { commandDatabase } from '../helpers/databases.ts'
+import { USER_ANSWER_COUNTERS } from '../../src/engines/figures/recompute.repository.ts'
 
 /**
  * The upgrade rule (docs/operations.md, Upgrading a running deployment): during a rolling upgrade the previous
@@ -41,6 +42,10 @@ const GATE_046 =
   "answers take the question's answering gate instead of locking its row, and append their counts as deltas: the " +
   "previous release's writers of the rules lock only the row, it reads the stored counts without the deltas, and its " +
   'recompute would add them twice; an upgrade across 046 stops every process'
+
+const COUNTS_051 =
+  "the answer counters moved off users into user_answer_counts: the previous release reads them on users (its users' " +
+  'listings, details and orderings) and its recompute and check rewrite them there; an upgrade across 051 stops every process'
 
 /** migration -> violation -> why it was let through. Nothing may be added for a migration not yet released. */
 const ALLOWED: Record<string, Record<string, string>> = {
@@ -118,6 +123,12 @@ const ALLOWED: Record<string, Record<string, string>> = {
       "the same rows folded and the same deleted rows' deltas removed, found through the index instead of by scans: " +
       'the previous release calls it and gets the same effect',
   },
+  '2026-11-29-051-user-answer-counts': Object.fromEntries(
+    [
+      ...USER_ANSWER_COUNTERS.map((name) => `column users.${name} dropped`),
+      'function count_user_answer(integer,boolean,boolean,boolean,timestamp with time zone) changed its body',
+    ].map((violation) => [violation, COUNTS_051]),
+  ),
 }
 
 interface Column {

@@ -4,6 +4,7 @@ import type { Insertable, Kysely } from 'kysely'
 import { foldFigureDeltas } from '../../src/db/answer-gate.ts'
 import type { Database, Questions } from '../../src/db/database.ts'
 import { storedFigureDifferences } from '../../src/engines/figures/check.ts'
+import { USER_ANSWER_COUNTERS } from '../../src/engines/figures/recompute.repository.ts'
 import { insertQuestion } from '../helpers/fixtures.ts'
 
 /** Questions to vote on, and the check that every stored figure equals a full recomputation. */
@@ -37,16 +38,7 @@ export const VOTE_FED_COLUMNS: Record<string, string[]> = {
   questions: [...family('direct'), ...family('liquid'), 'polarisation'],
   question_choices: [...family('direct'), ...family('liquid'), 'polarisation'],
   question_tags: family('direct'),
-  users: [
-    'count_votes',
-    'count_question_votes',
-    'count_choice_votes',
-    'last_answer_time',
-    'public_count_votes',
-    'public_count_question_votes',
-    'public_count_choice_votes',
-    'public_last_answer_time',
-  ],
+  user_answer_counts: [...USER_ANSWER_COUNTERS],
   tags: ['votes_count'],
 }
 

@@ -49,6 +49,7 @@ import * as restorableFigureFunctions from './2026-11-28-047-restorable-figure-f
 import * as answerChecksPlannedOnce from './2026-11-29-048-answer-checks-planned-once.ts'
 import * as foldByIndex from './2026-11-29-049-fold-by-index.ts'
 import * as answerPlansKept from './2026-11-29-050-answer-plans-kept.ts'
+import * as userAnswerCounts from './2026-11-29-051-user-answer-counts.ts'
 
 /** Every migration in the order it applies; names never change once released. */
 export const migrations: Record<string, Migration> = {
@@ -99,4 +100,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-29-048-answer-checks-planned-once': answerChecksPlannedOnce,
   '2026-11-29-049-fold-by-index': foldByIndex,
   '2026-11-29-050-answer-plans-kept': answerPlansKept,
+  '2026-11-29-051-user-answer-counts': userAnswerCounts,
 }

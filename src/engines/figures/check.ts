@@ -5,7 +5,7 @@ import { storedFigureRows } from './figures.repository.ts'
 import { statisticsColumns } from '../statistics/statistics-fields.ts'
 import { recomputeStatistics } from './recompute.ts'
 import { foldFigureDeltas } from '../../db/answer-gate.ts'
-import { USER_COUNTERS } from './recompute.repository.ts'
+import { USER_ANSWER_COUNTERS, USER_COUNTERS } from './recompute.repository.ts'
 
 /**
  * Every stored figure and counter, compared with what `recomputeStatistics` makes of the raw rows. The
@@ -31,6 +31,7 @@ export const STORED_FIGURES: Record<string, string[]> = {
   question_question_connections: DIRECT,
   comments: ['direct_maximum', 'direct_minimum', 'public_direct_maximum', 'public_direct_minimum', 'report_count'],
   users: USER_COUNTERS,
+  user_answer_counts: [...USER_ANSWER_COUNTERS],
   tags: ['followers_count', 'questions_count', 'votes_count', 'unreleased_votes_count'],
   areas: ['members_count', 'question_count'],
   groups: ['member_count'],

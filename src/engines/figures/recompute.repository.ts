@@ -16,9 +16,6 @@ export interface LikertSource {
 /** The counters kept on each user row: recomputed here, compared by check. */
 export const USER_COUNTERS = [
   'count_questions',
-  'count_votes',
-  'count_question_votes',
-  'count_choice_votes',
   'count_comments',
   'count_comment_votes',
   'count_group_memberships',
@@ -26,13 +23,20 @@ export const USER_COUNTERS = [
   'count_following_users',
   'count_followers',
   'count_friends',
+  'public_count_comment_votes',
+]
+
+/** The answer counters and times kept beside each user row (migration 051): recomputed here, compared by check. */
+export const USER_ANSWER_COUNTERS = [
+  'count_votes',
+  'count_question_votes',
+  'count_choice_votes',
   'last_answer_time',
   'public_count_votes',
   'public_count_question_votes',
   'public_count_choice_votes',
   'public_last_answer_time',
-  'public_count_comment_votes',
-]
+] as const
 
 /** count(*) per level and of skips; with a weight column, the summed weights instead. */
 function levelCounts(prefix: 'd' | 'l', weight: string | null, skipped: string | null): string {
@@ -147,9 +151,6 @@ function counterStatements(): RawBuilder<unknown>[] {
       USER_COUNTERS,
       `SELECT u.id,
          coalesce(q.n, 0) AS count_questions,
-         coalesce(qv.n, 0) + coalesce(cv.n, 0) AS count_votes,
-         coalesce(qv.n, 0) AS count_question_votes,
-         coalesce(cv.n, 0) AS count_choice_votes,
          coalesce(c.n, 0) AS count_comments,
          coalesce(kv.n, 0) AS count_comment_votes,
          coalesce(gm.n, 0) AS count_group_memberships,
@@ -157,22 +158,9 @@ function counterStatements(): RawBuilder<unknown>[] {
          coalesce(fu.n, 0) AS count_following_users,
          coalesce(fo.n, 0) AS count_followers,
          coalesce(fr.n, 0) AS count_friends,
-         greatest(qv.last, cv.last) AS last_answer_time,
-         coalesce(qv.public_n, 0) + coalesce(cv.public_n, 0) AS public_count_votes,
-         coalesce(qv.public_n, 0) AS public_count_question_votes,
-         coalesce(cv.public_n, 0) AS public_count_choice_votes,
-         greatest(qv.public_last, cv.public_last) AS public_last_answer_time,
          coalesce(kv.public_n, 0) AS public_count_comment_votes
        FROM users u
        LEFT JOIN (SELECT user_id, count(*) AS n FROM questions GROUP BY user_id) q ON q.user_id = u.id
-       LEFT JOIN (SELECT user_id, count(*) AS n, max(modified_at) AS last,
-           count(*) FILTER (WHERE NOT private) AS public_n, max(modified_at) FILTER (WHERE NOT private) AS public_last
-         FROM question_votes GROUP BY user_id) qv
-         ON qv.user_id = u.id
-       LEFT JOIN (SELECT user_id, count(*) AS n, max(modified_at) AS last,
-           count(*) FILTER (WHERE NOT private) AS public_n, max(modified_at) FILTER (WHERE NOT private) AS public_last
-         FROM question_choice_votes GROUP BY user_id) cv
-         ON cv.user_id = u.id
        LEFT JOIN (SELECT user_id, count(*) AS n FROM comments GROUP BY user_id) c ON c.user_id = u.id
        LEFT JOIN (SELECT user_id, count(*) AS n, count(*) FILTER (WHERE NOT private) AS public_n
          FROM comment_votes WHERE active GROUP BY user_id) kv ON kv.user_id = u.id
@@ -185,6 +173,28 @@ function counterStatements(): RawBuilder<unknown>[] {
            SELECT user_id AS person FROM friendships WHERE accepted_at IS NOT NULL
            UNION ALL SELECT friend_id FROM friendships WHERE accepted_at IS NOT NULL) f GROUP BY person) fr
          ON fr.person = u.id`,
+    ),
+    refresh(
+      'user_answer_counts',
+      USER_ANSWER_COUNTERS,
+      `SELECT a.id,
+         coalesce(qv.n, 0) + coalesce(cv.n, 0) AS count_votes,
+         coalesce(qv.n, 0) AS count_question_votes,
+         coalesce(cv.n, 0) AS count_choice_votes,
+         greatest(qv.last, cv.last) AS last_answer_time,
+         coalesce(qv.public_n, 0) + coalesce(cv.public_n, 0) AS public_count_votes,
+         coalesce(qv.public_n, 0) AS public_count_question_votes,
+         coalesce(cv.public_n, 0) AS public_count_choice_votes,
+         greatest(qv.public_last, cv.public_last) AS public_last_answer_time
+       FROM user_answer_counts a
+       LEFT JOIN (SELECT user_id, count(*) AS n, max(modified_at) AS last,
+           count(*) FILTER (WHERE NOT private) AS public_n, max(modified_at) FILTER (WHERE NOT private) AS public_last
+         FROM question_votes GROUP BY user_id) qv
+         ON qv.user_id = a.id
+       LEFT JOIN (SELECT user_id, count(*) AS n, max(modified_at) AS last,
+           count(*) FILTER (WHERE NOT private) AS public_n, max(modified_at) FILTER (WHERE NOT private) AS public_last
+         FROM question_choice_votes GROUP BY user_id) cv
+         ON cv.user_id = a.id`,
     ),
     refresh(
       'tags',

@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Kysely, type Updateable } from 'kysely'
 import type { Database, Users } from '../../db/database.ts'
 import { withEligibility } from '../../engines/liquid/liquid.accounts.ts'
+import { selectFullUsers, type UserRow } from '../users/users.repository.ts'
 
 /** Nearest region centre within this distance places a user in that region; otherwise the nearest country. */
 const REGION_RADIUS_KM = 150
@@ -32,8 +33,9 @@ export function accountsRepository(db: Kysely<Database>) {
         .executeTakeFirst()
     },
 
-    async findById(id: number) {
-      return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst()
+    /** The user's row with their answer counts. */
+    async findById(id: number): Promise<UserRow | undefined> {
+      return selectFullUsers(db.selectFrom('users').where('users.id', '=', id)).executeTakeFirst()
     },
 
     async usernameTaken(username: string, exceptId = 0): Promise<boolean> {

@@ -118,13 +118,15 @@ export function polisImportRepository(trx: Db) {
         answered AS (SELECT v.user_id, count(*) AS n, max(v.modified_at) AS last,
             count(*) FILTER (WHERE NOT v.private) AS public_n, max(v.modified_at) FILTER (WHERE NOT v.private) AS public_last
           FROM question_votes v JOIN accounts a ON a.id = v.user_id GROUP BY v.user_id),
-        authored AS (SELECT q.user_id, count(*) AS n FROM questions q JOIN accounts a ON a.id = q.user_id GROUP BY q.user_id)
-        UPDATE users u SET count_questions = coalesce(q.n, 0),
+        authored AS (SELECT q.user_id, count(*) AS n FROM questions q JOIN accounts a ON a.id = q.user_id GROUP BY q.user_id),
+        authors AS (UPDATE users u SET count_questions = coalesce(q.n, 0)
+          FROM accounts x LEFT JOIN authored q ON q.user_id = x.id WHERE u.id = x.id)
+        UPDATE user_answer_counts c SET
           count_votes = coalesce(v.n, 0), count_question_votes = coalesce(v.n, 0), last_answer_time = v.last,
           public_count_votes = coalesce(v.public_n, 0), public_count_question_votes = coalesce(v.public_n, 0),
           public_last_answer_time = v.public_last
-        FROM accounts x LEFT JOIN answered v ON v.user_id = x.id LEFT JOIN authored q ON q.user_id = x.id
-        WHERE u.id = x.id`.execute(trx)
+        FROM accounts x LEFT JOIN answered v ON v.user_id = x.id
+        WHERE c.id = x.id`.execute(trx)
     },
   }
 }

@@ -8,6 +8,7 @@ import {
   userEmbedColumns,
   userEmbedsFrom,
   usersFromJson,
+  usersWithAnswerCountsSql,
   type CallerLinks,
   type UserEmbeds,
   type UserRow,
@@ -84,7 +85,7 @@ export function questionRelationsRepository(db: Kysely<Database>) {
       })
       const theirs = theirUserId === null ? sql`NULL::json` : answersJson(theirUserId, questionIds, true)
       const { rows } = await sql<Record<string, unknown>>`
-        WITH authors AS (SELECT * FROM users WHERE id = ANY(${authorIds}::int[]))
+        WITH authors AS (SELECT * FROM ${usersWithAnswerCountsSql} AS u WHERE id = ANY(${authorIds}::int[]))
         SELECT (SELECT json_agg(authors) FROM authors) AS authors, ${embeds},
           (SELECT json_agg(qt ORDER BY qt.question_id, qt.position, qt.id) FROM (
             SELECT question_tags.id, question_tags.question_id, question_tags.tag_id, question_tags.position,

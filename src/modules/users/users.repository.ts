@@ -1,17 +1,40 @@
-import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely'
-import type { Database, Users } from '../../db/database.ts'
+import { sql, type Kysely, type RawBuilder, type Selectable, type SelectQueryBuilder } from 'kysely'
+import type { Database, UserAnswerCounts, Users } from '../../db/database.ts'
 import type { Caller } from '../../core/caller.ts'
 import { parseIdList } from '../../core/integers.ts'
 import { column, orderingFieldsOf, orderingTerms, type OrderingFields } from '../../db/ordering.ts'
 import { pageOfRows, type ListRequest, type RowsPage } from '../../db/paging.ts'
 import { escapeLike } from '../../db/text-search.ts'
+import { USER_ANSWER_COUNTERS } from '../../engines/figures/recompute.repository.ts'
 import { readCompareCheck, type CompareCheck } from '../compare/compare-check.ts'
 import type { UserListQuery } from './users.schemas.ts'
 import { areasFromJson, areasJson, type AreaWithPoliticians } from '../areas/areas.repository.ts'
 import { politiciansFromJson, politiciansJson, type PoliticianRow } from '../politicians/politicians.repository.ts'
 import type { ComparisonRow } from '../compare/compare.repository.ts'
 
-export type UserRow = Selectable<Users>
+/**
+ * The answer counters and times, kept beside the user's row (user_answer_counts, migration 051) so that an answer
+ * rewrites eight columns instead of the whole row; every reader of full users joins them.
+ */
+const ANSWER_COUNTS = USER_ANSWER_COUNTERS satisfies readonly (keyof UserAnswerCounts)[]
+
+export type UserRow = Selectable<Users> & Pick<Selectable<UserAnswerCounts>, (typeof ANSWER_COUNTS)[number]>
+
+const ANSWER_COUNT_REFS = ANSWER_COUNTS.map((name) => `answer_counts.${name}` as const)
+
+type UsersQuery = SelectQueryBuilder<Database, 'users', object>
+
+/**
+ * Full user rows of a query over `users`: the row and its answer counts (joined as `answer_counts`, which the
+ * orderings by them name). Joined where rows are selected, so that a listing's count reads `users` alone.
+ */
+export const selectFullUsers = <O>(query: SelectQueryBuilder<Database, 'users', O>) =>
+  query.innerJoin('user_answer_counts as answer_counts', 'answer_counts.id', 'users.id').selectAll('users').select(ANSWER_COUNT_REFS)
+
+/** Full user rows (users with their answer counts), for raw statements: `FROM ${usersWithAnswerCountsSql} AS u`. */
+export const usersWithAnswerCountsSql = sql.raw(
+  `(SELECT users.*, ${ANSWER_COUNT_REFS.join(', ')} FROM users JOIN user_answer_counts answer_counts ON answer_counts.id = users.id)`,
+)
 
 export const USER_ORDERING = orderingFieldsOf(
   [
@@ -31,6 +54,8 @@ export const USER_ORDERING = orderingFieldsOf(
   ],
   'users',
 )
+// The answer counters are ordered by where they are kept.
+for (const name of ['last_answer_time', 'count_votes', 'count_question_votes']) USER_ORDERING[name] = column(`answer_counts.${name}`)
 
 /**
  * The ordering fields as the viewer may sort by them: the answer counters and time count public answers only,
@@ -40,8 +65,8 @@ export function userOrdering(viewer: Caller | null): OrderingFields {
   if (viewer?.isStaff) return USER_ORDERING
   const seen = (name: string) =>
     viewer
-      ? sql`CASE WHEN users.id = ${viewer.id} THEN ${sql.ref(`users.${name}`)} ELSE ${sql.ref(`users.public_${name}`)} END`
-      : sql.ref(`users.public_${name}`)
+      ? sql`CASE WHEN users.id = ${viewer.id} THEN ${sql.ref(`answer_counts.${name}`)} ELSE ${sql.ref(`answer_counts.public_${name}`)} END`
+      : sql.ref(`answer_counts.public_${name}`)
   return {
     ...USER_ORDERING,
     last_answer_time: seen('last_answer_time') as OrderingFields[string],
@@ -160,12 +185,12 @@ export function usersRepository(db: Kysely<Database>) {
       const compareCheck = readCompareCheck(filters.compare_check, viewer)
       const ordering = orderingTerms(list.ordering, userOrdering(viewer), ['id'], column('users.id'))
       if (compareCheck) ordering.unshift(compareCheck.order)
-      return pageOfRows<UserRow>(list, this.filtered(filters, compareCheck), (q) => q.selectAll('users'), ordering)
+      return pageOfRows<UserRow>(list, this.filtered(filters, compareCheck), (q) => selectFullUsers(q as UsersQuery), ordering)
     },
 
     /** One user as listings show them (deactivated accounts are not found). */
     async listed(id: number): Promise<UserRow | undefined> {
-      return this.filtered({ id }).selectAll('users').executeTakeFirst()
+      return selectFullUsers(this.filtered({ id })).executeTakeFirst()
     },
 
     /** Deactivated accounts leave listings; deleted ones stay, anonymised (their answers still count). */
@@ -262,7 +287,7 @@ export function usersRepository(db: Kysely<Database>) {
     async findByIds(ids: number[]): Promise<UserRow[]> {
       const unique = [...new Set(ids)]
       if (unique.length === 0) return []
-      return db.selectFrom('users').selectAll().where('id', 'in', unique).execute()
+      return selectFullUsers(db.selectFrom('users').where('users.id', 'in', unique)).execute()
     },
 
     /**
@@ -291,7 +316,7 @@ export function usersRepository(db: Kysely<Database>) {
       }
       const links = callerLinkColumns(callerId, targets.userIds, callerId !== null && unique.includes(callerId), latestSize)
       const { rows } = await sql<EmbedsRow & { users: unknown }>`
-        WITH people AS (SELECT * FROM users WHERE id = ANY(${unique}::int[]))
+        WITH people AS (SELECT * FROM ${usersWithAnswerCountsSql} AS u WHERE id = ANY(${unique}::int[]))
         SELECT (SELECT json_agg(people) FROM people) AS users, ${userEmbedColumns(targets)}, ${links}`.execute(db)
       const row = rows[0]!
       return { rows: usersFromJson(row.users), embeds: userEmbedsFrom(row), links: callerLinksFrom(row) }
