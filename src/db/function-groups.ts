@@ -54,7 +54,7 @@ export const FUNCTION_GROUPS: FunctionGroup[] = [
       replaced_answer_weight: 'the liquid weight an answer carries after a change of privacy (its block when public, 1 when private)',
       count_user_answer:
         "the user's answer counters after any change of one of their answers (new, replaced, edited, withdrawn, privacy), finding the latest public time again when one stops being public",
-      make_user_answer_counts: "a new user's row of answer counters (trigger on users), all zero",
+      make_user_answer_counts: "a new user's row of answer counters, all zero",
       move_tag_votes: 'appends a delta to the likert answer counts of the tags a question counts in (tag_vote_deltas)',
     },
   },

@@ -452,7 +452,7 @@ BEGIN
   WHERE id = p_user;
 END $function$;
 
--- make_user_answer_counts (trigger on users): a new user's row of answer counters (trigger on users), all zero
+-- make_user_answer_counts (trigger on users): a new user's row of answer counters, all zero
 CREATE OR REPLACE FUNCTION public.make_user_answer_counts()
  RETURNS trigger
  LANGUAGE plpgsql
