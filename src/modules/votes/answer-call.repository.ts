@@ -111,32 +111,37 @@ class AnswerGroups {
 
   async #run(): Promise<void> {
     this.#running = true
+    let settle = () => {}
     try {
       while (this.#waiting.length > 0) {
         const group = this.#waiting.splice(0, GROUP_MOST)
         group.sort((x, y) => x.answer.user - y.answer.user || x.answer.object - y.answer.object)
-        await this.#castGroup(group)
+        const cast = this.#castGroup(group)
+        // The group before hears back once this one is on its way: the database casts it while their replies are made.
+        setImmediate(settle)
+        settle = await cast
       }
     } finally {
       this.#running = false
+      settle()
     }
   }
 
-  async #castGroup(group: Waiting[]): Promise<void> {
-    if (group.length > 1) {
-      try {
-        const rows = await castMany(
-          this.db,
-          this.call,
-          group.map((w) => w.answer),
-        )
-        group.forEach((w, i) => w.resolve(rows[i]!))
-        return
-      } catch {
-        // Cast again one by one below: each answer meets its own refusal or race.
-      }
+  /** Casts a group; resolves to what tells each of its answers the outcome (a group cast one by one has told them). */
+  async #castGroup(group: Waiting[]): Promise<() => void> {
+    try {
+      const rows = await castMany(
+        this.db,
+        this.call,
+        group.map((w) => w.answer),
+      )
+      return () => group.forEach((w, i) => w.resolve(rows[i]!))
+    } catch (error) {
+      if (group.length === 1) return () => group[0]!.reject(error)
+      // Cast again one by one below: each answer meets its own refusal or race.
     }
     await Promise.all(group.map((w) => castMany(this.db, this.call, [w.answer]).then(([row]) => w.resolve(row!), w.reject)))
+    return () => {}
   }
 }
 
