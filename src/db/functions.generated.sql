@@ -355,6 +355,17 @@ CREATE OR REPLACE FUNCTION public.answer_reaches_others(p_question integer, p_us
  STABLE
 AS $function$
 BEGIN
+  IF p_weight IS NULL AND NOT p_private THEN
+    PERFORM FROM (
+      SELECT FROM unreleased_answers u WHERE u.question_id = p_question AND u.user_id = p_user
+      UNION ALL SELECT FROM tag_delegations d WHERE d.user_id = p_user AND d.revoked_at IS NULL
+      UNION ALL SELECT FROM tag_delegations d WHERE d.trustee_id = p_user AND d.revoked_at IS NULL
+      UNION ALL SELECT FROM question_delegations d WHERE d.user_id = p_user AND d.revoked_at IS NULL
+      UNION ALL SELECT FROM question_delegations d
+        WHERE d.question_id = p_question AND d.trustee_id = p_user AND d.revoked_at IS NULL
+    ) AS touching LIMIT 1;
+    IF NOT FOUND THEN RETURN false; END IF;
+  END IF;
   RETURN p_private OR coalesce(p_was_private, false) OR coalesce(p_weight, 1) <> 1
     OR EXISTS (SELECT FROM unreleased_answers u WHERE u.question_id = p_question AND u.user_id = p_user)
     OR (p_weight IS NULL AND (liquid_parent(p_question, p_user) IS NOT NULL OR liquid_intree(p_question, p_user) > 0));
