@@ -440,10 +440,18 @@ AS $function$
 DECLARE
   answers integer := (p_now IS NOT NULL)::integer - (p_was IS NOT NULL)::integer;
   shown integer := coalesce((NOT p_now)::integer, 0) - coalesce((NOT p_was)::integer, 0);
+  latest timestamptz;
+  latest_public timestamptz;
 BEGIN
   IF p_now IS NULL OR (NOT p_was AND p_now) THEN
     PERFORM FROM user_answer_counts WHERE id = p_user FOR NO KEY UPDATE;
   END IF;
+  IF p_now IS NULL THEN latest := greatest(
+      (SELECT max(modified_at) FROM question_votes WHERE user_id = p_user),
+      (SELECT max(modified_at) FROM question_choice_votes WHERE user_id = p_user)); END IF;
+  IF NOT p_was AND p_now IS DISTINCT FROM false THEN latest_public := greatest(
+      (SELECT max(modified_at) FROM question_votes WHERE user_id = p_user AND NOT private),
+      (SELECT max(modified_at) FROM question_choice_votes WHERE user_id = p_user AND NOT private)); END IF;
   UPDATE user_answer_counts SET
     count_question_votes = count_question_votes + CASE WHEN p_pick THEN 0 ELSE answers END,
     count_choice_votes = count_choice_votes + CASE WHEN p_pick THEN answers ELSE 0 END,
@@ -451,14 +459,10 @@ BEGIN
     public_count_question_votes = public_count_question_votes + CASE WHEN p_pick THEN 0 ELSE shown END,
     public_count_choice_votes = public_count_choice_votes + CASE WHEN p_pick THEN shown ELSE 0 END,
     public_count_votes = public_count_votes + shown,
-    last_answer_time = CASE WHEN p_now IS NOT NULL THEN greatest(last_answer_time, p_at) ELSE greatest(
-      (SELECT max(modified_at) FROM question_votes WHERE user_id = p_user),
-      (SELECT max(modified_at) FROM question_choice_votes WHERE user_id = p_user)) END,
+    last_answer_time = CASE WHEN p_now IS NOT NULL THEN greatest(last_answer_time, p_at) ELSE latest END,
     public_last_answer_time = CASE
       WHEN NOT p_now THEN greatest(public_last_answer_time, p_at)
-      WHEN NOT p_was THEN greatest(
-        (SELECT max(modified_at) FROM question_votes WHERE user_id = p_user AND NOT private),
-        (SELECT max(modified_at) FROM question_choice_votes WHERE user_id = p_user AND NOT private))
+      WHEN NOT p_was THEN latest_public
       ELSE public_last_answer_time END
   WHERE id = p_user;
 END $function$;
@@ -512,19 +516,11 @@ CREATE OR REPLACE FUNCTION public.move_likert_counts(p_question integer, p_a sma
  RETURNS void
  LANGUAGE plpgsql
 AS $function$
-DECLARE
-  da record;
-  db record;
-  la record;
-  lb record;
 BEGIN
-  SELECT * INTO da FROM likert_count_deltas(p_a, p_direct_a);
-  SELECT * INTO db FROM likert_count_deltas(p_b, p_direct_b);
-  SELECT * INTO la FROM likert_count_deltas(p_a, p_liquid_a);
-  SELECT * INTO lb FROM likert_count_deltas(p_b, p_liquid_b);
   INSERT INTO question_figure_deltas (question_id, direct_minimum, direct_low, direct_medium, direct_high, direct_maximum, direct_skipped, liquid_minimum, liquid_low, liquid_medium, liquid_high, liquid_maximum, liquid_skipped)
-  VALUES (p_question, da.c1 + db.c1, da.c2 + db.c2, da.c3 + db.c3, da.c4 + db.c4, da.c5 + db.c5, da.skipped + db.skipped,
-    la.c1 + lb.c1, la.c2 + lb.c2, la.c3 + lb.c3, la.c4 + lb.c4, la.c5 + lb.c5, la.skipped + lb.skipped);
+  SELECT p_question, da.c1 + db.c1, da.c2 + db.c2, da.c3 + db.c3, da.c4 + db.c4, da.c5 + db.c5, da.skipped + db.skipped, la.c1 + lb.c1, la.c2 + lb.c2, la.c3 + lb.c3, la.c4 + lb.c4, la.c5 + lb.c5, la.skipped + lb.skipped
+  FROM likert_count_deltas(p_a, p_direct_a) AS da, likert_count_deltas(p_b, p_direct_b) AS db,
+    likert_count_deltas(p_a, p_liquid_a) AS la, likert_count_deltas(p_b, p_liquid_b) AS lb;
 END $function$;
 
 -- move_choice_counts: appends one level's deltas to a choice's direct and liquid counts
@@ -532,15 +528,11 @@ CREATE OR REPLACE FUNCTION public.move_choice_counts(p_choice integer, p_value s
  RETURNS void
  LANGUAGE plpgsql
 AS $function$
-DECLARE
-  d record;
-  l record;
 BEGIN
-  SELECT * INTO d FROM likert_count_deltas(p_value, p_direct);
-  SELECT * INTO l FROM likert_count_deltas(p_value, p_liquid);
   INSERT INTO question_figure_deltas (question_id, choice_id, direct_minimum, direct_low, direct_medium, direct_high, direct_maximum, direct_skipped, liquid_minimum, liquid_low, liquid_medium, liquid_high, liquid_maximum, liquid_skipped)
   SELECT c.question_id, p_choice, d.c1, d.c2, d.c3, d.c4, d.c5, d.skipped, l.c1, l.c2, l.c3, l.c4, l.c5, l.skipped
-  FROM question_choices c WHERE c.id = p_choice;
+  FROM question_choices c, likert_count_deltas(p_value, p_direct) AS d, likert_count_deltas(p_value, p_liquid) AS l
+  WHERE c.id = p_choice;
 END $function$;
 
 -- fold_figure_deltas: adds the answers' deltas to the stored counts of questions, choices and tags in one
