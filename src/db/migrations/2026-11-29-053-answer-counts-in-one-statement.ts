@@ -7,6 +7,11 @@ const COUNTS = [...LEVELS.map((l) => `direct_${l}`), ...LEVELS.map((l) => `liqui
 const sums = (a: string, b: string | null) =>
   ['c1', 'c2', 'c3', 'c4', 'c5', 'skipped'].map((c) => (b ? `${a}.${c} + ${b}.${c}` : `${a}.${c}`)).join(', ')
 
+const LIKERT_HEAD = `CREATE OR REPLACE FUNCTION move_likert_counts(p_question integer, p_a smallint, p_direct_a integer, p_liquid_a integer,
+  p_b smallint, p_direct_b integer, p_liquid_b integer) RETURNS void LANGUAGE plpgsql AS $$`
+const CHOICE_HEAD = `CREATE OR REPLACE FUNCTION move_choice_counts(p_choice integer, p_value smallint, p_direct integer, p_liquid integer)
+RETURNS void LANGUAGE plpgsql AS $$`
+
 /** The counters an answer moves, the same in both versions of count_user_answer. */
 const COUNTERS = `count_question_votes = count_question_votes + CASE WHEN p_pick THEN 0 ELSE answers END,
     count_choice_votes = count_choice_votes + CASE WHEN p_pick THEN answers ELSE 0 END,
@@ -38,8 +43,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await runScript(
     db,
     `
-CREATE OR REPLACE FUNCTION move_likert_counts(p_question integer, p_a smallint, p_direct_a integer, p_liquid_a integer,
-  p_b smallint, p_direct_b integer, p_liquid_b integer) RETURNS void LANGUAGE plpgsql AS $$
+${LIKERT_HEAD}
 BEGIN
   INSERT INTO question_figure_deltas (question_id, ${COUNTS})
   SELECT p_question, ${sums('da', 'db')}, ${sums('la', 'lb')}
@@ -47,8 +51,7 @@ BEGIN
     likert_count_deltas(p_a, p_liquid_a) AS la, likert_count_deltas(p_b, p_liquid_b) AS lb;
 END $$;
 
-CREATE OR REPLACE FUNCTION move_choice_counts(p_choice integer, p_value smallint, p_direct integer, p_liquid integer)
-RETURNS void LANGUAGE plpgsql AS $$
+${CHOICE_HEAD}
 BEGIN
   INSERT INTO question_figure_deltas (question_id, choice_id, ${COUNTS})
   SELECT c.question_id, p_choice, ${sums('d', null)}, ${sums('l', null)}
@@ -81,8 +84,7 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await runScript(
     db,
     `
-CREATE OR REPLACE FUNCTION move_likert_counts(p_question integer, p_a smallint, p_direct_a integer, p_liquid_a integer,
-  p_b smallint, p_direct_b integer, p_liquid_b integer) RETURNS void LANGUAGE plpgsql AS $$
+${LIKERT_HEAD}
 DECLARE
   da record;
   db record;
@@ -97,8 +99,7 @@ BEGIN
   VALUES (p_question, ${sums('da', 'db')}, ${sums('la', 'lb')});
 END $$;
 
-CREATE OR REPLACE FUNCTION move_choice_counts(p_choice integer, p_value smallint, p_direct integer, p_liquid integer)
-RETURNS void LANGUAGE plpgsql AS $$
+${CHOICE_HEAD}
 DECLARE
   d record;
   l record;
