@@ -60,6 +60,8 @@ export const PLAN: Record<string, Role> = {
   unreleased_answers: byQuestion(),
   unreleased_comment_votes: byQuestion(),
   question_figure_deltas: byQuestion(),
+  liquid_weight_deltas: byQuestion(),
+  liquid_block_deltas: byQuestion(),
   tag_vote_deltas: { role: 'distributed', column: 'tag_id', group: 'tag' },
 
   areas: reference,

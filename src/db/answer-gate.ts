@@ -13,23 +13,26 @@ export async function lockQuestionAnswers(db: Db, questionIds: readonly number[]
 }
 
 /**
- * Adds the answers' count deltas to the stored counts (fold_figure_deltas). Without `wait`, rows another
+ * Adds the answers' count deltas to the stored counts (fold_figure_deltas), and the liquid weights and kept block
+ * sizes leaves appended to theirs (fold_liquid_deltas). Without `wait`, rows another
  * transaction holds are left for the next fold, and a fold under way elsewhere makes this one a no-op. With
  * questionIds, only theirs: for a writer holding their gate that then sets their counts outright.
  */
 export async function foldFigureDeltas(db: Db, wait = false, questionIds: readonly number[] | null = null): Promise<number> {
   const questions = questionIds === null ? null : [...questionIds]
+  // The weights and kept sizes first: what they lock, answers lock before the counts (migration 054).
+  const liquid = await sql<{ folded: number }>`SELECT fold_liquid_deltas(${questions}::integer[], ${wait}) AS folded`.execute(db)
   const { rows } = await sql<{ folded: number }>`SELECT fold_figure_deltas(${wait}, ${questions}::integer[]) AS folded`.execute(db)
-  return Number(rows[0].folded)
+  return Number(liquid.rows[0].folded) + Number(rows[0].folded)
 }
 
 /**
- * Vacuums the two delta tables: every fold deletes what answers appended, and until vacuum comes each read of a
+ * Vacuums the delta tables: every fold deletes what answers appended, and until vacuum comes each read of a
  * question's deltas walks the index entries of every row deleted since (a minute at least with autovacuum on, for
  * ever with it off). SKIP_LOCKED: a vacuum under way elsewhere is enough.
  */
 export async function vacuumFigureDeltas(db: Db): Promise<void> {
-  await sql`VACUUM (SKIP_LOCKED) question_figure_deltas, tag_vote_deltas`.execute(db)
+  await sql`VACUUM (SKIP_LOCKED) question_figure_deltas, tag_vote_deltas, liquid_weight_deltas, liquid_block_deltas`.execute(db)
 }
 
 /**

@@ -15,8 +15,8 @@ export interface FunctionGroup {
 /** Why these live in the database, and what stays in TypeScript: the head of the generated file and of the list. */
 export const DATABASE_CODE_RULES = {
   inTheDatabase: [
-    "Answers are cast in one database call (`cast_likert`, `cast_pick`, `edit_answer`, `withdraw_answer`), never holding a lock across a round trip. Answers to one question run side by side: each holds the question's answering gate shared, and whatever changes what they are checked against holds it exclusively (`lock_question_answers`); only answers that reach others' rows (private ones, liquid blocks) follow each other.",
-    "Counts as deltas: an answer appends its count changes (`question_figure_deltas`, `tag_vote_deltas`) instead of updating the question's row and its tags', and `fold_figure_deltas` adds them to the stored counts in batches; every reader adds the deltas not yet folded (`pending_figure_counts`, `pending_tag_votes`), so no figure read is behind.",
+    "Answers are cast in one database call (`cast_likert`, `cast_pick`, `edit_answer`, `withdraw_answer`), never holding a lock across a round trip. Answers to one question run side by side: each holds the question's answering gate shared, and whatever changes what they are checked against holds it exclusively (`lock_question_answers`); only answers that reach others' rows (private ones, liquid blocks) follow each other, and the delegators of one trustee, who reach only the rows their chains lead to, do not.",
+    "Counts as deltas: an answer appends its count changes (`question_figure_deltas`, `tag_vote_deltas`) instead of updating the question's row and its tags', and `fold_figure_deltas` adds them to the stored counts in batches; every reader adds the deltas not yet folded (`pending_figure_counts`, `pending_tag_votes`), so no figure read is behind. A delegator's first answer does the same with the weight it takes from its representative and the kept block sizes it leaves (`liquid_weight_deltas`, `liquid_block_deltas`, `fold_liquid_deltas`).",
     "Counters kept by triggers, whatever path writes (the service, `recompute`, the seed, an import, an operator's SQL): kept liquid block sizes, the tags' unreleased and published counts, the question set's version; the stored figures are generated columns over the counts.",
     'Disclosure batches enforced where every write passes: triggers on the answer and comment-vote tables record what the published figures still count of each person and release k changes together, so no path can publish a private answer on its own.',
     'Notices on commit: triggers `NOTIFY` every process of what changed (delivered at commit only), so what processes keep in memory is dropped exactly; the answer calls leave theirs to their process, which sends them after the commit.',
@@ -46,9 +46,11 @@ export const FUNCTION_GROUPS: FunctionGroup[] = [
       lock_answerable_question:
         "takes a question's answering gate shared (and the voter's own answer to it) and checks the whole ladder of answering rules (visible, kind, window, collection): the one definition",
       lock_question_answers:
-        'closes the answering gate of questions (all of them when NULL or many) until the transaction ends: every change of what an answer is checked against takes it first',
+        'closes the answering gate of questions (all of them when NULL or many) until the transaction ends: every change of what an answer is checked against takes it first; folds their liquid deltas',
       answer_reaches_others:
         "whether an answer reaches rows beyond the voter's own (a batch, a liquid block, others' weight), so that it waits for the question's other such answers",
+      lock_answer_reach:
+        "whether an answer reaches others' rows, as 'own', 'chain' (a first public answer of someone nobody delegates to: it holds the question's liquid lock shared, beside the others like it) or 'serial' (exclusively); takes that lock",
       window_refusal: "the voting window's rule: NULL when open at a moment, else 'not_open' or 'closed' (casts, edits, withdrawals)",
       lock_held_answer: "closes an answer's question's gate and locks the answer, for an edit or a withdrawal; returns it with the clock",
       replaced_answer_weight: 'the liquid weight an answer carries after a change of privacy (its block when public, 1 when private)',
@@ -70,6 +72,10 @@ export const FUNCTION_GROUPS: FunctionGroup[] = [
         "adds the answers' deltas to the stored counts of questions, choices and tags in one transaction, one fold at a time; rows others hold wait for the next",
       pending_figure_counts: 'view: the deltas not yet folded, summed per question and choice, which every reader adds',
       pending_tag_votes: "view: the tags' deltas not yet folded, summed per tag",
+      fold_liquid_deltas:
+        "adds the weight deltas leaves appended to the answers their chains reach, and the kept block sizes' deltas, to the rows; without waiting, rows others hold wait for the next",
+      pending_liquid_weight: 'the weight deltas of an answer not yet folded, which every reader of its weight adds',
+      claim_liquid_weight: "removes an answer's weight deltas and returns their sum, for a writer about to set its weight outright",
       likert_sum: 'the sum of the levels over five level counts',
       likert_unanimous: 'the one level every count is at, or 0',
       likert_value: 'the mean level of five level counts (the `value` figure)',
@@ -90,9 +96,10 @@ export const FUNCTION_GROUPS: FunctionGroup[] = [
       liquid_chain: "the people a person's delegation chain passes, up to the answer it reaches; whether it loops; who holds the vote",
       liquid_representative: "the person whose answer carries a person's vote on a question, if any",
       liquid_block: "a person's liquid block on a question: its size, eligibility, and the answer their vote reaches",
-      liquid_intree: "how many unanswered people's chains pass through a person: the kept size, else a walk",
+      liquid_intree: "how many unanswered people's chains pass through a person: the kept size with its deltas, else a walk",
       liquid_intree_walk: 'the same by walking the delegations breadth first',
-      liquid_blocks_follow: "moves the kept block sizes along a chain by a block's size, or drops them when the chain loops",
+      liquid_blocks_follow:
+        "moves the kept block sizes along a chain by a block's size (as deltas for a leaf's answer), or drops them when the chain loops",
       liquid_blocks_on_answer: "an answer written or removed moves the kept block sizes along its author's chain",
     },
   },
@@ -103,7 +110,7 @@ export const FUNCTION_GROUPS: FunctionGroup[] = [
     members: {
       set_min_cell_size: 'stores k, as each process sets it at start; lowering it releases the questions that reach it',
       follow_unreleased_answer: "records a private change as unreleased, and releases the question's batch at the k-th",
-      current_answer: "a person's current answer on a question, likert or pick, with its liquid weight",
+      current_answer: "a person's current answer on a question, likert or pick, with its liquid weight (deltas included)",
       published_holder: "whose answer a person's vote reaches as released, walking their chain as it was",
       published_corrections: "what to add to a question's stored counts, level by level, to get its published ones",
       withheld_answers: "what a question's (or a choice's) published figures leave out, per level: sort keys equal to the figures",

@@ -195,10 +195,23 @@ export interface Groups {
   slug: string;
 }
 
+export interface LiquidBlockDeltas {
+  delta: number;
+  question_id: number;
+  user_id: number;
+}
+
 export interface LiquidBlocks {
   intree: number;
   question_id: number;
   user_id: number;
+}
+
+export interface LiquidWeightDeltas {
+  delta: number;
+  pick: boolean;
+  question_id: number;
+  vote_id: number;
 }
 
 export interface Notifications {
@@ -881,7 +894,9 @@ export interface DB {
   group_memberships: GroupMemberships;
   group_question_connections: GroupQuestionConnections;
   groups: Groups;
+  liquid_block_deltas: LiquidBlockDeltas;
   liquid_blocks: LiquidBlocks;
+  liquid_weight_deltas: LiquidWeightDeltas;
   notification_settings: NotificationSettings;
   notifications: Notifications;
   one_time_codes: OneTimeCodes;

@@ -140,6 +140,19 @@ const ALLOWED: Record<string, Record<string, string>> = {
       'function count_user_answer(integer,boolean,boolean,boolean,timestamp with time zone) changed its body',
     ].map((violation) => [violation, 'the same rows written with the same values, in fewer statements']),
   ),
+  '2026-11-30-054-liquid-weights-as-deltas': {
+    'function cast_likert(integer,integer,boolean,smallint,boolean,integer,smallint,boolean,text,text,text,text,text) changed its body':
+      "a first answer of someone nobody delegates to appends the weight it takes from its representative instead of updating that answer's row; the same weights once read",
+    'function cast_pick(integer,integer,boolean,smallint,boolean,integer,text,text,text,text,text) changed its body':
+      "the same for picks: the representative's weight as a delta, the same weights once read",
+    'function lock_question_answers(integer[]) changed its body':
+      'it also folds the liquid deltas of the questions it closes: a writer holding the gate reads whole weights, as the previous release expects',
+    'function current_answer(integer,integer) changed its body': 'the weight it returns adds the deltas not yet folded: the same value',
+    'function liquid_block(integer,integer) changed its body': 'the weight it returns adds the deltas not yet folded: the same value',
+    'function liquid_intree(integer,integer) changed its body': 'the kept size it returns adds the deltas not yet folded: the same value',
+    'function liquid_blocks_follow(integer,integer,integer[],boolean,integer) changed its body':
+      "in a leaf's answer it appends the kept sizes' change instead of updating them; read with the deltas, the same sizes",
+  },
 }
 
 interface Column {

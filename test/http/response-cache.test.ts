@@ -8,6 +8,7 @@ import { DERIVED_TABLES_WITHOUT_NOTICE } from '../../src/db/migrations/2026-11-2
 import { VERSION_TABLES_WITHOUT_NOTICE } from '../../src/db/migrations/2026-11-26-026-question-set-version.ts'
 import { KEPT_TABLES_WITHOUT_NOTICE } from '../../src/db/migrations/2026-11-27-031-liquid-blocks.ts'
 import { DELTA_TABLES_WITHOUT_NOTICE } from '../../src/db/migrations/2026-11-28-046-answers-without-queue.ts'
+import { LIQUID_DELTA_TABLES_WITHOUT_NOTICE } from '../../src/db/migrations/2026-11-30-054-liquid-weights-as-deltas.ts'
 
 const queries = (response: { headers: Record<string, unknown> }) => Number(response.headers['x-query-count'])
 
@@ -160,6 +161,7 @@ describe('anonymous answers kept in memory', () => {
         ...VERSION_TABLES_WITHOUT_NOTICE,
         ...KEPT_TABLES_WITHOUT_NOTICE,
         ...DELTA_TABLES_WITHOUT_NOTICE,
+        ...LIQUID_DELTA_TABLES_WITHOUT_NOTICE,
       ].sort(),
     )
   })

@@ -86,7 +86,7 @@ async function scenario(seed: number, steps: number) {
   let keptBefore = new Map<string, number>()
   const compareKept = async (label: string) => {
     const { rows } = await sql<{ question_id: number; user_id: number; intree: number; walked: number }>`
-      SELECT question_id, user_id, intree, liquid_intree_walk(question_id, user_id) AS walked
+      SELECT question_id, user_id, liquid_intree(question_id, user_id) AS intree, liquid_intree_walk(question_id, user_id) AS walked
       FROM liquid_blocks WHERE question_id = ANY(${questionIds}::integer[])`.execute(db)
     const now = new Map(rows.map((row) => [`${row.question_id}:${row.user_id}`, row.intree]))
     for (const [key, intree] of now) if (keptBefore.has(key) && keptBefore.get(key) !== intree) keptMoved++

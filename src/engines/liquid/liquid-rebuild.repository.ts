@@ -36,17 +36,24 @@ export function liquidRebuildRepository(db: Db) {
       return rows
     },
 
-    /** The answers (with whether each carries delegated weight) of these questions. */
+    /**
+     * The answers (with whether each carries delegated weight) of these questions; each weight with the deltas not
+     * yet folded into it (migration 054), as every reader of a weight takes it.
+     */
     async answers(questionIds: number[]): Promise<AnswerRow[]> {
       const ids = sql.join(questionIds)
       const { rows } = await sql<AnswerRow>`
-        SELECT v.question_id, 'question_votes' AS vote_table, v.id, v.user_id, v.question_id AS target_id, v.value, v.skipped, v.liquid_weight,
-               (NOT v.private AND u.is_active AND NOT u.is_deleted) AS carries
-        FROM question_votes v JOIN users u ON u.id = v.user_id WHERE v.question_id IN (${ids})
+        WITH pending AS (SELECT pick, vote_id, sum(delta)::integer AS delta FROM liquid_weight_deltas
+          WHERE question_id IN (${ids}) GROUP BY pick, vote_id)
+        SELECT v.question_id, 'question_votes' AS vote_table, v.id, v.user_id, v.question_id AS target_id, v.value, v.skipped,
+               v.liquid_weight + coalesce(p.delta, 0) AS liquid_weight, (NOT v.private AND u.is_active AND NOT u.is_deleted) AS carries
+        FROM question_votes v JOIN users u ON u.id = v.user_id LEFT JOIN pending p ON NOT p.pick AND p.vote_id = v.id
+        WHERE v.question_id IN (${ids})
         UNION ALL
-        SELECT v.question_id, 'question_choice_votes', v.id, v.user_id, v.choice_id, v.value, v.skipped, v.liquid_weight,
-               (NOT v.private AND u.is_active AND NOT u.is_deleted)
-        FROM question_choice_votes v JOIN users u ON u.id = v.user_id WHERE v.question_id IN (${ids})`.execute(db)
+        SELECT v.question_id, 'question_choice_votes', v.id, v.user_id, v.choice_id, v.value, v.skipped,
+               v.liquid_weight + coalesce(p.delta, 0), (NOT v.private AND u.is_active AND NOT u.is_deleted)
+        FROM question_choice_votes v JOIN users u ON u.id = v.user_id LEFT JOIN pending p ON p.pick AND p.vote_id = v.id
+        WHERE v.question_id IN (${ids})`.execute(db)
       return rows
     },
 
@@ -94,15 +101,16 @@ export function liquidRebuildRepository(db: Db) {
       return { questions: questions.rows, choices: choices.rows }
     },
 
-    /** The kept block sizes of these questions (migration 031). */
+    /** The kept block sizes of these questions (migration 031), with their deltas not yet folded (migration 054). */
     async keptBlocks(questionIds: number[]) {
-      return db
-        .selectFrom('liquid_blocks')
-        .select(['question_id', 'user_id', 'intree'])
-        .where('question_id', 'in', questionIds)
-        .orderBy('question_id')
-        .orderBy('user_id')
-        .execute()
+      const { rows } = await sql<{ question_id: number; user_id: number; intree: number }>`
+        SELECT b.question_id, b.user_id, b.intree + coalesce(p.delta, 0) AS intree
+        FROM liquid_blocks b LEFT JOIN (SELECT question_id, user_id, sum(delta)::integer AS delta FROM liquid_block_deltas
+          WHERE question_id IN (${sql.join(questionIds)}) GROUP BY question_id, user_id) AS p
+          ON p.question_id = b.question_id AND p.user_id = b.user_id
+        WHERE b.question_id IN (${sql.join(questionIds)})
+        ORDER BY b.question_id, b.user_id`.execute(db)
+      return rows
     },
 
     /** Replaces the kept block sizes of these questions. */
