@@ -8,6 +8,8 @@ import { sampleCpu, sampleResidentPeak, startWriteLimitServer, type Running } fr
 import type { ScenarioResult } from './report.ts'
 import { sampleLockWaits } from './lock-waits.ts'
 import { newPeople } from './scenarios.ts'
+import { liquidRepository } from '../../src/engines/liquid/liquid.repository.ts'
+import { rebuildQuestionLiquid } from '../../src/engines/liquid/liquid.rebuild.ts'
 
 /**
  * Who answers and what: many existing people, the tags that spread them over questions, the surge's ten questions,
@@ -58,6 +60,8 @@ export interface WriteScenario {
   write: NonNullable<LoadRun['write']>
   /** Connections of its own, where the scenario is about a given crowd; otherwise the run's. */
   connections?: number
+  /** A broadcast whose new people all delegate the question to one trustee, who has answered it. */
+  trustee?: true
 }
 
 export function writeScenarios(picks: WritePicks, tokens: string[]): WriteScenario[] {
@@ -69,6 +73,7 @@ export function writeScenarios(picks: WritePicks, tokens: string[]): WriteScenar
     { name: 'survey surge 16', write: survey, connections: 16 },
     { name: 'survey surge 64', write: survey, connections: 64 },
     { name: 'broadcast 64', write: { ...survey, kind: 'broadcast' }, connections: 64 },
+    { name: "a trustee's delegators 64", write: { ...survey, kind: 'broadcast' }, connections: 64, trustee: true },
   ]
 }
 
@@ -121,6 +126,7 @@ export async function measureWrite(
     const walkers = await newPeople(db, needed, `bench-walker-${Date.now().toString(36)}`)
     walkers.tokens.forEach((token, i) => (users[token] = walkers.ids[i]))
     write = { ...write, tokens: walkers.tokens }
+    if (scenario.trustee) await delegateToOneTrustee(db, walkers.ids, write.collection)
   }
   const walkers = write.kind === 'survey' || write.kind === 'broadcast' ? write.tokens.map((token) => users[token]!) : null
   const limit = await startWriteLimitServer(databaseUrl, users, 10)
@@ -141,7 +147,7 @@ export async function measureWrite(
   if (walkers) await walkersLeft(db, walkers, 'question_votes', `${scenario.name}, the service`)
   return {
     scenario: scenario.name,
-    path: WRITE_PATHS[scenario.write.kind],
+    path: WRITE_PATHS[scenario.write.kind] + (scenario.trustee ? ', each delegating it to one trustee who answered it' : ''),
     connections,
     signed_in: true,
     app_key: appKey !== undefined,
@@ -155,6 +161,35 @@ export async function measureWrite(
     lock_waits: lockWaits,
     check: await check(serviceEnv),
   }
+}
+
+/**
+ * Every walker delegates the collection's first question to one new person, who answers it before the run: each
+ * walker's answer then takes a vote off the trustee's answer and off the trustee's kept block. The delegations are
+ * written beside the service, so the question's weights and kept sizes are resolved again, under its gate.
+ */
+async function delegateToOneTrustee(db: Kysely<Database>, walkers: number[], collection: number): Promise<void> {
+  const trustee = (await newPeople(db, 1, `bench-trustee-${Date.now().toString(36)}`)).ids[0]!
+  const { rows } = await sql<{ id: number; subtype: string; choice: number | null }>`
+    SELECT q.id, q.subtype, (SELECT min(c.id) FROM question_choices c WHERE c.question_id = q.id) AS choice
+    FROM question_collection_items i JOIN questions q ON q.id = i.question_id
+    WHERE i.parent_id = ${collection} AND i.type = 'Q' ORDER BY i."order", i.id LIMIT 1`.execute(db)
+  const question = rows[0]!
+  await sql`INSERT INTO question_delegations (user_id, question_id, trustee_id)
+    SELECT w, ${question.id}, ${trustee} FROM unnest(${walkers}::int[]) AS w`.execute(db)
+  await db.transaction().execute(async (trx) => {
+    await liquidRepository(trx).lockQuestions([question.id])
+    await rebuildQuestionLiquid(trx, question.id, true)
+  })
+  const answered = await (
+    question.subtype === 'mcq'
+      ? sql<{ outcome: string }>`SELECT outcome FROM cast_pick(${question.choice}, ${trustee}, false, 3::smallint, false, NULL,
+          NULL, NULL, NULL, NULL, NULL)`
+      : sql<{ outcome: string }>`SELECT outcome FROM cast_likert(${question.id}, ${trustee}, false, 3::smallint, false, NULL,
+          NULL, true, NULL, NULL, NULL, NULL, NULL)`
+  ).execute(db)
+  const outcome = answered.rows[0]?.outcome
+  if (outcome !== 'written') throw new Error(`the trustee's answer to question ${question.id}: ${outcome}`)
 }
 
 /**
