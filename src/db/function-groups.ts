@@ -96,11 +96,14 @@ export const FUNCTION_GROUPS: FunctionGroup[] = [
       liquid_chain: "the people a person's delegation chain passes, up to the answer it reaches; whether it loops; who holds the vote",
       liquid_representative: "the person whose answer carries a person's vote on a question, if any",
       liquid_block: "a person's liquid block on a question: its size, eligibility, and the answer their vote reaches",
+      liquid_leaf_block:
+        'the same for someone nobody delegates to (a block of one): the chain walked once, which the answer call then moves the kept sizes along',
       liquid_intree: "how many unanswered people's chains pass through a person: the kept size with its deltas, else a walk",
       liquid_intree_walk: 'the same by walking the delegations breadth first',
       liquid_blocks_follow:
         "moves the kept block sizes along a chain by a block's size (as deltas for a leaf's answer), or drops them when the chain loops",
-      liquid_blocks_on_answer: "an answer written or removed moves the kept block sizes along its author's chain",
+      liquid_blocks_on_answer:
+        "an answer written or removed moves the kept block sizes along its author's chain (a leaf's answer call moves them itself)",
     },
   },
   {

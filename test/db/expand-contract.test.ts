@@ -150,6 +150,8 @@ const ALLOWED: Record<string, Record<string, string>> = {
     'function current_answer(integer,integer) changed its body': 'the weight it returns adds the deltas not yet folded: the same value',
     'function liquid_block(integer,integer) changed its body': 'the weight it returns adds the deltas not yet folded: the same value',
     'function liquid_intree(integer,integer) changed its body': 'the kept size it returns adds the deltas not yet folded: the same value',
+    'function liquid_blocks_on_answer() changed its body':
+      "it leaves a leaf's answer to the answer call, which moves the same kept sizes with the chain it walked; every other write as before",
     'function liquid_blocks_follow(integer,integer,integer[],boolean,integer) changed its body':
       "in a leaf's answer it appends the kept sizes' change instead of updating them; read with the deltas, the same sizes",
   },

@@ -197,6 +197,39 @@ BEGIN
 END
 $$;
 
+CREATE OR REPLACE FUNCTION liquid_leaf_block(p_question integer, p_user integer, p_pick boolean, OUT path integer[],
+  OUT looped boolean, OUT vote_table text, OUT vote_id integer, OUT target_id integer, OUT value smallint, OUT skipped boolean)
+RETURNS record LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  holder integer;
+BEGIN
+  -- Nobody's chain passes through a leaf: its block is itself, and its chain, walked once, says the rest.
+  SELECT c.path, c.looped, c.holder INTO path, looped, holder FROM liquid_chain(p_question, p_user) AS c;
+  IF holder IS NULL THEN RETURN; END IF;
+  IF p_pick THEN
+    SELECT 'question_choice_votes', v.id, v.choice_id, v.value, v.skipped INTO vote_table, vote_id, target_id, value, skipped
+    FROM question_choice_votes v WHERE v.question_id = p_question AND v.user_id = holder;
+  ELSE
+    SELECT 'question_votes', v.id, v.question_id, v.value, v.skipped INTO vote_table, vote_id, target_id, value, skipped
+    FROM question_votes v WHERE v.question_id = p_question AND v.user_id = holder;
+  END IF;
+END $$;
+
+CREATE OR REPLACE FUNCTION liquid_blocks_on_answer() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  q integer := CASE WHEN TG_OP = 'INSERT' THEN NEW.question_id ELSE OLD.question_id END;
+  u integer := CASE WHEN TG_OP = 'INSERT' THEN NEW.user_id ELSE OLD.user_id END;
+  chain record;
+BEGIN
+  -- A leaf's answer call moves them itself, with the chain it walked already.
+  IF current_setting('civic.liquid_chain', true) = 'on' THEN RETURN NULL; END IF;
+  IF EXISTS (SELECT FROM liquid_blocks WHERE question_id = q) THEN
+    SELECT * INTO chain FROM liquid_chain(q, u);
+    PERFORM liquid_blocks_follow(q, u, chain.path, chain.looped, CASE WHEN TG_OP = 'INSERT' THEN -1 ELSE 1 END);
+  END IF;
+  RETURN NULL;
+END $$;
+
 CREATE OR REPLACE FUNCTION liquid_blocks_follow(p_question integer, p_user integer, p_path integer[], p_looped boolean,
   p_sign integer) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
@@ -212,7 +245,7 @@ BEGIN
   END IF;
   amount := p_sign * (1 + liquid_intree(p_question, p_user));
   IF current_setting('civic.liquid_chain', true) = 'on' THEN
-    -- A leaf's answer: others on the chain move the same sizes at the same time.
+    -- A leaf's answer: other leaves move the same sizes at the same time.
     INSERT INTO liquid_block_deltas (question_id, user_id, delta)
     SELECT p_question, b.user_id, amount FROM liquid_blocks b WHERE b.question_id = p_question AND b.user_id = ANY(p_path);
   ELSE
@@ -228,6 +261,7 @@ DECLARE
   rules record;
   held question_votes;
   blk record;
+  leaf record;
   reach text;
   is_private boolean;
   weight integer;
@@ -238,7 +272,11 @@ BEGIN
   is_private := coalesce(p_private, (SELECT u.default_private FROM users u WHERE u.id = p_user));
   SELECT * INTO held FROM question_votes v WHERE v.question_id = p_question AND v.user_id = p_user FOR UPDATE;
   reach := lock_answer_reach(p_question, p_user, is_private, held.private, held.liquid_weight);
-  IF reach <> 'own' AND held.id IS NULL THEN
+  IF reach = 'chain' THEN
+    SELECT * INTO leaf FROM liquid_leaf_block(p_question, p_user, false);
+    SELECT 0 AS intree, liquid_eligible(p_user) AS eligible, leaf.vote_table, leaf.vote_id, leaf.target_id, leaf.value,
+      leaf.skipped INTO blk;
+  ELSIF reach <> 'own' AND held.id IS NULL THEN
     SELECT * INTO blk FROM liquid_block(p_question, p_user);
   ELSE
     ${BLOCK_OF_ONE}
@@ -254,7 +292,10 @@ BEGIN
     VALUES (p_question, p_user, p_value, p_value IS NULL, is_private, weight, p_collection, p_importance,
       p_interface, p_os, p_browser, p_parent_url, p_location, rules.at, rules.at)
     RETURNING * INTO written;
-    IF reach = 'chain' THEN PERFORM set_config('civic.liquid_chain', '', true); END IF;
+    IF reach = 'chain' THEN
+      PERFORM liquid_blocks_follow(p_question, p_user, leaf.path, leaf.looped, -1);
+      PERFORM set_config('civic.liquid_chain', '', true);
+    END IF;
     IF blk.vote_table = 'question_votes' THEN
       IF reach = 'chain' THEN
         INSERT INTO liquid_weight_deltas (question_id, pick, vote_id, delta) VALUES (p_question, false, blk.vote_id, -(1 + blk.intree));
@@ -296,6 +337,7 @@ DECLARE
   rules record;
   held question_choice_votes;
   blk record;
+  leaf record;
   rep_choice integer;
   reach text;
   is_private boolean;
@@ -313,7 +355,11 @@ BEGIN
   is_private := coalesce(p_private, (SELECT u.default_private FROM users u WHERE u.id = p_user));
   SELECT * INTO held FROM question_choice_votes v WHERE v.question_id = qid AND v.user_id = p_user FOR UPDATE;
   reach := lock_answer_reach(qid, p_user, is_private, held.private, held.liquid_weight);
-  IF reach <> 'own' AND held.id IS NULL THEN
+  IF reach = 'chain' THEN
+    SELECT * INTO leaf FROM liquid_leaf_block(qid, p_user, true);
+    SELECT 0 AS intree, liquid_eligible(p_user) AS eligible, leaf.vote_table, leaf.vote_id, leaf.target_id, leaf.value,
+      leaf.skipped INTO blk;
+  ELSIF reach <> 'own' AND held.id IS NULL THEN
     SELECT * INTO blk FROM liquid_block(qid, p_user);
   ELSE
     ${BLOCK_OF_ONE}
@@ -327,7 +373,10 @@ BEGIN
     VALUES (qid, p_choice, p_user, p_value, p_value IS NULL, is_private, weight, p_collection,
       p_interface, p_os, p_browser, p_parent_url, p_location, rules.at, rules.at)
     RETURNING * INTO written;
-    IF reach = 'chain' THEN PERFORM set_config('civic.liquid_chain', '', true); END IF;
+    IF reach = 'chain' THEN
+      PERFORM liquid_blocks_follow(qid, p_user, leaf.path, leaf.looped, -1);
+      PERFORM set_config('civic.liquid_chain', '', true);
+    END IF;
     -- The block leaves the representative it counted at without this answer.
     IF rep_choice IS NOT NULL THEN
       IF reach = 'chain' THEN
