@@ -41,7 +41,10 @@ export async function startService(env: Record<string, string>, port: number, he
   // NODE_OPTIONS).
   const profile = process.env.BENCH_SERVICE_CPU_PROF
   if (profile) heap.push('--cpu-prof', `--cpu-prof-dir=${profile}`)
-  const child = spawn(process.execPath, [...heap, 'bin/civic-survey.js', 'serve'], {
+  // BENCH_SERVICE_WORKERS=<n>: n serving processes on the port (serve --workers), each with its own answer groups.
+  const workers = process.env.BENCH_SERVICE_WORKERS
+  const serve = workers ? ['serve', '--workers', workers] : ['serve']
+  const child = spawn(process.execPath, [...heap, 'bin/civic-survey.js', ...serve], {
     env: {
       ...process.env,
       ...env,
@@ -143,6 +146,19 @@ function cpuSeconds(pid: number): number | null {
   }
 }
 
+/** The same for a process and its children: the workers of serve --workers, alive for the whole run. */
+function treeCpuSeconds(pid: number): number | null {
+  const own = cpuSeconds(pid)
+  if (own === null) return null
+  let children: string[] = []
+  try {
+    children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)
+  } catch {
+    // gone meanwhile
+  }
+  return children.reduce((sum, child) => sum + (treeCpuSeconds(Number(child)) ?? 0), own)
+}
+
 /** Every PostgreSQL server process of this machine (postmaster, backends, background workers). */
 function postgresPids(): number[] {
   const pids: number[] = []
@@ -172,11 +188,11 @@ function postgresSeconds(): Map<number, number> {
  */
 export function sampleCpu(servicePid: number): () => { service_cores: number | null; database_cores: number } {
   const started = performance.now()
-  const service = cpuSeconds(servicePid)
+  const service = treeCpuSeconds(servicePid)
   const database = postgresSeconds()
   return () => {
     const wall = (performance.now() - started) / 1000
-    const serviceNow = cpuSeconds(servicePid)
+    const serviceNow = treeCpuSeconds(servicePid)
     let databaseUsed = 0
     for (const [pid, now] of postgresSeconds()) databaseUsed += now - (database.get(pid) ?? 0)
     return {
