@@ -8,12 +8,13 @@ export const LIQUID_DELTA_TABLES_WITHOUT_NOTICE = ['liquid_weight_deltas', 'liqu
 const BLOCK_OF_ONE = `SELECT 0 AS intree, true AS eligible, NULL::text AS vote_table, NULL::integer AS vote_id,
       NULL::integer AS target_id, NULL::smallint AS value, NULL::boolean AS skipped INTO blk;`
 
-/** The kept size's row and the deltas not yet folded into it, for lock_kept_blocks' two modes. */
+/** The kept sizes fold_liquid_deltas adds deltas to, locked in key order: waiting for them, or skipping those held. */
 const keptRows = (skip: string) => `SELECT array_agg(k) INTO keys FROM (
       SELECT (b.question_id::bigint << 32) | b.user_id AS k FROM liquid_blocks b
       WHERE (b.question_id, b.user_id) IN (SELECT d.question_id, d.user_id FROM liquid_block_deltas d
         WHERE p_questions IS NULL OR d.question_id = ANY(p_questions))
       ORDER BY b.question_id, b.user_id FOR NO KEY UPDATE${skip}) AS l;`
+/** The same for the answers of one table that weight deltas name. */
 const voteRows = (table: string, pick: boolean, into: string, skip: string) => `SELECT array_agg(id) INTO ${into} FROM (
       SELECT v.id FROM ${table} v WHERE v.id IN (SELECT d.vote_id FROM liquid_weight_deltas d
         WHERE d.pick = ${pick} AND (p_questions IS NULL OR d.question_id = ANY(p_questions)))
@@ -29,14 +30,17 @@ const voteRows = (table: string, pick: boolean, into: string, skip: string) => `
  *   for release) holds that lock shared: leaves never lie on each other's chains, so what each reads (its chain,
  *   the answers on it, its own block of one) no other leaf changes. What it moves beyond its own rows it appends:
  *   the weight it takes from the answer its chain reaches (liquid_weight_deltas), the kept sizes it leaves
- *   (liquid_block_deltas), the counts (question_figure_deltas, as before).
+ *   (liquid_block_deltas), the counts (question_figure_deltas, as before). It walks its chain once
+ *   (liquid_leaf_block) and moves the kept sizes itself, so the answer trigger leaves them: 1.8 → 0.44 ms of server
+ *   time a delegator's first answer (2,000 in one transaction, a trustee of 64,000 kept, demo seed).
  * - Every other answer that reaches others still holds it exclusively, so it waits for the leaves in flight. A
  *   transaction holding it shared (a group with a leaf in it) that must hold it exclusively and cannot at once gives
  *   up (55P03), and its answers are cast again one by one, rather than wait for a group doing the same.
  * - Readers add the tail: current_answer, liquid_block and liquid_intree read a weight or a kept size plus its
  *   deltas, in one snapshot. A writer that sets a weight outright claims its row's deltas first; whoever closes a
  *   question's gate folds them (lock_question_answers), and the serving processes fold them with the counts.
- * Signatures of every existing function unchanged; two tables and three functions new (expand only).
+ * Signatures of every existing function unchanged; two tables and five functions new (expand only). The previous
+ * release's `check` reads weights and kept sizes without the deltas (docs/operations.md).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await runScript(
