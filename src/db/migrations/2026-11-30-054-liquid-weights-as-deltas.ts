@@ -8,6 +8,27 @@ export const LIQUID_DELTA_TABLES_WITHOUT_NOTICE = ['liquid_weight_deltas', 'liqu
 const BLOCK_OF_ONE = `SELECT 0 AS intree, true AS eligible, NULL::text AS vote_table, NULL::integer AS vote_id,
       NULL::integer AS target_id, NULL::smallint AS value, NULL::boolean AS skipped INTO blk;`
 
+/**
+ * The block a cast moves, by how far the answer reaches (lock_answer_reach): a leaf's from its one walk, anyone
+ * else's first answer from liquid_block, otherwise a block of one. The same in both casts but for the question and
+ * the answer table.
+ */
+const chooseBlock = (question: string, pick: boolean) => `IF reach = 'chain' THEN
+    SELECT * INTO leaf FROM liquid_leaf_block(${question}, p_user, ${pick});
+    SELECT 0 AS intree, liquid_eligible(p_user) AS eligible, leaf.vote_table, leaf.vote_id, leaf.target_id, leaf.value,
+      leaf.skipped INTO blk;
+  ELSIF reach <> 'own' AND held.id IS NULL THEN
+    SELECT * INTO blk FROM liquid_block(${question}, p_user);
+  ELSE
+    ${BLOCK_OF_ONE}
+  END IF;`
+/** Around a leaf's insert: the answer trigger leaves the kept sizes to the call, which appends their deltas. */
+const BEFORE_LEAF_INSERT = `IF reach = 'chain' THEN PERFORM set_config('civic.liquid_chain', 'on', true); END IF;`
+const afterLeafInsert = (question: string) => `IF reach = 'chain' THEN
+      PERFORM liquid_blocks_follow(${question}, p_user, leaf.path, leaf.looped, -1);
+      PERFORM set_config('civic.liquid_chain', '', true);
+    END IF;`
+
 /** The kept sizes fold_liquid_deltas adds deltas to, locked in key order: waiting for them, or skipping those held. */
 const keptRows = (skip: string) => `SELECT array_agg(k) INTO keys FROM (
       SELECT (b.question_id::bigint << 32) | b.user_id AS k FROM liquid_blocks b
@@ -276,30 +297,19 @@ BEGIN
   is_private := coalesce(p_private, (SELECT u.default_private FROM users u WHERE u.id = p_user));
   SELECT * INTO held FROM question_votes v WHERE v.question_id = p_question AND v.user_id = p_user FOR UPDATE;
   reach := lock_answer_reach(p_question, p_user, is_private, held.private, held.liquid_weight);
-  IF reach = 'chain' THEN
-    SELECT * INTO leaf FROM liquid_leaf_block(p_question, p_user, false);
-    SELECT 0 AS intree, liquid_eligible(p_user) AS eligible, leaf.vote_table, leaf.vote_id, leaf.target_id, leaf.value,
-      leaf.skipped INTO blk;
-  ELSIF reach <> 'own' AND held.id IS NULL THEN
-    SELECT * INTO blk FROM liquid_block(p_question, p_user);
-  ELSE
-    ${BLOCK_OF_ONE}
-  END IF;
+  ${chooseBlock('p_question', false)}
 
   IF held.id IS NULL THEN
     -- A first answer: its block (themselves and the unanswered people whose chains pass through them) leaves the
     -- representative it counted at, and counts here while the answer is public.
     weight := CASE WHEN NOT is_private AND blk.eligible THEN 1 + blk.intree ELSE 1 END;
-    IF reach = 'chain' THEN PERFORM set_config('civic.liquid_chain', 'on', true); END IF;
+    ${BEFORE_LEAF_INSERT}
     INSERT INTO question_votes (question_id, user_id, value, skipped, private, liquid_weight, collection_id, importance,
       analytics_interface, analytics_os, analytics_browser, analytics_parent_url, analytics_location, created_at, modified_at)
     VALUES (p_question, p_user, p_value, p_value IS NULL, is_private, weight, p_collection, p_importance,
       p_interface, p_os, p_browser, p_parent_url, p_location, rules.at, rules.at)
     RETURNING * INTO written;
-    IF reach = 'chain' THEN
-      PERFORM liquid_blocks_follow(p_question, p_user, leaf.path, leaf.looped, -1);
-      PERFORM set_config('civic.liquid_chain', '', true);
-    END IF;
+    ${afterLeafInsert('p_question')}
     IF blk.vote_table = 'question_votes' THEN
       IF reach = 'chain' THEN
         INSERT INTO liquid_weight_deltas (question_id, pick, vote_id, delta) VALUES (p_question, false, blk.vote_id, -(1 + blk.intree));
@@ -359,28 +369,17 @@ BEGIN
   is_private := coalesce(p_private, (SELECT u.default_private FROM users u WHERE u.id = p_user));
   SELECT * INTO held FROM question_choice_votes v WHERE v.question_id = qid AND v.user_id = p_user FOR UPDATE;
   reach := lock_answer_reach(qid, p_user, is_private, held.private, held.liquid_weight);
-  IF reach = 'chain' THEN
-    SELECT * INTO leaf FROM liquid_leaf_block(qid, p_user, true);
-    SELECT 0 AS intree, liquid_eligible(p_user) AS eligible, leaf.vote_table, leaf.vote_id, leaf.target_id, leaf.value,
-      leaf.skipped INTO blk;
-  ELSIF reach <> 'own' AND held.id IS NULL THEN
-    SELECT * INTO blk FROM liquid_block(qid, p_user);
-  ELSE
-    ${BLOCK_OF_ONE}
-  END IF;
+  ${chooseBlock('qid', true)}
   IF held.id IS NULL THEN
     weight := CASE WHEN NOT is_private AND blk.eligible THEN 1 + blk.intree ELSE 1 END;
     rep_choice := CASE WHEN blk.vote_table = 'question_choice_votes' THEN blk.target_id END;
-    IF reach = 'chain' THEN PERFORM set_config('civic.liquid_chain', 'on', true); END IF;
+    ${BEFORE_LEAF_INSERT}
     INSERT INTO question_choice_votes (question_id, choice_id, user_id, value, skipped, private, liquid_weight, collection_id,
       analytics_interface, analytics_os, analytics_browser, analytics_parent_url, analytics_location, created_at, modified_at)
     VALUES (qid, p_choice, p_user, p_value, p_value IS NULL, is_private, weight, p_collection,
       p_interface, p_os, p_browser, p_parent_url, p_location, rules.at, rules.at)
     RETURNING * INTO written;
-    IF reach = 'chain' THEN
-      PERFORM liquid_blocks_follow(qid, p_user, leaf.path, leaf.looped, -1);
-      PERFORM set_config('civic.liquid_chain', '', true);
-    END IF;
+    ${afterLeafInsert('qid')}
     -- The block leaves the representative it counted at without this answer.
     IF rep_choice IS NOT NULL THEN
       IF reach = 'chain' THEN
