@@ -63,6 +63,7 @@ export const PLAN: Record<string, Role> = {
   liquid_weight_deltas: byQuestion(),
   liquid_block_deltas: byQuestion(),
   tag_vote_deltas: { role: 'distributed', column: 'tag_id', group: 'tag' },
+  tag_unreleased_deltas: { role: 'distributed', column: 'tag_id', group: 'tag' },
 
   areas: reference,
   census_data: reference,

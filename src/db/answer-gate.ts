@@ -32,7 +32,8 @@ export async function foldFigureDeltas(db: Db, wait = false, questionIds: readon
  * ever with it off). SKIP_LOCKED: a vacuum under way elsewhere is enough.
  */
 export async function vacuumFigureDeltas(db: Db): Promise<void> {
-  await sql`VACUUM (SKIP_LOCKED) question_figure_deltas, tag_vote_deltas, liquid_weight_deltas, liquid_block_deltas`.execute(db)
+  await sql`VACUUM (SKIP_LOCKED) question_figure_deltas, tag_vote_deltas, tag_unreleased_deltas, liquid_weight_deltas,
+    liquid_block_deltas`.execute(db)
 }
 
 /**

@@ -16,7 +16,7 @@ export interface FunctionGroup {
 export const DATABASE_CODE_RULES = {
   inTheDatabase: [
     "Answers are cast in one database call (`cast_likert`, `cast_pick`, `edit_answer`, `withdraw_answer`), never holding a lock across a round trip. Answers to one question run side by side: each holds the question's answering gate shared, and whatever changes what they are checked against holds it exclusively (`lock_question_answers`); only answers that reach others' rows (private ones, liquid blocks) follow each other, and the delegators of one trustee, who reach only the rows their chains lead to, do not.",
-    "Counts as deltas: an answer appends its count changes (`question_figure_deltas`, `tag_vote_deltas`) instead of updating the question's row and its tags', and `fold_figure_deltas` adds them to the stored counts in batches; every reader adds the deltas not yet folded (`pending_figure_counts`, `pending_tag_votes`), so no figure read is behind. A delegator's first answer does the same with the weight it takes from its representative and the kept block sizes it leaves (`liquid_weight_deltas`, `liquid_block_deltas`, `fold_liquid_deltas`).",
+    "Counts as deltas: an answer appends its count changes (`question_figure_deltas`, `tag_vote_deltas`) instead of updating the question's row and its tags', and `fold_figure_deltas` adds them to the stored counts in batches; every reader adds the deltas not yet folded (`pending_figure_counts`, `pending_tag_votes`), so no figure read is behind. A private answer appends its tags' unreleased moves the same way (`tag_unreleased_deltas`). A delegator's first answer does the same with the weight it takes from its representative and the kept block sizes it leaves (`liquid_weight_deltas`, `liquid_block_deltas`, `fold_liquid_deltas`).",
     "Counters kept by triggers, whatever path writes (the service, `recompute`, the seed, an import, an operator's SQL): kept liquid block sizes, the tags' unreleased and published counts, the question set's version; the stored figures are generated columns over the counts.",
     'Disclosure batches enforced where every write passes: triggers on the answer and comment-vote tables record what the published figures still count of each person and release k changes together, so no path can publish a private answer on its own.',
     'Notices on commit: triggers `NOTIFY` every process of what changed (delivered at commit only), so what processes keep in memory is dropped exactly; the answer calls leave theirs to their process, which sends them after the commit.',
@@ -69,9 +69,11 @@ export const FUNCTION_GROUPS: FunctionGroup[] = [
       move_likert_counts: "appends two levels' deltas (the old answer off, the new on) to a question's direct and liquid counts",
       move_choice_counts: "appends one level's deltas to a choice's direct and liquid counts",
       fold_figure_deltas:
+        "folds the answers' count deltas and, unless only some questions are asked for, the tags' unreleased deltas (the one fold the serving processes, check and recompute call)",
+      fold_count_deltas:
         "adds the answers' deltas to the stored counts of questions, choices and tags in one transaction, one fold at a time; rows others hold wait for the next",
       pending_figure_counts: 'view: the deltas not yet folded, summed per question and choice, which every reader adds',
-      pending_tag_votes: "view: the tags' deltas not yet folded, summed per tag",
+      pending_tag_votes: "view: the tags' deltas not yet folded, summed per tag: to the published count, the answers' less the unreleased",
       fold_liquid_deltas:
         "adds the weight deltas leaves appended to the answers their chains reach, and the kept block sizes' deltas, to the rows; without waiting, rows others hold wait for the next",
       pending_liquid_weight: 'the weight deltas of an answer not yet folded, which every reader of its weight adds',
@@ -126,12 +128,14 @@ export const FUNCTION_GROUPS: FunctionGroup[] = [
   {
     title: 'Disclosure: tag counts follow the batches',
     about:
-      "A tag's votes_count as others read it counts its questions' likert answers as released, kept by triggers on every table that moves it (migration 043; docs/privacy.md, Batches).",
+      "A tag's votes_count as others read it counts its questions' likert answers as released, kept by triggers on every table that moves it (migration 043; docs/privacy.md, Batches); a private answer's moves of its tags' unreleased counts are appended and folded like the counts (migration 055).",
     members: {
       unreleased_vote_count: 'how many more likert answers a question holds now than it shows as released',
       settle_unreleased_votes: "brings a question's unreleased count and its tags' up to date after a write that may move it",
       question_tag_ids: "the tags a question's likert answers count in: those it carries and its topic (the one definition)",
-      move_unreleased_tag_votes: "adds a delta to the unreleased counts of a question's tags and topic, locked in id order",
+      move_unreleased_tag_votes: "appends a delta to the unreleased counts of a question's tags and topic (tag_unreleased_deltas)",
+      fold_tag_unreleased_deltas:
+        "adds the tags' unreleased deltas to their stored unreleased counts; without waiting, rows others hold wait for the next",
       publish_tag_votes: 'sets published_votes_count: votes_count less the unreleased count',
       follow_unreleased_tag_votes: "settles the question's count when its unreleased changes move",
       follow_answer_unreleased_tag_votes: "settles the question's count when an answerer with a change waiting answers or withdraws",

@@ -757,6 +757,11 @@ export interface Tags {
   votes_count: Generated<number>;
 }
 
+export interface TagUnreleasedDeltas {
+  delta: number;
+  tag_id: number;
+}
+
 export interface TagVoteDeltas {
   delta: number;
   tag_id: number;
@@ -935,6 +940,7 @@ export interface DB {
   social_accounts: SocialAccounts;
   social_login_states: SocialLoginStates;
   tag_delegations: TagDelegations;
+  tag_unreleased_deltas: TagUnreleasedDeltas;
   tag_vote_deltas: TagVoteDeltas;
   tags: Tags;
   team_messages: TeamMessages;

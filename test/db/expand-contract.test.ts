@@ -155,6 +155,16 @@ const ALLOWED: Record<string, Record<string, string>> = {
     'function liquid_blocks_follow(integer,integer,integer[],boolean,integer) changed its body':
       "in a leaf's answer it appends the kept sizes' change instead of updating them; read with the deltas, the same sizes",
   },
+  '2026-11-30-055-unreleased-tag-counts-as-deltas': {
+    'view pending_tag_votes changed its definition':
+      'it also subtracts the unreleased deltas: the previous release adds it to published_votes_count as before and reads the same count',
+    'function fold_figure_deltas(boolean,integer[]) changed its body':
+      "the counts' fold under another name, then the unreleased deltas: the previous release's folder, check and recompute call it and fold both",
+    'function move_unreleased_tag_votes(integer,integer) changed its body':
+      'called only by the database; it appends the same move, which every reader and fold adds',
+    'function liquid_representative(integer,integer) changed its body':
+      'the same walk in PL/pgSQL instead of SQL: the same answer for every argument',
+  },
 }
 
 interface Column {

@@ -1,8 +1,12 @@
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
+import { sql } from 'kysely'
+import pg from 'pg'
 import { createTestApp } from '../helpers/app.ts'
 import { insertTag, insertUser } from '../helpers/fixtures.ts'
 import { storedFigureDifferences } from '../../src/engines/figures/check.ts'
+import { foldFigureDeltas } from '../../src/db/answer-gate.ts'
+import { serverUrl, serviceDatabaseEnv } from '../helpers/databases.ts'
 
 /**
  * Figures of groups wider than a question, attacked around one private answer (docs/privacy.md): a collection's
@@ -187,6 +191,46 @@ describe("a tag's votes_count", () => {
     for (const who of OBSERVERS) assert.deepEqual(await counts(who, urls), Array(9).fill(11), `${who}: the next batch at once`)
     await s.checkClean()
   })
+
+  test(
+    "a private answer goes through while another transaction holds its tag's row; the fifth still releases all five",
+    { skip: serverUrl() ? false : 'PostgreSQL only: a second connection holds the row' },
+    async () => {
+      const db = s.t.database.db
+      const tag = (await insertTag(db, 'Moorings')).id
+      const question = (await s.ask({ question: 'Should the moorings be free?', tags: [{ tag: { id: tag } }] })).id
+      await s.rate('p1', question, 3)
+      const { rows } = await sql<{ name: string }>`SELECT current_database() AS name`.execute(db)
+      const env = serviceDatabaseEnv(rows[0].name)
+      const holder = new pg.Client({ connectionString: env.DATABASE_DIRECT_URL ?? env.DATABASE_URL })
+      await holder.connect()
+      const count = async () => (await s.t.json(`/api/tags/${tag}/`)).votes_count
+      try {
+        // A tag shared by many questions: its row may be held by any writer (an edit, a fold); no private answer waits.
+        await holder.query('BEGIN')
+        await holder.query('SELECT id FROM tags WHERE id = $1 FOR NO KEY UPDATE', [tag])
+        for (const who of ['a1', 'a2', 'a3', 'a4'] as const) {
+          const answered = await Promise.race([
+            s.rate(who, question, 2, true).then(() => 'answered'),
+            new Promise((resolve) => setTimeout(resolve, 5000, 'waiting on the tag')),
+          ])
+          assert.equal(answered, 'answered', `${who}'s private answer`)
+          assert.equal(await count(), 1, `after ${who}'s private answer`)
+        }
+        await s.rate('a5', question, 4, true)
+        assert.equal(await count(), 6, 'the five private answers at once, the row still held')
+      } finally {
+        await holder.query('ROLLBACK').catch(() => {})
+        await holder.end()
+      }
+      const pending = sql<{ n: number }>`SELECT count(*)::int AS n FROM tag_unreleased_deltas WHERE tag_id = ${tag}`
+      assert.ok((await pending.execute(db)).rows[0].n > 0, 'the moves wait as deltas')
+      await foldFigureDeltas(db, true)
+      assert.equal((await pending.execute(db)).rows[0].n, 0)
+      assert.equal(await count(), 6, 'folding moves no count')
+      await s.checkClean()
+    },
+  )
 
   test('ordering by votes_count sorts on the published count, which a private answer leaves as it is', async () => {
     const [few, many] = [(await insertTag(s.t.database.db, 'Jetty lights')).id, (await insertTag(s.t.database.db, 'Jetty planks')).id]

@@ -9,6 +9,7 @@ import { VERSION_TABLES_WITHOUT_NOTICE } from '../../src/db/migrations/2026-11-2
 import { KEPT_TABLES_WITHOUT_NOTICE } from '../../src/db/migrations/2026-11-27-031-liquid-blocks.ts'
 import { DELTA_TABLES_WITHOUT_NOTICE } from '../../src/db/migrations/2026-11-28-046-answers-without-queue.ts'
 import { LIQUID_DELTA_TABLES_WITHOUT_NOTICE } from '../../src/db/migrations/2026-11-30-054-liquid-weights-as-deltas.ts'
+import { UNRELEASED_DELTA_TABLES_WITHOUT_NOTICE } from '../../src/db/migrations/2026-11-30-055-unreleased-tag-counts-as-deltas.ts'
 
 const queries = (response: { headers: Record<string, unknown> }) => Number(response.headers['x-query-count'])
 
@@ -162,6 +163,7 @@ describe('anonymous answers kept in memory', () => {
         ...KEPT_TABLES_WITHOUT_NOTICE,
         ...DELTA_TABLES_WITHOUT_NOTICE,
         ...LIQUID_DELTA_TABLES_WITHOUT_NOTICE,
+        ...UNRELEASED_DELTA_TABLES_WITHOUT_NOTICE,
       ].sort(),
     )
   })

@@ -53,6 +53,7 @@ import * as userAnswerCounts from './2026-11-29-051-user-answer-counts.ts'
 import * as answerReachPrefilter from './2026-11-29-052-answer-reach-prefilter.ts'
 import * as answerCountsInOneStatement from './2026-11-29-053-answer-counts-in-one-statement.ts'
 import * as liquidWeightsAsDeltas from './2026-11-30-054-liquid-weights-as-deltas.ts'
+import * as unreleasedTagCountsAsDeltas from './2026-11-30-055-unreleased-tag-counts-as-deltas.ts'
 
 /** Every migration in the order it applies; names never change once released. */
 export const migrations: Record<string, Migration> = {
@@ -107,4 +108,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-29-052-answer-reach-prefilter': answerReachPrefilter,
   '2026-11-29-053-answer-counts-in-one-statement': answerCountsInOneStatement,
   '2026-11-30-054-liquid-weights-as-deltas': liquidWeightsAsDeltas,
+  '2026-11-30-055-unreleased-tag-counts-as-deltas': unreleasedTagCountsAsDeltas,
 }
