@@ -24,11 +24,12 @@ END $$;`
  * A tag's unreleased count (the private answers its published count leaves out, migration 043) no longer queues
  * private answers. Every private answer, and every batch released, updated the rows of its question's tags in place:
  * private answers to any two questions sharing a tag (a topic shares hundreds) waited on each other, and groups of
- * answers locking tags in the order of their answers could deadlock. Their moves are appended now
+ * answers locking tags in the order of their answers deadlocked. Their moves are appended now
  * (tag_unreleased_deltas) and folded with the counts: `fold_figure_deltas` folds both (the previous release calls it
  * too), the counts' fold keeping its body as `fold_count_deltas`. Readers add the tail through pending_tag_votes
  * (the published count's deltas: the answers' less the unreleased), so a shown count never moves before a batch is
- * released. 0.28 → 0.05 ms of server time a move (ten-question surge, demo seed).
+ * released. A private first answer, one a transaction: 2.6–2.9 → 1.5–2.1 ms (demo seed, 40 questions).
+ * With two serving processes, a ten-question surge went from 5–6 deadlocks a run to 1.
  *
  * liquid_representative becomes PL/pgSQL: as a SQL function whose body reads a function it was planned again at every
  * call of liquid_block (0.15 ms), the same walk otherwise.
