@@ -1500,13 +1500,14 @@ CREATE TRIGGER question_votes_unreleased_update AFTER UPDATE ON question_votes F
 -- unreleased_vote_count: how many more likert answers a question holds now than it shows as released
 CREATE OR REPLACE FUNCTION public.unreleased_vote_count(p_question integer)
  RETURNS integer
- LANGUAGE sql
+ LANGUAGE plpgsql
  STABLE
 AS $function$
-  SELECT (count(*) FILTER (WHERE EXISTS (SELECT 1 FROM question_votes v WHERE v.question_id = r.question_id AND v.user_id = r.user_id))
+BEGIN
+  RETURN (SELECT (count(*) FILTER (WHERE EXISTS (SELECT 1 FROM question_votes v WHERE v.question_id = r.question_id AND v.user_id = r.user_id))
     - count(*) FILTER (WHERE r.released_answer AND r.released_choice IS NULL))::integer
-  FROM unreleased_answers r WHERE r.question_id = p_question
-$function$;
+  FROM unreleased_answers r WHERE r.question_id = p_question);
+END $function$;
 
 -- settle_unreleased_votes: brings a question's unreleased count and its tags' up to date after a write that may move
 -- it

@@ -54,6 +54,7 @@ import * as answerReachPrefilter from './2026-11-29-052-answer-reach-prefilter.t
 import * as answerCountsInOneStatement from './2026-11-29-053-answer-counts-in-one-statement.ts'
 import * as liquidWeightsAsDeltas from './2026-11-30-054-liquid-weights-as-deltas.ts'
 import * as unreleasedTagCountsAsDeltas from './2026-11-30-055-unreleased-tag-counts-as-deltas.ts'
+import * as unreleasedCountPlannedOnce from './2026-11-30-056-unreleased-count-planned-once.ts'
 
 /** Every migration in the order it applies; names never change once released. */
 export const migrations: Record<string, Migration> = {
@@ -109,4 +110,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-29-053-answer-counts-in-one-statement': answerCountsInOneStatement,
   '2026-11-30-054-liquid-weights-as-deltas': liquidWeightsAsDeltas,
   '2026-11-30-055-unreleased-tag-counts-as-deltas': unreleasedTagCountsAsDeltas,
+  '2026-11-30-056-unreleased-count-planned-once': unreleasedCountPlannedOnce,
 }
