@@ -13,8 +13,8 @@ export async function lockQuestionAnswers(db: Db, questionIds: readonly number[]
 }
 
 /**
- * Adds the answers' count deltas to the stored counts (fold_figure_deltas), and the liquid weights and kept block
- * sizes leaves appended to theirs (fold_liquid_deltas). Without `wait`, rows another
+ * Adds the answers' count deltas to the stored counts, and the tags' unreleased deltas to theirs (fold_figure_deltas),
+ * and the liquid weights and kept block sizes leaves appended to theirs (fold_liquid_deltas). Without `wait`, rows another
  * transaction holds are left for the next fold, and a fold under way elsewhere makes this one a no-op. With
  * questionIds, only theirs: for a writer holding their gate that then sets their counts outright.
  */

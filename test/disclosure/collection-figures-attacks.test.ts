@@ -210,10 +210,12 @@ describe("a tag's votes_count", () => {
         await holder.query('BEGIN')
         await holder.query('SELECT id FROM tags WHERE id = $1 FOR NO KEY UPDATE', [tag])
         for (const who of ['a1', 'a2', 'a3', 'a4'] as const) {
+          let timer: NodeJS.Timeout | undefined
           const answered = await Promise.race([
             s.rate(who, question, 2, true).then(() => 'answered'),
-            new Promise((resolve) => setTimeout(resolve, 5000, 'waiting on the tag')),
+            new Promise((resolve) => (timer = setTimeout(resolve, 5000, 'waiting on the tag'))),
           ])
+          clearTimeout(timer)
           assert.equal(answered, 'answered', `${who}'s private answer`)
           assert.equal(await count(), 1, `after ${who}'s private answer`)
         }
