@@ -41,6 +41,9 @@ export const FUNCTION_GROUPS: FunctionGroup[] = [
         "a likert answer, first or replacing the voter's own: the rules, the answer and its history, its counts, the block, the voter's counters and the tags'; returns how many votes a first public answer carries",
       cast_pick:
         "a pick of a multiple-choice question, first or replacing: the same for choices, and the counts of the choice the voter's weight left",
+      cast_likert_group:
+        "likert answers that arrived together, in one transaction: cast in question order, then person order, with every answer's counters written at the end in person order, so groups in any processes lock in one order and a group waiting on a question's lock holds nobody's counters",
+      cast_pick_group: "the same for picks, in the order of the choices' questions",
       edit_answer: "a change of an answer's value, importance, privacy or collection, with its history and counts, in one call",
       withdraw_answer: "withdraws an answer: its history, its counts, the voter's block back where it counts, counters and tags",
       lock_answerable_question:
@@ -55,7 +58,10 @@ export const FUNCTION_GROUPS: FunctionGroup[] = [
       lock_held_answer: "closes an answer's question's gate and locks the answer, for an edit or a withdrawal; returns it with the clock",
       replaced_answer_weight: 'the liquid weight an answer carries after a change of privacy (its block when public, 1 when private)',
       count_user_answer:
-        "the user's answer counters after any change of one of their answers (new, replaced, edited, withdrawn, privacy), finding the latest public time again when one stops being public",
+        "the user's answer counters after any change of one of their answers: at once (count_user_answer_now), or in an answer group kept for its end (count_answers_after)",
+      count_user_answer_now:
+        "writes the user's answer counters after any change of one of their answers (new, replaced, edited, withdrawn, privacy), finding the latest public time again when one stops being public",
+      count_answers_after: "writes the counters an answer group kept, in person order, at the group's end",
       make_user_answer_counts: "a new user's row of answer counters, all zero",
       move_tag_votes: 'appends a delta to the likert answer counts of the tags a question counts in (tag_vote_deltas)',
     },

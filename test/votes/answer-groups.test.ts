@@ -1,7 +1,9 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { sql } from 'kysely'
+import pg from 'pg'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { serverUrl, serviceDatabaseEnv } from '../helpers/databases.ts'
 import { insertUser } from '../helpers/fixtures.ts'
 import { castAnswerCall } from '../../src/modules/votes/answer-call.repository.ts'
 import { assertStoredEqualsRecomputed, likertQuestion } from './support.ts'
@@ -113,3 +115,66 @@ test('a group keeps each answer as sent: values, skips, privacy and analytics te
   assert.equal(rows[0]!.transactions, 2, 'the first answer alone, the five that waited in one group')
   await assertStoredEqualsRecomputed(db, 'after a direct group')
 })
+
+test(
+  "a group waiting on a question's lock holds nobody's counters: they are written at its end, in person order",
+  { skip: serverUrl() ? false : 'PostgreSQL only: other connections hold and probe the locks' },
+  async () => {
+    const db = t.database.db
+    const author = await insertUser(db)
+    const first = (await likertQuestion(db, author.id)).id
+    const second = (await likertQuestion(db, author.id)).id
+    const [early, late] = [await insertUser(db), await insertUser(db)]
+    const { rows } = await sql<{ name: string }>`SELECT current_database() AS name`.execute(db)
+    const env = serviceDatabaseEnv(rows[0]!.name)
+    const [holder, prober] = [0, 1].map(() => new pg.Client({ connectionString: env.DATABASE_DIRECT_URL ?? env.DATABASE_URL }))
+    await Promise.all([holder!.connect(), prober!.connect()])
+    try {
+      // Another private answer to the second question in flight: its serial lock is held.
+      await holder!.query('BEGIN')
+      await holder!.query('SELECT pg_advisory_xact_lock(4702, $1)', [second])
+      // The group casts early's public answer to the first question, then waits on late's private one to the second.
+      const group = sql<{ n: number; outcome: string }>`
+        SELECT r.n::int AS n, r.outcome FROM cast_likert_group(${[second, first]}::integer[], ${[late.id, early.id]}::integer[],
+          '{f,f}'::boolean[], '{4,2}'::smallint[], '{t,f}'::boolean[], '{NULL,NULL}'::integer[], '{NULL,NULL}'::smallint[],
+          '{t,t}'::boolean[], '{NULL,NULL}'::text[], '{NULL,NULL}'::text[], '{NULL,NULL}'::text[], '{NULL,NULL}'::text[],
+          '{NULL,NULL}'::text[]) AS r ORDER BY r.n`.execute(db)
+      let waiting = 0
+      for (let i = 0; i < 200 && waiting === 0; i++) {
+        const found = await prober!.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%cast_likert_group%'
+             AND pid <> pg_backend_pid()`,
+        )
+        waiting = found.rows[0].n
+        if (waiting === 0) await new Promise((resolve) => setTimeout(resolve, 25))
+      }
+      assert.equal(waiting, 1, 'the group waits on the second question')
+      const written = await prober!.query('SELECT count(*)::int AS n FROM question_votes WHERE question_id = $1', [first])
+      assert.equal(written.rows[0].n, 0, 'not committed yet')
+      // Whoever needs early's counters meanwhile (an edit, a withdrawal, another group) takes them at once.
+      await prober!.query('BEGIN')
+      const counters = await prober!.query('SELECT id FROM user_answer_counts WHERE id = $1 FOR NO KEY UPDATE NOWAIT', [early.id])
+      assert.equal(counters.rowCount, 1)
+      await prober!.query('ROLLBACK')
+      await holder!.query('ROLLBACK')
+      assert.deepEqual((await group).rows, [
+        { n: 1, outcome: 'written' },
+        { n: 2, outcome: 'written' },
+      ])
+    } finally {
+      await holder!.query('ROLLBACK').catch(() => {})
+      await Promise.all([holder!.end(), prober!.end()])
+    }
+    const counts = await db
+      .selectFrom('user_answer_counts')
+      .select(['id', 'count_votes', 'public_count_votes'])
+      .where('id', 'in', [early.id, late.id])
+      .orderBy('id')
+      .execute()
+    assert.deepEqual(counts, [
+      { id: early.id, count_votes: 1, public_count_votes: 1 },
+      { id: late.id, count_votes: 1, public_count_votes: 0 },
+    ])
+    await assertStoredEqualsRecomputed(db, 'after a group that waited')
+  },
+)

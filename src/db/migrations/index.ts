@@ -55,6 +55,7 @@ import * as answerCountsInOneStatement from './2026-11-29-053-answer-counts-in-o
 import * as liquidWeightsAsDeltas from './2026-11-30-054-liquid-weights-as-deltas.ts'
 import * as unreleasedTagCountsAsDeltas from './2026-11-30-055-unreleased-tag-counts-as-deltas.ts'
 import * as unreleasedCountPlannedOnce from './2026-11-30-056-unreleased-count-planned-once.ts'
+import * as answerCountersAfterTheGroup from './2026-11-30-057-answer-counters-after-the-group.ts'
 
 /** Every migration in the order it applies; names never change once released. */
 export const migrations: Record<string, Migration> = {
@@ -111,4 +112,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-30-054-liquid-weights-as-deltas': liquidWeightsAsDeltas,
   '2026-11-30-055-unreleased-tag-counts-as-deltas': unreleasedTagCountsAsDeltas,
   '2026-11-30-056-unreleased-count-planned-once': unreleasedCountPlannedOnce,
+  '2026-11-30-057-answer-counters-after-the-group': answerCountersAfterTheGroup,
 }

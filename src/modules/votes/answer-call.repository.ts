@@ -38,10 +38,12 @@ type CastRow = { outcome: AnswerCallOutcome; carried: number } & Record<string, 
 
 /**
  * Casts an answer. Answers that arrive while another group of the same call is in the database wait for it and go
- * together in the next, as one statement: one transaction and one commit for all of them, the calls run one after
- * another in it (in the order of their voters, so two groups lock people's rows in the same order). Each still gets
- * its own outcome, refusals included; should the group fail as a whole (a unique race, a deadlock), each answer is
- * cast again alone and fails or not on its own. In a transaction of the caller's, the call runs there, alone.
+ * together in the next, as one statement: one transaction and one commit for all of them (cast_likert_group,
+ * cast_pick_group, migration 057: the calls one after another in question order, then person order, and every
+ * answer's counters at the end in person order, so groups in any processes take their locks in one order). Each
+ * still gets its own outcome, refusals included; should the group fail as a whole (a unique race, a deadlock with a
+ * writer of another order), each answer is cast again alone and fails or not on its own. In a transaction of the
+ * caller's, the call runs there, alone.
  */
 export async function castAnswerCall<Row>(db: Db, call: AnswerCall, a: AnswerCallInput): Promise<AnswerCallResult<Row>> {
   const row = db.isTransaction ? (await castMany(db, call, [a]))[0]! : await groupsOf(db as Kysely<Database>, call).cast(a)
@@ -62,23 +64,19 @@ const analyticsOf = (a: AnswerCallInput) => [
   a.analytics_location,
 ]
 
-/** The answers in one statement (one or many), each call in turn in one transaction; the rows in the answers' order. */
+/** The answers in one statement (one or many), cast in one transaction; the rows in the answers' order. */
 async function castMany(db: Db, call: AnswerCall, answers: AnswerCallInput[]): Promise<CastRow[]> {
   const column = <T>(pick: (a: AnswerCallInput) => T, type: string) => sql`${answers.map(pick)}::${sql.raw(type)}[]`
   const analytics = [0, 1, 2, 3, 4].map((i) => column((a) => analyticsOf(a)[i] ?? null, 'text'))
-  const names = ['object', 'user', 'staff', 'value', 'private', 'collection', 'importance', 'keep', 'i1', 'i2', 'i3', 'i4', 'i5']
   // A pick has no importance to set or keep.
-  const args = (call === 'cast_likert' ? names : names.filter((name) => name !== 'importance' && name !== 'keep')).map((name) =>
-    sql.ref(`a.${name}`),
-  )
+  const importance =
+    call === 'cast_likert' ? [column((a) => a.importance ?? null, 'smallint'), column((a) => a.importance === undefined, 'boolean')] : []
   const { rows } = await sql<CastRow & { n: number }>`
-    SELECT a.n, r.outcome, r.carried, (r.vote).*
-    FROM unnest(${column((a) => a.object, 'integer')}, ${column((a) => a.user, 'integer')}, ${column((a) => a.staff, 'boolean')},
-      ${column((a) => a.value, 'smallint')}, ${column((a) => a.private, 'boolean')}, ${column((a) => a.collection, 'integer')},
-      ${column((a) => a.importance ?? null, 'smallint')}, ${column((a) => a.importance === undefined, 'boolean')},
-      ${sql.join(analytics)}) WITH ORDINALITY AS a(${sql.raw(names.map((name) => `"${name}"`).join(', '))}, n)
-    CROSS JOIN LATERAL ${sql.raw(call)}(${sql.join(args)}) AS r
-    ORDER BY a.n`.execute(db)
+    SELECT r.n, r.outcome, r.carried, (r.vote).*
+    FROM ${sql.raw(`${call}_group`)}(${column((a) => a.object, 'integer')}, ${column((a) => a.user, 'integer')},
+      ${column((a) => a.staff, 'boolean')}, ${column((a) => a.value, 'smallint')}, ${column((a) => a.private, 'boolean')},
+      ${column((a) => a.collection, 'integer')}, ${sql.join([...importance, ...analytics])}) AS r
+    ORDER BY r.n`.execute(db)
   return rows.map(({ n: _n, ...row }) => row as CastRow)
 }
 
@@ -115,7 +113,6 @@ class AnswerGroups {
     try {
       while (this.#waiting.length > 0) {
         const group = this.#waiting.splice(0, GROUP_MOST)
-        group.sort((x, y) => x.answer.user - y.answer.user || x.answer.object - y.answer.object)
         const cast = this.#castGroup(group)
         // The group before hears back once this one is on its way: the database casts it while their replies are made.
         setImmediate(settle)
