@@ -205,6 +205,7 @@ describe("a tag's votes_count", () => {
       const holder = new pg.Client({ connectionString: env.DATABASE_DIRECT_URL ?? env.DATABASE_URL })
       await holder.connect()
       const count = async () => (await s.t.json(`/api/tags/${tag}/`)).votes_count
+      const pending = sql<{ n: number }>`SELECT count(*)::int AS n FROM tag_unreleased_deltas WHERE tag_id = ${tag}`
       try {
         // A tag shared by many questions: its row may be held by any writer (an edit, a fold); no private answer waits.
         await holder.query('BEGIN')
@@ -221,12 +222,12 @@ describe("a tag's votes_count", () => {
         }
         await s.rate('a5', question, 4, true)
         assert.equal(await count(), 6, 'the five private answers at once, the row still held')
+        // No fold takes the held row: the moves wait as deltas (once it is free, the process's folder may fold them).
+        assert.ok((await pending.execute(db)).rows[0].n > 0, 'the moves wait as deltas')
       } finally {
         await holder.query('ROLLBACK').catch(() => {})
         await holder.end()
       }
-      const pending = sql<{ n: number }>`SELECT count(*)::int AS n FROM tag_unreleased_deltas WHERE tag_id = ${tag}`
-      assert.ok((await pending.execute(db)).rows[0].n > 0, 'the moves wait as deltas')
       await foldFigureDeltas(db, true)
       assert.equal((await pending.execute(db)).rows[0].n, 0)
       assert.equal(await count(), 6, 'folding moves no count')
