@@ -42,7 +42,7 @@ export const FUNCTION_GROUPS: FunctionGroup[] = [
       cast_pick:
         "a pick of a multiple-choice question, first or replacing: the same for choices, and the counts of the choice the voter's weight left",
       cast_likert_group:
-        "likert answers that arrived together, in one transaction: cast in question order, then person order, with every answer's counters written at the end in person order, so groups in any processes lock in one order and a group waiting on a question's lock holds nobody's counters; announces the questions answered at its commit",
+        "likert answers that arrived together, in one transaction: cast in question order, then person order, with every answer's counters written at the end in person order, so groups in any processes lock in one order and a group waiting on a question's lock holds nobody's counters",
       cast_pick_group: "the same for picks, in the order of the choices' questions",
       edit_answer: "a change of an answer's value, importance, privacy or collection, with its history and counts, in one call",
       withdraw_answer: "withdraws an answer: its history, its counts, the voter's block back where it counts, counters and tags",

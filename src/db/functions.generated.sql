@@ -211,16 +211,13 @@ END $function$;
 
 -- cast_likert_group: likert answers that arrived together, in one transaction: cast in question order, then person
 -- order, with every answer's counters written at the end in person order, so groups in any processes lock in one
--- order and a group waiting on a question's lock holds nobody's counters; announces the questions answered at its
--- commit
+-- order and a group waiting on a question's lock holds nobody's counters
 CREATE OR REPLACE FUNCTION public.cast_likert_group(p_question integer[], p_person integer[], p_staff boolean[], p_value smallint[], p_private boolean[], p_collection integer[], p_importance smallint[], p_keep_importance boolean[], p_interface text[], p_os text[], p_browser text[], p_parent_url text[], p_location text[])
  RETURNS TABLE(n bigint, outcome text, carried integer, vote question_votes)
  LANGUAGE plpgsql
 AS $function$
 DECLARE
   a record;
-  r record;
-  answered integer[] := '{}';
 BEGIN
   PERFORM set_config('civic.answer_counts_after', 'on', true);
   FOR a IN
@@ -228,19 +225,9 @@ BEGIN
       WITH ORDINALITY AS u(question, person, staff, value, private, collection, importance, keep_importance, interface, os, browser, parent_url, location, n)
     ORDER BY u.question, u.person, u.n
   LOOP
-    SELECT * INTO r FROM cast_likert(a.question, a.person, a.staff, a.value, a.private, a.collection, a.importance, a.keep_importance, a.interface, a.os, a.browser, a.parent_url, a.location);
-    n := a.n;
-    outcome := r.outcome;
-    carried := r.carried;
-    vote := r.vote;
-    RETURN NEXT;
-    IF r.outcome IN ('written', 'replaced') THEN answered := answered || (r.vote).question_id; END IF;
+    RETURN QUERY SELECT a.n, r.outcome, r.carried, r.vote FROM cast_likert(a.question, a.person, a.staff, a.value, a.private, a.collection, a.importance, a.keep_importance, a.interface, a.os, a.browser, a.parent_url, a.location) AS r;
   END LOOP;
   PERFORM count_answers_after();
-  IF cardinality(answered) > 0 THEN
-    PERFORM pg_notify('data_changed', '');
-    PERFORM pg_notify('question_figures', q::text) FROM (SELECT DISTINCT unnest(answered) AS q) AS d;
-  END IF;
 END $function$;
 
 -- cast_pick_group: the same for picks, in the order of the choices' questions
@@ -250,8 +237,6 @@ CREATE OR REPLACE FUNCTION public.cast_pick_group(p_choice integer[], p_person i
 AS $function$
 DECLARE
   a record;
-  r record;
-  answered integer[] := '{}';
 BEGIN
   PERFORM set_config('civic.answer_counts_after', 'on', true);
   FOR a IN
@@ -259,19 +244,9 @@ BEGIN
       WITH ORDINALITY AS u(choice, person, staff, value, private, collection, interface, os, browser, parent_url, location, n)
     LEFT JOIN question_choices c ON c.id = u.choice ORDER BY c.question_id, u.person, u.n
   LOOP
-    SELECT * INTO r FROM cast_pick(a.choice, a.person, a.staff, a.value, a.private, a.collection, a.interface, a.os, a.browser, a.parent_url, a.location);
-    n := a.n;
-    outcome := r.outcome;
-    carried := r.carried;
-    vote := r.vote;
-    RETURN NEXT;
-    IF r.outcome IN ('written', 'replaced') THEN answered := answered || (r.vote).question_id; END IF;
+    RETURN QUERY SELECT a.n, r.outcome, r.carried, r.vote FROM cast_pick(a.choice, a.person, a.staff, a.value, a.private, a.collection, a.interface, a.os, a.browser, a.parent_url, a.location) AS r;
   END LOOP;
   PERFORM count_answers_after();
-  IF cardinality(answered) > 0 THEN
-    PERFORM pg_notify('data_changed', '');
-    PERFORM pg_notify('question_figures', q::text) FROM (SELECT DISTINCT unnest(answered) AS q) AS d;
-  END IF;
 END $function$;
 
 -- edit_answer: a change of an answer's value, importance, privacy or collection, with its history and counts, in one

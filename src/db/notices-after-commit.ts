@@ -8,8 +8,7 @@ import { queryCounter } from './query-counter.ts'
  * (migration 023: a NOTIFY in a transaction holds PostgreSQL's notify lock through the commit, so committing
  * writers queue behind one another). A transaction that sets `civic.notices_after_commit` locally (an answer's does,
  * in lock_answerable_question and lock_held_answer) sends none from its triggers, and once it has committed its process
- * sends what they would have sent; a group of casts, one at a time per process, sends its questions' notices itself
- * at its commit instead (migration 057). The notices of writers that commit while a
+ * sends what they would have sent. The notices of writers that commit while a
  * send is under way go together in the next one: one notify transaction per round trip, whatever the write rate.
  * A process that dies between its commit and its send loses those notices; kept answers are rebuilt within
  * RESPONSE_CACHE_MAX_AGE_MS anyway (docs/operations.md).

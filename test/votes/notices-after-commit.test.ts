@@ -8,9 +8,8 @@ import { DATA_CHANGED_CHANNEL, QUESTION_FIGURES_CHANNEL, type DataChanges } from
 import { noticesAfterCommit } from '../../src/db/notices-after-commit.ts'
 
 /**
- * Answers send no change notices from their triggers: a group of casts sends its questions' at its commit (migration
- * 057), an edit or a withdrawal leaves them to its process, which sends them after the commit (migration 023,
- * src/db/notices-after-commit.ts). Every question answered is announced, several answers' notices go together, and
+ * Answers leave their change notices to the answering process, which sends them after the commit (migration 023,
+ * src/db/notices-after-commit.ts): every question answered is announced, several answers' notices go together, and
  * a write that is not an answer still notifies from its triggers.
  */
 

@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely'
-import { DATA_CHANGED_CHANNEL, QUESTION_FIGURES_CHANNEL } from '../data-changes.ts'
 import { runScript } from '../script.ts'
 
 /** The arguments of one cast, as arrays, in the order of cast_likert's parameters (cast_pick has no importance). */
@@ -9,18 +8,12 @@ const LIKERT_ARRAYS = `p_question integer[], p_person integer[], p_staff boolean
 const PICK_ARRAYS = `p_choice integer[], p_person integer[], p_staff boolean[], p_value smallint[], p_private boolean[],
   p_collection integer[], p_interface text[], p_os text[], p_browser text[], p_parent_url text[], p_location text[]`
 
-/**
- * One group function: the casts in question order, then person order, the counters at the end, and the change
- * notices of the questions answered, delivered at the commit (a separate notify transaction a group was a commit
- * and a round trip more, every time).
- */
+/** One group function: the casts in question order, then person order, and the counters at the end. */
 const group = (call: 'cast_likert' | 'cast_pick', arrays: string, row: string, names: string[], order: string) => `
 CREATE FUNCTION ${call}_group(${arrays})
 RETURNS TABLE(n bigint, outcome text, carried integer, vote ${row}) LANGUAGE plpgsql AS $$
 DECLARE
   a record;
-  r record;
-  answered integer[] := '{}';
 BEGIN
   PERFORM set_config('civic.answer_counts_after', 'on', true);
   FOR a IN
@@ -28,19 +21,9 @@ BEGIN
       WITH ORDINALITY AS u(${names.join(', ')}, n)
     ${order}
   LOOP
-    SELECT * INTO r FROM ${call}(${names.map((name) => `a.${name}`).join(', ')});
-    n := a.n;
-    outcome := r.outcome;
-    carried := r.carried;
-    vote := r.vote;
-    RETURN NEXT;
-    IF r.outcome IN ('written', 'replaced') THEN answered := answered || (r.vote).question_id; END IF;
+    RETURN QUERY SELECT a.n, r.outcome, r.carried, r.vote FROM ${call}(${names.map((name) => `a.${name}`).join(', ')}) AS r;
   END LOOP;
   PERFORM count_answers_after();
-  IF cardinality(answered) > 0 THEN
-    PERFORM pg_notify('${DATA_CHANGED_CHANNEL}', '');
-    PERFORM pg_notify('${QUESTION_FIGURES_CHANNEL}', q::text) FROM (SELECT DISTINCT unnest(answered) AS q) AS d;
-  END IF;
 END $$;`
 
 const ANALYTICS = ['interface', 'os', 'browser', 'parent_url', 'location']
@@ -71,9 +54,7 @@ const GROUPS = [
  * question's lock holds nobody's counters, and two groups take the locks of questions in the same order. Taking the
  * counters first instead would deadlock with edits and withdrawals, which close a question's gate before the
  * counters. Alone (an edit, a withdrawal, a cast called by itself, the previous release's groups), count_user_answer
- * writes at once as before; its body is count_user_answer_now's. A group also sends its questions' change notices
- * itself, at its commit, where its process sent them after it in a transaction of their own (migration 023, whose
- * concern, committing writers queueing on the notify lock, is one group a process now). Expand only.
+ * writes at once as before; its body is count_user_answer_now's. Expand only.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await runScript(

@@ -19,7 +19,7 @@ import { answerChanged, answerRecorded, withRefusalReason, type AnswerKindLabel 
  * answer and its history, and moves the figures, the liquid weights, the user's counters and the tags' counts in the
  * lock order of every answer (the question, then its choices in id order, then the user, then the tags). What is
  * left here: the input's shape, the refusal's DRF message, and after the call the delegators to tell and the
- * change notices to send (a cast's group sent its own at its commit).
+ * change notices to send.
  */
 
 /** An answer row of either table, as the core reads it. */
@@ -76,14 +76,11 @@ function racedOrFailed(error: unknown): never {
   throw error instanceof ApiError ? withRefusalReason(error, 'conflict') : error
 }
 
-/**
- * The notices an answer's triggers would have sent: served data and its question's figures (null: the call sent
- * them at its commit, as a group of casts does, migration 057), and new notifications.
- */
-function announce(db: Kysely<Database>, questionId: number | null, notified: number): void {
-  const notices: Notice[] = questionId === null ? [] : [DATA_CHANGED, { channel: QUESTION_FIGURES_CHANNEL, payload: String(questionId) }]
+/** The notices an answer's triggers would have sent: served data, its question's figures, new notifications. */
+function announce(db: Kysely<Database>, questionId: number, notified: number): void {
+  const notices: Notice[] = [DATA_CHANGED, { channel: QUESTION_FIGURES_CHANNEL, payload: String(questionId) }]
   if (notified > 0) notices.push({ channel: NOTIFICATIONS_CREATED_CHANNEL, payload: '' })
-  if (notices.length > 0) noticesAfterCommit(db).send(notices)
+  noticesAfterCommit(db).send(notices)
   figureFolder(db).answered()
 }
 
@@ -117,7 +114,7 @@ export async function castAnswer<Row extends AnswerRow>(
   answerRecorded(kindLabel(kind), called.outcome === 'written' ? 'first' : 'replaced')
   // The people whose votes a public first answer now casts hear of it (docs/notifications.md).
   const notified = called.carried > 0 ? await notificationEvents.delegateAnswered(db, caller.id, called.vote.question_id) : 0
-  announce(db, null, notified)
+  announce(db, called.vote.question_id, notified)
   return { vote: called.vote, created: called.outcome === 'written' }
 }
 
