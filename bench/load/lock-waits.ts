@@ -4,8 +4,8 @@ import { round } from '../shared.ts'
 
 /**
  * How often answers queue behind one another during a write run: every `everyMs`, pg_stat_activity is read for the
- * answer calls (cast_likert, cast_pick, their groups, edit_answer, withdraw_answer) that are active, and those among them waiting on
- * a lock that another answer call holds (pg_blocking_pids). Each such wait is told by what it waits for, from the
+ * answer calls (cast_likert, cast_pick, their groups, edit_answer, withdraw_answer) that are active, and those among
+ * them waiting on a lock that another answer call holds (pg_blocking_pids). Each such wait is told by what it waits for, from the
  * waiter's own pg_locks: a row of the question, its choices or its tags, or a question's answering gate (migration
  * 046), is the question's; a row of the voter or of their own answer, or their own answer's advisory lock, is the
  * person's (one person answering several questions at the same instant). `share`: the samples with at least one
@@ -48,7 +48,8 @@ export function sampleLockWaits(db: Kysely<Database>, everyMs = 50): () => Promi
                 WHEN l.locktype = 'advisory' AND l.objsubid = 2 AND l.classid IN (4701, 4702) THEN 'question'
                 WHEN l.locktype = 'advisory' THEN 'person'
                 WHEN l.relation::regclass::text IN ('questions', 'question_choices', 'tags') THEN 'question'
-                WHEN l.relation::regclass::text IN ('users', 'user_answer_counts', 'question_votes', 'question_choice_votes') THEN 'person'
+                WHEN l.relation::regclass::text IN ('users', 'user_answer_counts', 'question_votes', 'question_choice_votes')
+                  THEN 'person'
                 ELSE 'other' END
               FROM pg_locks l
               WHERE l.pid = a.pid AND ((l.locktype = 'advisory' AND NOT l.granted) OR (l.locktype = 'tuple' AND l.granted))
