@@ -5,10 +5,10 @@ import { round } from '../shared.ts'
 /**
  * How often answers queue behind one another during a write run: every `everyMs`, pg_stat_activity is read for the
  * answer calls (cast_likert, cast_pick, their groups, edit_answer, withdraw_answer) that are active, and those among
- * them waiting on a lock that another answer call holds (pg_blocking_pids). Each such wait is told by what it waits for, from the
- * waiter's own pg_locks: a row of the question, its choices or its tags, or a question's answering gate (migration
- * 046), is the question's; a row of the voter or of their own answer, or their own answer's advisory lock, is the
- * person's (one person answering several questions at the same instant). `share`: the samples with at least one
+ * them waiting on a lock that another answer call holds (pg_blocking_pids). Each such wait is told by what it waits
+ * for, from the waiter's own pg_locks: a row of the question, its choices or its tags, or a question's answering gate
+ * (migration 046), is the question's; a row of the voter, their counters or their own answer, or their own answer's
+ * advisory lock, is the person's (one person answering several questions at the same instant). `share`: the samples with at least one
  * wait on another answer; `same_question`: those with one on the question's own locks; `events`: what the answer
  * calls in flight were waiting on (or running), summed over the samples.
  */
