@@ -38,11 +38,13 @@ export const FUNCTION_GROUPS: FunctionGroup[] = [
       "Every answer write, a likert answer or a pick, first or replacing the voter's own, an edit and a withdrawal, is one call, which takes the question's answering gate, checks the rules once (lock_answerable_question, window_refusal) and writes everything, going private and carrying others' votes included (docs/votes.md; docs/statistics.md, Read exactly while answers arrive).",
     members: {
       cast_likert:
-        "a likert answer, first or replacing the voter's own: the rules, the answer and its history, its counts, the block, the voter's counters and the tags'; returns how many votes a first public answer carries",
-      cast_pick:
-        "a pick of a multiple-choice question, first or replacing: the same for choices, and the counts of the choice the voter's weight left",
+        "a likert answer, first or replacing the voter's own, alone: cast_likert_moves, then the counts, tags and counters it moved, at once; returns how many votes a first public answer carries",
+      cast_pick: 'a pick of a multiple-choice question, first or replacing, alone: cast_pick_moves, then what it moved',
+      cast_likert_moves:
+        'the likert cast itself: the rules, the answer and its history, the block and the weight it leaves; returns the counts, tags and counters it moves for its caller to write',
+      cast_pick_moves: "the same for picks: the choice's answer, and the counts of the choice the voter's weight left among its moves",
       cast_likert_group:
-        "likert answers that arrived together, in one transaction: cast in question order, then person order, with every answer's counters written at the end in person order, so groups in any processes lock in one order and a group waiting on a question's lock holds nobody's counters",
+        "likert answers that arrived together, in one transaction: cast in question order, then person order, and what they moved written at the end, counts and tags summed, counters in person order, so groups in any processes lock in one order and a group waiting on a question's lock holds nobody's counters",
       cast_pick_group: "the same for picks, in the order of the choices' questions",
       edit_answer: "a change of an answer's value, importance, privacy or collection, with its history and counts, in one call",
       withdraw_answer: "withdraws an answer: its history, its counts, the voter's block back where it counts, counters and tags",
@@ -58,12 +60,15 @@ export const FUNCTION_GROUPS: FunctionGroup[] = [
       lock_held_answer: "closes an answer's question's gate and locks the answer, for an edit or a withdrawal; returns it with the clock",
       replaced_answer_weight: 'the liquid weight an answer carries after a change of privacy (its block when public, 1 when private)',
       count_user_answer:
-        "the user's answer counters after any change of one of their answers: at once (count_user_answer_now), or in an answer group kept for its end (count_answers_after)",
-      count_user_answer_now:
-        "writes the user's answer counters after any change of one of their answers (new, replaced, edited, withdrawn, privacy), finding the latest public time again when one stops being public",
-      count_answers_after: "writes the counters an answer group kept, in person order, at the group's end",
+        "the user's answer counters after any change of one of their answers: at once (count_user_answer_now), or in the previous release's answer group kept for its end (count_answers_after)",
+      count_user_answer_now: 'count_user_answers for one change',
+      count_user_answers:
+        "writes the answer counters of changes of people's answers (new, replaced, edited, withdrawn, privacy), locking the people in id order, finding the latest public time again when one stops being public: the one definition",
+      count_answers_after: "writes the counters the previous release's answer group kept, at the group's end",
       make_user_answer_counts: "a new user's row of answer counters, all zero",
-      move_tag_votes: 'appends a delta to the likert answer counts of the tags a question counts in (tag_vote_deltas)',
+      move_tag_votes: 'append_tag_vote_deltas for one question',
+      append_tag_vote_deltas:
+        'appends the deltas of answers to the likert answer counts of the tags their questions count in, summed by tag (tag_vote_deltas)',
     },
   },
   {
@@ -72,6 +77,8 @@ export const FUNCTION_GROUPS: FunctionGroup[] = [
       'Answers append exact deltas to the counts of questions and choices, folded into the stored counts in batches and added by every reader until then; every stored figure is a generated column over the counts, computed by these functions as src/engines/statistics/likert.ts computes it from counts corrected per read: two texts of one rule on purpose, kept equal on every small count vector by test/statistics/likert-parity.test.ts (docs/statistics.md, Stored, and always equal to a recount).',
     members: {
       likert_count_deltas: 'an amount at one level (or skipped) as deltas to the five level counts and the skips',
+      append_figure_deltas:
+        "appends answers' moves (a level, or skipped, with a direct and a liquid amount) as deltas to the counts of questions and choices, one row for each question or choice moved: the one definition",
       move_likert_counts: "appends two levels' deltas (the old answer off, the new on) to a question's direct and liquid counts",
       move_choice_counts: "appends one level's deltas to a choice's direct and liquid counts",
       fold_figure_deltas:

@@ -173,6 +173,40 @@ const ALLOWED: Record<string, Record<string, string>> = {
     'function count_user_answer(integer,boolean,boolean,boolean,timestamp with time zone) changed its body':
       "outside an answer group (every call of the previous release's) it writes the same counters at once through count_user_answer_now, which holds its body",
   },
+  '2026-11-30-058-answer-moves-at-the-group-end': {
+    ...Object.fromEntries(
+      [
+        'function cast_likert(integer,integer,boolean,smallint,boolean,integer,smallint,boolean,text,text,text,text,text) changed its body',
+        'function cast_pick(integer,integer,boolean,smallint,boolean,integer,text,text,text,text,text) changed its body',
+      ].map((violation) => [
+        violation,
+        'the same cast (its body moved to cast_*_moves), then the same counts, tags and counters written at once, counters through count_user_answer as before',
+      ]),
+    ),
+    ...Object.fromEntries(
+      [
+        'function cast_likert_group(integer[],integer[],boolean[],smallint[],boolean[],integer[],smallint[],boolean[],text[],text[],text[],text[],text[]) changed its body',
+        'function cast_pick_group(integer[],integer[],boolean[],smallint[],boolean[],integer[],text[],text[],text[],text[],text[]) changed its body',
+      ].map((violation) => [
+        violation,
+        "the same casts in the same order and the same rows returned; the counts' and tags' deltas summed by question, choice and tag, and the counters written in one statement at the end, in person order as before",
+      ]),
+    ),
+    ...Object.fromEntries(
+      [
+        'function move_likert_counts(integer,smallint,integer,integer,smallint,integer,integer) changed its body',
+        'function move_choice_counts(integer,smallint,integer,integer) changed its body',
+        'function move_tag_votes(integer,integer) changed its body',
+      ].map((violation) => [
+        violation,
+        'the same deltas through append_figure_deltas and append_tag_vote_deltas; a move of nothing appends no row',
+      ]),
+    ),
+    'function count_user_answer_now(integer,boolean,boolean,boolean,timestamp with time zone) changed its body':
+      'the same counters through count_user_answers, which locks the row first whatever the change',
+    'function count_answers_after() changed its body':
+      'the same counters the group kept, written in one statement by count_user_answers, which locks the people in id order',
+  },
 }
 
 interface Column {

@@ -9,7 +9,7 @@ import { createTestApp, type TestApp } from '../helpers/app.ts'
  * messages. Every name the functions can return is read back from their text and must be mapped, and every name
  * mapped must be one they return.
  */
-const ANSWERING = ['cast_likert', 'cast_pick', 'edit_answer', 'withdraw_answer', 'lock_answerable_question', 'window_refusal']
+const ANSWERING = ['cast_likert_moves', 'cast_pick_moves', 'edit_answer', 'withdraw_answer', 'lock_answerable_question', 'window_refusal']
 const WRITTEN = ['written', 'replaced', 'edited', 'withdrawn']
 
 let t: TestApp

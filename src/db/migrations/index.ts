@@ -56,6 +56,7 @@ import * as liquidWeightsAsDeltas from './2026-11-30-054-liquid-weights-as-delta
 import * as unreleasedTagCountsAsDeltas from './2026-11-30-055-unreleased-tag-counts-as-deltas.ts'
 import * as unreleasedCountPlannedOnce from './2026-11-30-056-unreleased-count-planned-once.ts'
 import * as answerCountersAfterTheGroup from './2026-11-30-057-answer-counters-after-the-group.ts'
+import * as answerMovesAtTheGroupEnd from './2026-11-30-058-answer-moves-at-the-group-end.ts'
 
 /** Every migration in the order it applies; names never change once released. */
 export const migrations: Record<string, Migration> = {
@@ -113,4 +114,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-30-055-unreleased-tag-counts-as-deltas': unreleasedTagCountsAsDeltas,
   '2026-11-30-056-unreleased-count-planned-once': unreleasedCountPlannedOnce,
   '2026-11-30-057-answer-counters-after-the-group': answerCountersAfterTheGroup,
+  '2026-11-30-058-answer-moves-at-the-group-end': answerMovesAtTheGroupEnd,
 }
