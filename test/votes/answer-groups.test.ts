@@ -4,19 +4,21 @@ import { sql } from 'kysely'
 import pg from 'pg'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { serverUrl, serviceDatabaseEnv } from '../helpers/databases.ts'
-import { insertUser } from '../helpers/fixtures.ts'
-import { castAnswerCall } from '../../src/modules/votes/answer-call.repository.ts'
-import { assertStoredEqualsRecomputed, likertQuestion } from './support.ts'
+import { insertTag, insertUser } from '../helpers/fixtures.ts'
+import { castAnswerCall, type AnswerCallInput } from '../../src/modules/votes/answer-call.repository.ts'
+import { foldFigureDeltas } from '../../src/db/answer-gate.ts'
+import { assertStoredEqualsRecomputed, likertQuestion, mcqQuestion } from './support.ts'
 
 /**
  * Answers that arrive together are cast together (src/modules/votes/answer-call.repository.ts): one statement and
  * one commit for the group, each answer with its own outcome. Seen through HTTP: the statuses, bodies and statement
  * counts a lone answer gets, refusals in the middle of a group, each person's own answer at once, exact figures.
+ * The folder is held off, so the count deltas a group appends stay to be counted, and every figure is read through them.
  */
 
 let t: TestApp
 before(async () => {
-  t = await createTestApp('tiny', { MIN_CELL_SIZE: '1' })
+  t = await createTestApp('tiny', { MIN_CELL_SIZE: '1', FIGURE_FOLD_DELAY_MS: '600000', FIGURE_FOLD_SWEEP_MS: '3600000' })
 })
 after(() => t.close())
 
@@ -178,3 +180,65 @@ test(
     await assertStoredEqualsRecomputed(db, 'after a group that waited')
   },
 )
+
+test('a group writes what its answers moved once, at its end: a count row per question or choice, one per tag, exact figures', async () => {
+  const db = t.database.db
+  const author = await insertUser(db)
+  const likert = (await likertQuestion(db, author.id)).id
+  const mcq = await mcqQuestion(db, author.id, 2)
+  const tag = (await insertTag(db)).id
+  const tagged = await t.send('POST', '/api/question_tags/', { question: likert, tag }, await t.tokenFor(author.id))
+  assert.equal(tagged.statusCode, 201, tagged.body)
+  await foldFigureDeltas(db, true)
+  const people = await Promise.all(Array.from({ length: 6 }, () => insertUser(db, { default_private: false })))
+  const answer = (object: number, user: number, value: number): AnswerCallInput => ({
+    object,
+    user,
+    staff: false,
+    value,
+    private: false,
+    collection: null,
+    importance: undefined,
+    analytics_interface: null,
+    analytics_os: null,
+    analytics_browser: null,
+    analytics_parent_url: null,
+    analytics_location: null,
+  })
+  // Called together, the first of each kind goes alone and the other five wait and go as one group, on either database.
+  const cast = [
+    ...(await Promise.all(people.map((person, i) => castAnswerCall(db, 'cast_likert', answer(likert, person.id, (i % 3) + 1))))),
+    ...(await Promise.all(people.map((person, i) => castAnswerCall(db, 'cast_pick', answer(mcq.choiceIds[i % 2]!, person.id, 4))))),
+  ]
+  assert.deepEqual(new Set(cast.map((r) => r.outcome)), new Set(['written']))
+
+  const { rows } = await sql<{ question_id: number; choice_id: number | null; rows: number; direct: number }>`
+    SELECT question_id, choice_id, count(*)::int AS rows,
+      sum(direct_minimum + direct_low + direct_medium + direct_high + direct_maximum + direct_skipped)::int AS direct
+    FROM question_figure_deltas WHERE question_id IN (${likert}, ${mcq.id})
+    GROUP BY question_id, choice_id ORDER BY question_id, choice_id`.execute(db)
+  // The lone answers' rows and the group's: its five likert answers in one row, its picks in one row for each choice.
+  assert.deepEqual(rows, [
+    { question_id: likert, choice_id: null, rows: 2, direct: 6 },
+    { question_id: mcq.id, choice_id: mcq.choiceIds[0]!, rows: 2, direct: 3 },
+    { question_id: mcq.id, choice_id: mcq.choiceIds[1]!, rows: 1, direct: 3 },
+  ])
+  const tagRows = await sql<{ rows: number; delta: number }>`
+    SELECT count(*)::int AS rows, sum(delta)::int AS delta FROM tag_vote_deltas WHERE tag_id = ${tag}`.execute(db)
+  assert.deepEqual(tagRows.rows, [{ rows: 2, delta: 6 }])
+
+  // What clients read adds those rows: the counts, the tag's count, each person's counters.
+  const question = (await t.get(`/api/questions/${likert}/`)).json()
+  assert.equal(question.direct_vote_count, 6)
+  const choices = (await t.get(`/api/questions/${mcq.id}/`)).json().choices
+  assert.deepEqual(
+    choices.map((choice: { direct_vote_count: number }) => choice.direct_vote_count),
+    [3, 3],
+  )
+  assert.equal((await t.get(`/api/tags/${tag}/`)).json().votes_count, 6)
+  for (const person of people) {
+    const shown = (await t.get(`/api/users/${person.id}/`)).json()
+    assert.deepEqual([shown.count_votes, shown.count_question_votes, shown.count_choice_votes], [2, 1, 1])
+  }
+  await assertStoredEqualsRecomputed(db, 'with a group written at its end, unfolded')
+})

@@ -39,8 +39,9 @@ type CastRow = { outcome: AnswerCallOutcome; carried: number } & Record<string, 
 /**
  * Casts an answer. Answers that arrive while another group of the same call is in the database wait for it and go
  * together in the next, as one statement: one transaction and one commit for all of them (cast_likert_group,
- * cast_pick_group, migration 057: the calls one after another in question order, then person order, and every
- * answer's counters at the end in person order, so groups in any processes take their locks in one order). Each
+ * cast_pick_group, migrations 057 and 058: the casts one after another in question order, then person order, and
+ * what they moved written at the end, counts and tags summed, counters in person order, so groups in any processes
+ * take their locks in one order). Each
  * still gets its own outcome, refusals included; should the group fail as a whole (a unique race, a deadlock with a
  * writer of another order), each answer is cast again alone and fails or not on its own. In a transaction of the
  * caller's, the call runs there, alone.
