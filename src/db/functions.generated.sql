@@ -63,7 +63,10 @@ BEGIN
     IF m.tag_delta <> 0 THEN PERFORM append_tag_vote_deltas(ARRAY[(m.vote).question_id], ARRAY[m.tag_delta]); END IF;
     PERFORM count_user_answer((m.vote).user_id, false, m.was, (m.vote).private, (m.vote).modified_at);
   END IF;
-  RETURN QUERY SELECT m.outcome, m.carried, m.vote;
+  outcome := m.outcome;
+  carried := m.carried;
+  vote := m.vote;
+  RETURN NEXT;
 END $function$;
 
 -- cast_pick: a pick of a multiple-choice question, first or replacing, alone: cast_pick_moves, then what it moved
@@ -82,7 +85,10 @@ BEGIN
     IF m.tag_delta <> 0 THEN PERFORM append_tag_vote_deltas(ARRAY[(m.vote).question_id], ARRAY[m.tag_delta]); END IF;
     PERFORM count_user_answer((m.vote).user_id, true, m.was, (m.vote).private, (m.vote).modified_at);
   END IF;
-  RETURN QUERY SELECT m.outcome, m.carried, m.vote;
+  outcome := m.outcome;
+  carried := m.carried;
+  vote := m.vote;
+  RETURN NEXT;
 END $function$;
 
 -- cast_likert_moves: the likert cast itself: the rules, the answer and its history, the block and the weight it
@@ -103,8 +109,12 @@ DECLARE
   written question_votes;
 BEGIN
   SELECT * INTO rules FROM lock_answerable_question(p_question, p_user, p_staff, false, p_collection);
-  IF rules.refusal IS NOT NULL THEN RETURN QUERY SELECT rules.refusal, 0, NULL::question_votes, NULL::boolean, NULL::integer[], NULL::integer[], NULL::smallint[], NULL::integer[], NULL::integer[], 0; RETURN; END IF;
-  is_private := coalesce(p_private, (SELECT u.default_private FROM users u WHERE u.id = p_user));
+  IF rules.refusal IS NOT NULL THEN BEGIN outcome := rules.refusal; carried := 0; tag_delta := 0; RETURN NEXT; RETURN; END; END IF;
+  IF p_private IS NULL THEN
+    SELECT u.default_private INTO is_private FROM users u WHERE u.id = p_user;
+  ELSE
+    is_private := p_private;
+  END IF;
   SELECT * INTO held FROM question_votes v WHERE v.question_id = p_question AND v.user_id = p_user FOR UPDATE;
   reach := lock_answer_reach(p_question, p_user, is_private, held.private, held.liquid_weight);
   IF reach = 'chain' THEN
@@ -139,10 +149,17 @@ BEGIN
         UPDATE question_votes SET liquid_weight = liquid_weight - (1 + blk.intree) WHERE id = blk.vote_id;
       END IF;
     END IF;
-    RETURN QUERY SELECT 'written', CASE WHEN NOT is_private AND p_value IS NOT NULL THEN blk.intree ELSE 0 END, written,
-      NULL::boolean, ARRAY[p_question, p_question], ARRAY[NULL, NULL]::integer[],
-      ARRAY[p_value, CASE WHEN blk.skipped THEN NULL ELSE blk.value END], ARRAY[1, 0],
-      ARRAY[weight, CASE WHEN blk.vote_table = 'question_votes' THEN -(1 + blk.intree) ELSE 0 END], 1;
+    outcome := 'written';
+    carried := CASE WHEN NOT is_private AND p_value IS NOT NULL THEN blk.intree ELSE 0 END;
+    was := NULL;
+    moved_questions := ARRAY[p_question, p_question];
+    moved_choices := ARRAY[NULL, NULL]::integer[];
+    moved_values := ARRAY[p_value, CASE WHEN blk.skipped THEN NULL ELSE blk.value END];
+    moved_direct := ARRAY[1, 0];
+    moved_liquid := ARRAY[weight, CASE WHEN blk.vote_table = 'question_votes' THEN -(1 + blk.intree) ELSE 0 END];
+    tag_delta := 1;
+    vote := written;
+    RETURN NEXT;
     RETURN;
   END IF;
 
@@ -157,8 +174,18 @@ BEGIN
     analytics_parent_url = p_parent_url, analytics_location = p_location, modified_at = rules.at
   WHERE id = held.id
   RETURNING * INTO written;
-  RETURN QUERY SELECT 'replaced', 0, written, held.private, ARRAY[p_question, p_question], ARRAY[NULL, NULL]::integer[],
-    ARRAY[CASE WHEN held.skipped THEN NULL ELSE held.value END, p_value], ARRAY[-1, 1], ARRAY[-held.liquid_weight, weight], 0;
+  outcome := 'replaced';
+    carried := 0;
+    was := held.private;
+    moved_questions := ARRAY[p_question, p_question];
+    moved_choices := ARRAY[NULL, NULL]::integer[];
+    moved_values := ARRAY[CASE WHEN held.skipped THEN NULL ELSE held.value END, p_value];
+    moved_direct := ARRAY[-1, 1];
+    moved_liquid := ARRAY[-held.liquid_weight, weight];
+    tag_delta := 0;
+    vote := written;
+    RETURN NEXT;
+    RETURN;
 END $function$;
 
 -- cast_pick_moves: the same for picks: the choice's answer, and the counts of the choice the voter's weight left
@@ -181,14 +208,18 @@ DECLARE
   written question_choice_votes;
 BEGIN
   SELECT c.question_id INTO qid FROM question_choices c WHERE c.id = p_choice;
-  IF qid IS NULL THEN RETURN QUERY SELECT 'missing', 0, NULL::question_choice_votes, NULL::boolean, NULL::integer[], NULL::integer[], NULL::smallint[], NULL::integer[], NULL::integer[], 0; RETURN; END IF;
+  IF qid IS NULL THEN BEGIN outcome := 'missing'; carried := 0; tag_delta := 0; RETURN NEXT; RETURN; END; END IF;
   SELECT * INTO rules FROM lock_answerable_question(qid, p_user, p_staff, true, p_collection);
-  IF rules.refusal IS NOT NULL THEN RETURN QUERY SELECT rules.refusal, 0, NULL::question_choice_votes, NULL::boolean, NULL::integer[], NULL::integer[], NULL::smallint[], NULL::integer[], NULL::integer[], 0; RETURN; END IF;
+  IF rules.refusal IS NOT NULL THEN BEGIN outcome := rules.refusal; carried := 0; tag_delta := 0; RETURN NEXT; RETURN; END; END IF;
   -- The choice may have gone before the gate; changes of choices wait for it from here on.
   IF NOT EXISTS (SELECT FROM question_choices WHERE id = p_choice AND question_id = qid) THEN
-    RETURN QUERY SELECT 'missing', 0, NULL::question_choice_votes, NULL::boolean, NULL::integer[], NULL::integer[], NULL::smallint[], NULL::integer[], NULL::integer[], 0; RETURN;
+    BEGIN outcome := 'missing'; carried := 0; tag_delta := 0; RETURN NEXT; RETURN; END;
   END IF;
-  is_private := coalesce(p_private, (SELECT u.default_private FROM users u WHERE u.id = p_user));
+  IF p_private IS NULL THEN
+    SELECT u.default_private INTO is_private FROM users u WHERE u.id = p_user;
+  ELSE
+    is_private := p_private;
+  END IF;
   SELECT * INTO held FROM question_choice_votes v WHERE v.question_id = qid AND v.user_id = p_user FOR UPDATE;
   reach := lock_answer_reach(qid, p_user, is_private, held.private, held.liquid_weight);
   IF reach = 'chain' THEN
@@ -222,9 +253,17 @@ BEGIN
         UPDATE question_choice_votes SET liquid_weight = liquid_weight - (1 + blk.intree) WHERE id = blk.vote_id;
       END IF;
     END IF;
-    RETURN QUERY SELECT 'written', CASE WHEN NOT is_private THEN blk.intree ELSE 0 END, written, NULL::boolean,
-      ARRAY[qid, qid], ARRAY[rep_choice, p_choice], ARRAY[CASE WHEN blk.skipped THEN NULL ELSE blk.value END, p_value],
-      ARRAY[0, 1], ARRAY[CASE WHEN rep_choice IS NULL THEN 0 ELSE -(1 + blk.intree) END, weight], 0;
+    outcome := 'written';
+    carried := CASE WHEN NOT is_private THEN blk.intree ELSE 0 END;
+    was := NULL;
+    moved_questions := ARRAY[qid, qid];
+    moved_choices := ARRAY[rep_choice, p_choice];
+    moved_values := ARRAY[CASE WHEN blk.skipped THEN NULL ELSE blk.value END, p_value];
+    moved_direct := ARRAY[0, 1];
+    moved_liquid := ARRAY[CASE WHEN rep_choice IS NULL THEN 0 ELSE -(1 + blk.intree) END, weight];
+    tag_delta := 0;
+    vote := written;
+    RETURN NEXT;
     RETURN;
   END IF;
 
@@ -238,8 +277,18 @@ BEGIN
     analytics_parent_url = p_parent_url, analytics_location = p_location, modified_at = rules.at
   WHERE id = held.id
   RETURNING * INTO written;
-  RETURN QUERY SELECT 'replaced', 0, written, held.private, ARRAY[qid, qid], ARRAY[held.choice_id, p_choice],
-    ARRAY[CASE WHEN held.skipped THEN NULL ELSE held.value END, p_value], ARRAY[-1, 1], ARRAY[-held.liquid_weight, weight], 0;
+  outcome := 'replaced';
+    carried := 0;
+    was := held.private;
+    moved_questions := ARRAY[qid, qid];
+    moved_choices := ARRAY[held.choice_id, p_choice];
+    moved_values := ARRAY[CASE WHEN held.skipped THEN NULL ELSE held.value END, p_value];
+    moved_direct := ARRAY[-1, 1];
+    moved_liquid := ARRAY[-held.liquid_weight, weight];
+    tag_delta := 0;
+    vote := written;
+    RETURN NEXT;
+    RETURN;
 END $function$;
 
 -- cast_likert_group: likert answers that arrived together, in one transaction: cast in question order, then person
@@ -495,8 +544,8 @@ BEGIN
     WHEN NOT p_pick AND q.subtype = 'mcq' THEN 'mcq'
     ELSE window_refusal(q.start_at, q.end_at, at)
   END;
-  IF refusal IS NULL AND p_collection IS NOT NULL AND NOT EXISTS (SELECT FROM question_collections c WHERE c.id = p_collection) THEN
-    refusal := 'collection';
+  IF refusal IS NULL AND p_collection IS NOT NULL THEN
+    IF NOT EXISTS (SELECT FROM question_collections c WHERE c.id = p_collection) THEN refusal := 'collection'; END IF;
   END IF;
 END $function$;
 

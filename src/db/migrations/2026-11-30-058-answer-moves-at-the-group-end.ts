@@ -19,7 +19,33 @@ const PICK_ARGUMENTS = `p_choice, p_user, p_staff, p_value, p_private, p_collect
 /** What a cast moves besides its own rows, returned for its caller to write (after the outcome, carried and vote). */
 const MOVES = `was boolean, moved_questions integer[], moved_choices integer[], moved_values smallint[],
   moved_direct integer[], moved_liquid integer[], tag_delta integer`
-const REFUSED = `NULL::boolean, NULL::integer[], NULL::integer[], NULL::smallint[], NULL::integer[], NULL::integer[], 0`
+/** A refusal by name: nothing written, nothing moved. */
+const refused = (name: string) => `BEGIN outcome := ${name}; carried := 0; tag_delta := 0; RETURN NEXT; RETURN; END;`
+/** The default privacy read only when the body leaves it out (a sub-select would start an executor at every cast). */
+const PRIVACY = `IF p_private IS NULL THEN
+    SELECT u.default_private INTO is_private FROM users u WHERE u.id = p_user;
+  ELSE
+    is_private := p_private;
+  END IF;`
+
+/** The answer written and what it moved, as the result's one row (assignments, not a statement). */
+const moved = (...values: string[]) => {
+  const names = [
+    'outcome',
+    'carried',
+    'was',
+    'moved_questions',
+    'moved_choices',
+    'moved_values',
+    'moved_direct',
+    'moved_liquid',
+    'tag_delta',
+  ]
+  return `${names.map((name, i) => `${name} := ${values[i]};`).join('\n    ')}
+    vote := written;
+    RETURN NEXT;
+    RETURN;`
+}
 
 const BLOCK_OF_ONE = `SELECT 0 AS intree, true AS eligible, NULL::text AS vote_table, NULL::integer AS vote_id,
       NULL::integer AS target_id, NULL::smallint AS value, NULL::boolean AS skipped INTO blk;`
@@ -54,8 +80,8 @@ DECLARE
   written question_votes;
 BEGIN
   SELECT * INTO rules FROM lock_answerable_question(p_question, p_user, p_staff, false, p_collection);
-  IF rules.refusal IS NOT NULL THEN RETURN QUERY SELECT rules.refusal, 0, NULL::question_votes, ${REFUSED}; RETURN; END IF;
-  is_private := coalesce(p_private, (SELECT u.default_private FROM users u WHERE u.id = p_user));
+  IF rules.refusal IS NOT NULL THEN ${refused('rules.refusal')} END IF;
+  ${PRIVACY}
   SELECT * INTO held FROM question_votes v WHERE v.question_id = p_question AND v.user_id = p_user FOR UPDATE;
   reach := lock_answer_reach(p_question, p_user, is_private, held.private, held.liquid_weight);
   ${chooseBlock('p_question', false)}
@@ -78,11 +104,17 @@ BEGIN
         UPDATE question_votes SET liquid_weight = liquid_weight - (1 + blk.intree) WHERE id = blk.vote_id;
       END IF;
     END IF;
-    RETURN QUERY SELECT 'written', CASE WHEN NOT is_private AND p_value IS NOT NULL THEN blk.intree ELSE 0 END, written,
-      NULL::boolean, ARRAY[p_question, p_question], ARRAY[NULL, NULL]::integer[],
-      ARRAY[p_value, CASE WHEN blk.skipped THEN NULL ELSE blk.value END], ARRAY[1, 0],
-      ARRAY[weight, CASE WHEN blk.vote_table = 'question_votes' THEN -(1 + blk.intree) ELSE 0 END], 1;
-    RETURN;
+    ${moved(
+      "'written'",
+      'CASE WHEN NOT is_private AND p_value IS NOT NULL THEN blk.intree ELSE 0 END',
+      'NULL',
+      'ARRAY[p_question, p_question]',
+      'ARRAY[NULL, NULL]::integer[]',
+      'ARRAY[p_value, CASE WHEN blk.skipped THEN NULL ELSE blk.value END]',
+      'ARRAY[1, 0]',
+      "ARRAY[weight, CASE WHEN blk.vote_table = 'question_votes' THEN -(1 + blk.intree) ELSE 0 END]",
+      '1',
+    )}
   END IF;
 
   -- The weight is set outright below: the deltas leaves left on it join it first (they have all committed).
@@ -96,8 +128,17 @@ BEGIN
     analytics_parent_url = p_parent_url, analytics_location = p_location, modified_at = rules.at
   WHERE id = held.id
   RETURNING * INTO written;
-  RETURN QUERY SELECT 'replaced', 0, written, held.private, ARRAY[p_question, p_question], ARRAY[NULL, NULL]::integer[],
-    ARRAY[CASE WHEN held.skipped THEN NULL ELSE held.value END, p_value], ARRAY[-1, 1], ARRAY[-held.liquid_weight, weight], 0;
+  ${moved(
+    "'replaced'",
+    '0',
+    'held.private',
+    'ARRAY[p_question, p_question]',
+    'ARRAY[NULL, NULL]::integer[]',
+    'ARRAY[CASE WHEN held.skipped THEN NULL ELSE held.value END, p_value]',
+    'ARRAY[-1, 1]',
+    'ARRAY[-held.liquid_weight, weight]',
+    '0',
+  )}
 END $$;`
 
 const CAST_PICK_MOVES = `
@@ -117,14 +158,14 @@ DECLARE
   written question_choice_votes;
 BEGIN
   SELECT c.question_id INTO qid FROM question_choices c WHERE c.id = p_choice;
-  IF qid IS NULL THEN RETURN QUERY SELECT 'missing', 0, NULL::question_choice_votes, ${REFUSED}; RETURN; END IF;
+  IF qid IS NULL THEN ${refused("'missing'")} END IF;
   SELECT * INTO rules FROM lock_answerable_question(qid, p_user, p_staff, true, p_collection);
-  IF rules.refusal IS NOT NULL THEN RETURN QUERY SELECT rules.refusal, 0, NULL::question_choice_votes, ${REFUSED}; RETURN; END IF;
+  IF rules.refusal IS NOT NULL THEN ${refused('rules.refusal')} END IF;
   -- The choice may have gone before the gate; changes of choices wait for it from here on.
   IF NOT EXISTS (SELECT FROM question_choices WHERE id = p_choice AND question_id = qid) THEN
-    RETURN QUERY SELECT 'missing', 0, NULL::question_choice_votes, ${REFUSED}; RETURN;
+    ${refused("'missing'")}
   END IF;
-  is_private := coalesce(p_private, (SELECT u.default_private FROM users u WHERE u.id = p_user));
+  ${PRIVACY}
   SELECT * INTO held FROM question_choice_votes v WHERE v.question_id = qid AND v.user_id = p_user FOR UPDATE;
   reach := lock_answer_reach(qid, p_user, is_private, held.private, held.liquid_weight);
   ${chooseBlock('qid', true)}
@@ -146,10 +187,17 @@ BEGIN
         UPDATE question_choice_votes SET liquid_weight = liquid_weight - (1 + blk.intree) WHERE id = blk.vote_id;
       END IF;
     END IF;
-    RETURN QUERY SELECT 'written', CASE WHEN NOT is_private THEN blk.intree ELSE 0 END, written, NULL::boolean,
-      ARRAY[qid, qid], ARRAY[rep_choice, p_choice], ARRAY[CASE WHEN blk.skipped THEN NULL ELSE blk.value END, p_value],
-      ARRAY[0, 1], ARRAY[CASE WHEN rep_choice IS NULL THEN 0 ELSE -(1 + blk.intree) END, weight], 0;
-    RETURN;
+    ${moved(
+      "'written'",
+      'CASE WHEN NOT is_private THEN blk.intree ELSE 0 END',
+      'NULL',
+      'ARRAY[qid, qid]',
+      'ARRAY[rep_choice, p_choice]',
+      'ARRAY[CASE WHEN blk.skipped THEN NULL ELSE blk.value END, p_value]',
+      'ARRAY[0, 1]',
+      'ARRAY[CASE WHEN rep_choice IS NULL THEN 0 ELSE -(1 + blk.intree) END, weight]',
+      '0',
+    )}
   END IF;
 
   IF held.liquid_weight > 1 THEN held.liquid_weight := held.liquid_weight + claim_liquid_weight(qid, true, held.id); END IF;
@@ -162,8 +210,17 @@ BEGIN
     analytics_parent_url = p_parent_url, analytics_location = p_location, modified_at = rules.at
   WHERE id = held.id
   RETURNING * INTO written;
-  RETURN QUERY SELECT 'replaced', 0, written, held.private, ARRAY[qid, qid], ARRAY[held.choice_id, p_choice],
-    ARRAY[CASE WHEN held.skipped THEN NULL ELSE held.value END, p_value], ARRAY[-1, 1], ARRAY[-held.liquid_weight, weight], 0;
+  ${moved(
+    "'replaced'",
+    '0',
+    'held.private',
+    'ARRAY[qid, qid]',
+    'ARRAY[held.choice_id, p_choice]',
+    'ARRAY[CASE WHEN held.skipped THEN NULL ELSE held.value END, p_value]',
+    'ARRAY[-1, 1]',
+    'ARRAY[-held.liquid_weight, weight]',
+    '0',
+  )}
 END $$;`
 
 /** A cast alone: its moves written at once, its counters through count_user_answer (kept for an older group's end). */
@@ -180,7 +237,10 @@ BEGIN
     IF m.tag_delta <> 0 THEN PERFORM append_tag_vote_deltas(ARRAY[(m.vote).question_id], ARRAY[m.tag_delta]); END IF;
     PERFORM count_user_answer((m.vote).user_id, ${call === 'cast_pick'}, m.was, (m.vote).private, (m.vote).modified_at);
   END IF;
-  RETURN QUERY SELECT m.outcome, m.carried, m.vote;
+  outcome := m.outcome;
+  carried := m.carried;
+  vote := m.vote;
+  RETURN NEXT;
 END $$;`
 
 /** A group: the casts in question order, then person order; their moves written together at the end. */
@@ -257,6 +317,31 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await runScript(
     db,
     `
+-- The collection looked up only when the answer names one: a condition holding a sub-select starts an executor.
+CREATE OR REPLACE FUNCTION lock_answerable_question(p_question integer, p_user integer, p_staff boolean, p_pick boolean,
+  p_collection integer, OUT refusal text, OUT at timestamptz)
+RETURNS record LANGUAGE plpgsql AS $$
+DECLARE
+  q record;
+BEGIN
+  PERFORM pg_advisory_xact_lock_shared(4701, 0);
+  PERFORM pg_advisory_xact_lock_shared(4701, p_question);
+  -- The voter's answers to one question, one at a time.
+  PERFORM pg_advisory_xact_lock((p_question::bigint << 32) | p_user);
+  SELECT id, user_id, subtype, publish, start_at, end_at INTO q FROM questions WHERE id = p_question;
+  IF NOT FOUND OR NOT (q.publish OR q.user_id = p_user OR p_staff) THEN refusal := 'missing'; RETURN; END IF;
+  PERFORM set_config('civic.notices_after_commit', 'on', true);
+  at := clock_timestamp();
+  refusal := CASE
+    WHEN p_pick AND q.subtype <> 'mcq' THEN 'not_mcq'
+    WHEN NOT p_pick AND q.subtype = 'mcq' THEN 'mcq'
+    ELSE window_refusal(q.start_at, q.end_at, at)
+  END;
+  IF refusal IS NULL AND p_collection IS NOT NULL THEN
+    IF NOT EXISTS (SELECT FROM question_collections c WHERE c.id = p_collection) THEN refusal := 'collection'; END IF;
+  END IF;
+END $$;
+
 CREATE FUNCTION append_figure_deltas(p_question integer[], p_choice integer[], p_value smallint[], p_direct integer[],
   p_liquid integer[])
 RETURNS void LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
