@@ -101,8 +101,35 @@ async function check(env: Record<string, string>): Promise<{ clean: boolean; sum
 }
 
 /**
- * The write limit, then the service, under the same load; then the check. The scratch table is emptied before the
- * limit's run so each run starts alike.
+ * Seconds each side answers the same load before it is measured, with people of its own where the scenario makes
+ * them: a serving process has run its code and planned its statements long before a surge comes. Measured cold, the
+ * service's first seconds (compiling its answer path, each connection planning the calls) counted as the surge.
+ */
+const WARM_UP_S = 2
+
+/** The scenario's load with people made for it: enough for `seconds` at a generous rate, delegating where it says. */
+async function withWalkers(
+  db: Kysely<Database>,
+  scenario: WriteScenario,
+  seconds: number,
+  connections: number,
+  users: Record<string, number>,
+): Promise<WriteScenario['write']> {
+  const write = scenario.write
+  if (write.kind !== 'survey' && write.kind !== 'broadcast') return write
+  // People who have answered nothing, so the service walks the collection as the limit does (its table is
+  // empty): two requests a question and one more to find a walk done.
+  const perPerson = write.kind === 'survey' ? 2 * write.questions + 1 : 2
+  const needed = Math.ceil((seconds * SURVEY_REQUESTS_PER_S) / perPerson) + connections
+  const walkers = await newPeople(db, needed, `bench-walker-${Date.now().toString(36)}-${seconds}`)
+  walkers.tokens.forEach((token, i) => (users[token] = walkers.ids[i]))
+  if (scenario.trustee) await delegateToOneTrustee(db, walkers.ids, write.collection)
+  return { ...write, tokens: walkers.tokens }
+}
+
+/**
+ * The write limit, then the service, under the same load, each after its warm-up; then the check. The scratch table
+ * is emptied before the limit's run so each run starts alike.
  */
 export async function measureWrite(
   db: Kysely<Database>,
@@ -117,26 +144,19 @@ export async function measureWrite(
 ): Promise<ScenarioResult & { check: Awaited<ReturnType<typeof check>> }> {
   const connections = scenario.connections ?? runConnections
   await sql`TRUNCATE bench_vote_limit`.execute(db)
-  let write = scenario.write
-  if (write.kind === 'survey' || write.kind === 'broadcast') {
-    // People who have answered nothing, so the service walks the collection as the limit does (its table is
-    // empty): enough for a generous rate, two requests a question and one more to find a walk done.
-    const perPerson = write.kind === 'survey' ? 2 * write.questions + 1 : 2
-    const needed = Math.ceil((duration * SURVEY_REQUESTS_PER_S) / perPerson) + connections
-    const walkers = await newPeople(db, needed, `bench-walker-${Date.now().toString(36)}`)
-    walkers.tokens.forEach((token, i) => (users[token] = walkers.ids[i]))
-    write = { ...write, tokens: walkers.tokens }
-    if (scenario.trustee) await delegateToOneTrustee(db, walkers.ids, write.collection)
-  }
+  const write = await withWalkers(db, scenario, duration, connections, users)
+  const warmUp = { connections, duration: WARM_UP_S, write: await withWalkers(db, scenario, WARM_UP_S, connections, users), appKey }
   const walkers = write.kind === 'survey' || write.kind === 'broadcast' ? write.tokens.map((token) => users[token]!) : null
   const limit = await startWriteLimitServer(databaseUrl, users, 10)
   let limitFigures
   try {
+    await runLoad({ url: limit.url, ...warmUp })
     limitFigures = await runLoad({ url: limit.url, connections, duration, write, appKey })
   } finally {
     await limit.stop()
   }
   if (walkers) await walkersLeft(db, walkers, 'bench_vote_limit', `${scenario.name}, the limit`)
+  await runLoad({ url: service.url, ...warmUp })
   const peak = sampleResidentPeak(service.process.pid!)
   const cpu = sampleCpu(service.process.pid!)
   const waits = sampleLockWaits(db)
