@@ -25,7 +25,8 @@ import { measureWrite, pickWriters, writeScenarios, type WriteScenario } from '.
  * civic_bench_demo, seeded when absent), or on the demo seed on PGlite with --embedded; and, under the same load,
  * against its limit: a bare node:http server answering the same bytes from memory. Requests are sent as the
  * clients send them (the application key, a person's token); keyless rows are apart. On PostgreSQL, then the write
- * scenarios (writes.ts, always under autocannon) against the write limit, each followed by `civic-survey check`.
+ * scenarios (writes.ts, always under autocannon) against the write limit, each side after 2 s of the same
+ * load, each followed by `civic-survey check`.
  * Writes bench/results/load-<seed>-<date>T<time>.json and prints a Markdown table; a run of every scenario on
  * PostgreSQL also puts the table in docs/performance.md, between the markers of its seed.
  */
