@@ -531,13 +531,11 @@ AS $function$
 DECLARE
   q record;
 BEGIN
-  PERFORM pg_advisory_xact_lock_shared(4701, 0);
-  PERFORM pg_advisory_xact_lock_shared(4701, p_question);
-  -- The voter's answers to one question, one at a time.
-  PERFORM pg_advisory_xact_lock((p_question::bigint << 32) | p_user);
+  -- The gate shared, the question's gate shared, and the voter's answers to one question one at a time.
+  PERFORM pg_advisory_xact_lock_shared(4701, 0), pg_advisory_xact_lock_shared(4701, p_question),
+    pg_advisory_xact_lock((p_question::bigint << 32) | p_user), set_config('civic.notices_after_commit', 'on', true);
   SELECT id, user_id, subtype, publish, start_at, end_at INTO q FROM questions WHERE id = p_question;
   IF NOT FOUND OR NOT (q.publish OR q.user_id = p_user OR p_staff) THEN refusal := 'missing'; RETURN; END IF;
-  PERFORM set_config('civic.notices_after_commit', 'on', true);
   at := clock_timestamp();
   refusal := CASE
     WHEN p_pick AND q.subtype <> 'mcq' THEN 'not_mcq'

@@ -205,7 +205,7 @@ const ALLOWED: Record<string, Record<string, string>> = {
     'function count_user_answer_now(integer,boolean,boolean,boolean,timestamp with time zone) changed its body':
       'the same counters through count_user_answers, which locks the row first whatever the change',
     'function lock_answerable_question(integer,integer,boolean,boolean,integer) changed its body':
-      'the same ladder of rules; the collection is looked up only when the answer names one',
+      'the same locks in the same order, in one statement, and the same ladder of rules; the collection is looked up only when the answer names one',
     'function count_answers_after() changed its body':
       'the same counters the group kept, written in one statement by count_user_answers, which locks the people in id order',
   },

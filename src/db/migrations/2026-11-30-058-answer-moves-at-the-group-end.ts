@@ -317,20 +317,20 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await runScript(
     db,
     `
--- The collection looked up only when the answer names one: a condition holding a sub-select starts an executor.
+-- Each statement of a function starts an executor, so the three locks (taken in the order written) and the setting
+-- are one, and the collection is looked up only when the answer names one. The question is read by a statement of
+-- its own: its snapshot must be taken once the gate is held.
 CREATE OR REPLACE FUNCTION lock_answerable_question(p_question integer, p_user integer, p_staff boolean, p_pick boolean,
   p_collection integer, OUT refusal text, OUT at timestamptz)
 RETURNS record LANGUAGE plpgsql AS $$
 DECLARE
   q record;
 BEGIN
-  PERFORM pg_advisory_xact_lock_shared(4701, 0);
-  PERFORM pg_advisory_xact_lock_shared(4701, p_question);
-  -- The voter's answers to one question, one at a time.
-  PERFORM pg_advisory_xact_lock((p_question::bigint << 32) | p_user);
+  -- The gate shared, the question's gate shared, and the voter's answers to one question one at a time.
+  PERFORM pg_advisory_xact_lock_shared(4701, 0), pg_advisory_xact_lock_shared(4701, p_question),
+    pg_advisory_xact_lock((p_question::bigint << 32) | p_user), set_config('civic.notices_after_commit', 'on', true);
   SELECT id, user_id, subtype, publish, start_at, end_at INTO q FROM questions WHERE id = p_question;
   IF NOT FOUND OR NOT (q.publish OR q.user_id = p_user OR p_staff) THEN refusal := 'missing'; RETURN; END IF;
-  PERFORM set_config('civic.notices_after_commit', 'on', true);
   at := clock_timestamp();
   refusal := CASE
     WHEN p_pick AND q.subtype <> 'mcq' THEN 'not_mcq'
