@@ -290,7 +290,8 @@ BEGIN
     END IF;
   END LOOP;
   PERFORM append_figure_deltas(questions, choices, answer_values, direct, liquid);
-  PERFORM append_tag_vote_deltas(tag_questions, tag_deltas);
+  -- Picks move no tag.
+  IF cardinality(tag_questions) > 0 THEN PERFORM append_tag_vote_deltas(tag_questions, tag_deltas); END IF;
   PERFORM count_user_answers(people, array_fill(${call === 'cast_pick'}, ARRAY[cardinality(people)]), was_private,
     now_private, answered_at);
 END $$;`

@@ -41,10 +41,9 @@ type CastRow = { outcome: AnswerCallOutcome; carried: number } & Record<string, 
  * together in the next, as one statement: one transaction and one commit for all of them (cast_likert_group,
  * cast_pick_group, migrations 057 and 058: the casts one after another in question order, then person order, and
  * what they moved written at the end, counts and tags summed, counters in person order, so groups in any processes
- * take their locks in one order). Each
- * still gets its own outcome, refusals included; should the group fail as a whole (a unique race, a deadlock with a
- * writer of another order), each answer is cast again alone and fails or not on its own. In a transaction of the
- * caller's, the call runs there, alone.
+ * take their locks in one order). Each still gets its own outcome, refusals included; should the group fail as a
+ * whole (a unique race, a deadlock with a writer of another order), each answer is cast again alone and fails or not
+ * on its own. In a transaction of the caller's, the call runs there, alone.
  */
 export async function castAnswerCall<Row>(db: Db, call: AnswerCall, a: AnswerCallInput): Promise<AnswerCallResult<Row>> {
   const row = db.isTransaction ? (await castMany(db, call, [a]))[0]! : await groupsOf(db as Kysely<Database>, call).cast(a)
