@@ -131,6 +131,8 @@ export const FUNCTION_GROUPS: FunctionGroup[] = [
       current_answer: "a person's current answer on a question, likert or pick, with its liquid weight (deltas included)",
       published_holder: "whose answer a person's vote reaches as released, walking their chain as it was",
       published_corrections: "what to add to a question's stored counts, level by level, to get its published ones",
+      question_figure_sources:
+        "the sources of some questions' published figures in one statement: stored counts, deltas not folded, corrections, k private tag votes",
       withheld_answers: "what a question's (or a choice's) published figures leave out, per level: sort keys equal to the figures",
       withheld_answer_count: 'how many direct answers the published figures leave out, so answer counts agree with them',
       withheld_tag_votes: "the private ratings of a question's tag while fewer than k, which its published figures leave out",

@@ -209,6 +209,47 @@ const ALLOWED: Record<string, Record<string, string>> = {
     'function count_answers_after() changed its body':
       'the same counters the group kept, written in one statement by count_user_answers, which locks the people in id order',
   },
+  '2026-11-30-059-answer-statements-halved': {
+    ...Object.fromEntries(
+      ['likert', 'pick'].flatMap((kind) => {
+        const signature =
+          kind === 'likert'
+            ? 'integer,integer,boolean,smallint,boolean,integer,smallint,boolean,text,text,text,text,text'
+            : 'integer,integer,boolean,smallint,boolean,integer,text,text,text,text,text'
+        const moves = `function cast_${kind}_moves(${signature})`
+        const why =
+          'the same cast returning its one row as a record, not a set: called only by cast_likert, cast_pick and their groups, replaced here (the previous release never names it)'
+        return [
+          [`${moves} changed its result`, why],
+          [`${moves} changed its parameters`, why],
+          [`${moves} changed its body`, why],
+          [
+            `function cast_${kind}(${signature}) changed its body`,
+            'the same cast and the same moves written at once; the cast called by assignment',
+          ],
+        ]
+      }),
+    ),
+    ...Object.fromEntries(
+      [
+        'function cast_likert_group(integer[],integer[],boolean[],smallint[],boolean[],integer[],smallint[],boolean[],text[],text[],text[],text[],text[]) changed its body',
+        'function cast_pick_group(integer[],integer[],boolean[],smallint[],boolean[],integer[],text[],text[],text[],text[],text[]) changed its body',
+      ].map((violation) => [
+        violation,
+        "the same casts in the same order and the same rows returned; an answer without a privacy takes its voter's default read with the group's answers instead of by the cast",
+      ]),
+    ),
+    ...Object.fromEntries(
+      [
+        'trigger question_votes.question_votes_liquid_blocks changed',
+        'trigger question_choice_votes.question_choice_votes_liquid_blocks changed',
+        'trigger question_votes.question_votes_unreleased_tag_votes changed',
+      ].map((violation) => [
+        violation,
+        "a WHEN on a setting only the new casts set, around a first answer that reaches nobody else's rows (where the functions find nothing to do): the previous release never sets it, so its answers fire them as before",
+      ]),
+    ),
+  },
 }
 
 interface Column {

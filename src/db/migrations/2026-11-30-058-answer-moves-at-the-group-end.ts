@@ -1,19 +1,19 @@
 import type { Kysely } from 'kysely'
 import { runScript } from '../script.ts'
 
-const LIKERT_PARAMETERS = `p_question integer, p_user integer, p_staff boolean, p_value smallint, p_private boolean,
+export const LIKERT_PARAMETERS = `p_question integer, p_user integer, p_staff boolean, p_value smallint, p_private boolean,
   p_collection integer, p_importance smallint, p_keep_importance boolean, p_interface text, p_os text, p_browser text,
   p_parent_url text, p_location text`
-const PICK_PARAMETERS = `p_choice integer, p_user integer, p_staff boolean, p_value smallint, p_private boolean,
+export const PICK_PARAMETERS = `p_choice integer, p_user integer, p_staff boolean, p_value smallint, p_private boolean,
   p_collection integer, p_interface text, p_os text, p_browser text, p_parent_url text, p_location text`
-const LIKERT_ARRAYS = `p_question integer[], p_person integer[], p_staff boolean[], p_value smallint[], p_private boolean[],
+export const LIKERT_ARRAYS = `p_question integer[], p_person integer[], p_staff boolean[], p_value smallint[], p_private boolean[],
   p_collection integer[], p_importance smallint[], p_keep_importance boolean[], p_interface text[], p_os text[],
   p_browser text[], p_parent_url text[], p_location text[]`
-const PICK_ARRAYS = `p_choice integer[], p_person integer[], p_staff boolean[], p_value smallint[], p_private boolean[],
+export const PICK_ARRAYS = `p_choice integer[], p_person integer[], p_staff boolean[], p_value smallint[], p_private boolean[],
   p_collection integer[], p_interface text[], p_os text[], p_browser text[], p_parent_url text[], p_location text[]`
-const LIKERT_ARGUMENTS = `p_question, p_user, p_staff, p_value, p_private, p_collection, p_importance, p_keep_importance,
+export const LIKERT_ARGUMENTS = `p_question, p_user, p_staff, p_value, p_private, p_collection, p_importance, p_keep_importance,
     p_interface, p_os, p_browser, p_parent_url, p_location`
-const PICK_ARGUMENTS = `p_choice, p_user, p_staff, p_value, p_private, p_collection, p_interface, p_os, p_browser,
+export const PICK_ARGUMENTS = `p_choice, p_user, p_staff, p_value, p_private, p_collection, p_interface, p_os, p_browser,
     p_parent_url, p_location`
 
 /** What a cast moves besides its own rows, returned for its caller to write (after the outcome, carried and vote). */
@@ -297,8 +297,8 @@ BEGIN
 END $$;`
 
 const ANALYTICS = ['interface', 'os', 'browser', 'parent_url', 'location']
-const LIKERT_NAMES = [...['question', 'person', 'staff', 'value', 'private', 'collection', 'importance', 'keep_importance'], ...ANALYTICS]
-const PICK_NAMES = ['choice', 'person', 'staff', 'value', 'private', 'collection', ...ANALYTICS]
+export const LIKERT_NAMES = [...['question', 'person', 'staff', 'value', 'private', 'collection', 'importance', 'keep_importance'], ...ANALYTICS]
+export const PICK_NAMES = ['choice', 'person', 'staff', 'value', 'private', 'collection', ...ANALYTICS]
 
 const COUNT_COLUMNS = ['minimum', 'low', 'medium', 'high', 'maximum', 'skipped']
 const LEVELS = ['c1', 'c2', 'c3', 'c4', 'c5', 'skipped']

@@ -57,6 +57,8 @@ import * as unreleasedTagCountsAsDeltas from './2026-11-30-055-unreleased-tag-co
 import * as unreleasedCountPlannedOnce from './2026-11-30-056-unreleased-count-planned-once.ts'
 import * as answerCountersAfterTheGroup from './2026-11-30-057-answer-counters-after-the-group.ts'
 import * as answerMovesAtTheGroupEnd from './2026-11-30-058-answer-moves-at-the-group-end.ts'
+import * as answerStatementsHalved from './2026-11-30-059-answer-statements-halved.ts'
+import * as figureSourcesPlannedOnce from './2026-11-30-060-figure-sources-planned-once.ts'
 
 /** Every migration in the order it applies; names never change once released. */
 export const migrations: Record<string, Migration> = {
@@ -115,4 +117,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-30-056-unreleased-count-planned-once': unreleasedCountPlannedOnce,
   '2026-11-30-057-answer-counters-after-the-group': answerCountersAfterTheGroup,
   '2026-11-30-058-answer-moves-at-the-group-end': answerMovesAtTheGroupEnd,
+  '2026-11-30-059-answer-statements-halved': answerStatementsHalved,
+  '2026-11-30-060-figure-sources-planned-once': figureSourcesPlannedOnce,
 }

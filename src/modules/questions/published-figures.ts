@@ -3,11 +3,7 @@ import type { Database } from '../../db/database.ts'
 import { PublishedFigures, withFigures, type FigureSources } from '../../disclosure/figures.ts'
 import { countColumns, type FamilyTally } from '../../engines/statistics/tally.ts'
 
-const DIRECT = countColumns('direct')
-const LIQUID = countColumns('liquid')
-const NONE = (n: number) => Array.from({ length: n }, () => 'NULL::integer').join(', ')
-const COUNT_NAMES = [...DIRECT, ...LIQUID].map((_, i) => `c${i}`)
-const counts = (columns: string[]) => columns.map((column, i) => `${column} AS c${i}`).join(', ')
+const COUNT_NAMES = [...countColumns('direct'), ...countColumns('liquid')].map((_, i) => `c${i}`)
 
 interface Row {
   kind: 'question' | 'choice' | 'tag' | 'pending' | 'correction' | 'tag_vote'
@@ -31,9 +27,6 @@ export type PublishedChoice = {
   created_at: Date
   modified_at: Date
 } & Record<string, number>
-
-const NO_CHOICE = 'NULL::text AS text, NULL::integer AS store_number, NULL::timestamptz AS created_at, NULL::timestamptz AS modified_at'
-const CHOICE = 'text, store_number, created_at, modified_at'
 
 function family(row: Row, from: number): FamilyTally {
   const [c1, c2, c3, c4, c5, skipped] = COUNT_NAMES.slice(from, from + 6).map((name) => Number(row[name as `c${number}`]))
@@ -78,30 +71,12 @@ export async function loadWithChoices(
   return fromSources(rows, k)
 }
 
-/** The figures' sources of these (distinct) questions as one query, to run alone or inside another statement. */
+/**
+ * The figures' sources of these (distinct) questions as one query, to run alone or inside another statement: the
+ * database's question_figure_sources (migration 060), planned once per connection.
+ */
 export function figureSources(ids: number[], k: number): RawBuilder<Row> {
-  const list = sql`${ids}::integer[]`
-  return sql<Row>`
-    SELECT 'question' AS kind, id AS question_id, id, ${sql.raw(counts([...DIRECT, ...LIQUID]))}, NULL::smallint AS value, NULL::integer AS weight,
-        ${sql.raw(NO_CHOICE)}
-      FROM questions WHERE id = ANY(${list})
-    UNION ALL
-    SELECT 'choice', question_id, id, ${sql.raw(counts([...DIRECT, ...LIQUID]))}, NULL, NULL, ${sql.raw(CHOICE)}
-      FROM question_choices WHERE question_id = ANY(${list})
-    UNION ALL
-    SELECT 'pending', question_id, choice_id, ${sql.raw(counts([...DIRECT, ...LIQUID]))}, NULL, NULL, ${sql.raw(NO_CHOICE)}
-      FROM pending_figure_counts WHERE question_id = ANY(${list})
-    UNION ALL
-    SELECT 'tag', question_id, id, ${sql.raw(counts(DIRECT))}, ${sql.raw(NONE(6))}, NULL, NULL, ${sql.raw(NO_CHOICE)}
-      FROM question_tags WHERE question_id = ANY(${list})
-    UNION ALL
-    SELECT 'correction', q.id, c.choice_id, c.direct, c.liquid, ${sql.raw(NONE(10))}, c.value, NULL, ${sql.raw(NO_CHOICE)}
-      FROM unnest(${list}) AS q(id) CROSS JOIN LATERAL published_corrections(q.id) AS c
-    UNION ALL
-    SELECT 'tag_vote', qt.question_id, qt.id, ${sql.raw(NONE(12))}, v.value, 1, ${sql.raw(NO_CHOICE)}
-      FROM question_tags qt CROSS JOIN LATERAL (
-        SELECT value FROM question_tag_votes WHERE question_tag_id = qt.id AND private LIMIT ${k}) AS v
-      WHERE qt.question_id = ANY(${list})`
+  return sql<Row>`SELECT * FROM question_figure_sources(${ids}::integer[], ${k}::integer)`
 }
 
 /** The same from figureSources' rows aggregated as json (timestamps as text, read as the drivers read them). */
