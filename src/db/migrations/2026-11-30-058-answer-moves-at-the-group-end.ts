@@ -297,7 +297,10 @@ BEGIN
 END $$;`
 
 const ANALYTICS = ['interface', 'os', 'browser', 'parent_url', 'location']
-export const LIKERT_NAMES = [...['question', 'person', 'staff', 'value', 'private', 'collection', 'importance', 'keep_importance'], ...ANALYTICS]
+export const LIKERT_NAMES = [
+  ...['question', 'person', 'staff', 'value', 'private', 'collection', 'importance', 'keep_importance'],
+  ...ANALYTICS,
+]
 export const PICK_NAMES = ['choice', 'person', 'staff', 'value', 'private', 'collection', ...ANALYTICS]
 
 const COUNT_COLUMNS = ['minimum', 'low', 'medium', 'high', 'maximum', 'skipped']
