@@ -12,8 +12,8 @@ import {
 } from './2026-11-30-058-answer-moves-at-the-group-end.ts'
 
 /** What a cast moves besides its own rows, returned for its caller to write (as 058), now one row, not a set. */
-const MOVES = `OUT outcome text, OUT carried integer, OUT vote %ROW%, OUT was boolean, OUT moved_questions integer[],
-  OUT moved_choices integer[], OUT moved_values smallint[], OUT moved_direct integer[], OUT moved_liquid integer[],
+const moves = (row: string) => `OUT outcome text, OUT carried integer, OUT vote ${row}, OUT was boolean,
+  OUT moved_questions integer[], OUT moved_choices integer[], OUT moved_values smallint[], OUT moved_direct integer[], OUT moved_liquid integer[],
   OUT tag_delta integer`
 const refused = (name: string) => `BEGIN outcome := ${name}; carried := 0; tag_delta := 0; RETURN; END;`
 const PRIVACY = `IF p_private IS NULL THEN
@@ -69,7 +69,7 @@ const DECLARATIONS = `rules record;
   setting text;`
 
 const CAST_LIKERT_MOVES = `
-CREATE FUNCTION cast_likert_moves(${LIKERT_PARAMETERS}, ${MOVES.replace('%ROW%', 'question_votes')})
+CREATE FUNCTION cast_likert_moves(${LIKERT_PARAMETERS}, ${moves('question_votes')})
 RETURNS record LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
   ${DECLARATIONS}
@@ -138,7 +138,7 @@ BEGIN
 END $$;`
 
 const CAST_PICK_MOVES = `
-CREATE FUNCTION cast_pick_moves(${PICK_PARAMETERS}, ${MOVES.replace('%ROW%', 'question_choice_votes')})
+CREATE FUNCTION cast_pick_moves(${PICK_PARAMETERS}, ${moves('question_choice_votes')})
 RETURNS record LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
   ${DECLARATIONS}
