@@ -41,10 +41,10 @@ export const FUNCTION_GROUPS: FunctionGroup[] = [
         "a likert answer, first or replacing the voter's own, alone: cast_likert_moves, then the counts, tags and counters it moved, at once; returns how many votes a first public answer carries",
       cast_pick: 'a pick of a multiple-choice question, first or replacing, alone: cast_pick_moves, then what it moved',
       cast_likert_moves:
-        'the likert cast itself: the rules, the answer and its history, the block and the weight it leaves; returns the counts, tags and counters it moves for its caller to write',
+        "the likert cast itself: the rules, the answer and its history, the block and the weight it leaves; returns the counts, tags and counters it moves for its caller to write, and, when its caller asks, a first answer reaching nobody else's rows unwritten ('lone') for the caller to insert",
       cast_pick_moves: "the same for picks: the choice's answer, and the counts of the choice the voter's weight left among its moves",
       cast_likert_group:
-        "likert answers that arrived together, in one transaction: cast in question order, then person order, and what they moved written at the end, counts and tags summed, counters in person order, so groups in any processes lock in one order and a group waiting on a question's lock holds nobody's counters",
+        "likert answers that arrived together, in one transaction: cast in question order, then person order, their lone first answers inserted in one statement (before the voter's next answer to the same question, and at the end), and what they moved written at the end, counts and tags summed, counters in person order, so groups in any processes lock in one order and a group waiting on a question's lock holds nobody's counters",
       cast_pick_group: "the same for picks, in the order of the choices' questions",
       edit_answer: "a change of an answer's value, importance, privacy or collection, with its history and counts, in one call",
       withdraw_answer: "withdraws an answer: its history, its counts, the voter's block back where it counts, counters and tags",

@@ -57,7 +57,7 @@ DECLARE
   m record;
 BEGIN
   m := cast_likert_moves(p_question, p_user, p_staff, p_value, p_private, p_collection, p_importance, p_keep_importance,
-    p_interface, p_os, p_browser, p_parent_url, p_location);
+    p_interface, p_os, p_browser, p_parent_url, p_location, false);
   IF m.outcome IN ('written', 'replaced') THEN
     PERFORM append_figure_deltas(m.moved_questions, m.moved_choices, m.moved_values, m.moved_direct, m.moved_liquid);
     IF m.tag_delta <> 0 THEN PERFORM append_tag_vote_deltas(ARRAY[(m.vote).question_id], ARRAY[m.tag_delta]); END IF;
@@ -79,7 +79,7 @@ DECLARE
   m record;
 BEGIN
   m := cast_pick_moves(p_choice, p_user, p_staff, p_value, p_private, p_collection, p_interface, p_os, p_browser,
-    p_parent_url, p_location);
+    p_parent_url, p_location, false);
   IF m.outcome IN ('written', 'replaced') THEN
     PERFORM append_figure_deltas(m.moved_questions, m.moved_choices, m.moved_values, m.moved_direct, m.moved_liquid);
     IF m.tag_delta <> 0 THEN PERFORM append_tag_vote_deltas(ARRAY[(m.vote).question_id], ARRAY[m.tag_delta]); END IF;
@@ -92,8 +92,9 @@ BEGIN
 END $function$;
 
 -- cast_likert_moves: the likert cast itself: the rules, the answer and its history, the block and the weight it
--- leaves; returns the counts, tags and counters it moves for its caller to write
-CREATE OR REPLACE FUNCTION public.cast_likert_moves(p_question integer, p_user integer, p_staff boolean, p_value smallint, p_private boolean, p_collection integer, p_importance smallint, p_keep_importance boolean, p_interface text, p_os text, p_browser text, p_parent_url text, p_location text, OUT outcome text, OUT carried integer, OUT vote question_votes, OUT was boolean, OUT moved_questions integer[], OUT moved_choices integer[], OUT moved_values smallint[], OUT moved_direct integer[], OUT moved_liquid integer[], OUT tag_delta integer)
+-- leaves; returns the counts, tags and counters it moves for its caller to write, and, when its caller asks, a first
+-- answer reaching nobody else's rows unwritten ('lone') for the caller to insert
+CREATE OR REPLACE FUNCTION public.cast_likert_moves(p_question integer, p_user integer, p_staff boolean, p_value smallint, p_private boolean, p_collection integer, p_importance smallint, p_keep_importance boolean, p_interface text, p_os text, p_browser text, p_parent_url text, p_location text, p_lone_later boolean, OUT outcome text, OUT carried integer, OUT vote question_votes, OUT was boolean, OUT moved_questions integer[], OUT moved_choices integer[], OUT moved_values smallint[], OUT moved_direct integer[], OUT moved_liquid integer[], OUT tag_delta integer)
  RETURNS record
  LANGUAGE plpgsql
  SET plan_cache_mode TO 'force_generic_plan'
@@ -131,6 +132,27 @@ BEGIN
     -- A first answer: its block (themselves and the unanswered people whose chains pass through them) leaves the
     -- representative it counted at, and counts here while the answer is public.
     weight := CASE WHEN NOT is_private AND blk.eligible THEN 1 + blk.intree ELSE 1 END;
+    IF reach = 'own' AND p_lone_later THEN
+      vote.question_id := p_question;
+      vote.user_id := p_user;
+      vote.value := p_value;
+      vote.skipped := p_value IS NULL;
+      vote.private := is_private;
+      vote.liquid_weight := weight;
+      vote.collection_id := p_collection;
+      vote.analytics_interface := p_interface;
+      vote.analytics_os := p_os;
+      vote.analytics_browser := p_browser;
+      vote.analytics_parent_url := p_parent_url;
+      vote.analytics_location := p_location;
+      vote.created_at := rules.at;
+      vote.modified_at := rules.at;
+      vote.importance := p_importance;
+      outcome := 'lone'; carried := 0; was := NULL; tag_delta := 1;
+      moved_questions := ARRAY[p_question, p_question]; moved_choices := ARRAY[NULL, NULL]::integer[];
+      moved_values := ARRAY[p_value, NULL]; moved_direct := ARRAY[1, 0]; moved_liquid := ARRAY[weight, 0];
+      RETURN;
+    END IF;
     IF reach = 'chain' THEN setting := set_config('civic.liquid_chain', 'on', true);
     ELSIF reach = 'own' THEN setting := set_config('civic.answer_alone', 'on', true);
     END IF;
@@ -189,7 +211,7 @@ END $function$;
 
 -- cast_pick_moves: the same for picks: the choice's answer, and the counts of the choice the voter's weight left
 -- among its moves
-CREATE OR REPLACE FUNCTION public.cast_pick_moves(p_choice integer, p_user integer, p_staff boolean, p_value smallint, p_private boolean, p_collection integer, p_interface text, p_os text, p_browser text, p_parent_url text, p_location text, OUT outcome text, OUT carried integer, OUT vote question_choice_votes, OUT was boolean, OUT moved_questions integer[], OUT moved_choices integer[], OUT moved_values smallint[], OUT moved_direct integer[], OUT moved_liquid integer[], OUT tag_delta integer)
+CREATE OR REPLACE FUNCTION public.cast_pick_moves(p_choice integer, p_user integer, p_staff boolean, p_value smallint, p_private boolean, p_collection integer, p_interface text, p_os text, p_browser text, p_parent_url text, p_location text, p_lone_later boolean, OUT outcome text, OUT carried integer, OUT vote question_choice_votes, OUT was boolean, OUT moved_questions integer[], OUT moved_choices integer[], OUT moved_values smallint[], OUT moved_direct integer[], OUT moved_liquid integer[], OUT tag_delta integer)
  RETURNS record
  LANGUAGE plpgsql
  SET plan_cache_mode TO 'force_generic_plan'
@@ -233,6 +255,27 @@ BEGIN
   IF held.id IS NULL THEN
     weight := CASE WHEN NOT is_private AND blk.eligible THEN 1 + blk.intree ELSE 1 END;
     rep_choice := CASE WHEN blk.vote_table = 'question_choice_votes' THEN blk.target_id END;
+    IF reach = 'own' AND p_lone_later THEN
+      vote.question_id := qid;
+      vote.choice_id := p_choice;
+      vote.user_id := p_user;
+      vote.value := p_value;
+      vote.skipped := p_value IS NULL;
+      vote.private := is_private;
+      vote.liquid_weight := weight;
+      vote.collection_id := p_collection;
+      vote.analytics_interface := p_interface;
+      vote.analytics_os := p_os;
+      vote.analytics_browser := p_browser;
+      vote.analytics_parent_url := p_parent_url;
+      vote.analytics_location := p_location;
+      vote.created_at := rules.at;
+      vote.modified_at := rules.at;
+      outcome := 'lone'; carried := 0; was := NULL; tag_delta := 0;
+      moved_questions := ARRAY[qid, qid]; moved_choices := ARRAY[NULL, p_choice];
+      moved_values := ARRAY[NULL, p_value]; moved_direct := ARRAY[0, 1]; moved_liquid := ARRAY[0, weight];
+      RETURN;
+    END IF;
     IF reach = 'chain' THEN setting := set_config('civic.liquid_chain', 'on', true);
     ELSIF reach = 'own' THEN setting := set_config('civic.answer_alone', 'on', true);
     END IF;
@@ -290,8 +333,9 @@ BEGIN
 END $function$;
 
 -- cast_likert_group: likert answers that arrived together, in one transaction: cast in question order, then person
--- order, and what they moved written at the end, counts and tags summed, counters in person order, so groups in any
--- processes lock in one order and a group waiting on a question's lock holds nobody's counters
+-- order, their lone first answers inserted in one statement (before the voter's next answer to the same question, and
+-- at the end), and what they moved written at the end, counts and tags summed, counters in person order, so groups in
+-- any processes lock in one order and a group waiting on a question's lock holds nobody's counters
 CREATE OR REPLACE FUNCTION public.cast_likert_group(p_question integer[], p_person integer[], p_staff boolean[], p_value smallint[], p_private boolean[], p_collection integer[], p_importance smallint[], p_keep_importance boolean[], p_interface text[], p_os text[], p_browser text[], p_parent_url text[], p_location text[])
  RETURNS TABLE(n bigint, outcome text, carried integer, vote question_votes)
  LANGUAGE plpgsql
@@ -311,20 +355,53 @@ DECLARE
   was_private boolean[] := '{}';
   now_private boolean[] := '{}';
   answered_at timestamptz[] := '{}';
+  lone question_votes[] := '{}';
+  lone_n bigint[] := '{}';
+  last_question integer;
+  last_person integer;
+  setting text;
+  written record;
 BEGIN
   FOR a IN
-    SELECT u.*, p.default_private FROM unnest(p_question, p_person, p_staff, p_value, p_private, p_collection, p_importance, p_keep_importance, p_interface, p_os, p_browser, p_parent_url, p_location)
+    SELECT u.*, p.default_private, u.question AS key FROM unnest(p_question, p_person, p_staff, p_value, p_private, p_collection, p_importance, p_keep_importance, p_interface, p_os, p_browser, p_parent_url, p_location)
       WITH ORDINALITY AS u(question, person, staff, value, private, collection, importance, keep_importance, interface, os, browser, parent_url, location, n)
     LEFT JOIN users p ON p.id = u.person
     ORDER BY u.question, u.person, u.n
   LOOP
-    m := cast_likert_moves(a.question, a.person, a.staff, a.value, coalesce(a.private, a.default_private), a.collection, a.importance, a.keep_importance, a.interface, a.os, a.browser, a.parent_url, a.location);
-    n := a.n;
-    outcome := m.outcome;
-    carried := m.carried;
-    vote := m.vote;
-    RETURN NEXT;
-    IF m.outcome IN ('written', 'replaced') THEN
+    IF a.key = last_question AND a.person = last_person THEN
+      IF cardinality(lone) > 0 THEN
+        setting := set_config('civic.answer_alone', 'on', true);
+        FOR written IN WITH inserted AS (
+            INSERT INTO question_votes (question_id, user_id, value, skipped, private, liquid_weight, collection_id, analytics_interface, analytics_os, analytics_browser, analytics_parent_url, analytics_location, created_at, modified_at, importance)
+            SELECT l.question_id, l.user_id, l.value, l.skipped, l.private, l.liquid_weight, l.collection_id, l.analytics_interface, l.analytics_os, l.analytics_browser, l.analytics_parent_url, l.analytics_location, l.created_at, l.modified_at, l.importance FROM unnest(lone) AS l RETURNING *)
+          SELECT lone_n[l.ordinality] AS n, inserted AS vote FROM inserted
+          JOIN unnest(lone) WITH ORDINALITY AS l ON l.question_id = inserted.question_id AND l.user_id = inserted.user_id
+        LOOP
+          n := written.n;
+          outcome := 'written';
+          carried := 0;
+          vote := written.vote;
+          RETURN NEXT;
+        END LOOP;
+        setting := set_config('civic.answer_alone', '', true);
+        lone := '{}';
+        lone_n := '{}';
+      END IF;
+    END IF;
+    last_question := a.key;
+    last_person := a.person;
+    m := cast_likert_moves(a.question, a.person, a.staff, a.value, coalesce(a.private, a.default_private), a.collection, a.importance, a.keep_importance, a.interface, a.os, a.browser, a.parent_url, a.location, true);
+    IF m.outcome = 'lone' THEN
+      lone := lone || m.vote;
+      lone_n := lone_n || a.n;
+    ELSE
+      n := a.n;
+      outcome := m.outcome;
+      carried := m.carried;
+      vote := m.vote;
+      RETURN NEXT;
+    END IF;
+    IF m.outcome IN ('written', 'replaced', 'lone') THEN
       questions := questions || m.moved_questions;
       choices := choices || m.moved_choices;
       answer_values := answer_values || m.moved_values;
@@ -340,6 +417,24 @@ BEGIN
       answered_at := answered_at || (m.vote).modified_at;
     END IF;
   END LOOP;
+  IF cardinality(lone) > 0 THEN
+    setting := set_config('civic.answer_alone', 'on', true);
+    FOR written IN WITH inserted AS (
+        INSERT INTO question_votes (question_id, user_id, value, skipped, private, liquid_weight, collection_id, analytics_interface, analytics_os, analytics_browser, analytics_parent_url, analytics_location, created_at, modified_at, importance)
+        SELECT l.question_id, l.user_id, l.value, l.skipped, l.private, l.liquid_weight, l.collection_id, l.analytics_interface, l.analytics_os, l.analytics_browser, l.analytics_parent_url, l.analytics_location, l.created_at, l.modified_at, l.importance FROM unnest(lone) AS l RETURNING *)
+      SELECT lone_n[l.ordinality] AS n, inserted AS vote FROM inserted
+      JOIN unnest(lone) WITH ORDINALITY AS l ON l.question_id = inserted.question_id AND l.user_id = inserted.user_id
+    LOOP
+      n := written.n;
+      outcome := 'written';
+      carried := 0;
+      vote := written.vote;
+      RETURN NEXT;
+    END LOOP;
+    setting := set_config('civic.answer_alone', '', true);
+    lone := '{}';
+    lone_n := '{}';
+  END IF;
   PERFORM append_figure_deltas(questions, choices, answer_values, direct, liquid);
   -- Picks move no tag.
   IF cardinality(tag_questions) > 0 THEN PERFORM append_tag_vote_deltas(tag_questions, tag_deltas); END IF;
@@ -367,20 +462,53 @@ DECLARE
   was_private boolean[] := '{}';
   now_private boolean[] := '{}';
   answered_at timestamptz[] := '{}';
+  lone question_choice_votes[] := '{}';
+  lone_n bigint[] := '{}';
+  last_question integer;
+  last_person integer;
+  setting text;
+  written record;
 BEGIN
   FOR a IN
-    SELECT u.*, p.default_private FROM unnest(p_choice, p_person, p_staff, p_value, p_private, p_collection, p_interface, p_os, p_browser, p_parent_url, p_location)
+    SELECT u.*, p.default_private, c.question_id AS key FROM unnest(p_choice, p_person, p_staff, p_value, p_private, p_collection, p_interface, p_os, p_browser, p_parent_url, p_location)
       WITH ORDINALITY AS u(choice, person, staff, value, private, collection, interface, os, browser, parent_url, location, n)
     LEFT JOIN users p ON p.id = u.person
     LEFT JOIN question_choices c ON c.id = u.choice ORDER BY c.question_id, u.person, u.n
   LOOP
-    m := cast_pick_moves(a.choice, a.person, a.staff, a.value, coalesce(a.private, a.default_private), a.collection, a.interface, a.os, a.browser, a.parent_url, a.location);
-    n := a.n;
-    outcome := m.outcome;
-    carried := m.carried;
-    vote := m.vote;
-    RETURN NEXT;
-    IF m.outcome IN ('written', 'replaced') THEN
+    IF a.key = last_question AND a.person = last_person THEN
+      IF cardinality(lone) > 0 THEN
+        setting := set_config('civic.answer_alone', 'on', true);
+        FOR written IN WITH inserted AS (
+            INSERT INTO question_choice_votes (question_id, choice_id, user_id, value, skipped, private, liquid_weight, collection_id, analytics_interface, analytics_os, analytics_browser, analytics_parent_url, analytics_location, created_at, modified_at)
+            SELECT l.question_id, l.choice_id, l.user_id, l.value, l.skipped, l.private, l.liquid_weight, l.collection_id, l.analytics_interface, l.analytics_os, l.analytics_browser, l.analytics_parent_url, l.analytics_location, l.created_at, l.modified_at FROM unnest(lone) AS l RETURNING *)
+          SELECT lone_n[l.ordinality] AS n, inserted AS vote FROM inserted
+          JOIN unnest(lone) WITH ORDINALITY AS l ON l.question_id = inserted.question_id AND l.user_id = inserted.user_id
+        LOOP
+          n := written.n;
+          outcome := 'written';
+          carried := 0;
+          vote := written.vote;
+          RETURN NEXT;
+        END LOOP;
+        setting := set_config('civic.answer_alone', '', true);
+        lone := '{}';
+        lone_n := '{}';
+      END IF;
+    END IF;
+    last_question := a.key;
+    last_person := a.person;
+    m := cast_pick_moves(a.choice, a.person, a.staff, a.value, coalesce(a.private, a.default_private), a.collection, a.interface, a.os, a.browser, a.parent_url, a.location, true);
+    IF m.outcome = 'lone' THEN
+      lone := lone || m.vote;
+      lone_n := lone_n || a.n;
+    ELSE
+      n := a.n;
+      outcome := m.outcome;
+      carried := m.carried;
+      vote := m.vote;
+      RETURN NEXT;
+    END IF;
+    IF m.outcome IN ('written', 'replaced', 'lone') THEN
       questions := questions || m.moved_questions;
       choices := choices || m.moved_choices;
       answer_values := answer_values || m.moved_values;
@@ -396,6 +524,24 @@ BEGIN
       answered_at := answered_at || (m.vote).modified_at;
     END IF;
   END LOOP;
+  IF cardinality(lone) > 0 THEN
+    setting := set_config('civic.answer_alone', 'on', true);
+    FOR written IN WITH inserted AS (
+        INSERT INTO question_choice_votes (question_id, choice_id, user_id, value, skipped, private, liquid_weight, collection_id, analytics_interface, analytics_os, analytics_browser, analytics_parent_url, analytics_location, created_at, modified_at)
+        SELECT l.question_id, l.choice_id, l.user_id, l.value, l.skipped, l.private, l.liquid_weight, l.collection_id, l.analytics_interface, l.analytics_os, l.analytics_browser, l.analytics_parent_url, l.analytics_location, l.created_at, l.modified_at FROM unnest(lone) AS l RETURNING *)
+      SELECT lone_n[l.ordinality] AS n, inserted AS vote FROM inserted
+      JOIN unnest(lone) WITH ORDINALITY AS l ON l.question_id = inserted.question_id AND l.user_id = inserted.user_id
+    LOOP
+      n := written.n;
+      outcome := 'written';
+      carried := 0;
+      vote := written.vote;
+      RETURN NEXT;
+    END LOOP;
+    setting := set_config('civic.answer_alone', '', true);
+    lone := '{}';
+    lone_n := '{}';
+  END IF;
   PERFORM append_figure_deltas(questions, choices, answer_values, direct, liquid);
   -- Picks move no tag.
   IF cardinality(tag_questions) > 0 THEN PERFORM append_tag_vote_deltas(tag_questions, tag_deltas); END IF;

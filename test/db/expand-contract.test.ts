@@ -48,6 +48,12 @@ const COUNTS_051 =
   'listings, details and orderings) and its recompute and check rewrite them there; an upgrade across 051 stops every process'
 
 /** migration -> violation -> why it was let through. Nothing may be added for a migration not yet released. */
+/** The casts' parameter types, as the checks name their functions. */
+const CAST_SIGNATURES: Record<string, string> = {
+  likert: 'integer,integer,boolean,smallint,boolean,integer,smallint,boolean,text,text,text,text,text',
+  pick: 'integer,integer,boolean,smallint,boolean,integer,text,text,text,text,text',
+}
+
 const ALLOWED: Record<string, Record<string, string>> = {
   '2026-11-28-037-kept-keys-and-own-records': {
     'function bump_question_set_version() changed its body':
@@ -212,10 +218,7 @@ const ALLOWED: Record<string, Record<string, string>> = {
   '2026-11-30-059-answer-statements-halved': {
     ...Object.fromEntries(
       ['likert', 'pick'].flatMap((kind) => {
-        const signature =
-          kind === 'likert'
-            ? 'integer,integer,boolean,smallint,boolean,integer,smallint,boolean,text,text,text,text,text'
-            : 'integer,integer,boolean,smallint,boolean,integer,text,text,text,text,text'
+        const signature = CAST_SIGNATURES[kind]!
         const moves = `function cast_${kind}_moves(${signature})`
         const why =
           'the same cast returning its one row as a record, not a set: called only by cast_likert, cast_pick and their groups, replaced here (the previous release never names it)'
@@ -248,6 +251,25 @@ const ALLOWED: Record<string, Record<string, string>> = {
         violation,
         "a WHEN on a setting only the new casts set, around a first answer that reaches nobody else's rows (where the functions find nothing to do): the previous release never sets it, so its answers fire them as before",
       ]),
+    ),
+  },
+  '2026-11-30-061-lone-first-answers-inserted-together': {
+    ...Object.fromEntries(
+      ['likert', 'pick'].flatMap((kind) => {
+        const signature = CAST_SIGNATURES[kind]!
+        const arrays = signature.replaceAll(/(integer|boolean|smallint|text)/g, '$1[]')
+        return [
+          [
+            `function cast_${kind}_moves(${signature}) dropped`,
+            'replaced by the same cast with a parameter more (whether its caller inserts a lone first answer itself): called only by cast_likert, cast_pick and their groups, replaced here (the previous release never names it)',
+          ],
+          [`function cast_${kind}(${signature}) changed its body`, 'the same cast, asking the cast to insert its answer as before'],
+          [
+            `function cast_${kind}_group(${arrays}) changed its body`,
+            'the same casts in the same order, the same rows and outcomes returned; its lone first answers inserted in one statement, before anything reads them',
+          ],
+        ]
+      }),
     ),
   },
 }

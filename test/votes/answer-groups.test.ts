@@ -24,6 +24,22 @@ after(() => t.close())
 
 const statements = (response: { headers: Record<string, unknown> }) => Number(response.headers['x-query-count'])
 
+/** An answer as the service passes it to the call, nothing but its object, person, value and privacy. */
+const answer = (object: number, user: number, value: number | null, isPrivate = false): AnswerCallInput => ({
+  object,
+  user,
+  staff: false,
+  value,
+  private: isPrivate,
+  collection: null,
+  importance: undefined,
+  analytics_interface: null,
+  analytics_os: null,
+  analytics_browser: null,
+  analytics_parent_url: null,
+  analytics_location: null,
+})
+
 test('answers sent at once are cast in fewer transactions, each answered as if alone', async () => {
   const db = t.database.db
   const author = await insertUser(db)
@@ -191,20 +207,6 @@ test('a group writes what its answers moved once, at its end: a count row per qu
   assert.equal(tagged.statusCode, 201, tagged.body)
   await foldFigureDeltas(db, true)
   const people = await Promise.all(Array.from({ length: 6 }, () => insertUser(db, { default_private: false })))
-  const answer = (object: number, user: number, value: number): AnswerCallInput => ({
-    object,
-    user,
-    staff: false,
-    value,
-    private: false,
-    collection: null,
-    importance: undefined,
-    analytics_interface: null,
-    analytics_os: null,
-    analytics_browser: null,
-    analytics_parent_url: null,
-    analytics_location: null,
-  })
   // Called together, the first of each kind goes alone and the other five wait and go as one group, on either database.
   const cast = [
     ...(await Promise.all(people.map((person, i) => castAnswerCall(db, 'cast_likert', answer(likert, person.id, (i % 3) + 1))))),
@@ -241,4 +243,78 @@ test('a group writes what its answers moved once, at its end: a count row per qu
     assert.deepEqual([shown.count_votes, shown.count_question_votes, shown.count_choice_votes], [2, 1, 1])
   }
   await assertStoredEqualsRecomputed(db, 'with a group written at its end, unfolded')
+})
+
+test("a group inserts its lone first answers together, and a voter's next answer to the same question finds theirs", async () => {
+  const db = t.database.db
+  const author = await insertUser(db)
+  const [first, second] = [(await likertQuestion(db, author.id)).id, (await likertQuestion(db, author.id)).id]
+  const mcq = await mcqQuestion(db, author.id, 2)
+  const [early, lone, other, hidden] = await Promise.all(Array.from({ length: 4 }, () => insertUser(db, { default_private: false })))
+  // Called together, the first of each kind goes alone and the others wait and go as one group, on either database:
+  // public first answers of people no delegation touches (lone: inserted together), one answered twice in the group
+  // (the second replaces the first), a skip, and a private answer (cast on its own path).
+  const likert = await Promise.all(
+    [
+      answer(second, early.id, 3),
+      answer(first, lone.id, 2),
+      answer(first, lone.id, 5),
+      answer(second, lone.id, 1),
+      answer(first, other.id, null),
+      answer(first, hidden.id, 4, true),
+    ].map((a) => castAnswerCall<{ id: number; value: number | null }>(db, 'cast_likert', a)),
+  )
+  assert.deepEqual(
+    likert.map((r) => [r.outcome, r.vote?.value]),
+    [
+      ['written', 3],
+      ['written', 2],
+      ['replaced', 5],
+      ['written', 1],
+      ['written', null],
+      ['written', 4],
+    ],
+  )
+  assert.equal(likert[1]!.vote!.id, likert[2]!.vote!.id, 'the second answer replaced the row the first inserted')
+  const picks = await Promise.all(
+    [
+      answer(mcq.choiceIds[0]!, early.id, 5),
+      answer(mcq.choiceIds[0]!, lone.id, 5),
+      answer(mcq.choiceIds[1]!, lone.id, 5),
+      answer(mcq.choiceIds[1]!, other.id, 5),
+    ].map((a) => castAnswerCall<{ choice_id: number }>(db, 'cast_pick', a)),
+  )
+  assert.deepEqual(
+    picks.map((r) => [r.outcome, r.vote?.choice_id]),
+    [
+      ['written', mcq.choiceIds[0]],
+      ['written', mcq.choiceIds[0]],
+      ['replaced', mcq.choiceIds[1]],
+      ['written', mcq.choiceIds[1]],
+    ],
+  )
+  const { rows } = await sql<{ transactions: number }>`
+    SELECT count(DISTINCT xmin::text)::int AS transactions FROM question_votes WHERE question_id = ${first}`.execute(db)
+  assert.equal(rows[0]!.transactions, 1, "the group's answers to the first question in its one transaction")
+  const history = await db.selectFrom('question_vote_history').select(['value']).where('user_id', '=', lone.id).execute()
+  assert.deepEqual(history, [{ value: 2 }])
+
+  // Through HTTP: each reads their own answer, the figures count each answer once, the counters each person's.
+  const token = await t.tokenFor(lone.id)
+  const mine = (await t.get(`/api/questions/${first}/`, { authorization: `Token ${token}` })).json()
+  assert.deepEqual(
+    mine.my_vote.map((vote: { value: number }) => vote.value),
+    [5],
+  )
+  const figures = (await t.get(`/api/questions/${first}/`)).json()
+  // Skips are counted apart from the values (docs/statistics.md).
+  assert.deepEqual([figures.direct_vote_count, figures.direct_skipped], [2, 1])
+  const choices = (await t.get(`/api/questions/${mcq.id}/`)).json().choices
+  assert.deepEqual(
+    choices.map((choice: { direct_vote_count: number }) => choice.direct_vote_count),
+    [1, 2],
+  )
+  const shown = (await t.get(`/api/users/${lone.id}/`)).json()
+  assert.deepEqual([shown.count_votes, shown.count_question_votes, shown.count_choice_votes], [3, 2, 1])
+  await assertStoredEqualsRecomputed(db, 'after lone first answers inserted together')
 })

@@ -12,7 +12,7 @@ import {
 } from './2026-11-30-058-answer-moves-at-the-group-end.ts'
 
 /** What a cast moves besides its own rows, returned for its caller to write (as 058), now one row, not a set. */
-const moves = (row: string) => `OUT outcome text, OUT carried integer, OUT vote ${row}, OUT was boolean,
+export const moves = (row: string) => `OUT outcome text, OUT carried integer, OUT vote ${row}, OUT was boolean,
   OUT moved_questions integer[], OUT moved_choices integer[], OUT moved_values smallint[], OUT moved_direct integer[], OUT moved_liquid integer[],
   OUT tag_delta integer`
 const refused = (name: string) => `BEGIN outcome := ${name}; carried := 0; tag_delta := 0; RETURN; END;`
@@ -51,7 +51,7 @@ const chooseBlock = (question: string, pick: boolean) => `IF reach = 'chain' THE
   END IF;`
 // A first answer that reaches nobody else's rows ('own': no unreleased answer of theirs, no chain above them) moves
 // no kept block and settles no batch: the triggers that would look are told so.
-const BEFORE_FIRST_INSERT = `IF reach = 'chain' THEN setting := set_config('civic.liquid_chain', 'on', true);
+export const BEFORE_FIRST_INSERT = `IF reach = 'chain' THEN setting := set_config('civic.liquid_chain', 'on', true);
     ELSIF reach = 'own' THEN setting := set_config('civic.answer_alone', 'on', true);
     END IF;`
 const afterFirstInsert = (question: string) => `IF reach = 'chain' THEN
@@ -68,7 +68,7 @@ const DECLARATIONS = `rules record;
   weight integer;
   setting text;`
 
-const CAST_LIKERT_MOVES = `
+export const CAST_LIKERT_MOVES = `
 CREATE FUNCTION cast_likert_moves(${LIKERT_PARAMETERS}, ${moves('question_votes')})
 RETURNS record LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
@@ -137,7 +137,7 @@ BEGIN
   )}
 END $$;`
 
-const CAST_PICK_MOVES = `
+export const CAST_PICK_MOVES = `
 CREATE FUNCTION cast_pick_moves(${PICK_PARAMETERS}, ${moves('question_choice_votes')})
 RETURNS record LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
@@ -213,7 +213,7 @@ BEGIN
 END $$;`
 
 /** A cast alone, as 058: its moves written at once, its counters through count_user_answer. */
-const alone = (call: 'cast_likert' | 'cast_pick', parameters: string, row: string, args: string) => `
+export const alone = (call: 'cast_likert' | 'cast_pick', parameters: string, row: string, args: string) => `
 CREATE OR REPLACE FUNCTION ${call}(${parameters})
 RETURNS TABLE(outcome text, carried integer, vote ${row})
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
@@ -232,12 +232,41 @@ BEGIN
   RETURN NEXT;
 END $$;`
 
+/** What a group does with the first answers that reach nobody else (migration 061); nothing here. */
+export interface LoneAnswers {
+  declarations: string
+  /** The answer's question, selected as `key` beside each answer. */
+  key: string
+  beforeCast: string
+  argument: string
+  /** Tells the answer's outcome, given the statements that tell it as cast. */
+  tell: (told: string) => string
+  outcome: string
+  afterLoop: string
+}
+const NO_LONE_ANSWERS: LoneAnswers = {
+  declarations: '',
+  key: '',
+  beforeCast: '',
+  argument: '',
+  tell: (told) => told,
+  outcome: '',
+  afterLoop: '',
+}
+
 /**
  * A group, as 058, but each voter's default privacy read with the group's answers (the answers that leave it out take
  * it, as a cast alone does), each cast called by assignment, and its statements planned once per connection (the
  * arrays' lengths made a custom plan of each at every call: 6 % of a group's time).
  */
-const group = (call: 'cast_likert' | 'cast_pick', arrays: string, row: string, names: string[], from: string) => {
+export const group = (
+  call: 'cast_likert' | 'cast_pick',
+  arrays: string,
+  row: string,
+  names: string[],
+  from: string,
+  lone: LoneAnswers = NO_LONE_ANSWERS,
+) => {
   const args = names.map((name) => (name === 'private' ? 'coalesce(a.private, a.default_private)' : `a.${name}`))
   return `
 CREATE OR REPLACE FUNCTION ${call}_group(${arrays})
@@ -256,21 +285,17 @@ DECLARE
   people integer[] := '{}';
   was_private boolean[] := '{}';
   now_private boolean[] := '{}';
-  answered_at timestamptz[] := '{}';
+  answered_at timestamptz[] := '{}';${lone.declarations}
 BEGIN
   FOR a IN
-    SELECT u.*, p.default_private FROM unnest(${names.map((name) => `p_${name}`).join(', ')})
+    SELECT u.*, p.default_private${lone.key} FROM unnest(${names.map((name) => `p_${name}`).join(', ')})
       WITH ORDINALITY AS u(${names.join(', ')}, n)
     LEFT JOIN users p ON p.id = u.person
     ${from}
-  LOOP
-    m := ${call}_moves(${args.join(', ')});
-    n := a.n;
-    outcome := m.outcome;
-    carried := m.carried;
-    vote := m.vote;
-    RETURN NEXT;
-    IF m.outcome IN ('written', 'replaced') THEN
+  LOOP${lone.beforeCast}
+    m := ${call}_moves(${args.join(', ')}${lone.argument});
+    ${lone.tell('n := a.n;\n    outcome := m.outcome;\n    carried := m.carried;\n    vote := m.vote;\n    RETURN NEXT;')}
+    IF m.outcome IN ('written', 'replaced'${lone.outcome}) THEN
       questions := questions || m.moved_questions;
       choices := choices || m.moved_choices;
       answer_values := answer_values || m.moved_values;
@@ -285,7 +310,7 @@ BEGIN
       now_private := now_private || (m.vote).private;
       answered_at := answered_at || (m.vote).modified_at;
     END IF;
-  END LOOP;
+  END LOOP;${lone.afterLoop}
   PERFORM append_figure_deltas(questions, choices, answer_values, direct, liquid);
   -- Picks move no tag.
   IF cardinality(tag_questions) > 0 THEN PERFORM append_tag_vote_deltas(tag_questions, tag_deltas); END IF;

@@ -59,6 +59,7 @@ import * as answerCountersAfterTheGroup from './2026-11-30-057-answer-counters-a
 import * as answerMovesAtTheGroupEnd from './2026-11-30-058-answer-moves-at-the-group-end.ts'
 import * as answerStatementsHalved from './2026-11-30-059-answer-statements-halved.ts'
 import * as figureSourcesPlannedOnce from './2026-11-30-060-figure-sources-planned-once.ts'
+import * as loneFirstAnswersInsertedTogether from './2026-11-30-061-lone-first-answers-inserted-together.ts'
 
 /** Every migration in the order it applies; names never change once released. */
 export const migrations: Record<string, Migration> = {
@@ -119,4 +120,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-30-058-answer-moves-at-the-group-end': answerMovesAtTheGroupEnd,
   '2026-11-30-059-answer-statements-halved': answerStatementsHalved,
   '2026-11-30-060-figure-sources-planned-once': figureSourcesPlannedOnce,
+  '2026-11-30-061-lone-first-answers-inserted-together': loneFirstAnswersInsertedTogether,
 }
