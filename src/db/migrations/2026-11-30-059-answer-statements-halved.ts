@@ -12,7 +12,7 @@ import {
 } from './2026-11-30-058-answer-moves-at-the-group-end.ts'
 
 /** What a cast moves besides its own rows, returned for its caller to write (as 058), now one row, not a set. */
-export const moves = (row: string) => `OUT outcome text, OUT carried integer, OUT vote ${row}, OUT was boolean,
+const moves = (row: string) => `OUT outcome text, OUT carried integer, OUT vote ${row}, OUT was boolean,
   OUT moved_questions integer[], OUT moved_choices integer[], OUT moved_values smallint[], OUT moved_direct integer[], OUT moved_liquid integer[],
   OUT tag_delta integer`
 const refused = (name: string) => `BEGIN outcome := ${name}; carried := 0; tag_delta := 0; RETURN; END;`
