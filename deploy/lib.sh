@@ -15,6 +15,8 @@ HTTP_PORT=${DEPLOY_HTTP_PORT:-8080}
 STATS_PORT=${DEPLOY_STATS_PORT:-8404}
 SERVE_COUNT=${DEPLOY_SERVES:-2}
 SERVE_FIRST_PORT=${DEPLOY_SERVE_PORT:-8101}
+# Or each process's port, space-separated ("8101 8203"): then DEPLOY_SERVES is their number.
+SERVE_PORT_LIST=${DEPLOY_SERVE_PORTS:-}
 DB_NAME=${DEPLOY_DB_NAME:-civic}
 DB_USER=${DEPLOY_DB_USER:-civic}
 STATEMENT_TIMEOUT_MS=${DB_STATEMENT_TIMEOUT_MS:-30000}
@@ -115,7 +117,8 @@ wait_up() { # wait_up "serve-1 serve-2" SECONDS
     done
     [ -z "$down" ] && return 0
     for name in $down; do
-      alive "$RUN/$name.pid" || die "$name exited; see $LOG/$name.log (deploy/stop stops the rest)"
+      alive "$RUN/$name.pid" || die "$name exited; the end of $LOG/$name.log (deploy/stop stops the rest):
+$(tail -n 20 "$LOG/$name.log" 2>/dev/null)"
     done
     sleep 1
   done

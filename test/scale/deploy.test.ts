@@ -7,7 +7,7 @@ import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { clusterSkipReason } from '../helpers/postgres-cluster.ts'
-import { freePort } from '../helpers/free-port.ts'
+import { freePorts } from '../helpers/free-port.ts'
 import { jsonClient } from '../helpers/json-client.ts'
 import { until } from '../reliability/support.ts'
 
@@ -28,14 +28,6 @@ let env: NodeJS.ProcessEnv
 let api: string
 let stats: string
 let ports: number[]
-
-/** A port p with p + 1 free too: the serve processes take consecutive ports. */
-async function twoFreePorts(): Promise<number> {
-  for (;;) {
-    const port = await freePort()
-    if (!(await listening(port + 1))) return port
-  }
-}
 
 /** Whether something accepts connections on host:port. */
 async function listening(port: number, host = '127.0.0.1'): Promise<boolean> {
@@ -59,21 +51,22 @@ before(async () => {
   state = fs.mkdtempSync(path.join(os.tmpdir(), 'civic-deploy-'))
   // The PostgreSQL OS user reaches its files through this directory.
   fs.chmodSync(state, 0o755)
-  const [primary, replica, bouncer, http, statsPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()])
-  const serve = await twoFreePorts()
-  ports = [primary, replica, bouncer, http, statsPort, serve, serve + 1]
+  // Ports the kernel hands to bind() (odd ones), none two in a row: connect() takes even ports for its outgoing
+  // connections, and one of the suite's could hold the second of two consecutive ports by the time it is bound.
+  ports = await freePorts(7)
+  const [primary, replica, bouncer, http, statsPort] = ports.map(String)
+  const serves = ports.slice(5)
   // Without Redis a process knows only its own callers' writes: then the processes read the primary only.
   const redis = await redisReachable()
   env = {
     ...process.env,
     DEPLOY_STATE_DIR: state,
-    DEPLOY_PRIMARY_PORT: String(primary),
-    DEPLOY_REPLICA_PORT: String(replica),
-    DEPLOY_PGBOUNCER_PORT: String(bouncer),
-    DEPLOY_HTTP_PORT: String(http),
-    DEPLOY_STATS_PORT: String(statsPort),
-    DEPLOY_SERVE_PORT: String(serve),
-    DEPLOY_SERVES: '2',
+    DEPLOY_PRIMARY_PORT: primary,
+    DEPLOY_REPLICA_PORT: replica,
+    DEPLOY_PGBOUNCER_PORT: bouncer,
+    DEPLOY_HTTP_PORT: http,
+    DEPLOY_STATS_PORT: statsPort,
+    DEPLOY_SERVE_PORTS: serves.join(' '),
     DEPLOY_SEED: 'tiny',
     DEPLOY_REPLICA_READS: redis ? 'on' : 'off',
     ...(redis ? { REDIS_URL, REDIS_PREFIX: `civic-deploy-test-${process.pid}:` } : {}),
